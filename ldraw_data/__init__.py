@@ -1,0 +1,35 @@
+"""ldraw_data: the LDraw parts library for BrickLayer and BrickWright.
+
+Locating and installing the library, parsing ``.dat/.ldr/.mpd`` files,
+colours (LDConfig), the part catalog, part meshes and their cache, and
+connector annotations. Knows nothing of :mod:`bricklayer`.
+"""
+
+# errors
+from .errors import LDrawError, LDrawParseError, LDrawWarning, LibraryNotFoundError, PartNotFoundError
+
+# library
+from .library import (
+    LDrawLibrary,
+    cache_dir,
+    data_dir,
+    find_library,
+    find_shadow_library,
+    get_library,
+    install_library,
+    normalize_name,
+)
+
+# files
+from .io import FlatModel, FlatPart, flatten, load_model, parse_document, read_document
+
+# colours
+from .colors import ColorDef, ColorTable, get_color_table
+
+__all__ = [
+    "LDrawError", "LDrawParseError", "LDrawWarning", "LibraryNotFoundError", "PartNotFoundError",
+    "LDrawLibrary", "cache_dir", "data_dir", "find_library", "find_shadow_library", "get_library",
+    "install_library", "normalize_name",
+    "FlatModel", "FlatPart", "flatten", "load_model", "parse_document", "read_document",
+    "ColorDef", "ColorTable", "get_color_table",
+]

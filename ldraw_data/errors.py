@@ -1,0 +1,106 @@
+"""Exception tree of :mod:`ldraw_data`.
+
+Every message is written for the person or agent who has to act on it: it says
+what went wrong, where (file and line when there is one) and what to do next.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "LDrawError",
+    "LibraryNotFoundError",
+    "PartNotFoundError",
+    "LDrawParseError",
+    "LDrawWarning",
+]
+
+from dataclasses import dataclass
+
+
+class LDrawError(Exception):
+    """Base class of every error raised by :mod:`ldraw_data`."""
+
+
+class LibraryNotFoundError(LDrawError):
+    """No LDraw parts library could be found.
+
+    Parameters
+    ----------
+    tried : list of (str, str)
+        ``(source, path)`` pairs that were looked at, in resolution order.
+    """
+
+    def __init__(self, tried: list[tuple[str, str]]):
+        self.tried = list(tried)
+        where = "; ".join(f"{src}: {path}" for src, path in self.tried) or "nothing configured"
+        super().__init__(
+            "No LDraw parts library found (tried " + where + "). Install one with "
+            "`brickwright library install PATH_OR_URL_TO/complete.zip` or set LDRAWDIR to an "
+            "unpacked LDraw folder (the one holding LDConfig.ldr, parts/ and p/)."
+        )
+
+
+class PartNotFoundError(LDrawError, KeyError):
+    """A part id is not in the library or catalog.
+
+    Parameters
+    ----------
+    part_id : str
+        The id that was asked for.
+    suggestions : list of str
+        Close catalog ids, best first (may be empty).
+    """
+
+    def __init__(self, part_id: str, suggestions: list[str] | None = None):
+        self.part_id = part_id
+        self.suggestions = list(suggestions or [])
+        msg = f"Unknown LDraw part {part_id!r}"
+        if self.suggestions:
+            msg += "; did you mean " + ", ".join(repr(s) for s in self.suggestions) + "?"
+        else:
+            msg += "; search the catalog with `brickwright search` or `search_parts()`."
+        super().__init__(msg)
+
+    def __str__(self) -> str:  # KeyError would otherwise quote the message
+        return self.args[0]
+
+
+class LDrawParseError(LDrawError):
+    """A file could not be read as LDraw at all.
+
+    Parameters
+    ----------
+    path : str
+        File name (or ``"<text>"`` for a string).
+    line : int or None
+        1-based line number, when the problem is on one line.
+    message : str
+        What is wrong and what to do.
+    """
+
+    def __init__(self, path: str, line: int | None, message: str):
+        self.path, self.line, self.message = path, line, message
+        where = f"{path}:{line}" if line else path
+        super().__init__(f"{where}: {message}")
+
+
+@dataclass(frozen=True)
+class LDrawWarning:
+    """A non-fatal problem met while reading LDraw data.
+
+    Attributes
+    ----------
+    path : str
+        File (or MPD submodel) the problem is in.
+    line : int
+        1-based line number in that file (0 when not tied to a line).
+    message : str
+        What was found and what was done about it.
+    """
+
+    path: str
+    line: int
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}: {self.message}" if self.line else f"{self.path}: {self.message}"

@@ -1,0 +1,304 @@
+"""Reading LDraw models from disk and flattening them to part placements.
+
+"Flattening" walks the submodel tree of a document and returns one
+placement per part: every type-1 reference that does not name an embedded
+submodel (issue #2's rule), including MPD-embedded ``.dat`` parts (stickers,
+custom and bent parts), primitives and LSynth segments referenced directly
+from a model, and references the library does not know (kept, with a
+warning naming the part, the file and the line).
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "FlatPart",
+    "FlatModel",
+    "read_document",
+    "flatten",
+    "load_model",
+    "orthonormalize",
+    "rotation_deviation",
+    "ORTHONORMAL_TOLERANCE",
+    "SINGULAR_TOLERANCE",
+]
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import LDrawParseError, LDrawWarning
+from ..library import LDrawLibrary, normalize_name, read_ldraw_text
+from .parse import LDrawDocument, LDrawFile, parse_document
+
+#: Largest ``max |R^T R - I|`` of one type-1 line's own matrix accepted
+#: silently. Official models round rotation entries to 2-6 decimals: over the
+#: 67 official models of ``shared/models`` the local deviations of non-primitive
+#: references are below 0.05 except for parts really drawn scaled (u9053,
+#: 76279, stud3a, 30231). Past it a warning says so. The matrix is always kept
+#: as written; geometry uses :func:`orthonormalize`. Checked per line, not on
+#: the composed world matrix, so rounding is not compounded through submodels.
+ORTHONORMAL_TOLERANCE = 5e-2
+
+#: ``|det R|`` below this is a singular (flattening) matrix: kept, warned.
+SINGULAR_TOLERANCE = 1e-6
+
+
+def rotation_deviation(rot: np.ndarray) -> np.ndarray:
+    """``max |R^T R - I|`` of one (3, 3) or many (n, 3, 3) matrices (0 for a rotation or mirror)."""
+    r = np.asarray(rot, dtype=np.float64)
+    rtr = np.swapaxes(r, -1, -2) @ r
+    return np.abs(rtr - np.eye(3)).max(axis=(-1, -2))
+
+
+def orthonormalize(rot: np.ndarray) -> np.ndarray:
+    """Nearest orthonormal matrix (polar decomposition via SVD), keeping a mirror.
+
+    Parameters
+    ----------
+    rot : (3, 3) or (n, 3, 3) float
+        Rotation matrices as written in a file (rounded, maybe mirrored).
+
+    Returns
+    -------
+    ndarray, same shape
+        ``U @ Vt``; its determinant is +1 for a rotation and -1 for a
+        mirrored placement (flexible hose segments are drawn that way).
+        Singular inputs give the nearest orthonormal matrix of their
+        non-degenerate part.
+    """
+    u, _s, vt = np.linalg.svd(np.asarray(rot, dtype=np.float64))
+    return u @ vt
+
+
+@dataclass(frozen=True)
+class FlatPart:
+    """One part placement after flattening.
+
+    Attributes
+    ----------
+    part_id : str
+        Normalized reference without ``.dat`` (``"3001"``, ``"s/3001s01"``), or
+        the embedded block's normalized name for an MPD-embedded part.
+    name : str
+        The reference exactly as written in the file.
+    color : int
+        Resolved colour code (16 inside a submodel takes the referencing colour).
+    transform : (4, 4) float64, LDU, LDraw frame (-Y up)
+        World transform as composed from the file (not orthonormalized).
+    submodel_path : tuple of str
+        Names of the submodels from the main model down to the one holding this line.
+    file : str
+        Block (submodel) name the line is in.
+    line : int
+        1-based physical line number in the source file.
+    source : str
+        ``"library"``, ``"embedded"`` (MPD-embedded part) or ``"unknown"``.
+    primitive : bool
+        True when the reference resolves to a primitive in ``p/``.
+    """
+
+    part_id: str
+    name: str
+    color: int
+    transform: np.ndarray
+    submodel_path: tuple[str, ...]
+    file: str
+    line: int
+    source: str
+    primitive: bool = False
+
+
+@dataclass
+class FlatModel:
+    """A model flattened to parts.
+
+    Attributes
+    ----------
+    source : str
+        File name.
+    document : LDrawDocument
+    parts : list of FlatPart
+    warnings : list of LDrawWarning
+    submodels : list of str
+        Names of the submodel blocks in file order (main model first).
+    embedded_parts : list of str
+        Names of MPD-embedded part blocks.
+    """
+
+    source: str
+    document: LDrawDocument
+    parts: list[FlatPart] = field(default_factory=list)
+    warnings: list[LDrawWarning] = field(default_factory=list)
+    submodels: list[str] = field(default_factory=list)
+    embedded_parts: list[str] = field(default_factory=list)
+
+    @property
+    def transforms(self) -> np.ndarray:
+        """(n, 4, 4) float64 world transforms, LDU, LDraw frame."""
+        if not self.parts:
+            return np.zeros((0, 4, 4))
+        return np.stack([p.transform for p in self.parts])
+
+    @property
+    def unknown_parts(self) -> list[str]:
+        """Sorted distinct names of parts neither in the library nor embedded."""
+        return sorted({p.name for p in self.parts if p.source == "unknown"})
+
+
+def read_document(path: str | os.PathLike) -> LDrawDocument:
+    """Read and parse a ``.dat``/``.ldr``/``.mpd`` file.
+
+    Raises
+    ------
+    LDrawParseError
+        When the file cannot be read (missing, a folder, unreadable).
+    """
+    p = Path(path)
+    try:
+        data = p.read_bytes()
+    except OSError as exc:
+        raise LDrawParseError(str(p), None, f"cannot read file: {exc.strerror or exc}") from exc
+    return parse_document(read_ldraw_text(data), p.name)
+
+
+def _is_submodel_block(f: LDrawFile) -> bool:
+    return not f.is_part_like
+
+
+def flatten(
+    doc: LDrawDocument,
+    library: LDrawLibrary | None,
+    *,
+    base_dir: str | os.PathLike | None = None,
+) -> FlatModel:
+    """Flatten a parsed document to part placements.
+
+    Parameters
+    ----------
+    doc : LDrawDocument
+    library : LDrawLibrary or None
+        Used to tell parts from unknown references; None treats every
+        non-embedded reference as a part of unknown source ("unknown").
+    base_dir : path, optional
+        Folder of the model file: a reference that is neither embedded nor a
+        library file but exists there as ``.ldr``/``.mpd`` is loaded as a
+        submodel (LDraw spec: the model's own folder is searched too).
+
+    Returns
+    -------
+    FlatModel
+        Parts in depth-first file order.
+    """
+    model = FlatModel(doc.source, doc, warnings=list(doc.warnings))
+    blocks = doc.blocks_by_key
+    model.submodels = [f.name for f in doc.files if _is_submodel_block(f)]
+    model.embedded_parts = [f.name for f in doc.files if not _is_submodel_block(f)]
+    external: dict[str, LDrawFile | None] = {}
+    warned_unknown: set[str] = set()
+    base = Path(base_dir) if base_dir else None
+
+    def external_block(key: str) -> LDrawFile | None:
+        if key in external:
+            return external[key]
+        found = None
+        if base is not None and key.endswith((".ldr", ".mpd")):
+            cand = base / key
+            if not cand.exists():
+                matches = [c for c in base.iterdir() if c.name.lower() == key] if base.is_dir() else []
+                cand = matches[0] if matches else cand
+            if cand.is_file():
+                sub = read_document(cand)
+                model.warnings.extend(sub.warnings)
+                found = sub.main
+                for f in sub.files:
+                    blocks.setdefault(f.key, f)
+        external[key] = found
+        return found
+
+    stack_keys: list[str] = []
+
+    checked: set[tuple[str, int]] = set()
+
+    def check_matrix(ref, f: LDrawFile, blk: LDrawFile | None) -> None:
+        if (f.key, ref.line) in checked:  # a submodel used twice is checked once
+            return
+        checked.add((f.key, ref.line))
+        if blk is None and library is not None and library.is_primitive(ref.key):
+            return  # primitives are meant to be scaled (LDraw spec)
+        if blk is not None and ("primitive" in blk.ldraw_org.lower() or "lsynth" in blk.title.lower()):
+            return  # embedded primitives and LSynth hose/band segments are scaled by design
+        rot = ref.transform[:3, :3]
+        if abs(float(np.linalg.det(rot))) < SINGULAR_TOLERANCE:
+            model.warnings.append(LDrawWarning(doc.source, ref.line,
+                f"{ref.name!r} (in {f.name!r}) has a singular matrix; kept as written"))
+            return
+        dev = float(rotation_deviation(rot))
+        if dev > ORTHONORMAL_TOLERANCE:
+            model.warnings.append(LDrawWarning(doc.source, ref.line,
+                f"{ref.name!r} (in {f.name!r}) has a non-orthonormal matrix (deviation {dev:.3g} > "
+                f"{ORTHONORMAL_TOLERANCE}); kept as written, geometry uses the nearest rotation"))
+
+    def walk(f: LDrawFile, world: np.ndarray, color: int, path: tuple[str, ...]) -> None:
+        stack_keys.append(f.key)
+        for ref in f.refs:
+            key = ref.key
+            c = color if ref.color == 16 else ref.color
+            t = world @ ref.transform
+            blk = blocks.get(key)
+            if blk is None and (library is None or library.find(key) is None):
+                blk = external_block(key)
+            check_matrix(ref, f, blk)
+            if blk is not None and _is_submodel_block(blk):
+                if key in stack_keys:
+                    model.warnings.append(LDrawWarning(doc.source, ref.line,
+                        f"submodel {ref.name!r} references itself (cycle); reference skipped"))
+                    continue
+                walk(blk, t, c, path + (blk.name,))
+                continue
+            if blk is not None:
+                source, prim = "embedded", False
+                pid = key[:-4] if key.endswith(".dat") else key
+            else:
+                found = library.find(key) if library is not None else None
+                source = "library" if found is not None else "unknown"
+                prim = bool(found is not None and library.is_primitive(key))
+                pid = key[:-4] if key.endswith(".dat") else key
+                if source == "unknown" and key not in warned_unknown:
+                    warned_unknown.add(key)
+                    model.warnings.append(LDrawWarning(doc.source, ref.line,
+                        f"unknown part {ref.name!r} (in {f.name!r}) is not in the LDraw library; "
+                        "kept as a placement without geometry or connectors"))
+            model.parts.append(FlatPart(pid, ref.name, c, t, path, f.name, ref.line, source, prim))
+        stack_keys.pop()
+
+    main = doc.main
+    if doc.is_mpd and main.is_part_like and any(_is_submodel_block(f) for f in doc.files):
+        main = next(f for f in doc.files if _is_submodel_block(f))
+    walk(main, np.eye(4), 16, (main.name,))
+    return model
+
+
+def load_model(path: str | os.PathLike, library: LDrawLibrary | None = None) -> FlatModel:
+    """Read a model file and flatten it (see :func:`flatten`).
+
+    Parameters
+    ----------
+    path : path
+        ``.ldr``, ``.mpd`` or ``.dat`` file.
+    library : LDrawLibrary, optional
+        Defaults to :func:`~ldraw_data.library.get_library`.
+
+    Raises
+    ------
+    LDrawParseError
+        When the file cannot be read.
+    LibraryNotFoundError
+        When no library is given and none is installed.
+    """
+    from ..library import get_library
+
+    lib = library if library is not None else get_library()
+    doc = read_document(path)
+    return flatten(doc, lib, base_dir=Path(path).parent)

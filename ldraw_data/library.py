@@ -1,0 +1,393 @@
+"""Locating, installing and reading the LDraw parts library.
+
+Resolution order (see :func:`find_library`): an explicit path, then the
+``LDRAWDIR`` environment variable, then the copy installed by
+``brickwright library install``. A library is a folder laid out like the
+official ``complete.zip`` unpacked: ``LDConfig.ldr``, ``parts/``,
+``parts/s/``, ``p/``, ``p/48/``, ``p/8/`` (and optionally ``Unofficial/`` and
+``models/``).
+
+File references inside LDraw files are resolved as the LDraw File Format spec
+1.0.2 ("Line type 1") says: names are case-insensitive, ``\\`` and ``/`` are
+both separators, and a name is searched in ``parts/`` then ``p/`` (so
+``s\\3001s01.dat`` is found in ``parts/s/`` and ``48\\1-4cyli.dat`` in
+``p/48/``), then the unofficial folders, then ``models/``.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "LDrawLibrary",
+    "find_library",
+    "get_library",
+    "install_library",
+    "find_shadow_library",
+    "data_dir",
+    "cache_dir",
+    "normalize_name",
+    "read_ldraw_text",
+]
+
+import hashlib
+import logging
+import os
+import shutil
+import tempfile
+import urllib.parse
+import urllib.request
+import zipfile
+from functools import cached_property
+from pathlib import Path
+
+from .errors import LDrawError, LibraryNotFoundError
+
+log = logging.getLogger(__name__)
+
+#: Folders searched for a reference, in LDraw order (spec 1.0.2, line type 1).
+SEARCH_FOLDERS = ("parts", "p", "Unofficial/parts", "Unofficial/p", "models")
+
+
+def normalize_name(name: str) -> str:
+    """Canonical key of an LDraw file reference.
+
+    Parameters
+    ----------
+    name : str
+        A reference as written in a type-1 line or ``0 FILE`` line, e.g.
+        ``"S\\3001s01.DAT"``.
+
+    Returns
+    -------
+    str
+        Lower case, ``/`` as separator, surrounding blanks removed
+        (``"s/3001s01.dat"``). LDraw names are case-insensitive and accept both
+        separators (LDraw File Format spec 1.0.2).
+    """
+    return name.strip().replace("\\", "/").lower()
+
+
+def read_ldraw_text(data: bytes) -> str:
+    """Decode the bytes of an LDraw file.
+
+    UTF-8 (with or without BOM) is tried first, as the LDraw spec 1.0.2 asks;
+    files that are not valid UTF-8 are read as Latin-1, which older files use.
+    Line endings are left to the parser (CRLF, LF and CR all work).
+    """
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return data.decode("latin-1")
+
+
+def data_dir() -> Path:
+    """Per-user folder where installed libraries live.
+
+    ``BRICKWRIGHT_DATA_DIR`` overrides it; otherwise the platform's user data
+    folder (``~/.local/share/brickwright`` on Linux, via ``platformdirs``).
+    """
+    env = os.environ.get("BRICKWRIGHT_DATA_DIR")
+    if env:
+        return Path(env).expanduser()
+    import platformdirs
+
+    return Path(platformdirs.user_data_dir("brickwright", appauthor=False))
+
+
+def cache_dir() -> Path:
+    """Per-user folder for derived data (catalog, meshes).
+
+    ``BRICKWRIGHT_CACHE_DIR`` overrides it; otherwise the platform's user cache
+    folder (``~/.cache/brickwright`` on Linux). Everything in it can be
+    deleted at any time and is rebuilt on demand.
+    """
+    env = os.environ.get("BRICKWRIGHT_CACHE_DIR")
+    if env:
+        return Path(env).expanduser()
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir("brickwright", appauthor=False))
+
+
+class LDrawLibrary:
+    """An unpacked LDraw library folder.
+
+    Parameters
+    ----------
+    root : path
+        The folder holding ``LDConfig.ldr`` and ``parts/``.
+
+    Raises
+    ------
+    LibraryNotFoundError
+        When ``root`` has no ``parts/`` folder.
+
+    Notes
+    -----
+    The file index is built once (one directory scan, ~30k entries) and kept
+    in memory; :attr:`fingerprint` changes whenever files are added or
+    replaced, and is what on-disk caches key on.
+    """
+
+    def __init__(self, root: str | os.PathLike):
+        self.root = Path(root).expanduser().resolve()
+        if not (self.root / "parts").is_dir():
+            raise LibraryNotFoundError([("given path", f"{self.root} (no parts/ folder in it)")])
+
+    def __repr__(self) -> str:
+        return f"LDrawLibrary({str(self.root)!r})"
+
+    @cached_property
+    def _index(self) -> dict[str, Path]:
+        index: dict[str, Path] = {}
+        for folder in SEARCH_FOLDERS:
+            base = self.root / folder
+            if not base.is_dir():
+                continue
+            for dirpath, _dirnames, filenames in os.walk(base):
+                rel_dir = os.path.relpath(dirpath, base)
+                prefix = "" if rel_dir == "." else rel_dir.replace(os.sep, "/").lower() + "/"
+                for fn in filenames:
+                    key = prefix + fn.lower()
+                    index.setdefault(key, Path(dirpath) / fn)
+        return index
+
+    @cached_property
+    def _folder_of(self) -> dict[str, str]:
+        """Key -> name of the search folder it came from ('parts', 'p', ...)."""
+        out: dict[str, str] = {}
+        for key, path in self._index.items():
+            rel = path.relative_to(self.root).as_posix()
+            for folder in SEARCH_FOLDERS:
+                if rel.lower().startswith(folder.lower() + "/"):
+                    out[key] = folder
+                    break
+        return out
+
+    def find(self, name: str) -> Path | None:
+        """Path of a referenced file, or None.
+
+        Parameters
+        ----------
+        name : str
+            Reference as written in LDraw (``"3001.dat"``, ``"s\\3001s01.dat"``,
+            ``"48\\1-4cyli.dat"``); case and separator do not matter.
+        """
+        return self._index.get(normalize_name(name))
+
+    def folder_of(self, name: str) -> str | None:
+        """Which search folder (``"parts"``, ``"p"``, ...) holds ``name``, or None."""
+        return self._folder_of.get(normalize_name(name))
+
+    def is_primitive(self, name: str) -> bool:
+        """True when ``name`` resolves into ``p/`` (a primitive, LDraw spec)."""
+        return (self.folder_of(name) or "").endswith("p")
+
+    def read(self, name: str) -> str:
+        """Text of a referenced file.
+
+        Raises
+        ------
+        FileNotFoundError
+            When the name is not in the library.
+        """
+        path = self.find(name)
+        if path is None:
+            raise FileNotFoundError(f"{name!r} is not in the LDraw library at {self.root}")
+        return read_ldraw_text(path.read_bytes())
+
+    def part_files(self) -> list[tuple[str, Path]]:
+        """Every top-level part file of ``parts/`` (not ``s/`` subparts).
+
+        Returns
+        -------
+        list of (str, Path)
+            ``(file name in lower case, e.g. "3001.dat", path)``, sorted by name.
+        """
+        out = [
+            (key, path)
+            for key, path in self._index.items()
+            if "/" not in key and key.endswith(".dat") and self._folder_of.get(key) in ("parts", "Unofficial/parts")
+        ]
+        out.sort()
+        return out
+
+    @property
+    def ldconfig_path(self) -> Path | None:
+        """``LDConfig.ldr`` of this library (any case), or None."""
+        for cand in ("LDConfig.ldr", "ldconfig.ldr", "LDCONFIG.LDR"):
+            p = self.root / cand
+            if p.is_file():
+                return p
+        return None
+
+    @cached_property
+    def fingerprint(self) -> str:
+        """Short hash that changes when the library's files change.
+
+        Built from the number of indexed files and the modification times of
+        ``LDConfig.ldr`` and the search folders (adding, removing or replacing a
+        file changes a folder's mtime).
+        """
+        h = hashlib.sha1(str(self.root).encode())
+        h.update(str(len(self._index)).encode())
+        for rel in ("LDConfig.ldr", *SEARCH_FOLDERS, "parts/s", "p/48", "p/8"):
+            p = self.root / rel
+            if p.exists():
+                h.update(f"{rel}:{p.stat().st_mtime_ns}".encode())
+        return h.hexdigest()[:16]
+
+
+def _installed_path(kind: str = "ldraw") -> Path:
+    return data_dir() / kind
+
+
+def find_library(path: str | os.PathLike | None = None) -> LDrawLibrary:
+    """Locate the LDraw library.
+
+    Parameters
+    ----------
+    path : path, optional
+        Explicit library folder; wins over everything else.
+
+    Returns
+    -------
+    LDrawLibrary
+
+    Raises
+    ------
+    LibraryNotFoundError
+        Listing every place tried and how to install a library.
+    """
+    tried: list[tuple[str, str]] = []
+    candidates: list[tuple[str, str]] = []
+    if path is not None:
+        candidates.append(("argument", str(path)))
+    env = os.environ.get("LDRAWDIR")
+    if env:
+        candidates.append(("LDRAWDIR", env))
+    candidates.append(("installed copy", str(_installed_path())))
+    for source, cand in candidates:
+        root = Path(cand).expanduser()
+        if (root / "parts").is_dir():
+            return LDrawLibrary(root)
+        if (root / "ldraw" / "parts").is_dir():  # a folder holding the unpacked zip's top folder
+            return LDrawLibrary(root / "ldraw")
+        tried.append((source, str(root)))
+    raise LibraryNotFoundError(tried)
+
+
+_DEFAULT: dict[str, LDrawLibrary] = {}
+
+
+def get_library(path: str | os.PathLike | None = None) -> LDrawLibrary:
+    """Like :func:`find_library`, but the result is cached per process.
+
+    The cache key is the resolved choice, so changing ``LDRAWDIR`` between
+    calls picks up the new library.
+    """
+    key = f"{path}|{os.environ.get('LDRAWDIR', '')}|{os.environ.get('BRICKWRIGHT_DATA_DIR', '')}"
+    lib = _DEFAULT.get(key)
+    if lib is None:
+        lib = _DEFAULT[key] = find_library(path)
+    return lib
+
+
+def find_shadow_library() -> Path | None:
+    """Folder of the LDCad shadow library, or None when not installed.
+
+    Order: ``LDCAD_SHADOW_DIR``, then the copy installed by
+    ``brickwright library install --shadow``.
+    """
+    env = os.environ.get("LDCAD_SHADOW_DIR")
+    for cand in ([Path(env)] if env else []) + [_installed_path("ldcad-shadow")]:
+        if (cand / "parts").is_dir() or (cand / "p").is_dir():
+            return cand
+    return None
+
+
+def _download(url: str, dest_dir: Path) -> Path:
+    name = Path(urllib.parse.urlparse(url).path).name or "library.zip"
+    target = dest_dir / name
+    log.info("downloading %s", url)
+    try:
+        with urllib.request.urlopen(url, timeout=60) as resp, open(target, "wb") as fh:
+            shutil.copyfileobj(resp, fh)
+    except OSError as exc:
+        raise LDrawError(f"Could not download {url}: {exc}. Download the zip yourself and pass its path.") from exc
+    return target
+
+
+def _library_root_in(folder: Path, marker: str) -> Path | None:
+    """The folder under ``folder`` (itself included) that holds ``marker``."""
+    if (folder / marker).exists():
+        return folder
+    for sub in sorted(folder.iterdir()):
+        if sub.is_dir() and (sub / marker).exists():
+            return sub
+    return None
+
+
+def install_library(
+    source: str | os.PathLike, *, shadow: bool = False, dest: str | os.PathLike | None = None
+) -> Path:
+    """Install an LDraw library (or the LDCad shadow library) for this user.
+
+    Parameters
+    ----------
+    source : str or path
+        A ``complete.zip`` (or ``ldcad-shadow.zip``) path, an ``http(s)`` URL of
+        one, or an unpacked library folder (copied).
+    shadow : bool
+        Install the LDCad shadow library instead of the parts library.
+    dest : path, optional
+        Target folder; default ``data_dir()/ldraw`` (or ``ldcad-shadow``).
+
+    Returns
+    -------
+    Path
+        The installed library root (holds ``parts/``).
+
+    Raises
+    ------
+    LDrawError
+        When the source does not exist, is not a zip or folder, or holds no
+        LDraw library. The previous installation is kept in that case: the
+        new copy is unpacked beside it and swapped in only when complete.
+    """
+    kind = "ldcad-shadow" if shadow else "ldraw"
+    target = Path(dest).expanduser() if dest else _installed_path(kind)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    marker = "p" if shadow else "parts"
+    with tempfile.TemporaryDirectory(dir=target.parent, prefix=f".{kind}-") as tmp:
+        tmp_path = Path(tmp)
+        src = str(source)
+        if urllib.parse.urlparse(src).scheme in ("http", "https"):
+            src_path = _download(src, tmp_path)
+        else:
+            src_path = Path(src).expanduser()
+            if not src_path.exists():
+                raise LDrawError(f"{src_path}: no such file or folder. Give the path of complete.zip or its URL.")
+        unpack = tmp_path / "unpacked"
+        if src_path.is_dir():
+            root = _library_root_in(src_path, marker)
+            if root is None:
+                raise LDrawError(f"{src_path}: no {marker}/ folder found; this is not an LDraw library folder.")
+            shutil.copytree(root, unpack)
+            root = unpack
+        else:
+            if not zipfile.is_zipfile(src_path):
+                raise LDrawError(f"{src_path}: not a zip file. Give the LDraw complete.zip (or an unpacked folder).")
+            with zipfile.ZipFile(src_path) as zf:
+                zf.extractall(unpack)
+            root = _library_root_in(unpack, marker)
+            if root is None:
+                raise LDrawError(f"{src_path}: the zip holds no {marker}/ folder; is it the LDraw complete.zip?")
+        old = None
+        if target.exists():
+            old = tmp_path / "previous"
+            target.rename(old)
+        root.rename(target)
+    _DEFAULT.clear()
+    return target
