@@ -249,11 +249,16 @@ def find_library(path: str | os.PathLike | None = None) -> LDrawLibrary:
     Parameters
     ----------
     path : path, optional
-        Explicit library folder; wins over everything else.
+        Explicit library folder; wins over everything else. When given and
+        it holds no library, the error is raised at once (a mistyped path is
+        not silently replaced by another library).
 
     Returns
     -------
     LDrawLibrary
+        Order: ``path``, then ``$LDRAWDIR``, then ``data_dir()/ldraw`` (the
+        copy :func:`install_library` makes). A folder holding the unpacked
+        zip's top folder ``ldraw/`` is accepted too.
 
     Raises
     ------
@@ -264,16 +269,19 @@ def find_library(path: str | os.PathLike | None = None) -> LDrawLibrary:
     candidates: list[tuple[str, str]] = []
     if path is not None:
         candidates.append(("argument", str(path)))
-    env = os.environ.get("LDRAWDIR")
-    if env:
-        candidates.append(("LDRAWDIR", env))
-    candidates.append(("installed copy", str(_installed_path())))
+    else:
+        env = os.environ.get("LDRAWDIR")
+        if env:
+            candidates.append(("LDRAWDIR", env))
+        candidates.append(("installed copy", str(_installed_path())))
     for source, cand in candidates:
         root = Path(cand).expanduser()
         if (root / "parts").is_dir():
             return LDrawLibrary(root)
         if (root / "ldraw" / "parts").is_dir():  # a folder holding the unpacked zip's top folder
             return LDrawLibrary(root / "ldraw")
+        if source == "LDRAWDIR":
+            log.warning("LDRAWDIR=%s holds no parts/ folder; trying the installed copy", root)
         tried.append((source, str(root)))
     raise LibraryNotFoundError(tried)
 
@@ -379,8 +387,14 @@ def install_library(
         else:
             if not zipfile.is_zipfile(src_path):
                 raise LDrawError(f"{src_path}: not a zip file. Give the LDraw complete.zip (or an unpacked folder).")
-            with zipfile.ZipFile(src_path) as zf:
-                zf.extractall(unpack)
+            try:
+                with zipfile.ZipFile(src_path) as zf:
+                    zf.extractall(unpack)
+            except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError) as exc:
+                raise LDrawError(
+                    f"{src_path}: the zip is damaged ({exc}); download complete.zip again. "
+                    "The previous installation is kept."
+                ) from exc
             root = _library_root_in(unpack, marker)
             if root is None:
                 raise LDrawError(f"{src_path}: the zip holds no {marker}/ folder; is it the LDraw complete.zip?")
@@ -388,6 +402,11 @@ def install_library(
         if target.exists():
             old = tmp_path / "previous"
             target.rename(old)
-        root.rename(target)
+        try:
+            root.rename(target)
+        except OSError as exc:
+            if old is not None:
+                old.rename(target)  # put the previous installation back
+            raise LDrawError(f"could not move the new library to {target}: {exc}") from exc
     _DEFAULT.clear()
     return target

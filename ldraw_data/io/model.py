@@ -163,7 +163,16 @@ def read_document(path: str | os.PathLike) -> LDrawDocument:
     return parse_document(read_ldraw_text(data), p.name)
 
 
-def _is_submodel_block(f: LDrawFile) -> bool:
+def _is_submodel_block(f: LDrawFile, doc: LDrawDocument) -> bool:
+    """True when block ``f`` of ``doc`` is walked as a submodel (not one part).
+
+    The first block of an MPD is the main model (MPD spec), whatever its name:
+    official models call it ``"6907 Sonic Stinger.dat"`` with no
+    ``!LDRAW_ORG``. It counts as a part only when its ``!LDRAW_ORG`` says so.
+    Other blocks follow :attr:`LDrawFile.is_part_like`.
+    """
+    if f is doc.files[0]:
+        return not (f.ldraw_org and f.is_part_like)
     return not f.is_part_like
 
 
@@ -193,8 +202,10 @@ def flatten(
     """
     model = FlatModel(doc.source, doc, warnings=list(doc.warnings))
     blocks = doc.blocks_by_key
-    model.submodels = [f.name for f in doc.files if _is_submodel_block(f)]
-    model.embedded_parts = [f.name for f in doc.files if not _is_submodel_block(f)]
+    # identities of the blocks walked as submodels (this document's and external files')
+    submodel_ids = {id(f) for f in doc.files if _is_submodel_block(f, doc)}
+    model.submodels = [f.name for f in doc.files if _is_submodel_block(f, doc)]
+    model.embedded_parts = [f.name for f in doc.files if not _is_submodel_block(f, doc)]
     external: dict[str, LDrawFile | None] = {}
     warned_unknown: set[str] = set()
     base = Path(base_dir) if base_dir else None
@@ -214,6 +225,8 @@ def flatten(
                 found = sub.main
                 for f in sub.files:
                     blocks.setdefault(f.key, f)
+                    if _is_submodel_block(f, sub):
+                        submodel_ids.add(id(f))
         external[key] = found
         return found
 
@@ -250,7 +263,7 @@ def flatten(
             if blk is None and (library is None or library.find(key) is None):
                 blk = external_block(key)
             check_matrix(ref, f, blk)
-            if blk is not None and _is_submodel_block(blk):
+            if blk is not None and id(blk) in submodel_ids:
                 if key in stack_keys:
                     model.warnings.append(LDrawWarning(doc.source, ref.line,
                         f"submodel {ref.name!r} references itself (cycle); reference skipped"))
@@ -273,9 +286,7 @@ def flatten(
             model.parts.append(FlatPart(pid, ref.name, c, t, path, f.name, ref.line, source, prim))
         stack_keys.pop()
 
-    main = doc.main
-    if doc.is_mpd and main.is_part_like and any(_is_submodel_block(f) for f in doc.files):
-        main = next(f for f in doc.files if _is_submodel_block(f))
+    main = doc.main  # MPD spec: the first block is the model shown
     walk(main, np.eye(4), 16, (main.name,))
     return model
 

@@ -260,8 +260,12 @@ class LDrawDocument:
 _NUM_TOKENS = {1: 15, 2: 8, 3: 11, 4: 14, 5: 14}
 
 
-def _header(f: LDrawFile, body: str, seen_other: bool) -> None:
-    """Fill header fields from one type-0 line's body."""
+def _header(f: LDrawFile, body: str, is_first: bool) -> None:
+    """Fill header fields from one type-0 line's body.
+
+    The title is the first line's text only (LDraw spec 1.0.2, "File Header");
+    a file that opens with ``0 Name:`` or a tool meta has no title.
+    """
     low = body.lower()
     if low.startswith("name:"):
         f.header_name = body[5:].strip()
@@ -273,7 +277,7 @@ def _header(f: LDrawFile, body: str, seen_other: bool) -> None:
         f.category = body[9:].strip()
     elif body.startswith("!KEYWORDS"):
         f.keywords.extend(k.strip() for k in body[9:].split(",") if k.strip())
-    elif not f.title and not seen_other:
+    elif is_first:
         f.title = body.strip()
 
 
@@ -306,11 +310,13 @@ def parse_file(
     items = f.items
     invert_next = False
     seen_other = False
+    seen_any = False
     for offset, raw in enumerate(lines):
         line_no = first_line + offset
         s = raw.strip()
         if not s:
             continue
+        is_first, seen_any = not seen_any, True
         kind = s[0]
         if kind == "0":
             body = s[1:].strip()
@@ -337,7 +343,7 @@ def parse_file(
             if word in ("FILE", "NOFILE"):
                 continue
             if not seen_other or word.startswith("!") or word.endswith(":"):
-                _header(f, body, seen_other)
+                _header(f, body, is_first)
             if word.startswith("!") and word not in ("!LDRAW_ORG", "!CATEGORY", "!KEYWORDS", "!LICENSE",
                                                       "!HISTORY", "!HELP", "!CMDLINE"):
                 items.append(Meta(line_no, word, rest))

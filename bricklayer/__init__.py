@@ -1,0 +1,48 @@
+"""BrickLayer: write LEGO builds in Python that can really be built.
+
+Frame: +X right, +Y back, +Z up; lengths in LDU (1 stud = 20, 1 plate = 8,
+1 brick = 24). Grid positions are (x studs, y studs, z plates). Place
+elements with ``add``/``stack`` (grid) or ``connect`` (typed connectors), nest
+builds, check them (``colliding_placements``, ``floating_placements``,
+``connected_components``) and export to LDraw (``write_ldraw``).
+"""
+
+# units
+from .constants import BRICK, LDU, MM, PLATE, STUD, TOL
+
+# value types
+from .geometry import Anchor, Box, Direction, Mat3, Pose, Position, Rotation, Vec3, rotation_about
+from .color import Color, LDrawColor
+
+# elements and builds
+from .element import Element, ElementSpec
+from .connector import Connector, ConnectorMismatchError, ConnectorType, compatible_types
+from .joints import Ball, Cylindrical, Fixed, Joint, JointKind, MotionRange, Mounting, Prismatic, Revolute
+from .build import FlatPlacement, LegoBuild, Placement
+
+# LDraw IO
+from .io import from_ldraw, read_ldraw, to_ldraw, write_ldraw
+
+# catalog
+from .catalog import part_exists, search_parts, translate_to_ground
+
+# reference
+from .reference import api_reference
+
+__all__ = [
+    # units
+    "LDU", "MM", "STUD", "PLATE", "BRICK", "TOL",
+    # value types
+    "Vec3", "Position", "Mat3", "Pose", "Rotation", "rotation_about", "Direction", "Anchor", "Box",
+    "Color", "LDrawColor",
+    # elements and builds
+    "Element", "ElementSpec", "Connector", "ConnectorType", "ConnectorMismatchError", "compatible_types",
+    "Joint", "JointKind", "MotionRange", "Mounting", "Revolute", "Prismatic", "Cylindrical", "Ball", "Fixed",
+    "LegoBuild", "Placement", "FlatPlacement",
+    # LDraw IO
+    "read_ldraw", "from_ldraw", "write_ldraw", "to_ldraw",
+    # catalog
+    "search_parts", "part_exists", "translate_to_ground",
+    # reference
+    "api_reference",
+]

@@ -1,0 +1,801 @@
+"""Placements and builds: the data a ``build.py`` script edits.
+
+A :class:`LegoBuild` stores its source data only: top-level
+:class:`Placement` objects (an :class:`~bricklayer.element.Element` or
+another ``LegoBuild`` at a :class:`~bricklayer.geometry.Pose`), their names,
+build steps and joints. Everything derived (flattened placements,
+connections, collisions, support) is a cache keyed on a revision that every
+edit, of this build or of any nested build, changes (house style 7).
+"""
+
+from __future__ import annotations
+
+__all__ = ["Placement", "FlatPlacement", "LegoBuild"]
+
+import copy as _copy
+import itertools
+from collections import Counter
+from typing import Iterable
+
+import numpy as np
+
+from .connector import Connector, ConnectorMismatchError, compatible_types, mate_kind
+from .constants import PLATE, STUD, TOL
+from .element import Element, LegoGeometry
+from .geometry.types import Anchor, Box, Direction, Mat3, Pose, Position, Rotation, Vec3, as_position, as_vec3, rotation_about
+from .joints import Joint, JointKind, MotionRange, Mounting
+
+_ids = itertools.count(1)
+
+
+class Placement(LegoGeometry):
+    """An element or sub-build placed with a fixed pose in a containing build.
+
+    Compares by identity. Geometry (``bounding_box``, ``alignment_box``,
+    ``connectors``) is in the containing build's frame, LDU.
+
+    Parameters
+    ----------
+    content : Element or LegoBuild
+    pose : Pose
+        Content frame -> container frame.
+    color : int, optional
+        For a sub-build: the colour its main-colour (16) parts take, as an
+        LDraw submodel reference's colour does (LDraw spec, colour 16).
+        None (default) or 16 inherits from the container.
+    """
+
+    __slots__ = ("content", "pose", "color", "_uid")
+
+    def __init__(self, content, pose: Pose, color: int | None = None):
+        if not isinstance(content, (Element, LegoBuild)):
+            raise TypeError(f"a placement holds an Element or a LegoBuild, got {type(content).__name__}")
+        self.content = content
+        self.pose = pose if isinstance(pose, Pose) else Pose.from_matrix(pose)
+        self.color = None if color is None or int(color) == 16 else int(color)
+        self._uid = next(_ids)
+
+    def __eq__(self, o) -> bool:
+        return self is o
+
+    def __hash__(self) -> int:
+        return id(self)
+
+    def __repr__(self) -> str:
+        return f"Placement({self.content!r}, {self.pose!r})"
+
+    @property
+    def bounding_box(self) -> Box:
+        """Physical bounding box in the container frame, LDU."""
+        return self.content.bounding_box.transformed(self.pose)
+
+    @property
+    def alignment_box(self) -> Box:
+        """Alignment box in the container frame, LDU."""
+        return self.content.alignment_box.transformed(self.pose)
+
+    @property
+    def connectors(self) -> list[Connector]:
+        """The content's connectors in the container frame (for a sub-build: its free ones)."""
+        return [c.moved(self.pose, self) for c in self.content.connectors]
+
+    def to_world(self, p) -> Vec3:
+        """A point of the content frame in the container frame (LDU)."""
+        return self.pose.apply_point(p)
+
+    @property
+    def element(self) -> Element | None:
+        """The element, when the content is one."""
+        return self.content if isinstance(self.content, Element) else None
+
+
+class FlatPlacement(Placement):
+    """A leaf placement seen from a root build: element, world pose and the path to it.
+
+    Attributes
+    ----------
+    path : tuple of Placement
+        From the root build's top-level placement down to the element's
+        placement. Two FlatPlacements are equal when their paths are the
+        same placements, so results of validation queries can be compared
+        and looked up with ``LegoBuild.name_of``.
+    """
+
+    __slots__ = ("path",)
+
+    def __init__(self, content, pose: Pose, path: tuple):
+        super().__init__(content, pose)
+        self.path = tuple(path)
+
+    def __eq__(self, o) -> bool:
+        return isinstance(o, FlatPlacement) and len(o.path) == len(self.path) and all(
+            a is b for a, b in zip(o.path, self.path))
+
+    def __hash__(self) -> int:
+        return hash(tuple(id(p) for p in self.path))
+
+    def __repr__(self) -> str:
+        return f"FlatPlacement({self.content!r}, depth={len(self.path)})"
+
+    @property
+    def leaf(self) -> Placement:
+        """The original element placement (in its own sub-build)."""
+        return self.path[-1]
+
+
+def _rot_matrix(rotation) -> np.ndarray:
+    if isinstance(rotation, Rotation):
+        return np.asarray(rotation.matrix)
+    if isinstance(rotation, Mat3):
+        return np.asarray(rotation.matrix)
+    if isinstance(rotation, (int, float)):
+        return np.asarray(Rotation(int(rotation)).matrix)
+    return np.asarray(rotation, dtype=np.float64).reshape(3, 3)
+
+
+def _is_quarter_turn_z(r: np.ndarray) -> bool:
+    return bool(np.allclose(r, np.round(r), atol=1e-9) and abs(r[2, 2] - 1) < 1e-9)
+
+
+class LegoBuild(LegoGeometry):
+    """A build or reusable sub-assembly, edited in place.
+
+    Parameters
+    ----------
+    placements : iterable of Placement, optional
+    names : dict of str to Placement, optional
+        Names of some of ``placements``.
+    steps : list of list of Placement, optional
+        Build steps (LDraw ``0 STEP`` groups); placements not listed go to the last step.
+    joints : iterable of Joint, optional
+    name : str, optional
+        Name of the build itself, used as its MPD submodel name on export.
+
+    Notes
+    -----
+    A sub-build added twice is shared by reference: editing it changes every
+    occurrence. Validity queries (``colliding_placements``,
+    ``floating_placements``, ``connected_components``, ...) always reflect the
+    current contents, including edits of nested builds.
+    """
+
+    def __init__(self, placements: Iterable[Placement] = (), names: dict | None = None, steps=None, *,
+                 joints: Iterable[Joint] = (), name: str | None = None):
+        self._placements: list[Placement] = []
+        self._names: dict[str, Placement] = {}
+        self._step_of: dict[int, int] = {}
+        self._current_step = 0
+        self._joints: list[Joint] = list(joints)
+        self._rev = 0
+        self._cache: dict = {}
+        self.name = name
+        #: MPD-embedded part files (stickers, bent parts) this build uses:
+        #: normalized name -> (name, LDraw text of the block); written back by ``to_ldraw``.
+        self.embedded_files: dict[str, tuple[str, str]] = {}
+        for p in placements:
+            if not isinstance(p, Placement):
+                raise TypeError(f"placements must be Placement objects, got {type(p).__name__}")
+            self._insert(p, None, None)
+        for n, p in (names or {}).items():
+            if p not in self._placements:
+                raise ValueError(f"name {n!r} refers to a placement not in this build")
+            self._names[n] = p
+        if steps:
+            for i, group in enumerate(steps):
+                for p in group:
+                    self._step_of[id(p)] = i
+            self._current_step = len(steps) - 1
+
+    # ------------------------------------------------------------------ bookkeeping
+    def _touch(self) -> None:
+        self._rev += 1
+
+    def _state_key(self, _seen=None) -> tuple:
+        """Key that changes when this build or any nested build changes."""
+        subs = []
+        for p in self._placements:
+            if isinstance(p.content, LegoBuild):
+                subs.append(p.content._state_key())
+        return (id(self), self._rev, tuple(subs))
+
+    def _cached(self, key: str, fn):
+        state = self._state_key()
+        hit = self._cache.get(key)
+        if hit is not None and hit[0] == state:
+            return hit[1]
+        val = fn()
+        self._cache[key] = (state, val)
+        return val
+
+    def _insert(self, p: Placement, name: str | None, index: int | None) -> Placement:
+        if name is not None:
+            if not isinstance(name, str) or not name or "/" in name:
+                raise ValueError(f"names are non-empty strings without '/', got {name!r}")
+            if name in self._names:
+                raise ValueError(f"name {name!r} is already used in this build; names must be unique")
+        if isinstance(p.content, LegoBuild) and (p.content is self or self in p.content._all_builds()):
+            raise ValueError("a build cannot contain itself")
+        if index is None:
+            self._placements.append(p)
+        else:
+            n = len(self._placements)
+            if not -n - 1 <= index <= n:
+                raise IndexError(f"index {index} out of range for a build with {n} placements")
+            self._placements.insert(index, p)
+        if name is not None:
+            self._names[name] = p
+        self._step_of[id(p)] = self._current_step
+        self._touch()
+        return p
+
+    def _all_builds(self) -> set:
+        out = set()
+        for p in self._placements:
+            if isinstance(p.content, LegoBuild):
+                out.add(p.content)
+                out |= p.content._all_builds()
+        return out
+
+    def __hash__(self) -> int:
+        return id(self)
+
+    def __eq__(self, o) -> bool:
+        return self is o
+
+    def __repr__(self) -> str:
+        nm = f" {self.name!r}" if self.name else ""
+        return f"<LegoBuild{nm}: {len(self._placements)} placements, {self.brick_count} parts>"
+
+    def __len__(self) -> int:
+        return len(self._placements)
+
+    def __iter__(self):
+        return iter(self._placements)
+
+    # ------------------------------------------------------------------ resolving references
+    def _resolve(self, target) -> tuple[Placement, Pose]:
+        """A placement (object, name or name path) and its pose in this build's frame."""
+        if isinstance(target, FlatPlacement):
+            return target, target.pose
+        if isinstance(target, Placement):
+            if target in self._placements:
+                return target, target.pose
+            found = self._find_path(target)
+            if found is None:
+                raise KeyError("that placement is not part of this build")
+            pose = Pose()
+            for p in found:
+                pose = pose @ p.pose
+            return target, pose
+        if isinstance(target, str):
+            parts = target.split("/")
+            build, pose, pl = self, Pose(), None
+            for i, part in enumerate(parts):
+                if not isinstance(build, LegoBuild) or part not in build._names:
+                    known = sorted(build._names) if isinstance(build, LegoBuild) else []
+                    import difflib
+
+                    close = difflib.get_close_matches(part, known, n=3)
+                    hint = f"; did you mean {', '.join(repr(c) for c in close)}?" if close else (
+                        f"; names here: {', '.join(known[:20])}" if known else "; this build has no names")
+                    raise KeyError(f"no placement named {'/'.join(parts[: i + 1])!r}{hint}")
+                pl = build._names[part]
+                pose = pose @ pl.pose
+                build = pl.content
+            return pl, pose
+        raise TypeError(f"expected a Placement or a name, got {type(target).__name__}")
+
+    def _find_path(self, target: Placement) -> tuple | None:
+        for p in self._placements:
+            if p is target:
+                return (p,)
+            if isinstance(p.content, LegoBuild):
+                sub = p.content._find_path(target)
+                if sub is not None:
+                    return (p,) + sub
+        return None
+
+    # ------------------------------------------------------------------ construction
+    def add(self, content, position=(0, 0, 0), rotation=Rotation.DEG_0, anchor=Anchor.FRONT_RIGHT, *,
+            relative_to=None, target_anchor=Anchor.FRONT_RIGHT, name=None, index=None) -> Placement:
+        """Place content on the grid.
+
+        Parameters
+        ----------
+        content : Element or LegoBuild
+        position : (x studs, y studs, z plates)
+            Whole numbers. Without ``relative_to``: where ``anchor`` of the
+            content's (rotated) alignment box goes, in this build's grid. With
+            ``relative_to``: an offset from ``target_anchor`` of that
+            placement's alignment box (bottom face).
+        rotation : Rotation
+            Quarter turn about +Z (``Rotation.DEG_90`` ...).
+        anchor : Anchor
+            Point of the content's footprint that is positioned (default the
+            minimum corner, ``FRONT_RIGHT``).
+        relative_to : Placement or str, optional
+            Reference placement or its name (path ``"sub/part"`` allowed).
+        target_anchor : Anchor
+        name : str, optional
+            Unique name in this build.
+        index : int, optional
+            Insert at this index of ``placements`` instead of appending.
+
+        Returns
+        -------
+        Placement
+
+        Raises
+        ------
+        ValueError
+            Off-grid position (not whole studs/plates, or an anchor that puts
+            the footprint between studs), a non-quarter-turn rotation, a used name.
+        KeyError
+            Unknown ``relative_to`` name.
+        IndexError
+            Bad ``index``.
+        """
+        pos = as_position(position)
+        r = _rot_matrix(rotation)
+        if not _is_quarter_turn_z(r):
+            raise ValueError("add() takes quarter turns about Z (Rotation.DEG_0/90/180/270); use add_raw() for others")
+        rpose = Pose(r)
+        box = content.alignment_box.transformed(rpose)
+        anchor_pt = Anchor(anchor).point(box)
+        if relative_to is not None:
+            ref, ref_pose = self._resolve(relative_to)
+            ref_box = ref.content.alignment_box.transformed(ref_pose)
+            base = Anchor(target_anchor).point(ref_box)
+        else:
+            base = Vec3(0, 0, 0)
+        target = base + pos.to_ldu()
+        t = target - anchor_pt
+        pose = Pose(r, t)
+        self._check_grid(content, pose)
+        return self._insert(Placement(content, pose), name, index)
+
+    def _check_grid(self, content, pose: Pose) -> None:
+        box = content.alignment_box.transformed(pose)
+        for v, step, axis in ((box.min.x, STUD, "x"), (box.min.y, STUD, "y"), (box.min.z, PLATE, "z")):
+            if abs(v / step - round(v / step)) * step > TOL.grid:
+                unit = "studs" if step == STUD else "plates"
+                raise ValueError(
+                    f"placement is off-grid: the footprint's {axis} = {v / step:g} {unit} is not whole "
+                    "(an anchor like CENTER on an odd-sized part puts it between studs); pick another "
+                    "anchor or position, or use add_raw()")
+
+    def add_raw(self, content, pose: Pose = None, *, name=None, index=None, color=None) -> Placement:
+        """Place content at any pose (no grid checks).
+
+        Parameters
+        ----------
+        content : Element or LegoBuild
+        pose : Pose or (4, 4) array, optional
+            Content frame -> this build's frame, LDU. Default identity.
+        name, index : see :meth:`add`.
+        color : int, optional
+            For a sub-build, the colour its colour-16 parts take (see :class:`Placement`).
+        """
+        pose = Pose() if pose is None else (pose if isinstance(pose, Pose) else Pose.from_matrix(pose))
+        return self._insert(Placement(content, pose, color), name, index)
+
+    def stack(self, content, on, offset=(0, 0, 0), rotation=Rotation.DEG_0, anchor=Anchor.FRONT_RIGHT,
+              target_anchor=Anchor.FRONT_RIGHT, *, name=None, index=None) -> Placement:
+        """Put content on top of another placement.
+
+        The new alignment-box bottom rests on the reference's alignment-box
+        top; in X/Y, ``anchor`` of the new footprint goes to ``target_anchor``
+        of the reference's footprint plus ``offset`` (studs, studs, plates).
+
+        Raises
+        ------
+        ValueError, KeyError, IndexError
+            As :meth:`add`.
+        """
+        ref, ref_pose = self._resolve(on)
+        ref_box = ref.content.alignment_box.transformed(ref_pose)
+        off = as_position(offset)
+        r = _rot_matrix(rotation)
+        if not _is_quarter_turn_z(r):
+            raise ValueError("stack() takes quarter turns about Z; use add_raw() for others")
+        box = content.alignment_box.transformed(Pose(r))
+        a = Anchor(anchor).point(box)
+        b = Anchor(target_anchor).point(ref_box)
+        target = Vec3(b.x, b.y, ref_box.max.z) + off.to_ldu()
+        pose = Pose(r, target - a)
+        self._check_grid(content, pose)
+        return self._insert(Placement(content, pose), name, index)
+
+    def connect(self, content, connector: Connector, to: Connector, *, mounting: Mounting | None = None,
+                motion: MotionRange | None = None, target_rotation=None, target_position=None,
+                name=None, index=None) -> Placement:
+        """Mate a connector of new content with a free connector of this build.
+
+        Parameters
+        ----------
+        content : Element or LegoBuild
+            The new content.
+        connector : Connector
+            One of ``content.connectors`` (its local frame), e.g.
+            ``Element("3001").find_connector("antistud", toward=(0, 0, 0))``.
+        to : Connector
+            A free connector of this build (``self.connectors`` /
+            ``self.find_connector(...)``).
+        mounting : Mounting, optional
+            ``Mounting.FLIPPED`` turns the new part over (axis reversed);
+            allowed for hinges, axles, pins, bars and clips.
+        motion : MotionRange, optional
+            Declares the joint movable within this range.
+        target_rotation : float (degrees) or Mat3, optional
+            Rotation of the new content about the mating axis (a ball joint
+            takes a Mat3). Stud joints snap only at multiples of 90 degrees
+            when more than one stud should engage.
+        target_position : float, optional
+            Slide along the axis in studs (sliding joints: axle, pin, bar, clip).
+        name, index : see :meth:`add`.
+
+        Returns
+        -------
+        Placement
+
+        Raises
+        ------
+        ConnectorMismatchError
+            The two types do not mate (names the types that do).
+        ValueError
+            ``to`` is not a free connector of this build, ``connector`` is not
+            one of ``content``'s, or the options do not fit the joint kind.
+            Nothing is recorded in any of these cases.
+        """
+        if not isinstance(connector, Connector) or not isinstance(to, Connector):
+            raise TypeError("connect(content, connector, to): connector and to must be Connector objects")
+        own = {c._key() for c in content.connectors}
+        if connector._key() not in own:
+            raise ValueError("`connector` must be one of content.connectors (in the content's own frame)")
+        kind = mate_kind(connector.type, to.type)
+        if kind is None:
+            ok = compatible_types(connector.type)
+            raise ConnectorMismatchError(
+                f"a {connector.type!r} cannot mate with a {to.type!r}; {connector.type!r} mates with "
+                f"{', '.join(repr(t) for t in ok) or 'nothing'}")
+        free = {c._key(): c for c in self.connectors}
+        if to._key() not in free:
+            raise ValueError(
+                "target connector is not a free connector of this build (occupied, or from another build); "
+                "take it from build.connectors or build.find_connector(...)")
+        if motion is not None:
+            allowed = {JointKind.REVOLUTE: (JointKind.REVOLUTE,),
+                       JointKind.CYLINDRICAL: (JointKind.REVOLUTE, JointKind.PRISMATIC, JointKind.CYLINDRICAL),
+                       JointKind.PRISMATIC: (JointKind.PRISMATIC,), JointKind.BALL: (JointKind.BALL, JointKind.REVOLUTE),
+                       JointKind.FIXED: ()}[kind]
+            if motion.kind not in allowed:
+                raise ValueError(f"a {kind.name.lower()} joint cannot move as {motion.kind.name.lower()}")
+        sliding = kind in (JointKind.PRISMATIC, JointKind.CYLINDRICAL)
+        flip = mounting == Mounting.FLIPPED
+        if flip and not (sliding or kind == JointKind.BALL or "hinge" in to.type or "hinge" in connector.type):
+            raise ValueError("Mounting.FLIPPED is for hinges, axles, pins, bars and clips; studs mate one way only")
+        if target_position is not None and not sliding:
+            raise ValueError(f"target_position (slide) needs a sliding joint; this one is {kind.name.lower()}")
+        rot = np.eye(4)
+        if target_rotation is not None:
+            if isinstance(target_rotation, Mat3):
+                if kind != JointKind.BALL:
+                    raise ValueError("a Mat3 target_rotation is for ball joints; give degrees about the axis")
+                rot[:3, :3] = target_rotation.matrix
+            else:
+                if kind == JointKind.FIXED and float(target_rotation) % 360:
+                    raise ValueError("a fixed joint cannot be rotated")
+                rot[:3, :3] = rotation_about((0, 0, 1), float(target_rotation)).matrix
+        if flip:
+            rot = rot @ np.diag([1.0, -1.0, -1.0, 1.0])
+        if target_position is not None:
+            rot[2, 3] = float(target_position) * STUD
+        pose = Pose.from_matrix(to.frame.matrix @ rot @ np.linalg.inv(connector.frame.matrix))
+        pl = Placement(content, pose)
+        placed = connector.moved(pose, pl)
+        self._insert(pl, name, index)
+        self._joints.append(Joint(to, placed, pl, kind, motion))
+        return pl
+
+    def extend(self, other: "LegoBuild", position=(0, 0, 0), rotation=Rotation.DEG_0, anchor=Anchor.FRONT_RIGHT) -> list[Placement]:
+        """Splice another build's top-level placements (and names, joints) into this one.
+
+        The other build is placed like :meth:`add` would place it (its
+        alignment box's ``anchor`` at the grid ``position``); its placements
+        are re-created here with composed poses. Names that clash raise.
+
+        Returns
+        -------
+        list of Placement
+            The new placements.
+
+        Raises
+        ------
+        ValueError
+            Name clash or off-grid position.
+        """
+        pos = as_position(position)
+        r = _rot_matrix(rotation)
+        if not _is_quarter_turn_z(r):
+            raise ValueError("extend() takes quarter turns about Z")
+        box = other.alignment_box.transformed(Pose(r))
+        t = pos.to_ldu() - Anchor(anchor).point(box)
+        pose = Pose(r, t)
+        clash = set(other._names) & set(self._names)
+        if clash:
+            raise ValueError(f"names already used here: {', '.join(sorted(clash))}")
+        mapping = {}
+        for p in other._placements:
+            q = Placement(p.content, pose @ p.pose, p.color)
+            mapping[id(p)] = q
+            self._insert(q, None, None)
+        for n, p in other._names.items():
+            self._names[n] = mapping[id(p)]
+        for j in other._joints:
+            cp = mapping.get(id(j.child_placement))
+            if cp is not None:
+                self._joints.append(Joint(j.parent.moved(pose), j.child.moved(pose), cp, j.kind, j.motion))
+        self._touch()
+        return list(mapping.values())
+
+    def remove(self, target) -> None:
+        """Remove a top-level placement (object or name) with its name and joints.
+
+        Raises
+        ------
+        KeyError
+            Unknown name, or a placement not at the top level of this build
+            (remove it from the sub-build that holds it).
+        """
+        if isinstance(target, str):
+            if target not in self._names:
+                raise KeyError(f"no placement named {target!r}")
+            p = self._names[target]
+        else:
+            p = target
+        if p not in self._placements:
+            raise KeyError("that placement is not a top-level placement of this build")
+        self._placements.remove(p)
+        self._names = {n: q for n, q in self._names.items() if q is not p}
+        self._joints = [j for j in self._joints if j.child_placement is not p and
+                        not (j.parent.path and j.parent.path[0] is p)]
+        self._step_of.pop(id(p), None)
+        self._touch()
+
+    def copy(self) -> "LegoBuild":
+        """A new build with new top-level placements of the same contents (sub-builds shared)."""
+        mapping = {id(p): Placement(p.content, p.pose, p.color) for p in self._placements}
+        b = LegoBuild(name=self.name)
+        b.embedded_files = dict(self.embedded_files)
+        for p in self._placements:
+            b._insert(mapping[id(p)], None, None)
+            b._step_of[id(mapping[id(p)])] = self._step_of.get(id(p), 0)
+        b._names = {n: mapping[id(p)] for n, p in self._names.items()}
+        b._current_step = self._current_step
+        for j in self._joints:
+            cp = mapping.get(id(j.child_placement))
+            if cp is not None:
+                b._joints.append(Joint(j.parent, j.child, cp, j.kind, j.motion))
+        return b
+
+    def deepcopy(self) -> "LegoBuild":
+        """A fully independent copy; sub-builds shared inside this build stay shared inside the copy."""
+        memo: dict[int, LegoBuild] = {}
+
+        def dup(b: LegoBuild) -> LegoBuild:
+            if id(b) in memo:
+                return memo[id(b)]
+            c = b.copy()
+            memo[id(b)] = c
+            for p in c._placements:
+                if isinstance(p.content, LegoBuild):
+                    p.content = dup(p.content)
+            return c
+
+        return dup(self)
+
+    def __deepcopy__(self, memo):
+        return self.deepcopy()
+
+    def step(self) -> int:
+        """Start a new build step: placements added from now on go into it. Returns its index."""
+        self._current_step += 1
+        self._touch()
+        return self._current_step
+
+    # ------------------------------------------------------------------ names and queries
+    def named(self, name_or_path: str) -> Placement:
+        """The placement with this name; ``"sub/part"`` walks into named sub-builds.
+
+        Raises
+        ------
+        KeyError
+            Unknown name (with close names suggested).
+        """
+        return self._resolve(name_or_path)[0]
+
+    def name_of(self, placement) -> str | None:
+        """Name (or name path ``"sub/part"``) of a placement, or None when unnamed.
+
+        Accepts top-level and nested placements and :class:`FlatPlacement`.
+        """
+        path = placement.path if isinstance(placement, FlatPlacement) else self._find_path(placement)
+        if not path:
+            return None
+        names, build = [], self
+        for p in path:
+            n = next((k for k, v in build._names.items() if v is p), None)
+            if n is None:
+                return None
+            names.append(n)
+            build = p.content
+        return "/".join(names)
+
+    def describe(self, placement) -> str:
+        """Short human description of a placement: name path (or index path), part id, colour."""
+        path = placement.path if isinstance(placement, FlatPlacement) else (self._find_path(placement) or ())
+        label, build = [], self
+        for p in path:
+            n = next((k for k, v in build._names.items() if v is p), None)
+            label.append(n if n is not None else f"#{build._placements.index(p)}")
+            build = p.content
+        el = placement.content
+        what = f"{el.ldraw_id} ({el.spec.name}, {el.color!r})" if isinstance(el, Element) else repr(el)
+        return f"{'/'.join(label) or '?'}: {what}"
+
+    @property
+    def names(self) -> dict[str, Placement]:
+        """Top-level names -> placements (a copy)."""
+        return dict(self._names)
+
+    @property
+    def placements(self) -> list[Placement]:
+        """Top-level placements in order (a copy)."""
+        return list(self._placements)
+
+    @property
+    def steps(self) -> list[list[Placement]]:
+        """Top-level placements grouped by build step (empty steps dropped)."""
+        groups: dict[int, list[Placement]] = {}
+        for p in self._placements:
+            groups.setdefault(self._step_of.get(id(p), 0), []).append(p)
+        return [groups[k] for k in sorted(groups)]
+
+    @property
+    def joints(self) -> list[Joint]:
+        """Joints recorded at this build's level."""
+        return list(self._joints)
+
+    @property
+    def flattened_joints(self) -> list[Joint]:
+        """All joints, nested ones expressed in this build's frame."""
+        out = list(self._joints)
+        for p in self._placements:
+            if isinstance(p.content, LegoBuild):
+                for j in p.content.flattened_joints:
+                    out.append(Joint(j.parent.moved(p.pose, p), j.child.moved(p.pose, p),
+                                     j.child_placement, j.kind, j.motion))
+        return out
+
+    def joint(self, child) -> Joint:
+        """The joint that created a placement (object or name).
+
+        Raises
+        ------
+        KeyError
+            When that placement was not made by ``connect``.
+        """
+        pl = self._resolve(child)[0] if isinstance(child, str) else child
+        for j in self.flattened_joints:
+            if j.child_placement is pl or (isinstance(pl, FlatPlacement) and j.child_placement is pl.leaf):
+                return j
+        raise KeyError("no joint: that placement was not added with connect()")
+
+    def set_motion(self, joint: Joint, motion: MotionRange | None) -> None:
+        """Declare (or clear, with None) the motion range of a joint.
+
+        Raises
+        ------
+        ValueError
+            When the range's kind does not fit the joint.
+        """
+        if motion is not None and motion.kind not in (joint.kind, JointKind.REVOLUTE, JointKind.PRISMATIC):
+            raise ValueError(f"a {joint.kind.name.lower()} joint cannot move as {motion.kind.name.lower()}")
+        joint.motion = motion
+        self._touch()
+
+    @property
+    def flattened_placements(self) -> list[FlatPlacement]:
+        """Every element placement, recursively, with its pose in this build's frame."""
+        return self._cached("flat", self._flatten)
+
+    def _flatten(self) -> list[FlatPlacement]:
+        out: list[FlatPlacement] = []
+
+        def walk(build: LegoBuild, pose: Pose, path: tuple, color):
+            for p in build._placements:
+                w = pose @ p.pose
+                if isinstance(p.content, LegoBuild):
+                    walk(p.content, w, path + (p,), p.color if p.color is not None else color)
+                else:
+                    el = p.content
+                    if color is not None and int(el.color) == 16:
+                        el = el.with_color(color)
+                    out.append(FlatPlacement(el, w, path + (p,)))
+
+        walk(self, Pose(), (), None)
+        return out
+
+    @property
+    def brick_count(self) -> int:
+        """Number of element placements, nested ones included."""
+        return len(self.flattened_placements)
+
+    def list_elements(self) -> Counter:
+        """Bill of materials: ``Counter`` of :class:`Element` over all flattened placements."""
+        return Counter(p.content for p in self.flattened_placements)
+
+    @property
+    def bounding_box(self) -> Box:
+        """Physical bounding box of everything, this build's frame, LDU (a zero box when empty)."""
+        return self._cached("bbox", lambda: self._union_box("bounding_box"))
+
+    @property
+    def alignment_box(self) -> Box:
+        """Union of the alignment boxes of all placements, LDU."""
+        return self._cached("abox", lambda: self._union_box("alignment_box"))
+
+    def _union_box(self, attr: str) -> Box:
+        flat = self.flattened_placements
+        if not flat:
+            return Box(Vec3(0, 0, 0), Vec3(0, 0, 0))
+        corners = np.concatenate([p.pose.apply(getattr(p.content, attr).corners()) for p in flat])
+        return Box.around(corners)
+
+    @property
+    def connectors(self) -> list[Connector]:
+        """Free (unoccupied) connectors of all parts, in this build's frame.
+
+        A stud covered by a mated anti-stud is gone, also across nested
+        sub-builds; axles and bars stay listed (they take several parts along
+        their length).
+        """
+        from .validate.connections import connection_graph
+
+        g = connection_graph(self)
+        return list(g.free_connectors)
+
+    # ------------------------------------------------------------------ validation
+    @property
+    def colliding_placements(self) -> list[tuple[FlatPlacement, FlatPlacement]]:
+        """Pairs of parts whose meshes, each inset by 0.25 LDU, intersect (see :mod:`bricklayer.validate`)."""
+        from .validate import colliding_placements
+
+        return colliding_placements(self)
+
+    @property
+    def floating_placements(self) -> list[FlatPlacement]:
+        """Parts that cannot reach the ground through connections or supporting contacts."""
+        from .validate import floating_placements
+
+        return floating_placements(self)
+
+    @property
+    def connected_components(self) -> list[list[FlatPlacement]]:
+        """Groups of parts joined by mated connectors, largest first."""
+        from .validate.connections import connection_graph
+
+        return connection_graph(self).components
+
+    @property
+    def num_connected_components(self) -> int:
+        """Number of :attr:`connected_components`."""
+        return len(self.connected_components)
+
+    def is_valid(self) -> bool:
+        """True when nothing collides and nothing floats."""
+        return not self.colliding_placements and not self.floating_placements
+
+    def is_connected(self) -> bool:
+        """True when all parts form one connected component (an empty build is connected)."""
+        return self.num_connected_components <= 1

@@ -1,0 +1,118 @@
+"""Colours: the :class:`Color` enum of named LDraw colours and :class:`LDrawColor`.
+
+Member names come from the ``!COLOUR`` lines of the installed library's
+``LDConfig.ldr`` (``Medium_Azure`` becomes ``Color.MEDIUM_AZURE``), values
+are the LDraw colour codes. When no library is installed yet, the names come
+from a snapshot of LDConfig shipped in ``ldraw_data/data/colors.json``, so
+that scripts can be imported and checked before the library is installed.
+"""
+
+from __future__ import annotations
+
+__all__ = ["Color", "LDrawColor", "as_color"]
+
+import enum
+import json
+from importlib.resources import files
+
+
+def _color_rows() -> list[tuple[int, str]]:
+    try:
+        from ldraw_data.colors import get_color_table
+
+        table = get_color_table()
+        return [(c.code, c.enum_name) for c in sorted(table.by_code.values(), key=lambda c: c.code)]
+    except Exception:  # no library installed yet: shipped snapshot
+        data = json.loads((files("ldraw_data") / "data" / "colors.json").read_text())
+        rows = []
+        for code, name, *_ in data["colors"]:
+            rows.append((code, "".join(ch if ch.isalnum() else "_" for ch in name).upper().strip("_")))
+        return rows
+
+
+def _members() -> dict[str, int]:
+    out: dict[str, int] = {}
+    for code, name in _color_rows():
+        if name and name[0].isdigit():
+            name = "C_" + name
+        out.setdefault(name, code)
+    out.setdefault("MAIN_COLOUR", 16)
+    out.setdefault("EDGE_COLOUR", 24)
+    return out
+
+
+#: Named LDraw colours; ``Color.RED == 4``. Codes 16 (``MAIN_COLOUR``, inherit)
+#: and 24 (``EDGE_COLOUR``) are the LDraw spec's special codes.
+Color = enum.IntEnum("Color", _members(), module=__name__)
+Color.__doc__ = (
+    "Named LDraw colours from LDConfig.ldr (``Color.RED`` is code 4, ``Color.MEDIUM_AZURE`` 322). "
+    "Use ``LDrawColor(code)`` for any other code, including direct colours ``0x2RRGGBB``."
+)
+
+
+class LDrawColor(int):
+    """Any LDraw colour code, named or not.
+
+    Parameters
+    ----------
+    code : int or Color
+        An LDConfig code, 16/24, or a direct colour ``0x2RRGGBB``.
+
+    Raises
+    ------
+    ValueError
+        For a negative code.
+
+    Notes
+    -----
+    An ``int`` subclass: ``LDrawColor(4) == Color.RED`` and both hash alike.
+    """
+
+    def __new__(cls, code: int):
+        c = int(code)
+        if c < 0:
+            raise ValueError(f"colour codes are non-negative, got {code!r}")
+        return super().__new__(cls, c)
+
+    @property
+    def code(self) -> int:
+        """The colour code."""
+        return int(self)
+
+    @property
+    def name(self) -> str:
+        """``Color`` member name (``"RED"``), ``"DIRECT_RRGGBB"`` or ``"CODE_<n>"``."""
+        try:
+            return Color(int(self)).name
+        except ValueError:
+            if self >= 0x2000000:
+                return f"DIRECT_{int(self) & 0xFFFFFF:06X}"
+            return f"CODE_{int(self)}"
+
+    def __repr__(self) -> str:
+        try:
+            return f"Color.{Color(int(self)).name}"
+        except ValueError:
+            return f"LDrawColor({int(self)})"
+
+
+def as_color(c) -> LDrawColor:
+    """Coerce a Color, LDrawColor, int or colour name (``"red"``, ``"Medium Azure"``) to :class:`LDrawColor`.
+
+    Raises
+    ------
+    ValueError
+        For an unknown name (with close names suggested) or a bad code.
+    """
+    if isinstance(c, LDrawColor):
+        return c
+    if isinstance(c, str):
+        key = "".join(ch if ch.isalnum() else "_" for ch in c.strip()).upper()
+        if key in Color.__members__:
+            return LDrawColor(Color[key])
+        import difflib
+
+        close = difflib.get_close_matches(key, list(Color.__members__), n=3)
+        hint = f"; did you mean {', '.join('Color.' + n for n in close)}?" if close else ""
+        raise ValueError(f"unknown colour name {c!r}{hint}")
+    return LDrawColor(int(c))

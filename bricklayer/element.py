@@ -1,0 +1,378 @@
+"""Elements (a part in a colour) and the geometry queries shared with placements and builds.
+
+An element's local frame (bricklayer-api.md, "Units and frames"): origin at
+the bottom-centre of its alignment box, +X right, +Y back, +Z up, LDU. The
+alignment box is derived from the element's grid-aligned stud and anti-stud
+connectors (BrickNet labels): its footprint covers the studs/anti-studs
+(whole studs), its top is the base of the highest upward studs and its bottom
+the lowest upward-facing anti-studs (whole plates). A part without studs on
+top (a tile) uses its physical top; a part without anti-studs its physical
+bottom; a part without either, its physical bounding box snapped outward to
+the grid.
+"""
+
+from __future__ import annotations
+
+__all__ = ["Element", "LegoGeometry", "ElementSpec"]
+
+import math
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+
+from ldraw_data.errors import PartNotFoundError
+
+from .color import LDrawColor, as_color
+from .connector import Connector, type_matches
+from .constants import PLATE, STUD
+from .geometry.ldraw_frame import L2B
+from .geometry.types import Box, Direction, Pose, Rotation, Vec3, as_vec3
+
+_STUD_UP = ("stud", "open_stud")
+_ANTISTUD = ("antistud", "tube", "post")
+
+
+@dataclass(frozen=True)
+class ElementSpec:
+    """Catalog identity of a part.
+
+    Attributes
+    ----------
+    part_id : str
+    name : str
+        Catalog title, whitespace collapsed (``"Brick 2 x 4"``).
+    category : str
+    dimensions : tuple of float
+        Numbers parsed from the title (``(2.0, 4.0)``), empty when none.
+    known : bool
+        False for a part the library does not have (kept from an LDraw file).
+    """
+
+    part_id: str
+    name: str
+    category: str
+    dimensions: tuple
+    known: bool = True
+
+
+def normalize_id(part_id: str) -> str:
+    """``"3001.DAT"`` -> ``"3001"``: lower case, ``/`` separators, no ``.dat``."""
+    s = str(part_id).strip().replace("\\", "/").lower()
+    return s[:-4] if s.endswith(".dat") else s
+
+
+@dataclass(frozen=True)
+class _PartGeometry:
+    """Per-part derived geometry (cached per part id)."""
+
+    to_local: np.ndarray          # (4,4) LDraw part coords -> BL element-local
+    bounding_box: Box             # local, LDU
+    alignment_box: Box            # local, LDU
+    connectors: tuple             # local Connectors
+    has_mesh: bool
+
+
+def _snap(v: float, step: float, up: bool) -> float:
+    q = v / step
+    r = round(q)
+    if abs(q - r) < 1e-3:
+        return r * step
+    return (math.ceil(q) if up else math.floor(q)) * step
+
+
+@lru_cache(maxsize=None)
+def _part_geometry(part_id: str) -> _PartGeometry:
+    from ldraw_data.connectors import part_connectors
+
+    try:
+        from ldraw_data.mesh import part_mesh
+
+        mesh = part_mesh(part_id + ".dat")
+        bb = np.asarray(mesh.bbox, dtype=np.float64)
+        has_mesh = bool(np.all(np.isfinite(bb))) and bool(np.all(bb[1] >= bb[0]))
+    except (FileNotFoundError, KeyError, PartNotFoundError):
+        bb, has_mesh = np.zeros((2, 3)), False
+    if not has_mesh:
+        bb = np.zeros((2, 3))
+    defs = part_connectors(part_id)
+    # Grid connectors in LDraw part coords: upward-facing (axis ~ -Y in LDraw) studs / anti-studs.
+    up = [(d.position, d.type) for d in defs if d.axis[1] < -0.99]
+    studs = np.array([p for p, t in up if t in _STUD_UP]).reshape(-1, 3)
+    antis = np.array([p for p, t in up if t in _ANTISTUD]).reshape(-1, 3)
+    grid = np.vstack([studs, antis])
+    # LDraw: x right, -y up, z depth. Footprint in x/z, vertical in y.
+    if len(grid):
+        x0, x1 = grid[:, 0].min() - STUD / 2, grid[:, 0].max() + STUD / 2
+        z0, z1 = grid[:, 2].min() - STUD / 2, grid[:, 2].max() + STUD / 2
+        # extend to the physical extent when the part is larger than its studs (e.g. a 2x2 with 1 center stud)
+        x0 = min(x0, _snap(bb[0, 0], STUD / 2, False)) if has_mesh else x0
+        x1 = max(x1, _snap(bb[1, 0], STUD / 2, True)) if has_mesh else x1
+        z0 = min(z0, _snap(bb[0, 2], STUD / 2, False)) if has_mesh else z0
+        z1 = max(z1, _snap(bb[1, 2], STUD / 2, True)) if has_mesh else z1
+    else:
+        x0, x1 = _snap(bb[0, 0], STUD, False), _snap(bb[1, 0], STUD, True)
+        z0, z1 = _snap(bb[0, 2], STUD, False), _snap(bb[1, 2], STUD, True)
+    top = studs[:, 1].min() if len(studs) else _snap(bb[0, 1], PLATE, False)
+    bottom = antis[:, 1].max() if len(antis) else _snap(bb[1, 1], PLATE, True)
+    if bottom <= top:  # degenerate: fall back to physical extent
+        top, bottom = _snap(bb[0, 1], PLATE, False), _snap(bb[1, 1], PLATE, True)
+        if bottom <= top:
+            bottom = top + PLATE
+    # round height to whole plates, keep the top (stud base) exact
+    height = max(1, round((bottom - top) / PLATE)) * PLATE
+    bottom = top + height
+    c = np.array([(x0 + x1) / 2, bottom, (z0 + z1) / 2])  # bottom-centre, LDraw part coords
+    to_local = L2B.copy()
+    to_local[:3, 3] = -(L2B[:3, :3] @ c)
+    to_local.flags.writeable = False
+    r = to_local[:3, :3]
+    t = to_local[:3, 3]
+
+    def box_of(lo, hi):
+        corners = np.array([[x, y, z] for x in (lo[0], hi[0]) for y in (lo[1], hi[1]) for z in (lo[2], hi[2])])
+        return Box.around(corners @ r.T + t)
+
+    align = box_of((x0, top, z0), (x1, bottom, z1))
+    bbox = box_of(bb[0], bb[1]) if has_mesh else align
+    conns = []
+    for d in defs:
+        f = np.asarray(d.frame, dtype=np.float64)
+        axis = r @ np.asarray(d.axis, dtype=np.float64)
+        roll = r @ f[:3, 0]
+        roll = roll - axis * float(roll @ axis)
+        n = np.linalg.norm(roll)
+        roll = roll / n if n > 1e-9 else np.array([1.0, 0, 0]) if abs(axis[0]) < 0.9 else np.array([0, 1.0, 0])
+        m = np.eye(4)
+        m[:3, 0] = roll
+        m[:3, 1] = np.cross(axis, roll)
+        m[:3, 2] = axis
+        m[:3, 3] = r @ np.asarray(d.position, dtype=np.float64) + t
+        conns.append(Connector(d.type, Pose.from_matrix(m), d.length, d.joint_kind, d.index))
+    return _PartGeometry(to_local, bbox, align, tuple(conns), has_mesh)
+
+
+class LegoGeometry:
+    """Queries shared by :class:`Element`, ``Placement`` and ``LegoBuild``.
+
+    Subclasses provide ``bounding_box``, ``alignment_box`` and ``connectors``
+    (in their own frame).
+    """
+
+    @property
+    def alignment_width(self) -> int:
+        """Alignment-box width in whole studs."""
+        return int(round(self.alignment_box.width / STUD))
+
+    @property
+    def alignment_depth(self) -> int:
+        """Alignment-box depth in whole studs."""
+        return int(round(self.alignment_box.depth / STUD))
+
+    @property
+    def alignment_height(self) -> int:
+        """Alignment-box height in whole plates (a brick is 3)."""
+        return int(round(self.alignment_box.height / PLATE))
+
+    @property
+    def width(self) -> float:
+        """Physical extent along X, LDU."""
+        return self.bounding_box.width
+
+    @property
+    def depth(self) -> float:
+        """Physical extent along Y, LDU."""
+        return self.bounding_box.depth
+
+    @property
+    def height(self) -> float:
+        """Physical extent along Z, LDU."""
+        return self.bounding_box.height
+
+    @property
+    def center(self) -> Vec3:
+        """Centre of the physical bounding box, LDU."""
+        return self.bounding_box.center
+
+    def rotated_footprint(self, rotation: Rotation = Rotation.DEG_0) -> tuple[int, int]:
+        """(width, depth) in studs of the alignment box after a quarter turn about Z."""
+        w, d = self.alignment_width, self.alignment_depth
+        return (d, w) if Rotation(rotation).value in (90, 270) else (w, d)
+
+    def find_connectors(self, connector_type=None, toward=None, *, facing=None, count=None) -> list[Connector]:
+        """Connectors filtered by type and direction, optionally ranked.
+
+        Parameters
+        ----------
+        connector_type : str or sequence of str, optional
+            Type name(s); ``"stud"`` also matches ``open_stud`` and
+            ``"antistud"`` also matches ``tube`` (contract query groups).
+        toward : (3,) LDU point or Direction, optional
+            Rank by distance to this point (nearest first), or by how far the
+            connector lies along the direction (furthest first).
+        facing : Direction or (3,) vector, optional
+            Keep connectors whose axis points within 30 degrees of this direction.
+        count : int, optional
+            Return at most this many.
+
+        Returns
+        -------
+        list of Connector
+            Only unoccupied connectors for builds.
+        """
+        conns = list(self.connectors)
+        if connector_type is not None:
+            types = [connector_type] if isinstance(connector_type, str) else list(connector_type)
+            conns = [c for c in conns if any(type_matches(t, c.type) for t in types)]
+        if facing is not None:
+            f = np.asarray(facing.vector if isinstance(facing, Direction) else as_vec3(facing).normalized())
+            conns = [c for c in conns if float(np.dot(np.asarray(c.axis), f)) >= math.cos(math.radians(30))]
+        if toward is not None:
+            if isinstance(toward, Direction):
+                d = np.asarray(toward.vector)
+                conns.sort(key=lambda c: -float(np.dot(np.asarray(c.position), d)))
+            else:
+                p = np.asarray(as_vec3(toward))
+                conns.sort(key=lambda c: float(np.linalg.norm(np.asarray(c.position) - p)))
+        if count is not None:
+            conns = conns[:count]
+        return conns
+
+    def find_connector(self, connector_type=None, toward=None, *, facing=None) -> Connector:
+        """Exactly one connector (see :meth:`find_connectors`).
+
+        With ``toward`` the best-ranked one is returned; without it exactly one
+        must match.
+
+        Raises
+        ------
+        ValueError
+            When none matches (listing the types present), or several match
+            and ``toward`` was not given.
+        """
+        found = self.find_connectors(connector_type, toward, facing=facing)
+        if not found:
+            present = sorted({c.type for c in self.connectors})
+            raise ValueError(
+                f"no free connector of type {connector_type!r}"
+                + (f" facing {facing}" if facing is not None else "")
+                + f"; free types here: {', '.join(present) or 'none'}"
+            )
+        if len(found) > 1 and toward is None:
+            raise ValueError(
+                f"{len(found)} connectors match {connector_type!r}; pass toward=(point or Direction) "
+                "to pick one, or use find_connectors()"
+            )
+        return found[0]
+
+
+class Element(LegoGeometry):
+    """A catalog part in a colour. Immutable and hashable.
+
+    Parameters
+    ----------
+    ldraw_id : str
+        LDraw part id (``"3001"``; ``"3001.dat"`` and any case are accepted).
+    color : Color, LDrawColor, int or str, optional
+        Colour (default 16, "main colour", inherited when placed in LDraw).
+
+    Raises
+    ------
+    PartNotFoundError
+        When the id is not in the catalog; the message names the closest ids.
+
+    Examples
+    --------
+    >>> Element("3001", Color.RED).alignment_box.size
+    Vec3(80, 40, 24)
+    """
+
+    __slots__ = ("_id", "_color", "_known")
+
+    def __init__(self, ldraw_id: str, color=16):
+        pid = normalize_id(ldraw_id)
+        from ldraw_data.catalog import get_catalog
+
+        cat = get_catalog()
+        if pid not in cat:
+            from ldraw_data.library import get_library
+
+            if get_library().find(pid + ".dat") is None:
+                raise PartNotFoundError(pid, cat.suggest(pid, 5))
+        object.__setattr__(self, "_id", pid)
+        object.__setattr__(self, "_color", as_color(color))
+        object.__setattr__(self, "_known", True)
+
+    @classmethod
+    def unchecked(cls, ldraw_id: str, color=16, *, known: bool = False) -> "Element":
+        """An element for a part the library may not have (LDraw import keeps such parts).
+
+        It has no connectors and an empty geometry when unknown.
+        """
+        e = object.__new__(cls)
+        object.__setattr__(e, "_id", normalize_id(ldraw_id))
+        object.__setattr__(e, "_color", as_color(color))
+        object.__setattr__(e, "_known", known)
+        return e
+
+    def __setattr__(self, k, v):
+        raise AttributeError("Element is immutable; make a new one")
+
+    @property
+    def ldraw_id(self) -> str:
+        """Part id without ``.dat`` (``"3001"``)."""
+        return self._id
+
+    @property
+    def color(self) -> LDrawColor:
+        """Colour code."""
+        return self._color
+
+    def __eq__(self, o) -> bool:
+        return isinstance(o, Element) and o._id == self._id and int(o._color) == int(self._color)
+
+    def __hash__(self) -> int:
+        return hash((self._id, int(self._color)))
+
+    def __repr__(self) -> str:
+        return f"Element({self._id!r}, {self._color!r})"
+
+    def with_color(self, color) -> "Element":
+        """The same part in another colour."""
+        e = Element.unchecked(self._id, color, known=self._known)
+        return e
+
+    @property
+    def spec(self) -> ElementSpec:
+        """Catalog identity (name, category, dimensions)."""
+        from ldraw_data.catalog import get_catalog
+
+        cat = get_catalog()
+        if self._id in cat:
+            s = cat.get(self._id)
+            return ElementSpec(self._id, s.name, s.category, tuple(s.dims), True)
+        return ElementSpec(self._id, self._id, "Unknown", (), False)
+
+    @property
+    def _geom(self) -> _PartGeometry:
+        return _part_geometry(self._id)
+
+    @property
+    def bounding_box(self) -> Box:
+        """Physical bounding box in the element's local frame, LDU (studs included)."""
+        return self._geom.bounding_box
+
+    @property
+    def alignment_box(self) -> Box:
+        """Grid box in the local frame: whole studs wide/deep, whole plates high; bottom-centre at the origin."""
+        return self._geom.alignment_box
+
+    @property
+    def connectors(self) -> tuple[Connector, ...]:
+        """Typed connectors in the local frame (BrickNet labels; empty when the part has none)."""
+        return self._geom.connectors
+
+    @property
+    def ldraw_to_local(self) -> np.ndarray:
+        """(4, 4) map from LDraw part coordinates to this element's local frame (LDU)."""
+        return self._geom.to_local

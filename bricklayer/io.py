@@ -1,0 +1,331 @@
+"""LDraw import and export of builds.
+
+Layers (house style 9): :func:`from_ldraw` (text -> build), :func:`read_ldraw`
+(path -> build), :func:`to_ldraw` (build -> text), :func:`write_ldraw`
+(build -> path, atomically).
+
+Mapping:
+- a build with nested builds is written as an MPD: the root is the first
+  ``0 FILE`` block, each distinct sub-build one more block (shared sub-builds
+  are written once and referenced from every placement);
+- placement names are kept in ``0 !BRICKLAYER NAME <name>`` meta lines before
+  the line they name (LDraw viewers ignore unknown meta lines, spec 1.0.2);
+- build steps are ``0 STEP`` lines;
+- reading, each submodel block becomes a nested :class:`LegoBuild` (shared
+  when referenced twice), every other type-1 line a part placement: parts
+  the library does not know are kept as placements without geometry or
+  connectors (and warned), MPD-embedded parts likewise, so nothing is dropped.
+  Transforms are kept exactly as written (rounded and mirrored ones too).
+"""
+
+from __future__ import annotations
+
+__all__ = ["from_ldraw", "read_ldraw", "to_ldraw", "write_ldraw", "LDrawImportResult"]
+
+import logging
+import os
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+from ldraw_data.errors import LDrawParseError, LDrawWarning
+from ldraw_data.io.parse import LDrawDocument, LDrawFile, parse_document
+from ldraw_data.library import read_ldraw_text
+
+from .build import LegoBuild, Placement
+from .element import Element
+from .geometry.ldraw_frame import B2L, L2B
+from .geometry.types import Pose
+
+log = logging.getLogger(__name__)
+
+_NAME_META = "!BRICKLAYER"
+
+
+class LDrawImportResult(list):
+    """Warnings of the last import (a list of LDrawWarning), also logged."""
+
+
+def _element_for(part_id: str, color: int, known: bool, cache: dict) -> Element:
+    key = (part_id, color, known)
+    e = cache.get(key)
+    if e is None:
+        e = cache[key] = Element.unchecked(part_id, color, known=known)
+    return e
+
+
+def _doc_to_build(doc: LDrawDocument, library, warnings: list, lines: list[str]) -> LegoBuild:
+    blocks = doc.blocks_by_key
+    builds: dict[str, LegoBuild] = {}
+    embedded: dict[str, tuple[str, str]] = {}
+    starts = sorted(f.first_line for f in doc.files)
+
+    def block_text(f: LDrawFile) -> str:
+        """The block's own lines (after its 0 FILE line, up to the next block)."""
+        nxt = [s for s in starts if s > f.first_line]
+        end = (nxt[0] - 1) if nxt else len(lines)
+        body = lines[f.first_line: end]
+        while body and body[-1].strip().upper() in ("", "0 NOFILE"):
+            body.pop()
+        return "\n".join(body)
+    elements: dict = {}
+    lib_find = library.find if library is not None else (lambda _n: None)
+
+    def is_sub(f: LDrawFile) -> bool:
+        return not f.is_part_like
+
+    def embed(blk: LDrawFile) -> None:
+        """Keep an embedded part block and the embedded blocks it uses."""
+        if blk.key in embedded:
+            return
+        embedded[blk.key] = (blk.name, block_text(blk))
+        for r in blk.refs:
+            sub = blocks.get(r.key)
+            if sub is not None and sub.is_part_like:
+                embed(sub)
+
+    def build_of(f: LDrawFile, stack: tuple) -> LegoBuild:
+        if f.key in builds:
+            return builds[f.key]
+        b = LegoBuild(name=f.name)
+        pending_name = None
+        warned = set()
+        for it in f.items:
+            kind = type(it).__name__
+            if kind == "Meta":
+                if it.command == "STEP":
+                    b.step()
+                elif it.command == _NAME_META and it.args.upper().startswith("NAME "):
+                    pending_name = it.args[5:].strip()
+                continue
+            if kind != "SubfileRef":
+                continue
+            key = it.key
+            blk = blocks.get(key)
+            mat = it.transform
+            if blk is not None and is_sub(blk):
+                if key in stack:
+                    warnings.append(LDrawWarning(doc.source, it.line, f"submodel {it.name!r} references itself; skipped"))
+                    continue
+                sub = build_of(blk, stack + (key,))
+                pose = Pose.from_matrix(L2B @ mat @ B2L)
+                content = sub
+                sub_color = it.color
+            else:
+                pid = key[:-4] if key.endswith(".dat") else key
+                known = blk is None and lib_find(key) is not None
+                if blk is None and not known and key not in warned:
+                    warned.add(key)
+                    warnings.append(LDrawWarning(doc.source, it.line,
+                        f"unknown part {it.name!r} kept as a placement without geometry or connectors"))
+                el = _element_for(pid, it.color, known, elements)
+                if blk is not None:
+                    embed(blk)
+                pose = Pose.from_matrix(L2B @ mat @ np.linalg.inv(el.ldraw_to_local) if known else L2B @ mat @ B2L)
+                content = el
+                sub_color = None
+            name = pending_name
+            pending_name = None
+            if name is not None and name in b._names:
+                warnings.append(LDrawWarning(doc.source, it.line, f"duplicate name {name!r}; second one dropped"))
+                name = None
+            b.add_raw(content, pose, name=name, color=sub_color)
+        b._touch()
+        builds[f.key] = b
+        return b
+
+    main = doc.main
+    if doc.is_mpd and main.is_part_like and any(is_sub(f) for f in doc.files):
+        main = next(f for f in doc.files if is_sub(f))
+    root = build_of(main, (main.key,))
+    root.embedded_files.update(embedded)
+    return root
+
+
+def from_ldraw(text: str, *, source: str = "<text>", library=None) -> LegoBuild:
+    """Build from LDraw text (``.ldr`` or ``.mpd``).
+
+    Parameters
+    ----------
+    text : str
+    source : str
+        File name used in warnings.
+    library : LDrawLibrary, optional
+        Default: the installed one (``ldraw_data.get_library()``).
+
+    Returns
+    -------
+    LegoBuild
+        ``build.import_warnings`` lists what was noticed (unknown parts, malformed lines).
+    """
+    if library is None:
+        from ldraw_data.library import get_library
+
+        library = get_library()
+    doc = parse_document(text, source)
+    warnings = list(doc.warnings)
+    build = _doc_to_build(doc, library, warnings, text.lstrip("\ufeff").splitlines())
+    for w in warnings:
+        log.warning("%s", w)
+    build.import_warnings = LDrawImportResult(warnings)
+    return build
+
+
+def read_ldraw(path, *, library=None) -> LegoBuild:
+    """Read an ``.ldr``/``.mpd`` file into a build (see :func:`from_ldraw`).
+
+    Raises
+    ------
+    LDrawParseError
+        When the file cannot be read.
+    """
+    p = Path(path)
+    try:
+        text = read_ldraw_text(p.read_bytes())
+    except OSError as exc:
+        raise LDrawParseError(str(p), None, f"cannot read file: {exc.strerror or exc}") from exc
+    return from_ldraw(text, source=p.name, library=library)
+
+
+def _fmt(v: float) -> str:
+    r = round(float(v), 6)
+    if r == 0:
+        return "0"
+    s = f"{r:.6f}".rstrip("0").rstrip(".")
+    return s
+
+
+def _line1(color: int, m: np.ndarray, name: str) -> str:
+    c = f"0x{color:07X}" if color >= 0x2000000 else str(int(color))
+    vals = [m[0, 3], m[1, 3], m[2, 3], *m[:3, :3].ravel()]
+    return f"1 {c} " + " ".join(_fmt(v) for v in vals) + f" {name}"
+
+
+def _block_names(root: LegoBuild) -> dict[int, str]:
+    names: dict[int, str] = {id(root): _ensure_ext(root.name or "model.ldr")}
+    used = {names[id(root)].lower()}
+    counter = [0]
+
+    def visit(b: LegoBuild):
+        for p in b._placements:
+            c = p.content
+            if isinstance(c, LegoBuild) and id(c) not in names:
+                base = c.name or b.name_of(p) or f"submodel-{counter[0] + 1}"
+                counter[0] += 1
+                cand = _ensure_ext(base)
+                k = 2
+                while cand.lower() in used:
+                    cand = _ensure_ext(f"{base.removesuffix('.ldr')}-{k}")
+                    k += 1
+                used.add(cand.lower())
+                names[id(c)] = cand
+                visit(c)
+
+    visit(root)
+    return names
+
+
+def _ensure_ext(n: str) -> str:
+    return n if n.lower().endswith((".ldr", ".mpd", ".dat")) else n + ".ldr"
+
+
+def _block_lines(b: LegoBuild, names: dict[int, str]) -> list[str]:
+    out = []
+    rev_names = {id(p): n for n, p in b._names.items()}
+    steps = b.steps
+    for si, group in enumerate(steps):
+        for p in group:
+            if id(p) in rev_names:
+                out.append(f"0 {_NAME_META} NAME {rev_names[id(p)]}")
+            c = p.content
+            if isinstance(c, LegoBuild):
+                m = B2L @ p.pose.matrix @ L2B
+                out.append(_line1(p.color if p.color is not None else 16, m, names[id(c)]))
+            else:
+                m = B2L @ p.pose.matrix @ c.ldraw_to_local if c._known else B2L @ p.pose.matrix @ L2B
+                out.append(_line1(int(c.color), m, c.ldraw_id.replace("/", "\\") + ".dat"))
+        if si < len(steps) - 1:
+            out.append("0 STEP")
+    return out
+
+
+def to_ldraw(build: LegoBuild, *, title: str | None = None) -> str:
+    """LDraw text of a build: plain LDR when flat, MPD when it nests builds.
+
+    Parameters
+    ----------
+    build : LegoBuild
+    title : str, optional
+        First-line description (default the build's name or ``"BrickLayer model"``).
+
+    Returns
+    -------
+    str
+        Lines end with ``\\n``; coordinates in LDU with up to 6 decimals.
+    """
+    names = _block_names(build)
+    embedded: dict[str, tuple[str, str]] = {}
+    for b in [build, *build._all_builds()]:
+        for k, v in b.embedded_files.items():
+            embedded.setdefault(k, v)
+    nested = len(names) > 1 or bool(embedded)
+    head = title or (build.name or "BrickLayer model")
+    lines: list[str] = []
+    order = [build]
+    seen = {id(build)}
+    i = 0
+    while i < len(order):
+        for p in order[i]._placements:
+            if isinstance(p.content, LegoBuild) and id(p.content) not in seen:
+                seen.add(id(p.content))
+                order.append(p.content)
+        i += 1
+    for b in order:
+        nm = names[id(b)]
+        if nested:
+            lines.append(f"0 FILE {nm}")
+        lines.append(f"0 {head if b is build else (b.name or nm)}")
+        lines.append(f"0 Name: {nm}")
+        lines.append("0 Author: BrickLayer")
+        lines.append("0 !LDRAW_ORG Unofficial_Model")
+        lines.extend(_block_lines(b, names))
+        if nested:
+            lines.append("0 NOFILE")
+    for _key, (nm, text) in embedded.items():
+        lines.append(f"0 FILE {nm}")
+        lines.extend(text.splitlines())
+        lines.append("0 NOFILE")
+    return "\n".join(lines) + "\n"
+
+
+def write_ldraw(build: LegoBuild, path, *, overwrite: bool = True, title: str | None = None) -> Path:
+    """Write a build to an ``.ldr``/``.mpd`` file atomically (temp file, then rename).
+
+    Parameters
+    ----------
+    build : LegoBuild
+    path : path
+    overwrite : bool
+        When False, an existing file raises FileExistsError instead of being replaced.
+    title : str, optional
+
+    Returns
+    -------
+    Path
+    """
+    p = Path(path)
+    if p.exists() and not overwrite:
+        raise FileExistsError(f"{p} exists; pass overwrite=True to replace it")
+    text = to_ldraw(build, title=title)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=p.parent, prefix=f".{p.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
+            fh.write(text)
+        os.replace(tmp, p)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+    return p

@@ -1,0 +1,545 @@
+"""The worker process that runs model-written ``build.py`` code (started by :class:`~.worker.Worker`).
+
+Protocol: one JSON object per line. The child writes ``{"ready": true, ...}`` once bricklayer is imported, then
+answers each request line ``{"id": n, "op": ..., ...}`` with one line ``{"id": n, "ok": bool, ...}``. File
+descriptor 1 is pointed at ``/dev/null`` after start-up so that nothing user code writes, even from C, can
+corrupt the protocol; Python-level ``print`` output is captured per request and truncated.
+
+Limits set here: address space (``RLIMIT_AS``, from ``BRICKWRIGHT_WORKER_MEMORY`` bytes). The wall-clock limit is
+the parent's: it kills this process group when a request takes too long.
+"""
+
+from __future__ import annotations
+
+__all__ = ["main"]
+
+import ast
+import builtins
+import difflib
+import io
+import json
+import linecache
+import os
+import re
+import sys
+import traceback
+from pathlib import Path
+from typing import Any
+
+#: Fallback connector type names (bricklayer-api.md, "Connector type names") when bricklayer offers no list.
+CONTRACT_CONNECTOR_TYPES = (
+    "stud", "open_stud", "antistud", "tube", "post", "axle", "axle_hole", "axle_bore", "pin", "pin_hole",
+    "bar", "clip", "towball", "towball_socket", "neck_bracket", "shoulder_peg", "wrist_peg",
+    "turntable_pin", "turntable_socket",
+)
+
+
+class CappedWriter(io.TextIOBase):
+    """A text sink that keeps the first ``limit`` characters and counts the rest."""
+
+    def __init__(self, limit: int):
+        self.limit = int(limit)
+        self.parts: list[str] = []
+        self.size = 0
+        self.dropped = 0
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, s: str) -> int:
+        n = len(s)
+        room = self.limit - self.size
+        if room > 0:
+            self.parts.append(s[:room])
+            self.size += min(n, room)
+        self.dropped += max(0, n - max(room, 0))
+        return n
+
+    def text(self) -> str:
+        out = "".join(self.parts)
+        if self.dropped:
+            out += f"\n[... output truncated: {self.dropped} more characters not shown]"
+        return out
+
+
+class _State:
+    bricklayer: Any = None
+    import_error: str | None = None
+    output_limit: int = 20_000
+
+
+# ------------------------------------------------------------------------------------------- did you mean
+def _bricklayer_names() -> list[str]:
+    bl = _State.bricklayer
+    return [n for n in dir(bl) if not n.startswith("_")] if bl is not None else []
+
+
+def _connector_type_names() -> list[str]:
+    bl = _State.bricklayer
+    for attr in ("CONNECTOR_TYPES", "connector_type_names", "ConnectorType"):
+        obj = getattr(bl, attr, None) if bl is not None else None
+        if obj is None:
+            continue
+        try:
+            if callable(obj) and not isinstance(obj, type):
+                obj = obj()
+            names = [getattr(m, "value", m) for m in obj]
+            names = [n for n in names if isinstance(n, str)]
+            if names:
+                return names
+        except Exception:  # noqa: BLE001 - fall back to the contract list
+            continue
+    return list(CONTRACT_CONNECTOR_TYPES)
+
+
+def _close(name: str, candidates: list[str], n: int = 3) -> list[str]:
+    lower = {c.lower(): c for c in candidates}
+    hits = difflib.get_close_matches(name.lower(), list(lower), n=n, cutoff=0.6)
+    return [lower[h] for h in hits]
+
+
+def did_you_mean(exc: BaseException, ns: dict[str, Any] | None) -> str:
+    """A hint for an exception raised by user code: close names, or where a name lives.
+
+    Parameters
+    ----------
+    exc : BaseException
+        The exception.
+    ns : dict or None
+        The namespace ``build.py`` ran in (its names are candidates for NameError).
+
+    Returns
+    -------
+    str
+        ``"did you mean 'brick'?"`` style text, or ``""`` when there is no likely answer.
+    """
+    bl_names = _bricklayer_names()
+    if isinstance(exc, NameError) and getattr(exc, "name", None):
+        name = exc.name
+        if name in bl_names:
+            return f"{name!r} is in bricklayer: add `from bricklayer import {name}`"
+        pool = list((ns or {}).keys()) + dir(builtins) + bl_names
+        hits = _close(name, pool)
+        if hits:
+            extra = [h for h in hits if h in bl_names and h not in (ns or {})]
+            hint = "did you mean " + " or ".join(repr(h) for h in hits) + "?"
+            if extra:
+                hint += f" ({', '.join(extra)} must be imported from bricklayer)"
+            return hint
+        return ""
+    if isinstance(exc, AttributeError) and getattr(exc, "name", None):
+        obj = getattr(exc, "obj", None)
+        pool = [n for n in dir(obj) if not n.startswith("_")] if obj is not None else []
+        hits = _close(exc.name, pool)
+        if hits:
+            return "did you mean " + " or ".join(repr(h) for h in hits) + "?"
+        if pool and len(pool) <= 60:
+            return f"available: {', '.join(pool)}"
+        return ""
+    if isinstance(exc, ImportError):
+        m = re.search(r"cannot import name '([^']+)' from '([^']+)'", str(exc))
+        if m:
+            name, mod = m.groups()
+            pool = [n for n in dir(sys.modules.get(mod)) if not n.startswith("_")] if mod in sys.modules else []
+            hits = _close(name, pool)
+            if hits:
+                return "did you mean " + " or ".join(repr(h) for h in hits) + "?"
+        return ""
+    msg = str(exc)
+    if "did you mean" in msg.lower():
+        return ""  # the library already suggests (e.g. PartNotFoundError)
+    if "connector" in msg.lower():
+        quoted = re.findall(r"'([A-Za-z_][\w/]*)'", msg)
+        names = _connector_type_names()
+        for q in quoted:
+            if q in names:
+                continue
+            hits = _close(q, names)
+            if hits:
+                return "did you mean connector type " + " or ".join(repr(h) for h in hits) + "?"
+        return ""
+    return ""
+
+
+def format_exception(exc: BaseException, build_path: str, ns: dict[str, Any] | None, where: str) -> dict:
+    """Describe an exception from user code for the model.
+
+    Returns
+    -------
+    dict
+        ``type``, ``message``, ``line`` (1-based line in build.py or None), ``code`` (that line), ``hint``,
+        ``text`` (the compact report: location, code line, message, hint, short trace).
+    """
+    etype = type(exc).__name__
+    message = str(exc)
+    if isinstance(exc, SyntaxError):
+        line, col = exc.lineno, exc.offset
+        code = (exc.text or "").rstrip("\n")
+        text = f"SyntaxError in build.py line {line}" + (f", column {col}" if col else "") + f": {exc.msg}"
+        if code:
+            text += f"\n  {line:>4} | {code}"
+            if col:
+                text += "\n       | " + " " * (col - 1) + "^"
+        return {"type": etype, "message": exc.msg, "line": line, "code": code, "hint": "", "text": text}
+    frames = traceback.extract_tb(exc.__traceback__)
+    user = [f for f in frames if f.filename == build_path]
+    line = user[-1].lineno if user else None
+    code = (user[-1].line or "").strip() if user else ""
+    hint = did_you_mean(exc, ns)
+    head = f"{etype} in {where}" + (f" at build.py line {line}" if line else "") + ":"
+    parts = [head]
+    if code:
+        parts.append(f"  {line:>4} | {code}")
+    parts.append(f"{etype}: {message}" if message else etype)
+    if hint:
+        parts.append(f"Hint: {hint}")
+    # a short trace: the user's frames plus the library frame that raised
+    shown = [f for f in frames if f.filename == build_path or f is frames[-1]]
+    trace = " -> ".join(
+        (f"build.py:{f.lineno} in {f.name}" if f.filename == build_path
+         else f"{_short_path(f.filename)}:{f.lineno} in {f.name}") for f in shown)
+    if trace:
+        parts.append(f"Trace: {trace}")
+    return {"type": etype, "message": message, "line": line, "code": code, "hint": hint, "text": "\n".join(parts)}
+
+
+def _short_path(path: str) -> str:
+    p = Path(path)
+    for anchor in ("bricklayer", "brickwright", "ldraw_data"):
+        if anchor in p.parts:
+            return "/".join(p.parts[p.parts.index(anchor):])
+    return p.name
+
+
+# ------------------------------------------------------------------------------------------- running code
+def load_build(source: str, build_path: str) -> dict[str, Any]:
+    """Compile and execute ``build.py`` source in a fresh namespace (``__name__ == "build"``)."""
+    code = compile(source, build_path, "exec")
+    linecache.cache[build_path] = (len(source), None, source.splitlines(True), build_path)
+    ns: dict[str, Any] = {"__name__": "build", "__file__": build_path, "__builtins__": builtins}
+    exec(code, ns)  # noqa: S102 - running the model's code is the point; it is sandboxed by process limits
+    return ns
+
+
+def _label(build: Any, placement: Any) -> str:
+    name = None
+    try:
+        name = build.name_of(placement)
+    except Exception:  # noqa: BLE001
+        name = None
+    content = getattr(placement, "content", None)
+    part = getattr(content, "ldraw_id", None)
+    color = getattr(content, "color", None)
+    cname = getattr(color, "name", None) or (str(color) if color is not None else "")
+    what = f"{part} {cname}".strip() if part else type(content).__name__
+    return f"{name!r} [{what}]" if name else f"[{what}]"
+
+
+def _where(placement: Any) -> str:
+    """Position of a placement in the BrickLayer frame, as text (best effort)."""
+    try:
+        import numpy as np
+
+        box = getattr(placement, "alignment_box", None) or getattr(placement, "bounding_box", None)
+        lo = hi = None
+        if box is not None:
+            for a, b in (("min", "max"), ("lower", "upper"), ("lo", "hi")):
+                if hasattr(box, a) and hasattr(box, b):
+                    lo, hi = np.asarray(getattr(box, a), float), np.asarray(getattr(box, b), float)
+                    break
+            else:
+                arr = np.asarray(box, float)
+                if arr.shape == (2, 3):
+                    lo, hi = arr
+        if lo is not None:
+            f = lambda v: ",".join(f"{x:g}" for x in np.round(v, 2))  # noqa: E731
+            return f"box ({f(lo)})..({f(hi)}) LDU"
+        t = getattr(getattr(placement, "pose", None), "translation", None)
+        if t is not None:
+            return "at (" + ",".join(f"{x:g}" for x in np.round(np.asarray(t, float).ravel()[:3], 2)) + ")"
+    except Exception:  # noqa: BLE001 - location is a nicety
+        pass
+    return ""
+
+
+def _listing(build: Any, items: list[Any], limit: int = 8) -> list[str]:
+    out = []
+    for p in items[:limit]:
+        w = _where(p)
+        out.append(f"{_label(build, p)}" + (f" {w}" if w else ""))
+    if len(items) > limit:
+        out.append(f"... and {len(items) - limit} more")
+    return out
+
+
+def fixed_checks(build: Any) -> dict[str, Any]:
+    """Collision, floating and connectivity checks and part statistics of a build.
+
+    Returns
+    -------
+    dict
+        ``collisions`` (int), ``floating`` (int), ``components`` (int or None), ``parts``, ``unique_parts``
+        (distinct part ids), ``unique_elements`` (distinct part id + colour), ``problems`` (list of str lines),
+        ``passed`` (no collisions and nothing floating).
+    """
+    res: dict[str, Any] = {"problems": []}
+    flat = list(getattr(build, "flattened_placements", None) or [])
+    res["parts"] = len(flat)
+    ids = [getattr(getattr(p, "content", None), "ldraw_id", None) for p in flat]
+    res["unique_parts"] = len({i for i in ids if i is not None})
+    res["unique_elements"] = len({(getattr(p.content, "ldraw_id", None), str(getattr(p.content, "color", "")))
+                                  for p in flat if hasattr(p, "content")})
+    pairs = list(build.colliding_placements)
+    res["collisions"] = len(pairs)
+    for a, b in pairs[:8]:
+        wa, wb = _where(a), _where(b)
+        res["problems"].append(
+            f"COLLISION {_label(build, a)}{' ' + wa if wa else ''} overlaps {_label(build, b)}"
+            f"{' ' + wb if wb else ''}: move one of them (check its position/rotation or use stack())")
+    if len(pairs) > 8:
+        res["problems"].append(f"... and {len(pairs) - 8} more colliding pairs")
+    floating = list(build.floating_placements)
+    res["floating"] = len(floating)
+    if floating:
+        res["problems"].append(
+            f"FLOATING {len(floating)} part(s) not supported from the ground: " + "; ".join(_listing(build, floating))
+            + ". Lower them onto a part below (stack(..., on=...)) or connect them to a supported part.")
+    try:
+        res["components"] = int(build.num_connected_components)
+    except Exception as exc:  # noqa: BLE001 - report, keep going
+        res["components"] = None
+        res["problems"].append(f"(connectivity not computed: {type(exc).__name__}: {exc})")
+    res["passed"] = not pairs and not floating
+    return res
+
+
+def _call_run_tests(ns: dict[str, Any], build: Any) -> Any:
+    import inspect
+
+    fn = ns["run_tests"]
+    try:
+        params = [p for p in inspect.signature(fn).parameters.values()
+                  if p.default is p.empty and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    except (TypeError, ValueError):
+        params = []
+    return fn(build) if params else fn()
+
+
+def op_validate(req: dict) -> dict:
+    from brickwright.testing import TestReport
+
+    build_path = req["build_path"]
+    out: dict[str, Any] = {"stage": "compile", "passed": False}
+    ns = None
+    try:
+        ns = load_build(req["source"], build_path)
+        out["stage"] = "create_build"
+        if "create_build" not in ns:
+            out["error"] = {"type": "ContractError", "line": None, "hint": "",
+                            "text": "build.py defines no create_build(); define `def create_build() -> LegoBuild`."}
+            return out
+        build = ns["create_build"]()
+        if not hasattr(build, "floating_placements"):
+            out["error"] = {"type": "ContractError", "line": None, "hint": "",
+                            "text": f"create_build() returned {type(build).__name__}, not a LegoBuild; "
+                                    "end it with `return build`."}
+            return out
+        out["stage"] = "checks"
+        out["fixed"] = fixed_checks(build)
+        out["stage"] = "run_tests"
+        if "run_tests" in ns:
+            report = TestReport.from_any(_call_run_tests(ns, build))
+            out["tests"] = report.to_dict()
+        else:
+            out["tests"] = None
+        if req.get("export"):
+            out["stage"] = "export"
+            _State.bricklayer.write_ldraw(build, req["export"])
+            out["exported"] = req["export"]
+        out["stage"] = "done"
+        tests_ok = out["tests"] is not None and out["tests"]["passed"]
+        out["passed"] = bool(out["fixed"]["passed"] and tests_ok)
+    except MemoryError:
+        out["error"] = {"type": "MemoryError", "line": None, "hint": "",
+                        "text": "MemoryError: build.py used more memory than the worker limit; "
+                                "look for huge lists or loops that never stop adding parts."}
+        out["restart"] = True
+    except BaseException as exc:  # noqa: BLE001 - everything the user code raises is reported
+        if isinstance(exc, (KeyboardInterrupt,)):
+            raise
+        where = {"compile": "build.py", "create_build": "create_build()", "run_tests": "run_tests()",
+                 "checks": "the validator", "export": "write_ldraw()"}.get(out["stage"], out["stage"])
+        out["error"] = format_exception(exc, build_path, ns, where)
+        if isinstance(exc, SystemExit):
+            out["error"]["text"] = "build.py called exit(); remove it (" + out["error"]["text"] + ")"
+    return out
+
+
+def op_explore(req: dict) -> dict:
+    build_path = req["build_path"]
+    ns: dict[str, Any] = {}
+    notes = []
+    try:
+        ns = load_build(req["source"], build_path)
+        build = ns["create_build"]() if "create_build" in ns else None
+        if build is None:
+            notes.append("(build.py defines no create_build(); `build` is None)")
+    except MemoryError:
+        raise
+    except BaseException as exc:  # noqa: BLE001
+        build = None
+        notes.append("(build.py failed, `build` is None: " + format_exception(exc, build_path, ns, "build.py")["text"]
+                     + ")")
+    scope: dict[str, Any] = {"__name__": "__explore__", "__builtins__": builtins}
+    bl = _State.bricklayer
+    if bl is not None:
+        scope["bricklayer"] = bl
+        for name in getattr(bl, "__all__", None) or [n for n in dir(bl) if not n.startswith("_")]:
+            if hasattr(bl, name):
+                scope[name] = getattr(bl, name)
+    scope.update({k: v for k, v in ns.items() if not k.startswith("__")})
+    scope["build"] = build
+    code = req["code"]
+    for n in notes:
+        print(n)
+    try:
+        tree = ast.parse(code, "<explore>", "exec")
+        last = tree.body[-1] if tree.body and isinstance(tree.body[-1], ast.Expr) else None
+        if last is not None:
+            tree.body = tree.body[:-1]
+        exec(compile(tree, "<explore>", "exec"), scope)  # noqa: S102
+        if last is not None:
+            value = eval(compile(ast.Expression(last.value), "<explore>", "eval"), scope)  # noqa: S307
+            if value is not None:
+                print(repr(value) if not isinstance(value, str) else value)
+        return {"passed": True}
+    except MemoryError:
+        raise
+    except BaseException as exc:  # noqa: BLE001
+        frames = traceback.extract_tb(exc.__traceback__)
+        line = next((f.lineno for f in reversed(frames) if f.filename == "<explore>"), None)
+        if isinstance(exc, SyntaxError):
+            line = exc.lineno
+        hint = did_you_mean(exc, scope)
+        print(f"{type(exc).__name__}" + (f" at snippet line {line}" if line else "") + f": {exc}"
+              + (f"\nHint: {hint}" if hint else ""))
+        return {"passed": False}
+
+
+def _find_renderer():
+    """The first rendering function that exists: bricklayer.render, brickwright.render.render_build/render."""
+    bl = _State.bricklayer
+    cands = []
+    if bl is not None:
+        r = getattr(bl, "render", None)
+        cands.append(getattr(r, "render_build", None) if r is not None and not callable(r) else r)
+    try:
+        import importlib
+
+        mod = importlib.import_module("brickwright.render")
+        cands += [getattr(mod, "render_build", None), getattr(mod, "render", None)]
+    except Exception:  # noqa: BLE001 - not there yet
+        pass
+    return next((c for c in cands if callable(c)), None)
+
+
+def op_render(req: dict) -> dict:
+    fn = _find_renderer()
+    if fn is None:
+        return {"passed": False, "text": "rendering not available in this installation (no bricklayer.render or "
+                                          "brickwright.render); use validate and explore instead"}
+    ns: dict[str, Any] = {}
+    try:
+        ns = load_build(req["source"], req["build_path"])
+        build = ns["create_build"]()
+        result = fn(build, req["out"])
+        path = req["out"] if not isinstance(result, (str, os.PathLike)) else os.fspath(result)
+        if isinstance(result, (bytes, bytearray)):
+            Path(req["out"]).write_bytes(result)
+        return {"passed": True, "image": path, "text": f"rendered to {Path(path).name}"}
+    except MemoryError:
+        raise
+    except BaseException as exc:  # noqa: BLE001
+        return {"passed": False, "text": format_exception(exc, req["build_path"], ns, "render")["text"]}
+
+
+def op_api_reference(req: dict) -> dict:
+    bl = _State.bricklayer
+    if bl is None:
+        return {"passed": False, "text": f"bricklayer not importable: {_State.import_error}"}
+    fn = getattr(bl, "api_reference", None)
+    if fn is None:
+        names = ", ".join(_bricklayer_names())
+        return {"passed": False, "text": f"(bricklayer.api_reference() not available; public names: {names})"}
+    return {"passed": True, "text": fn()}
+
+
+OPS = {"validate": op_validate, "explore": op_explore, "render": op_render, "api_reference": op_api_reference,
+       "ping": lambda req: {"passed": True}}
+
+
+def main() -> None:
+    limit = int(os.environ.get("BRICKWRIGHT_WORKER_MEMORY", "0") or 0)
+    if limit > 0:
+        import resource
+
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    _State.output_limit = int(os.environ.get("BRICKWRIGHT_WORKER_OUTPUT", "20000"))
+    proto_in = os.fdopen(os.dup(0), "r", encoding="utf-8")
+    proto_out = os.fdopen(os.dup(1), "w", encoding="utf-8")
+    devnull = os.open(os.devnull, os.O_RDWR)
+    os.dup2(devnull, 0)
+    os.dup2(devnull, 1)
+    sys.stdin = open(os.devnull, encoding="utf-8")  # noqa: SIM115
+    sys.stdout = CappedWriter(0)
+    sys.path.insert(0, os.getcwd())
+    try:
+        import bricklayer  # noqa: F401 - warm import, the point of the worker
+
+        _State.bricklayer = bricklayer
+    except Exception as exc:  # noqa: BLE001 - reported in the ready line and in validate errors
+        _State.import_error = f"{type(exc).__name__}: {exc}"
+    try:
+        import brickwright.testing  # noqa: F401
+    except Exception:  # noqa: BLE001
+        pass
+
+    def send(obj: dict) -> None:
+        proto_out.write(json.dumps(obj, default=str) + "\n")
+        proto_out.flush()
+
+    send({"ready": True, "bricklayer": _State.bricklayer is not None, "import_error": _State.import_error,
+          "pid": os.getpid()})
+    for line in proto_in:
+        if not line.strip():
+            continue
+        req = json.loads(line)
+        cap = CappedWriter(_State.output_limit)
+        sys.stdout = sys.stderr = cap
+        resp: dict[str, Any]
+        try:
+            if req.get("cwd"):
+                os.makedirs(req["cwd"], exist_ok=True)
+                os.chdir(req["cwd"])
+            resp = OPS[req["op"]](req)
+        except MemoryError:
+            resp = {"passed": False, "restart": True,
+                    "error": {"type": "MemoryError", "line": None, "hint": "",
+                              "text": "MemoryError: the code used more memory than the worker limit"}}
+        except BaseException as exc:  # noqa: BLE001 - the protocol must always answer
+            resp = {"passed": False, "error": {"type": type(exc).__name__, "line": None, "hint": "",
+                                               "text": f"worker error: {type(exc).__name__}: {exc}"}}
+        finally:
+            sys.stdout = sys.stderr = CappedWriter(0)
+        resp["id"] = req.get("id")
+        resp["ok"] = True
+        resp["output"] = cap.text()
+        try:
+            send(resp)
+        except MemoryError:
+            send({"id": req.get("id"), "ok": True, "passed": False, "restart": True, "output": "",
+                  "error": {"type": "MemoryError", "line": None, "hint": "", "text": "MemoryError"}})
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,161 @@
+"""Run many prompts and compute the BrickWright paper's metrics per run and overall.
+
+Metrics per run: valid (no collisions, nothing floating), collision-free, floater-free, connected components,
+parts, unique part ids, validate calls, tool calls, time, tokens and cost, finalized, stop reason. Overall: the
+three rates (fraction of runs) and the means of the rest. Written to ``metrics.json`` and ``metrics.csv``
+(one row per run plus an ``OVERALL`` row).
+"""
+
+from __future__ import annotations
+
+__all__ = ["EvalResult", "evaluate", "read_prompts", "RUN_FIELDS"]
+
+import csv
+import json
+import logging
+from dataclasses import dataclass
+from pathlib import Path
+from statistics import fmean
+from typing import Any, Callable
+
+from .errors import BrickWrightError
+from .providers import Provider, resolve_provider
+from .run import DEFAULT_MAX_CALLS, DEFAULT_MAX_VALIDATE, Progress, _slug, generate
+from .worker import DEFAULT_MEMORY_LIMIT, DEFAULT_TIME_LIMIT, Worker
+
+logger = logging.getLogger(__name__)
+
+#: Columns of metrics.csv, in order.
+RUN_FIELDS = ["index", "prompt", "run_dir", "finalized", "stop_reason", "valid", "collision_free", "floater_free",
+              "components", "parts", "unique_parts", "validate_calls", "tool_calls", "turns", "seconds",
+              "prompt_tokens", "completion_tokens", "cost_usd", "error"]
+
+
+@dataclass
+class EvalResult:
+    """Metrics of an evaluation.
+
+    Attributes
+    ----------
+    runs : list of dict
+        One dict per prompt with the keys of :data:`RUN_FIELDS`.
+    overall : dict
+        ``runs``, ``valid_rate``, ``collision_free_rate``, ``floater_free_rate``, ``finalized_rate`` (fractions
+        in [0, 1]) and ``mean_components``, ``mean_parts``, ``mean_unique_parts``, ``mean_validate_calls``,
+        ``mean_tool_calls``, ``mean_seconds``, ``mean_tokens``, ``total_tokens``, ``total_cost_usd``,
+        ``mean_cost_usd``.
+    json_path, csv_path : pathlib.Path
+    """
+
+    runs: list[dict[str, Any]]
+    overall: dict[str, Any]
+    json_path: Path
+    csv_path: Path
+
+
+def read_prompts(path: str | Path) -> list[str]:
+    """Prompts from a text file: one per line; blank lines and lines starting with ``#`` are skipped.
+
+    Raises
+    ------
+    FileNotFoundError
+        When the file does not exist.
+    ValueError
+        When it holds no prompt.
+    """
+    p = Path(path)
+    prompts = [ln.strip() for ln in p.read_text(encoding="utf-8").splitlines()
+               if ln.strip() and not ln.lstrip().startswith("#")]
+    if not prompts:
+        raise ValueError(f"{p}: no prompts (one per line; '#' starts a comment)")
+    return prompts
+
+
+def _mean(values: list[Any]) -> float | None:
+    vals = [float(v) for v in values if v is not None and v != ""]
+    return round(fmean(vals), 4) if vals else None
+
+
+def summarize(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    """Overall metrics of per-run dicts (see :class:`EvalResult`)."""
+    n = len(runs)
+    rate = lambda key: round(sum(bool(r[key]) for r in runs) / n, 4) if n else None  # noqa: E731
+    tokens = [(r["prompt_tokens"] or 0) + (r["completion_tokens"] or 0) for r in runs]
+    return {
+        "runs": n, "valid_rate": rate("valid"), "collision_free_rate": rate("collision_free"),
+        "floater_free_rate": rate("floater_free"), "finalized_rate": rate("finalized"),
+        "mean_components": _mean([r["components"] for r in runs]), "mean_parts": _mean([r["parts"] for r in runs]),
+        "mean_unique_parts": _mean([r["unique_parts"] for r in runs]),
+        "mean_validate_calls": _mean([r["validate_calls"] for r in runs]),
+        "mean_tool_calls": _mean([r["tool_calls"] for r in runs]), "mean_seconds": _mean([r["seconds"] for r in runs]),
+        "mean_tokens": _mean(tokens), "total_tokens": sum(tokens),
+        "total_cost_usd": round(sum(r["cost_usd"] or 0 for r in runs), 6),
+        "mean_cost_usd": _mean([r["cost_usd"] for r in runs]),
+    }
+
+
+def evaluate(prompts_file: str | Path, *, model: str | None = None, base_url: str | None = None,
+             api_key: str | None = None, out_dir: str | Path | None = None, max_calls: int = DEFAULT_MAX_CALLS,
+             max_validate: int = DEFAULT_MAX_VALIDATE, budget_usd: float | None = None,
+             progress: Callable[[int, Progress], None] | None = None, time_limit: float = DEFAULT_TIME_LIMIT,
+             memory_limit: int = DEFAULT_MEMORY_LIMIT, provider: Provider | None = None) -> EvalResult:
+    """Run :func:`~.run.generate` on every prompt of a file and write the metrics.
+
+    Parameters
+    ----------
+    prompts_file : path
+        One prompt per line (see :func:`read_prompts`).
+    model, base_url, api_key, max_calls, max_validate, time_limit, memory_limit, provider
+        As for :func:`~.run.generate`, applied to each run.
+    budget_usd : float, optional
+        Cost budget per run, USD.
+    out_dir : path, optional
+        Folder for the run folders (``run_001-<slug>``...) and the metrics; default ``./brickwright_eval``.
+    progress : callable, optional
+        Called as ``progress(run_index, Progress)``.
+
+    Returns
+    -------
+    EvalResult
+
+    Raises
+    ------
+    ProviderNotConfiguredError
+        Before any run, when no provider is configured.
+    """
+    prompts = read_prompts(prompts_file)
+    provider = provider or resolve_provider(model, base_url, api_key)
+    root = Path(out_dir or "brickwright_eval").resolve()
+    root.mkdir(parents=True, exist_ok=True)
+    runs: list[dict[str, Any]] = []
+    with Worker(time_limit=time_limit, memory_limit=memory_limit) as worker:
+        for i, prompt in enumerate(prompts, 1):
+            run_dir = root / f"run_{i:03d}-{_slug(prompt, 24)}"
+            cb = (lambda ev, i=i: progress(i, ev)) if progress else None
+            row: dict[str, Any] = {k: None for k in RUN_FIELDS}
+            row.update(index=i, prompt=prompt, run_dir=str(run_dir), error="")
+            try:
+                res = generate(prompt, out_dir=run_dir, max_calls=max_calls, max_validate=max_validate,
+                               budget_usd=budget_usd, progress=cb, time_limit=time_limit, provider=provider,
+                               worker=worker)
+                d = res.to_dict()
+                row.update({k: d[k] for k in RUN_FIELDS if k in d})
+            except BrickWrightError as exc:
+                logger.warning("run %d failed: %s", i, exc)
+                row.update(finalized=False, valid=False, collision_free=False, floater_free=False, error=str(exc),
+                           validate_calls=0, tool_calls=0, prompt_tokens=0, completion_tokens=0, cost_usd=0.0)
+            runs.append(row)
+    overall = summarize(runs)
+    json_path, csv_path = root / "metrics.json", root / "metrics.csv"
+    json_path.write_text(json.dumps({"overall": overall, "runs": runs}, indent=2), encoding="utf-8")
+    with open(csv_path, "w", newline="", encoding="utf-8") as f:
+        w = csv.DictWriter(f, fieldnames=RUN_FIELDS)
+        w.writeheader()
+        w.writerows(runs)
+        w.writerow({"index": "OVERALL", "prompt": "", "valid": overall["valid_rate"],
+                    "collision_free": overall["collision_free_rate"], "floater_free": overall["floater_free_rate"],
+                    "finalized": overall["finalized_rate"], "components": overall["mean_components"],
+                    "parts": overall["mean_parts"], "unique_parts": overall["mean_unique_parts"],
+                    "validate_calls": overall["mean_validate_calls"], "tool_calls": overall["mean_tool_calls"],
+                    "seconds": overall["mean_seconds"], "cost_usd": overall["total_cost_usd"]})
+    return EvalResult(runs, overall, json_path, csv_path)

@@ -1,0 +1,106 @@
+"""The system prompt and starting ``build.py`` templates.
+
+The prompt is short loop instructions plus generated references: ``bricklayer.api_reference()`` (asked from
+the worker, so the harness need not import bricklayer) and the :class:`~brickwright.testing.TestContext` methods
+rendered from their docstrings. Nothing in it is written twice.
+"""
+
+from __future__ import annotations
+
+__all__ = ["INSTRUCTIONS", "NEW_BUILD_TEMPLATE", "ldraw_build_template", "testcontext_reference", "system_prompt"]
+
+import inspect
+
+from ..testing import TestContext
+
+INSTRUCTIONS = """\
+You are BrickWright. You design LEGO models that can really be built, as Python code in build.py written \
+against the bricklayer library, and you work only through the tools.
+
+Work in a loop:
+1. Plan: list the sections of the model, their parts, sizes and positions.
+2. Execute: write build.py (write_build), then change it in small steps (edit_build, insert_build).
+3. Validate after every change (validate) and fix what it reports, first problem first; line numbers refer to \
+build.py. Use explore to search parts or try code, render to look at the model.
+4. When validate passes and the model matches the request, call finalize.
+
+build.py contract: `create_build()` returns the LegoBuild (deterministic, writes no files); `run_tests()` returns \
+`TestContext(create_build()).report()` (`from brickwright import TestContext`) and should check what the request \
+asks for. validate also always checks collisions and floating parts."""
+
+NEW_BUILD_TEMPLATE = '''\
+from bricklayer import *
+from brickwright import TestContext
+
+
+def create_build():
+    build = LegoBuild()
+    # add parts here
+    return build
+
+
+def run_tests():
+    ctx = TestContext(create_build())
+    ctx.check_no_floating()
+    ctx.check_no_collisions()
+    ctx.check_connected(expected_components=1)
+    return ctx.report()
+'''
+
+
+def ldraw_build_template(ldr_name: str) -> str:
+    """Starting build.py that loads an LDraw model copied next to it.
+
+    Parameters
+    ----------
+    ldr_name : str
+        File name of the copy in the run folder (e.g. ``"input.ldr"``).
+    """
+    return f'''\
+from pathlib import Path
+
+from bricklayer import *
+from brickwright import TestContext
+
+SOURCE = Path(__file__).with_name({ldr_name!r})  # the model being edited, copied into the run folder
+
+
+def create_build():
+    build = read_ldraw(SOURCE)
+    return build
+
+
+def run_tests():
+    ctx = TestContext(create_build())
+    ctx.check_no_floating()
+    ctx.check_no_collisions()
+    return ctx.report()
+'''
+
+
+def testcontext_reference() -> str:
+    """One line per public :class:`TestContext` method: signature and the docstring's first sentence."""
+    lines = []
+    for name, fn in inspect.getmembers(TestContext, inspect.isfunction):
+        if name.startswith("_"):
+            continue
+        sig = str(inspect.signature(fn)).replace("(self, ", "(").replace("(self)", "()")
+        doc = (inspect.getdoc(fn) or "").split("\n\n")[0].replace("\n", " ")
+        lines.append(f"- TestContext.{name}{sig}: {doc}")
+    return "\n".join(lines)
+
+
+def system_prompt(api_reference: str) -> str:
+    """Assemble the system prompt.
+
+    Parameters
+    ----------
+    api_reference : str
+        ``bricklayer.api_reference()`` text.
+
+    Returns
+    -------
+    str
+    """
+    return "\n\n".join([INSTRUCTIONS, "TestContext:\n" + testcontext_reference(),
+                        "# bricklayer API reference\n" + api_reference.strip()])

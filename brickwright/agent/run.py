@@ -1,0 +1,511 @@
+"""One agent run: :func:`generate` drives the plan-execute-validate loop; :func:`replay` re-runs a transcript.
+
+A run folder holds ``build.py``, ``model.ldr`` (exported from the final build), ``renders/``, ``work/`` (the
+worker's working folder), ``transcript.jsonl`` (every request, response, tool call and tool result, one JSON
+object a line) and ``result.json`` (the :class:`RunResult`).
+"""
+
+from __future__ import annotations
+
+__all__ = ["RunResult", "Progress", "generate", "replay", "ReplayResult", "DEFAULT_MAX_CALLS", "DEFAULT_MAX_VALIDATE"]
+
+import base64
+import json
+import logging
+import mimetypes
+import re
+import shutil
+import time
+from dataclasses import asdict, dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Callable
+
+from .errors import ProviderError, TranscriptError
+from .pricing import Usage, price_for
+from .prompt import NEW_BUILD_TEMPLATE, ldraw_build_template, system_prompt
+from .providers import Provider, resolve_provider
+from .tools import TOOL_DEFINITIONS, ToolBox
+from .worker import DEFAULT_MEMORY_LIMIT, DEFAULT_TIME_LIMIT, Worker
+
+logger = logging.getLogger(__name__)
+
+#: Tool calls per run before the harness stops.
+DEFAULT_MAX_CALLS = 60
+#: validate calls per run before the harness stops.
+DEFAULT_MAX_VALIDATE = 20
+#: Text-only replies (no tool call) in a row before the harness gives up on the model.
+MAX_IDLE_TURNS = 2
+
+STOP_MESSAGES = {
+    "finalized": "finalized after a passing validate",
+    "max_calls": "stopped: reached the maximum of {max_calls} tool calls",
+    "max_validate": "stopped: reached the maximum of {max_validate} validate calls",
+    "budget": "stopped: reached the cost budget of ${budget_usd:.4f}",
+    "model_stopped": "stopped: the model answered without tool calls and did not finalize",
+    "provider_error": "stopped: the model provider failed ({error})",
+}
+
+
+@dataclass
+class Progress:
+    """A progress event passed to the ``progress`` callback after each model response and tool call.
+
+    Attributes
+    ----------
+    turn : int
+        Model responses so far.
+    tool : str or None
+        The tool just run (None after a model response).
+    tool_calls, validate_calls : int
+    checks_passed, checks_total : int or None
+        From the last validate (fixed checks + run_tests), None before the first.
+    cost_usd : float
+    message : str
+        Short free text (the tool's first result line, or the stop message).
+    """
+
+    turn: int
+    tool: str | None
+    tool_calls: int
+    validate_calls: int
+    checks_passed: int | None
+    checks_total: int | None
+    cost_usd: float
+    message: str = ""
+
+    def line(self) -> str:
+        """One status line for a live display, e.g. ``turn 3 | validate | checks 4/5 | calls 7 | $0.0123``."""
+        checks = f"checks {self.checks_passed}/{self.checks_total}" if self.checks_total is not None else "checks -"
+        return (f"turn {self.turn} | {self.tool or 'thinking'} | {checks} | calls {self.tool_calls} "
+                f"(validate {self.validate_calls}) | ${self.cost_usd:.4f} | {self.message}")[:200]
+
+
+@dataclass
+class RunResult:
+    """Outcome of :func:`generate`.
+
+    Attributes
+    ----------
+    run_dir, build_path, transcript_path : pathlib.Path
+    ldr_path : pathlib.Path or None
+        ``model.ldr`` when the final build could be exported (even when it is not valid; see ``passed``).
+    finalized : bool
+        The model finalized after a passing validate.
+    passed : bool
+        The final build passes validate (fixed checks and run_tests).
+    valid, collision_free, floater_free : bool
+        From the final build's fixed checks (False when create_build() failed).
+    components, parts, unique_parts : int or None
+    stop_reason : str
+        ``finalized``, ``max_calls``, ``max_validate``, ``budget``, ``model_stopped`` or ``provider_error``.
+    message : str
+        Human-readable summary; says when the latest build was kept after a budget stop.
+    turns, tool_calls, validate_calls : int
+    prompt_tokens, completion_tokens : int
+    cost_usd : float
+    price_note : str
+        Set when the model has no price (cost counted as 0).
+    seconds : float
+        Wall-clock time of the run, s.
+    final_report : str
+        The final validation report text.
+    """
+
+    run_dir: Path
+    build_path: Path
+    transcript_path: Path
+    ldr_path: Path | None
+    finalized: bool
+    passed: bool
+    valid: bool
+    collision_free: bool
+    floater_free: bool
+    components: int | None
+    parts: int | None
+    unique_parts: int | None
+    stop_reason: str
+    message: str
+    turns: int
+    tool_calls: int
+    validate_calls: int
+    prompt_tokens: int
+    completion_tokens: int
+    cost_usd: float
+    price_note: str
+    seconds: float
+    final_report: str
+    model: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready dict (paths as strings)."""
+        return {k: (str(v) if isinstance(v, Path) else v) for k, v in asdict(self).items()}
+
+
+class _Transcript:
+    """Append-only JSONL log; each record gets ``type`` and ``t`` (seconds since the run started)."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        self.t0 = time.monotonic()
+        self._f = open(path, "a", encoding="utf-8")  # noqa: SIM115 - closed in close()
+
+    def write(self, type_: str, **data: Any) -> None:
+        rec = {"type": type_, "t": round(time.monotonic() - self.t0, 3), **data}
+        self._f.write(json.dumps(rec, default=str) + "\n")
+        self._f.flush()
+
+    def close(self) -> None:
+        self._f.close()
+
+
+def _slug(text: str, n: int = 32) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:n] or "run"
+
+
+def _new_run_dir(prompt: str, out_dir: str | Path | None) -> Path:
+    if out_dir is not None:
+        d = Path(out_dir)
+    else:
+        d = Path("brickwright_runs") / f"{datetime.now():%Y%m%d-%H%M%S}-{_slug(prompt)}"
+    d.mkdir(parents=True, exist_ok=True)
+    return d.resolve()
+
+
+def _image_part(path: str | Path) -> dict:
+    p = Path(path)
+    if not p.is_file():
+        raise FileNotFoundError(f"image {p} not found; pass an existing PNG or JPEG file")
+    mime = mimetypes.guess_type(p.name)[0] or "image/png"
+    data = base64.b64encode(p.read_bytes()).decode()
+    return {"type": "image_url", "image_url": {"url": f"data:{mime};base64,{data}"}}
+
+
+def _prepare_start(run_dir: Path, from_path: str | Path | None) -> tuple[str, dict[str, str]]:
+    """Initial build.py text and extra files (name -> text) to place in the run folder."""
+    if from_path is None:
+        return NEW_BUILD_TEMPLATE, {}
+    src = Path(from_path)
+    if not src.is_file():
+        raise FileNotFoundError(f"--from {src}: no such file; pass a build.py or an .ldr/.mpd model")
+    if src.suffix.lower() == ".py":
+        return src.read_text(encoding="utf-8"), {}
+    if src.suffix.lower() in (".ldr", ".mpd", ".dat"):
+        name = "input" + src.suffix.lower()
+        return ldraw_build_template(name), {name: src.read_text(encoding="utf-8", errors="replace")}
+    raise ValueError(f"--from {src}: expected a .py build or an .ldr/.mpd LDraw model")
+
+
+def _checks_count(report: dict | None) -> tuple[int | None, int | None]:
+    if not report:
+        return None, None
+    fixed, tests = report.get("fixed"), report.get("tests")
+    if fixed is None:
+        return 0, 2 + (len(tests["checks"]) if tests else 0)
+    ok = int(fixed.get("collisions", 1) == 0) + int(fixed.get("floating", 1) == 0)
+    total = 2
+    if tests:
+        ok += sum(c["passed"] for c in tests["checks"])
+        total += len(tests["checks"])
+    return ok, total
+
+
+def _finish(box: ToolBox, tr: _Transcript) -> tuple[dict, str]:
+    """Validate the latest build once more (not counted) and export model.ldr if it builds."""
+    if box.ldr_path.exists():
+        box.ldr_path.unlink()
+    data, text = box.validate(export=True)
+    tr.write("final_validate", passed=bool(data.get("passed")), report=text, fixed=data.get("fixed"),
+             tests=data.get("tests"), build=box.source, exported=box.ldr_path.exists())
+    return data, text
+
+
+def generate(prompt: str, *, image: str | Path | None = None, from_path: str | Path | None = None,
+             model: str | None = None, base_url: str | None = None, api_key: str | None = None,
+             out_dir: str | Path | None = None, max_calls: int = DEFAULT_MAX_CALLS,
+             max_validate: int = DEFAULT_MAX_VALIDATE, budget_usd: float | None = None,
+             progress: Callable[[Progress], None] | None = None, time_limit: float = DEFAULT_TIME_LIMIT,
+             memory_limit: int = DEFAULT_MEMORY_LIMIT, provider: Provider | None = None,
+             worker: Worker | None = None) -> RunResult:
+    """Run the agent on one request and return where its build is and how it went.
+
+    Parameters
+    ----------
+    prompt : str
+        What to build (or, with ``from_path``, what to change).
+    image : path, optional
+        A reference picture (PNG/JPEG) sent with the request.
+    from_path : path, optional
+        Start from an existing ``build.py`` (copied) or an LDraw ``.ldr``/``.mpd`` model (copied as
+        ``input.ldr``; the starting build.py reads it with ``read_ldraw``).
+    model, base_url, api_key : str, optional
+        Provider settings; default from the environment (see :func:`~.providers.resolve_provider`).
+    out_dir : path, optional
+        The run folder (created); default ``./brickwright_runs/<timestamp>-<slug>``.
+    max_calls : int, default 60
+        Tool calls before stopping.
+    max_validate : int, default 20
+        validate calls before stopping.
+    budget_usd : float, optional
+        Stop once the run's cost reaches this many US dollars (priced by :mod:`~.pricing`).
+    progress : callable, optional
+        Called with a :class:`Progress` after each response and each tool call.
+    time_limit : float, default 30
+        Seconds per build.py execution in the worker.
+    memory_limit : int, default 2 GiB
+        Worker address-space limit, bytes.
+    provider : Provider, optional
+        A ready provider (overrides model/base_url/api_key).
+    worker : Worker, optional
+        A warm worker to reuse (e.g. across :func:`~.evaluate.evaluate` runs); otherwise one is started and
+        stopped here.
+
+    Returns
+    -------
+    RunResult
+        Also written to ``result.json`` in the run folder.
+
+    Raises
+    ------
+    ProviderNotConfiguredError
+        When no provider is configured (before anything is written).
+    FileNotFoundError, ValueError
+        For a missing or unsupported ``image`` / ``from_path``.
+    """
+    provider = provider or resolve_provider(model, base_url, api_key)
+    run_dir = _new_run_dir(prompt, out_dir)
+    start_src, files = _prepare_start(run_dir, from_path)
+    user_content: Any = prompt
+    if image is not None:
+        user_content = [{"type": "text", "text": prompt}, _image_part(image)]
+    for name, text in files.items():
+        (run_dir / name).write_text(text, encoding="utf-8")
+    own_worker = worker is None
+    worker = worker or Worker(time_limit=time_limit, memory_limit=memory_limit)
+    worker.start()
+    t0 = time.monotonic()
+    tr_path = run_dir / "transcript.jsonl"
+    if tr_path.exists():
+        tr_path.unlink()
+    tr = _Transcript(tr_path)
+    box = ToolBox(run_dir, worker)
+    box._write(start_src)
+    usage = Usage()
+    price_note = "" if price_for(provider.model) else \
+        f"no price known for model {provider.model!r}; cost counted as 0"
+    try:
+        ref = worker.call("api_reference", cwd=str(run_dir / "work"), time_limit=max(time_limit, 60.0))
+        sys_prompt = system_prompt(ref.data.get("text") or "(bricklayer API reference unavailable)")
+        messages: list[dict] = [{"role": "system", "content": sys_prompt}]
+        start_note = ("\n\nbuild.py currently holds the model to edit; read_build shows it." if from_path
+                      else "\n\nbuild.py holds a starting template; read_build shows it.")
+        if isinstance(user_content, str):
+            messages.append({"role": "user", "content": user_content + start_note})
+        else:
+            user_content[0]["text"] += start_note
+            messages.append({"role": "user", "content": user_content})
+        tr.write("run_start", prompt=prompt, image=str(image) if image else None,
+                 from_path=str(from_path) if from_path else None, start_build=start_src, files=files,
+                 settings={"max_calls": max_calls, "max_validate": max_validate, "budget_usd": budget_usd,
+                           "time_limit": time_limit, "memory_limit": memory_limit},
+                 provider=provider.describe(), tools=TOOL_DEFINITIONS)
+        logged = 0
+        turns = idle = 0
+        stop: str | None = None
+        error = ""
+
+        def emit(tool: str | None, message: str) -> None:
+            if progress is not None:
+                ok, total = _checks_count(box.last_validate)
+                progress(Progress(turns, tool, box.tool_calls, box.validate_calls, ok, total, usage.cost_usd, message))
+
+        while stop is None:
+            if budget_usd is not None and usage.cost_usd >= budget_usd:
+                stop = "budget"
+                break
+            tr.write("request", turn=turns + 1, messages=messages[logged:])
+            logged = len(messages)
+            try:
+                turn = provider.complete(messages, TOOL_DEFINITIONS)
+            except ProviderError as exc:
+                stop, error = "provider_error", str(exc)
+                tr.write("provider_error", error=error)
+                break
+            turns += 1
+            usage.add(provider.model, turn.prompt_tokens, turn.completion_tokens)
+            tr.write("response", turn=turns, message=turn.message, finish_reason=turn.finish_reason,
+                     usage={"prompt_tokens": turn.prompt_tokens, "completion_tokens": turn.completion_tokens},
+                     cost_usd=usage.cost_usd)
+            messages.append(turn.message)
+            logged = len(messages)
+            emit(None, (turn.content or "").strip().split("\n")[0][:80])
+            if not turn.tool_calls:
+                idle += 1
+                if idle > MAX_IDLE_TURNS:
+                    stop = "model_stopped"
+                    break
+                nudge = {"role": "user", "content": "Use the tools: validate, fix what it reports, then call finalize."}
+                messages.append(nudge)
+                continue
+            idle = 0
+            images: list[str] = []
+            for call in turn.tool_calls:
+                if stop is not None:
+                    content = f"Not run: the run stopped ({stop})."
+                elif box.tool_calls >= max_calls:
+                    stop = "max_calls"
+                    content = "Not run: the tool-call budget is used up."
+                elif call["name"] == "validate" and box.validate_calls >= max_validate:
+                    stop = "max_validate"
+                    content = "Not run: the validate budget is used up."
+                else:
+                    tr.write("tool_call", turn=turns, id=call["id"], name=call["name"], arguments=call["arguments"])
+                    outcome = box.run(call["name"], call["arguments"])
+                    tr.write("tool_result", turn=turns, id=call["id"], name=call["name"], ok=outcome.ok,
+                             content=outcome.text, image=outcome.image, finalized=outcome.finalized)
+                    content = outcome.text
+                    if outcome.image:
+                        images.append(outcome.image)
+                    emit(call["name"], outcome.text.split("\n")[0][:80])
+                    if outcome.finalized:
+                        stop = "finalized"
+                messages.append({"role": "tool", "tool_call_id": call["id"], "content": content})
+            if images and stop is None:
+                messages.append({"role": "user", "content": [{"type": "text", "text": "Rendered image(s):"}]
+                                 + [_image_part(p) for p in images]})
+            if stop is None and box.tool_calls >= max_calls:
+                stop = "max_calls"
+        tr.write("request_log_tail", messages=messages[logged:])
+        data, report_text = _finish(box, tr)
+        fixed = data.get("fixed") or {}
+        has_build = bool(fixed)
+        message = STOP_MESSAGES[stop].format(max_calls=max_calls, max_validate=max_validate,
+                                             budget_usd=budget_usd or 0.0, error=error)
+        if stop != "finalized":
+            state = "passes validate" if data.get("passed") else "does not pass validate"
+            message += f"; kept the latest build ({state}) in {box.build_path}"
+        result = RunResult(
+            run_dir=run_dir, build_path=box.build_path, transcript_path=tr_path,
+            ldr_path=box.ldr_path if box.ldr_path.exists() else None,
+            finalized=stop == "finalized", passed=bool(data.get("passed")),
+            valid=bool(has_build and fixed.get("passed")),
+            collision_free=bool(has_build and fixed.get("collisions") == 0),
+            floater_free=bool(has_build and fixed.get("floating") == 0),
+            components=fixed.get("components"), parts=fixed.get("parts"), unique_parts=fixed.get("unique_parts"),
+            stop_reason=stop, message=message, turns=turns, tool_calls=box.tool_calls,
+            validate_calls=box.validate_calls, prompt_tokens=usage.prompt_tokens,
+            completion_tokens=usage.completion_tokens, cost_usd=round(usage.cost_usd, 6), price_note=price_note,
+            seconds=round(time.monotonic() - t0, 3), final_report=report_text, model=provider.model)
+        tr.write("run_end", result=result.to_dict(), final_build=box.source)
+        (run_dir / "result.json").write_text(json.dumps(result.to_dict(), indent=2), encoding="utf-8")
+        if progress is not None:
+            ok, total = _checks_count(data)
+            progress(Progress(turns, None, box.tool_calls, box.validate_calls, ok, total, usage.cost_usd, message))
+        logger.info("run %s: %s", run_dir, message)
+        return result
+    finally:
+        tr.close()
+        if own_worker:
+            worker.close()
+
+
+@dataclass
+class ReplayResult:
+    """Outcome of :func:`replay`.
+
+    Attributes
+    ----------
+    run_dir, build_path : pathlib.Path
+    ldr_path : pathlib.Path or None
+    same_build : bool
+        The replayed final build.py equals the recorded one.
+    passed : bool
+        The replayed final build passes validate.
+    tool_calls : int
+        Tool calls re-executed.
+    mismatches : list of str
+        Ids of tool calls whose result text differs from the recorded one.
+    """
+
+    run_dir: Path
+    build_path: Path
+    ldr_path: Path | None
+    same_build: bool
+    passed: bool
+    tool_calls: int
+    mismatches: list[str] = field(default_factory=list)
+
+
+def replay(transcript_path: str | Path, out_dir: str | Path, *, time_limit: float | None = None,
+           worker: Worker | None = None) -> ReplayResult:
+    """Re-execute a transcript's tool calls in a fresh run folder, without any model.
+
+    Parameters
+    ----------
+    transcript_path : path
+        A ``transcript.jsonl`` written by :func:`generate`.
+    out_dir : path
+        Folder for the replayed run (created).
+    time_limit : float, optional
+        Worker time limit, s (default: the recorded one).
+    worker : Worker, optional
+        A warm worker to reuse.
+
+    Returns
+    -------
+    ReplayResult
+
+    Raises
+    ------
+    TranscriptError
+        When the file is missing, not JSONL, or has no ``run_start`` record.
+    """
+    path = Path(transcript_path)
+    if not path.is_file():
+        raise TranscriptError(f"transcript {path} not found")
+    records = []
+    for i, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            records.append(json.loads(line))
+        except json.JSONDecodeError as exc:
+            raise TranscriptError(f"{path}:{i}: not a JSON line ({exc}); is this a transcript.jsonl?") from exc
+    start = next((r for r in records if r.get("type") == "run_start"), None)
+    if start is None:
+        raise TranscriptError(f"{path}: no run_start record; it is not a BrickWright transcript")
+    run_dir = Path(out_dir)
+    if run_dir.exists() and (run_dir / "build.py").exists():
+        shutil.rmtree(run_dir / "work", ignore_errors=True)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    run_dir = run_dir.resolve()
+    for name, text in (start.get("files") or {}).items():
+        (run_dir / name).write_text(text, encoding="utf-8")
+    settings = start.get("settings") or {}
+    own_worker = worker is None
+    worker = worker or Worker(time_limit=time_limit or settings.get("time_limit", DEFAULT_TIME_LIMIT),
+                              memory_limit=settings.get("memory_limit", DEFAULT_MEMORY_LIMIT))
+    recorded = {r["id"]: r["content"] for r in records if r.get("type") == "tool_result"}
+    end = next((r for r in records if r.get("type") == "run_end"), None)
+    try:
+        box = ToolBox(run_dir, worker)
+        box._write(start["start_build"])
+        mismatches = []
+        for r in records:
+            if r.get("type") != "tool_call":
+                continue
+            out = box.run(r["name"], r["arguments"])
+            if recorded.get(r["id"]) != out.text:
+                mismatches.append(r["id"])
+        tr = _Transcript(run_dir / "replay.jsonl")
+        try:
+            data, _ = _finish(box, tr)
+        finally:
+            tr.close()
+        same = end is not None and end.get("final_build") == box.source
+        return ReplayResult(run_dir, box.build_path, box.ldr_path if box.ldr_path.exists() else None, same,
+                            bool(data.get("passed")), sum(1 for r in records if r.get("type") == "tool_call"),
+                            mismatches)
+    finally:
+        if own_worker:
+            worker.close()

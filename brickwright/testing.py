@@ -1,0 +1,276 @@
+"""Checks that a ``build.py`` runs on its own build: :class:`TestContext`.
+
+The ``build.py`` contract (see ``docs/bricklayer-api.md``, "build.py contract") asks for two functions::
+
+    def create_build() -> LegoBuild: ...
+
+    def run_tests():
+        ctx = TestContext(create_build())
+        ctx.check_no_floating()
+        ctx.check_no_collisions()
+        ctx.check_connected(expected_components=1)
+        ctx.check("four wheels", len(wheels) == 4)
+        return ctx.report()
+
+Every check records its name, whether it passed and a short detail that names the parts involved, so the
+agent can act on it. A check never raises for a failing build; it raises only when the build itself cannot
+answer (then the error is the report).
+"""
+
+from __future__ import annotations
+
+__all__ = ["CheckResult", "TestReport", "TestContext"]
+
+import logging
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+logger = logging.getLogger(__name__)
+
+#: How many offending parts a detail names before it says "and N more".
+MAX_LISTED = 6
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    """Outcome of one check.
+
+    Parameters
+    ----------
+    name : str
+        Short name of the check, e.g. ``"no_floating"`` or a user-given name.
+    passed : bool
+        Whether the check passed.
+    detail : str
+        What failed and which parts are involved (empty when there is nothing to add).
+    """
+
+    name: str
+    passed: bool
+    detail: str = ""
+
+
+@dataclass
+class TestReport:
+    """The structured result of :meth:`TestContext.report`.
+
+    Parameters
+    ----------
+    checks : list of CheckResult
+        Every check in the order it was run.
+
+    Attributes
+    ----------
+    passed : bool
+        True when there is at least one check and every check passed.
+    """
+
+    __test__ = False  # not a pytest test class
+
+    checks: list[CheckResult] = field(default_factory=list)
+
+    @property
+    def passed(self) -> bool:
+        return bool(self.checks) and all(c.passed for c in self.checks)
+
+    @property
+    def failed(self) -> list[CheckResult]:
+        """The checks that failed, in order."""
+        return [c for c in self.checks if not c.passed]
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON-ready form: ``{"passed": bool, "checks": [{"name", "passed", "detail"}, ...]}``."""
+        return {"passed": self.passed, "checks": [asdict(c) for c in self.checks]}
+
+    @classmethod
+    def from_any(cls, value: Any) -> "TestReport":
+        """Coerce what a ``run_tests()`` returned into a report.
+
+        Parameters
+        ----------
+        value : TestReport, TestContext, dict or bool
+            A report, a context (its report is taken), a dict as produced by :meth:`to_dict`, or a bare bool.
+
+        Returns
+        -------
+        TestReport
+
+        Raises
+        ------
+        TypeError
+            For anything else, naming what ``run_tests()`` should return.
+        """
+        if isinstance(value, TestReport):
+            return value
+        if isinstance(value, TestContext):
+            return value.report()
+        if isinstance(value, dict) and "checks" in value:
+            return cls([CheckResult(str(c.get("name", "?")), bool(c.get("passed")), str(c.get("detail", "")))
+                        for c in value["checks"]])
+        if isinstance(value, bool):
+            return cls([CheckResult("run_tests", value, "" if value else "run_tests() returned False")])
+        raise TypeError(
+            f"run_tests() returned {type(value).__name__}; it must return TestContext(build).report()"
+        )
+
+    def summary(self) -> str:
+        """One line per failing check plus a count, e.g. ``"3/4 checks passed; FAIL connected: ..."``."""
+        n_ok = sum(c.passed for c in self.checks)
+        lines = [f"{n_ok}/{len(self.checks)} checks passed"]
+        lines += [f"FAIL {c.name}: {c.detail}" if c.detail else f"FAIL {c.name}" for c in self.failed]
+        return "\n".join(lines)
+
+
+def _describe(build: Any, placement: Any) -> str:
+    """Short label of a placement: its name in ``build`` (or part id) plus part id and colour."""
+    name = None
+    try:
+        name = build.name_of(placement)
+    except Exception:  # noqa: BLE001 - unnamed placements are normal
+        name = None
+    content = getattr(placement, "content", None)
+    part = getattr(content, "ldraw_id", None)
+    color = getattr(content, "color", None)
+    color_name = getattr(color, "name", None) or (str(color) if color is not None else "")
+    what = f"{part} {color_name}".strip() if part else type(content).__name__
+    return f"{name!r} ({what})" if name else f"<{what}>"
+
+
+def _list(build: Any, items: list[Any]) -> str:
+    shown = ", ".join(_describe(build, p) for p in items[:MAX_LISTED])
+    if len(items) > MAX_LISTED:
+        shown += f" and {len(items) - MAX_LISTED} more"
+    return shown
+
+
+class TestContext:
+    """Collect checks on one build; ``report()`` returns them.
+
+    Parameters
+    ----------
+    build : bricklayer.LegoBuild
+        The build under test (usually ``create_build()``).
+
+    Examples
+    --------
+    >>> ctx = TestContext(build)            # doctest: +SKIP
+    >>> ctx.check_no_floating().passed      # doctest: +SKIP
+    True
+    """
+
+    __test__ = False  # not a pytest test class
+
+    def __init__(self, build: Any):
+        self.build = build
+        self._checks: list[CheckResult] = []
+
+    # -- generic -----------------------------------------------------------------------------------------
+    def check(self, name: str, ok: Any, detail: str = "") -> CheckResult:
+        """Record a check of your own.
+
+        Parameters
+        ----------
+        name : str
+            What is checked, e.g. ``"roof covers the walls"``.
+        ok : bool-like
+            The outcome; truthiness is used.
+        detail : str, optional
+            What to report, usually when ``ok`` is false.
+
+        Returns
+        -------
+        CheckResult
+        """
+        result = CheckResult(str(name), bool(ok), str(detail))
+        self._checks.append(result)
+        return result
+
+    # -- fixed checks -------------------------------------------------------------------------------------
+    def check_no_floating(self) -> CheckResult:
+        """Pass when no part floats (``build.floating_placements`` is empty).
+
+        Notes
+        -----
+        Floating follows the validator: a part floats when it cannot reach the ground through mated
+        connectors or supporting surface contact (bricklayer-api.md, "Validation semantics").
+        """
+        floating = list(self.build.floating_placements)
+        detail = "" if not floating else (
+            f"{len(floating)} floating part(s): {_list(self.build, floating)}; "
+            "stack them on a supporting part or connect them to one")
+        return self.check("no_floating", not floating, detail)
+
+    def check_no_collisions(self) -> CheckResult:
+        """Pass when no two parts intersect (``build.colliding_placements`` is empty).
+
+        Notes
+        -----
+        Meshes are inset by 0.25 LDU before testing, so touching or mated parts do not count
+        (bricklayer-api.md, "Validation semantics").
+        """
+        pairs = list(self.build.colliding_placements)
+        if not pairs:
+            return self.check("no_collisions", True)
+        shown = "; ".join(f"{_describe(self.build, a)} with {_describe(self.build, b)}"
+                          for a, b in pairs[:MAX_LISTED])
+        if len(pairs) > MAX_LISTED:
+            shown += f"; and {len(pairs) - MAX_LISTED} more pairs"
+        return self.check("no_collisions", False, f"{len(pairs)} colliding pair(s): {shown}; move one part of each pair")
+
+    def check_connected(self, expected_components: int = 1) -> CheckResult:
+        """Pass when the build has exactly ``expected_components`` connected components.
+
+        Parameters
+        ----------
+        expected_components : int, default 1
+            How many separate pieces the build should have (1 = one solid model).
+        """
+        n = int(self.build.num_connected_components)
+        detail = "" if n == expected_components else (
+            f"{n} connected components, expected {expected_components}")
+        if n > expected_components:
+            try:
+                comps = sorted(self.build.connected_components, key=len)
+                small = [p for comp in comps[: n - expected_components] for p in comp]
+                detail += f"; the smallest separate pieces hold {_list(self.build, small)}"
+            except Exception:  # noqa: BLE001 - detail only
+                pass
+        return self.check(f"connected({expected_components})", n == expected_components, detail)
+
+    def check_motion(self, samples: int = 5) -> CheckResult:
+        """Pass when every joint moves through its range without collision, floating or disengaging.
+
+        Parameters
+        ----------
+        samples : int, default 5
+            Poses sampled per joint range (zero and both limits included), passed to ``build.check_motion``.
+
+        Notes
+        -----
+        When the installed bricklayer has no articulation (no ``LegoBuild.check_motion``) the check is
+        recorded as failed with the detail "articulation not available", never as a pass.
+        """
+        fn = getattr(self.build, "check_motion", None)
+        if fn is None:
+            return self.check("motion", False, "articulation not available in this bricklayer version "
+                                               "(LegoBuild.check_motion missing); remove check_motion()")
+        report = fn(samples=samples)
+        passed = bool(getattr(report, "passed", report))
+        detail = "" if passed else str(report)[:2000]
+        return self.check("motion", passed, detail)
+
+    # -- result -------------------------------------------------------------------------------------------
+    @property
+    def checks(self) -> list[CheckResult]:
+        """The checks recorded so far (a copy)."""
+        return list(self._checks)
+
+    def report(self) -> TestReport:
+        """Return the structured report of every check run so far.
+
+        Returns
+        -------
+        TestReport
+            ``.checks`` (name, passed, detail each) and ``.passed`` (all passed, at least one check).
+        """
+        return TestReport(list(self._checks))

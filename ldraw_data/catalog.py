@@ -1,0 +1,763 @@
+"""The part catalog: one :class:`PartSpec` per top-level part file.
+
+The catalog is built from the *header* of every file of ``parts/`` (see
+:meth:`~ldraw_data.library.LDrawLibrary.part_files`; ``parts/s/`` subparts and
+``p/`` primitives are not parts). Only the meta lines before the first
+drawing line are read (LDraw File Format spec 1.0.2 and the Official Library
+Header Specification put the title, ``Name:``, ``Author:``, ``!LDRAW_ORG``,
+``!CATEGORY`` and ``!KEYWORDS`` there). The result is cached on disk as
+gzipped JSON in ``cache_dir()/catalog-<library fingerprint>.json.gz`` (rebuilt
+when the library changes) and in memory per process.
+
+Usage counts (``popularity``) come from the table shipped in
+``ldraw_data/data/popularity.csv``: how often each part is placed in the
+official LEGO set models after flattening (see :func:`build_popularity`).
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "PartSpec",
+    "Catalog",
+    "get_catalog",
+    "parse_header",
+    "parse_dims",
+    "normalize_part_id",
+    "popularity",
+    "build_popularity",
+    "write_popularity",
+    "CATALOG_FORMAT",
+]
+
+import collections
+import csv
+import difflib
+import gc
+import gzip
+import io
+import json
+import logging
+import os
+import re
+import tempfile
+import time
+from dataclasses import dataclass, replace
+from importlib import resources
+from pathlib import Path
+from typing import Iterable, Iterator
+
+from .errors import LDrawError, PartNotFoundError
+from .library import LDrawLibrary, cache_dir, get_library, normalize_name, read_ldraw_text
+
+log = logging.getLogger(__name__)
+
+#: Version of the on-disk catalog layout; a cache file of another version is rebuilt.
+CATALOG_FORMAT = 2
+
+#: Bytes read from the start of each part file. Headers are short: in the
+#: 2024 library every ``!CATEGORY``/``!KEYWORDS`` line sits within the first
+#: 2 kB except a few files with long ``!HELP`` blocks (6023.dat: line 26), so
+#: 8 kB covers every header with room to spare; reading stops earlier at the
+#: first drawing line.
+HEADER_BYTES = 8192
+
+#: Title prefixes with a meaning in the LDraw Official Library Header
+#: Specification: ``~`` part not shown in part lists (obsolete, moved or
+#: only to be used inside another part), ``_`` physical-colour part,
+#: ``=`` alias, ``|`` (old) alias marker.
+TITLE_PREFIXES = "~_=|"
+
+# A printed/patterned variant id: base id, "p", 1-4 pattern characters,
+# optional "cNN" assembly suffix (LDraw part numbering guidelines, e.g.
+# 3001p01, 3626bp04, 3068bpx1, 973p1q, u9496p02c01).
+_PATTERN_ID = re.compile(r"^[a-z]*\d+[a-z]{0,2}p[0-9a-z]{1,4}(?:c\d{2})?$")
+_PRINT_WORDS = re.compile(r"\b(?:pattern(?:ed)?|print(?:ed)?|stickers?)\b", re.IGNORECASE)
+_MOVED = re.compile(r"^~moved\s+to\s+(\S+)", re.IGNORECASE)
+
+# Numbers in titles: "2", "0.667", "2 1/3" (mixed), "1/2".
+_NUM = r"(?:\d+(?:\.\d+)?(?:\s+\d+/\d+)?|\d+/\d+)"
+_DIMS = re.compile(rf"(?<![\w./])({_NUM})\s*[xX]\s*({_NUM})(?:\s*[xX]\s*({_NUM}))?(?![\w/])")
+
+
+def _num(text: str) -> float:
+    parts = text.split()
+    total = 0.0
+    for p in parts:
+        if "/" in p:
+            a, b = p.split("/")
+            total += float(a) / float(b) if float(b) else 0.0
+        else:
+            total += float(p)
+    return round(total, 4)
+
+
+def parse_dims(title: str) -> tuple[float, ...]:
+    """Nominal size written in a part title.
+
+    Parameters
+    ----------
+    title : str
+        Part title, e.g. ``"Brick  2 x  4"``.
+
+    Returns
+    -------
+    tuple of float
+        The first run of two or three numbers joined by ``x`` in the title,
+        in the order written (studs for bricks and plates; bricks' third
+        number is the height in bricks). Numbers may be decimals (``0.667``)
+        or mixed fractions (``2 1/3``). Empty when the title has no such run.
+
+    Notes
+    -----
+    Rule: LDraw titles give sizes as ``W x L [x H]`` (Official Library
+    Header Specification, "Part title" conventions), usually after the part
+    type and optional angle. Numbers that are not joined by ``x`` (slope
+    angles such as the ``45`` of ``Slope Brick 45 2 x 2``) are skipped; only
+    the first ``x`` run counts, so sizes mentioned later (``... with 2 x 2
+    Cutout``) are ignored.
+
+    Examples
+    --------
+    >>> parse_dims("Brick  2 x  4")
+    (2.0, 4.0)
+    >>> parse_dims("Slope Brick 45  2 x  2")
+    (2.0, 2.0)
+    >>> parse_dims("Brick  1 x  2 x  5")
+    (1.0, 2.0, 5.0)
+    >>> parse_dims("Electric 9V Battery Box  4 x  8 x  2 1/3 Lid")
+    (4.0, 8.0, 2.3333)
+    >>> parse_dims("Minifig Hat")
+    ()
+    """
+    m = _DIMS.search(title)
+    if not m:
+        return ()
+    return tuple(_num(g) for g in m.groups() if g is not None)
+
+
+def normalize_part_id(name: str) -> str:
+    """Catalog key of a part reference.
+
+    Parameters
+    ----------
+    name : str
+        ``"3001"``, ``"3001.dat"``, ``"3001.DAT"``, ``"parts\\3001.dat"``.
+
+    Returns
+    -------
+    str
+        Lower case, no folder, no ``.dat`` (``"3001"``). LDraw names are
+        case-insensitive (LDraw File Format spec 1.0.2).
+    """
+    key = normalize_name(str(name))
+    if key.startswith("parts/"):
+        key = key[len("parts/") :]
+    if key.endswith(".dat"):
+        key = key[:-4]
+    return key
+
+
+@dataclass(frozen=True)
+class PartSpec:
+    """Catalog record of one part file.
+
+    Attributes
+    ----------
+    part_id : str
+        File name without ``.dat``, lower case (``"3001"``).
+    title : str
+        First line of the file without ``0 ``, as written (``"Brick  2 x  4"``).
+    name : str
+        Title with runs of blanks collapsed (``"Brick 2 x 4"``).
+    category : str
+        ``0 !CATEGORY`` value; else the first word of the title without its
+        ``~ _ = |`` prefix (Official Library Header Specification).
+    keywords : tuple of str
+        ``0 !KEYWORDS`` entries (comma separated, all lines), as written.
+    dims : tuple of float
+        Size from the title, see :func:`parse_dims` (studs / bricks).
+    ldraw_org : str
+        ``!LDRAW_ORG`` type and qualifier (``"Part"``, ``"Part Alias"``,
+        ``"Shortcut"``, ``"Unofficial_Part"``, ...), without the release.
+    moved_to : str or None
+        Target id of a ``~Moved to X`` stub.
+    is_alias : bool
+        ``!LDRAW_ORG Part Alias`` or ``Shortcut Alias`` (a second number
+        for an identical part).
+    is_obsolete : bool
+        Title starts with ``~`` and is not a move stub (LDraw: not to be
+        shown in part lists: obsolete or only used inside another part), or
+        title says ``(Obsolete)``, or category ``Obsolete``.
+    is_printed : bool
+        Printed/patterned/stickered variant: the id has a pattern suffix
+        (``3001p01``, ``3068bpx1``) or the title says Pattern, Print or
+        Sticker.
+    is_patterned : bool
+        Same as :attr:`is_printed` (kept as a second name).
+    is_shortcut : bool
+        ``!LDRAW_ORG Shortcut`` (an assembly of several parts in one file).
+    is_physical_colour : bool
+        ``Physical_Colour`` part or ``_`` title (a part drawn in a fixed colour).
+    popularity : int
+        Placements in the official set models (shipped table), including
+        placements of ids that were moved to this one.
+    """
+
+    part_id: str
+    title: str
+    name: str
+    category: str
+    keywords: tuple[str, ...] = ()
+    dims: tuple[float, ...] = ()
+    ldraw_org: str = ""
+    moved_to: str | None = None
+    is_alias: bool = False
+    is_obsolete: bool = False
+    is_printed: bool = False
+    is_patterned: bool = False
+    is_shortcut: bool = False
+    is_physical_colour: bool = False
+    popularity: int = 0
+
+    @property
+    def filename(self) -> str:
+        """Reference to write in a type-1 line (``"3001.dat"``)."""
+        return self.part_id + ".dat"
+
+    @property
+    def is_listed(self) -> bool:
+        """True for a usable part: not a move stub, alias, obsolete or physical-colour file."""
+        return not (self.moved_to or self.is_alias or self.is_obsolete or self.is_physical_colour)
+
+
+def parse_header(part_id: str, text: str) -> PartSpec:
+    """Build a :class:`PartSpec` from the start of a part file.
+
+    Parameters
+    ----------
+    part_id : str
+        Catalog key (``"3001"``).
+    text : str
+        The file text, or only its first lines; reading stops at the first
+        line that is not a comment/meta line (type 1-5).
+
+    Returns
+    -------
+    PartSpec
+        With ``popularity`` 0.
+    """
+    title = ""
+    category = ""
+    org = ""
+    keywords: list[str] = []
+    for raw in text.splitlines():
+        line = raw.strip()
+        if not line:
+            continue
+        if line[0] != "0":
+            break
+        body = line[1:].strip()
+        if not title:
+            # First line: title (spec: the first line of a file is "0 <title>").
+            title = body
+            continue
+        upper = body.upper()
+        if upper.startswith("!CATEGORY"):
+            category = body[len("!CATEGORY") :].strip()
+        elif upper.startswith("!KEYWORDS"):
+            keywords.extend(k.strip() for k in body[len("!KEYWORDS") :].split(",") if k.strip())
+        elif upper.startswith("!LDRAW_ORG"):
+            words = body.split()[1:]
+            # Drop the release ("UPDATE 2004-03", "ORIGINAL"): keep type and qualifier.
+            kept = [w for w in words if w.upper() not in ("UPDATE", "ORIGINAL") and not re.match(r"^\d{4}-\d{2}$", w)]
+            org = " ".join(kept)
+        elif upper.startswith("!HISTORY"):
+            break  # history comes after category and keywords in the header spec
+    name = " ".join(title.split())
+    moved = _MOVED.match(name)
+    moved_to = normalize_part_id(moved.group(1)) if moved else None
+    if not category:
+        first = name.lstrip(TITLE_PREFIXES).split(" ", 1)[0] if name else ""
+        category = first
+    org_words = org.lower().split()
+    unhidden = name.lstrip("~")  # "~_Ball ... (Obsolete)": hidden physical-colour part
+    is_alias = "alias" in org_words or unhidden.startswith("=")
+    is_shortcut = bool(org_words) and org_words[0] in ("shortcut", "unofficial_shortcut")
+    is_physical = "physical_colour" in org_words or unhidden.startswith("_")
+    is_obsolete = (
+        (name.startswith("~") and moved_to is None)
+        or category.lower() == "obsolete"
+        or "(obsolete)" in name.lower()
+    )
+    printed = bool(_PATTERN_ID.match(part_id)) or bool(_PRINT_WORDS.search(name))
+    return PartSpec(
+        part_id=part_id,
+        title=title,
+        name=name,
+        category=category,
+        keywords=tuple(keywords),
+        dims=parse_dims(name),
+        ldraw_org=org,
+        moved_to=moved_to,
+        is_alias=is_alias,
+        is_obsolete=is_obsolete,
+        is_printed=printed,
+        is_patterned=printed,
+        is_shortcut=is_shortcut,
+        is_physical_colour=is_physical,
+    )
+
+
+def _read_head(path: Path) -> str:
+    with open(path, "rb") as fh:
+        return read_ldraw_text(fh.read(HEADER_BYTES))
+
+
+# --------------------------------------------------------------------------- popularity
+
+
+def popularity() -> dict[str, int]:
+    """Shipped usage table: part id -> placements in the official set models.
+
+    Returns
+    -------
+    dict of str to int
+        Loaded from ``ldraw_data/data/popularity.csv`` (columns
+        ``part_id,count``) via :mod:`importlib.resources`; cached per process.
+        Empty when the table is missing (a warning is logged).
+
+    Notes
+    -----
+    The table was computed by :func:`build_popularity` over the 67 official
+    LEGO set models of ``shared/models/official``.
+    """
+    global _POPULARITY
+    if _POPULARITY is None:
+        try:
+            text = _shipped_popularity_text()
+        except OSError:
+            log.warning("ldraw_data/data/popularity.csv is missing; parts have popularity 0")
+            text = "part_id,count\n"
+        _POPULARITY = _read_popularity_csv(text)
+    return dict(_POPULARITY)
+
+
+_POPULARITY: dict[str, int] | None = None
+
+_SHIPPED_POPULARITY = Path(__file__).resolve().parent / "data" / "popularity.csv"
+
+
+def _shipped_popularity_text() -> str:
+    try:
+        return resources.files("ldraw_data").joinpath("data/popularity.csv").read_text("utf-8")
+    except (OSError, TypeError, ValueError):
+        # importlib.resources cannot read a package imported as a namespace
+        # (an editable install made before __init__.py existed); read beside
+        # this module instead.
+        return _SHIPPED_POPULARITY.read_text("utf-8")
+
+
+def _read_popularity_csv(text: str) -> dict[str, int]:
+    out: dict[str, int] = {}
+    reader = csv.reader(io.StringIO(text))
+    for row in reader:
+        if not row or row[0] == "part_id":
+            continue
+        out[row[0]] = int(row[1])
+    return out
+
+
+def build_popularity(
+    folder: str | os.PathLike, library: LDrawLibrary | None = None, *, pattern: Iterable[str] = ("*.mpd", "*.ldr")
+) -> collections.Counter:
+    """Count how often each library part is placed in a folder of models.
+
+    Parameters
+    ----------
+    folder : path
+        Folder of ``.mpd``/``.ldr`` model files (searched recursively).
+    library : LDrawLibrary, optional
+        Defaults to :func:`~ldraw_data.library.get_library`.
+    pattern : iterable of str
+        File name patterns to read.
+
+    Returns
+    -------
+    collections.Counter
+        Part id (``"3023"``) -> number of placements after flattening with
+        :func:`~ldraw_data.io.load_model` (a submodel used three times counts
+        its parts three times). Only references to top-level library parts
+        count: MPD-embedded parts, unknown references, primitives and
+        ``s/`` subparts placed directly (LSynth hoses) are left out.
+
+    Raises
+    ------
+    LDrawError
+        When ``folder`` is not a folder or holds no model file.
+    """
+    from .io import load_model
+
+    base = Path(folder).expanduser()
+    if not base.is_dir():
+        raise LDrawError(f"{base}: not a folder. Give a folder holding .mpd/.ldr model files.")
+    files = sorted({p for pat in pattern for p in base.rglob(pat)})
+    files += sorted({p for pat in pattern for p in base.rglob(pat.upper())} - set(files))
+    if not files:
+        raise LDrawError(f"{base}: no model files ({', '.join(pattern)}) in it.")
+    lib = library if library is not None else get_library()
+    counts: collections.Counter = collections.Counter()
+    for path in files:
+        model = load_model(path, lib)
+        for p in model.parts:
+            if p.source == "library" and not p.primitive and "/" not in p.part_id:
+                counts[p.part_id] += 1
+    log.info("popularity: %d placements of %d parts in %d models", sum(counts.values()), len(counts), len(files))
+    return counts
+
+
+def write_popularity(counter: collections.Counter | dict[str, int], path: str | os.PathLike) -> Path:
+    """Write a usage table as CSV, atomically.
+
+    Parameters
+    ----------
+    counter : Counter or dict of str to int
+        Part id -> count (as from :func:`build_popularity`).
+    path : path
+        Target file (e.g. ``ldraw_data/data/popularity.csv``).
+
+    Returns
+    -------
+    Path
+        The written file: header ``part_id,count``, rows sorted by count
+        descending then id. Written to a temporary file then ``os.replace``-d.
+    """
+    global _POPULARITY
+    target = Path(path).expanduser()
+    target.parent.mkdir(parents=True, exist_ok=True)
+    rows = sorted(((str(k), int(v)) for k, v in counter.items() if int(v) > 0), key=lambda kv: (-kv[1], kv[0]))
+    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", newline="", encoding="utf-8") as fh:
+            w = csv.writer(fh, lineterminator="\n")
+            w.writerow(["part_id", "count"])
+            w.writerows(rows)
+        os.replace(tmp, target)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+    if target.resolve() == _SHIPPED_POPULARITY:
+        # The shipped table was rewritten: reload it and re-apply to catalogs.
+        _POPULARITY = None
+        _CATALOGS.clear()
+    return target
+
+
+# --------------------------------------------------------------------------- catalog
+
+
+class Catalog:
+    """All parts of a library, by id.
+
+    Parameters
+    ----------
+    specs : iterable of PartSpec
+        One record per part file.
+    fingerprint : str
+        Fingerprint of the library the records come from.
+
+    Notes
+    -----
+    Iterating yields :class:`PartSpec` records sorted by id; ``in`` and
+    :meth:`get` take ids in any LDraw spelling (``"3001"``, ``"3001.DAT"``).
+    """
+
+    def __init__(self, specs: Iterable[PartSpec], fingerprint: str = ""):
+        specs = list(specs)
+        ids = [s.part_id for s in specs]
+        if any(a >= b for a, b in zip(ids, ids[1:])):
+            specs.sort(key=lambda s: s.part_id)
+        self._specs: dict[str, PartSpec] = {s.part_id: s for s in specs}
+        self.fingerprint = fingerprint
+        #: Derived data (search indexes) keyed by their owner module; see :mod:`ldraw_data.search`.
+        self._derived: dict = {}
+
+    def __repr__(self) -> str:
+        return f"<Catalog {len(self._specs)} parts, library {self.fingerprint or '?'}>"
+
+    def __len__(self) -> int:
+        return len(self._specs)
+
+    def __iter__(self) -> Iterator[PartSpec]:
+        return iter(self._specs.values())
+
+    def __contains__(self, part_id: object) -> bool:
+        return isinstance(part_id, str) and normalize_part_id(part_id) in self._specs
+
+    def ids(self) -> list[str]:
+        """All part ids, sorted."""
+        return list(self._specs)
+
+    def get(self, part_id: str) -> PartSpec:
+        """Record of one part.
+
+        Parameters
+        ----------
+        part_id : str
+            ``"3001"``, ``"3001.dat"``, ``"3001.DAT"`` or ``"parts\\3001.dat"``.
+
+        Returns
+        -------
+        PartSpec
+            The record as is (a ``~Moved to`` stub is returned, not followed;
+            see :meth:`resolve_moved`).
+
+        Raises
+        ------
+        PartNotFoundError
+            With up to 5 close ids as suggestions (``"3001x"`` suggests ``"3001"``).
+        """
+        key = normalize_part_id(part_id)
+        spec = self._specs.get(key)
+        if spec is None:
+            raise PartNotFoundError(str(part_id), self.suggest(key))
+        return spec
+
+    __getitem__ = get
+
+    def suggest(self, text: str, n: int = 5) -> list[str]:
+        """Ids close to a misspelt id or a short description.
+
+        Parameters
+        ----------
+        text : str
+            An id with a typo (``"3001x"``, ``"30O1"``) or a name (``"brick 2x4"``).
+        n : int
+            Largest number of suggestions.
+
+        Returns
+        -------
+        list of str
+            Best first. Ids are compared with :func:`difflib.get_close_matches`
+            (ratio >= 0.6), after the id with look-alike letters replaced
+            (``O`` -> ``0``, ``l``/``I`` -> ``1`` next to digits) when that
+            exists; among similar ids, ids that are a prefix of the
+            text or start like it, usable (listed) parts, plain parts and
+            popular parts come first. When no id is close and the text has
+            letters and blanks, the top results of
+            :func:`ldraw_data.search.search_parts` are returned.
+        """
+        key = normalize_part_id(text)
+        if not key:
+            return []
+        # Letters typed for look-alike digits ("3O23", "30l0") are tried first.
+        fixed = re.sub(r"(?<=\d)[oO]|[oO](?=\d)", "0", key)
+        fixed = re.sub(r"(?<=\d)[lI]|[lI](?=\d)", "1", fixed)
+        exact = [fixed] if fixed != key and fixed in self._specs else []
+        close = difflib.get_close_matches(key, self._specs.keys(), n=max(4 * n, 20), cutoff=0.6)
+        if close or exact:
+
+            def rank(pid: str) -> tuple:
+                s = self._specs[pid]
+                ratio = difflib.SequenceMatcher(None, key, pid).ratio()
+                prefix = key.startswith(pid) or pid.startswith(key)
+                return (-(ratio + (0.1 if prefix else 0.0)), not s.is_listed, s.is_printed, -s.popularity, pid)
+
+            return (exact + [c for c in sorted(close, key=rank) if c not in exact])[:n]
+        if " " in key.strip() and re.search(r"[a-z]", key):
+            from .search import search_parts
+
+            return [s.part_id for s in search_parts(text, limit=n, catalog=self)]
+        return []
+
+    def resolve_moved(self, part_id: str) -> PartSpec:
+        """Follow ``~Moved to`` stubs to the part now in use.
+
+        Parameters
+        ----------
+        part_id : str
+            Any id spelling.
+
+        Returns
+        -------
+        PartSpec
+            The first record of the chain that is not a move stub (the part
+            itself when it was never moved).
+
+        Raises
+        ------
+        PartNotFoundError
+            When the id, or a target in the chain, is not in the catalog.
+        LDrawError
+            When the chain loops.
+        """
+        spec = self.get(part_id)
+        seen = [spec.part_id]
+        while spec.moved_to:
+            if spec.moved_to in seen:
+                raise LDrawError(f"~Moved to chain loops: {' -> '.join(seen + [spec.moved_to])}")
+            if spec.moved_to not in self._specs:
+                raise PartNotFoundError(spec.moved_to, self.suggest(spec.moved_to))
+            spec = self._specs[spec.moved_to]
+            seen.append(spec.part_id)
+        return spec
+
+    def categories(self) -> dict[str, int]:
+        """Category -> number of listed parts in it, largest first."""
+        c = collections.Counter(s.category for s in self if s.is_listed)
+        return dict(c.most_common())
+
+    def with_popularity(self, counts: dict[str, int]) -> "Catalog":
+        """Copy whose records carry ``counts`` as popularity.
+
+        Counts of ``~Moved to`` stubs are added to the part they resolve to
+        (models written before a move use the old number), so the target's
+        popularity covers both numbers.
+        """
+        totals: dict[str, int] = collections.defaultdict(int)
+        for pid, cnt in counts.items():
+            pid = normalize_part_id(pid)
+            if pid not in self._specs:
+                continue
+            totals[pid] += cnt
+            if self._specs[pid].moved_to:
+                try:
+                    target = self.resolve_moved(pid).part_id
+                except LDrawError:
+                    continue
+                totals[target] += cnt
+        specs = (replace(s, popularity=totals.get(s.part_id, 0)) if s.popularity != totals.get(s.part_id, 0) else s for s in self)
+        return Catalog(specs, self.fingerprint)
+
+    # -- (de)serialization
+    def to_json(self) -> dict:
+        """JSON-able dict of the records (without popularity)."""
+        keys = [f for f in PartSpec.__dataclass_fields__ if f != "popularity"]
+        rows = []
+        for s in self:
+            rows.append([list(v) if isinstance(v, tuple) else v for v in (getattr(s, k) for k in keys)])
+        return {"format": CATALOG_FORMAT, "fingerprint": self.fingerprint, "fields": keys, "rows": rows}
+
+    @classmethod
+    def from_json(cls, data: dict) -> "Catalog":
+        """Inverse of :meth:`to_json`.
+
+        Raises
+        ------
+        ValueError
+            When the data is of another format version.
+        """
+        if data.get("format") != CATALOG_FORMAT:
+            raise ValueError(f"catalog format {data.get('format')!r}, expected {CATALOG_FORMAT}")
+        keys = list(data["fields"])
+        if set(keys) | {"popularity"} != set(PartSpec.__dataclass_fields__):
+            raise ValueError(f"catalog fields {keys} do not match PartSpec")
+        kw_i, dims_i = keys.index("keywords"), keys.index("dims")
+        specs = []
+        new, setattr_ = object.__new__, object.__setattr__
+        keys.append("popularity")
+        for row in data["rows"]:
+            row[kw_i] = tuple(row[kw_i])
+            row[dims_i] = tuple(row[dims_i])
+            row.append(0)
+            # Bypass the frozen dataclass __init__ (one object.__setattr__ per
+            # field): several times faster for 20k records, same result as
+            # PartSpec(**d).
+            spec = new(PartSpec)
+            setattr_(spec, "__dict__", dict(zip(keys, row)))
+            specs.append(spec)
+        return cls(specs, data.get("fingerprint", ""))
+
+
+def build_catalog(library: LDrawLibrary) -> Catalog:
+    """Read the header of every part file of ``library`` (no cache).
+
+    Returns
+    -------
+    Catalog
+        Without popularity.
+    """
+    specs = []
+    for fname, path in library.part_files():
+        pid = fname[:-4] if fname.endswith(".dat") else fname
+        try:
+            specs.append(parse_header(pid, _read_head(path)))
+        except OSError as exc:
+            log.warning("%s: cannot read (%s); left out of the catalog", path, exc)
+    return Catalog(specs, library.fingerprint)
+
+
+_CATALOGS: dict[tuple[str, str], Catalog] = {}
+
+
+def _cache_path(library: LDrawLibrary) -> Path:
+    return cache_dir() / f"catalog-{library.fingerprint}.json.gz"
+
+
+def get_catalog(library: LDrawLibrary | None = None, *, rebuild: bool = False) -> Catalog:
+    """The catalog of a library, from the process cache, the disk cache, or built.
+
+    Parameters
+    ----------
+    library : LDrawLibrary, optional
+        Defaults to :func:`~ldraw_data.library.get_library`.
+    rebuild : bool
+        Ignore both caches and re-read every part header.
+
+    Returns
+    -------
+    Catalog
+        Records carry popularity from :func:`popularity`.
+
+    Raises
+    ------
+    LibraryNotFoundError
+        When no library is given and none is installed.
+
+    Notes
+    -----
+    Cold build (about 20k headers) takes a few seconds; the gzipped JSON
+    cache ``cache_dir()/catalog-<fingerprint>.json.gz`` then loads in a
+    fraction of a second. The file name carries the library fingerprint, so a
+    changed library is rebuilt; the cache is written atomically.
+    """
+    lib = library if library is not None else get_library()
+    key = (str(lib.root), lib.fingerprint)
+    if not rebuild and key in _CATALOGS:
+        return _CATALOGS[key]
+    t0 = time.perf_counter()
+    path = _cache_path(lib)
+    cat: Catalog | None = None
+    if not rebuild and path.is_file():
+        # The cyclic GC would run many times over the 20k fresh records for
+        # nothing (they hold no cycles); pausing it halves the load time.
+        gc_was_on = gc.isenabled()
+        gc.disable()
+        try:
+            with gzip.open(path, "rb") as fh:
+                cat = Catalog.from_json(json.loads(fh.read()))
+            log.info("catalog: %d parts loaded from %s in %.2f s", len(cat), path, time.perf_counter() - t0)
+        except (OSError, ValueError, KeyError, TypeError, IndexError, EOFError) as exc:
+            log.warning("catalog cache %s unreadable (%s); rebuilding", path, exc)
+            cat = None
+        finally:
+            if gc_was_on:
+                gc.enable()
+    if cat is None:
+        cat = build_catalog(lib)
+        log.info("catalog: %d part headers read in %.2f s", len(cat), time.perf_counter() - t0)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".catalog-", suffix=".tmp")
+            try:
+                with os.fdopen(fd, "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", compresslevel=5) as gz:
+                    gz.write(json.dumps(cat.to_json(), separators=(",", ":")).encode("utf-8"))
+                os.replace(tmp, path)
+            finally:
+                if os.path.exists(tmp):
+                    os.unlink(tmp)
+        except OSError as exc:
+            log.warning("could not write catalog cache %s: %s", path, exc)
+    cat = cat.with_popularity(popularity())
+    _CATALOGS[key] = cat
+    return cat

@@ -1,0 +1,994 @@
+"""Typed connectors of LDraw parts, from BrickNet's connector labels.
+
+Source data: the data files shipped by the ``bricknet`` package
+(``bricknet/_data/v1``), located with :func:`importlib.util.find_spec` (which
+does not import the package) and read with :mod:`lzma` and :mod:`json`;
+nothing of BrickNet's Python API is used:
+
+``labels.json.xz``
+    ``{"<stem>.dat": {kind: {subtype: rows | {polarity: rows}}}}`` with kinds
+    ``stud``, ``hole``, ``axle``, ``hinge``, ``fixed``, ``ball``. A row is
+    ``[x, y, z, pitch_deg, roll_deg, col5]`` in part-local LDU (LDraw frame,
+    -Y up); ``col5`` is the length (LDU) of ``axle``-kind connectors and the
+    yaw (degrees) of ``fixed`` ones; ball rows hold only ``x, y, z``.
+``part_aliases.json.xz``
+    ``{"rows": [{src, dst, final_matrix_3x4}]}``: obsolete or duplicate ids
+    labelled under another id; the part is replaced via ``T_new = T_part @ T``
+    (BrickNet ``graph.parse_ldr``), so a frame ``F`` of ``dst`` is ``T @ F`` in
+    ``src``'s frame.
+
+Frame convention (BrickNet ``data._load_all_connectors``): ``R = Ry(yaw) @
+Rx(pitch) @ Rz(roll)``, frame ``= [R | p]``. The mating axis is the frame's -Y
+column (BrickNet ``graph._find_pairs``: ``axes = -col1``). Stud-family
+connectors mate with *parallel* axes (signed dot >= ``_AXIS_THR`` = 0.95), so
+a stud's axis points out of its tip (up on a brick) and an antistud's axis
+points *into* its part (up as well, the way the mating stud travels); axle-kind
+and hinge connectors mate parallel or anti-parallel (``abs(dot)``), so the
+sign of their axis carries no meaning.
+
+Mating rules (BrickNet ``core._STUD_MATES``, ``core._AXLE_MATES`` and
+``graph._find_pairs``): kind ``stud`` with kind ``hole`` for the subtype pairs
+(hole, open), (hole, stud), (open, post), (open, tube), (stud, tube); kind
+``axle`` with kind ``axle`` for (axle, cross), (axle, socket), (bar, clip),
+(bar, cross), (pin, socket); ``hinge``, ``ball`` and ``fixed`` pair the same
+subtype with opposite polarity ``in``/``on``. Positions must agree within
+``_POS_THR`` = 3 LDU (axles: along a line with overlap). The joint each pair
+makes is this module's reading of those families (see :func:`mate_kind`).
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    # types
+    "JointKind",
+    "ConnectorDef",
+    "WorldConnectors",
+    # type names and compatibility
+    "connector_types",
+    "type_code",
+    "type_matches",
+    "mate_kind",
+    "compatible_types",
+    "mate_matrix",
+    # per part
+    "part_connectors",
+    "resolve_connector_part",
+    "has_connectors",
+    "connector_coverage",
+    "catalog_connector_coverage",
+    # bulk
+    "world_connector_frames",
+]
+
+import difflib
+import hashlib
+import importlib.util
+import json
+import logging
+import lzma
+import os
+import re
+import tempfile
+import threading
+from dataclasses import dataclass, field
+from enum import Enum
+from functools import lru_cache
+from pathlib import Path
+from typing import Iterable, NamedTuple
+
+import numpy as np
+
+from .library import cache_dir, normalize_name
+
+log = logging.getLogger(__name__)
+
+#: Bump when the on-disk cache layout changes.
+_CACHE_VERSION = 1
+#: BrickNet catalog folder holding the label files.
+_BRICKNET_CATALOG = "v1"
+#: Longest chain of aliases followed (BrickNet aliases and LDraw ``~Moved to``/alias stubs).
+_MAX_ALIAS_HOPS = 6
+
+
+# ----------------------------------------------------------------------------------------------
+# joint kinds and type names
+# ----------------------------------------------------------------------------------------------
+
+
+class JointKind(Enum):
+    """Kind of joint two mated connectors make.
+
+    ``FIXED``: no relative motion. ``REVOLUTE``: rotation about the shared axis.
+    ``PRISMATIC``: sliding along it. ``CYLINDRICAL``: rotation about and sliding
+    along it. ``BALL``: free rotation about the shared centre.
+
+    :attr:`code` is the integer used in the arrays of :func:`mate_matrix`.
+    """
+
+    FIXED = "fixed"
+    REVOLUTE = "revolute"
+    PRISMATIC = "prismatic"
+    CYLINDRICAL = "cylindrical"
+    BALL = "ball"
+
+    @property
+    def code(self) -> int:
+        """Integer code of this kind (0 FIXED ... 4 BALL), as in :func:`mate_matrix`."""
+        return _JOINT_CODES[self]
+
+    def __str__(self) -> str:
+        return self.value
+
+
+_JOINT_CODES = {k: i for i, k in enumerate(JointKind)}
+
+#: Contract names of the stud and axle families: (kind, subtype) -> name
+#: (docs/bricklayer-api.md, "Connector type names").
+_FAMILY_NAMES: dict[tuple[str, str], str] = {
+    ("stud", "stud"): "stud",
+    ("stud", "open"): "open_stud",
+    ("hole", "hole"): "antistud",
+    ("hole", "tube"): "tube",
+    ("hole", "post"): "post",
+    ("axle", "axle"): "axle",
+    ("axle", "cross"): "axle_hole",
+    ("axle", "hole"): "axle_bore",
+    ("axle", "pin"): "pin",
+    ("axle", "socket"): "pin_hole",
+    ("axle", "bar"): "bar",
+    ("axle", "clip"): "clip",
+}
+
+#: Descriptive names of polarized labels identified from the parts that carry them
+#: (part names from BrickNet's ``part_names.json``): (kind, subtype, polarity) -> name.
+_POLAR_NAMES: dict[tuple[str, str, str], str] = {
+    # 2736 technic axle towball, 3731 plate 2x2 with towball: in; 3183a plate 1x4 with towball socket: on
+    ("ball", "1", "in"): "towball",
+    ("ball", "1", "on"): "towball_socket",
+    # 17114 brick 2x2 with two ball joints, constraction limbs: in; constraction sockets: on
+    ("ball", "0", "in"): "constraction_ball",
+    ("ball", "0", "on"): "constraction_socket",
+    # 973 minifig torso (and 781 bodies): on, at the shoulders; 3818/3819 arms: in
+    ("hinge", "0", "on"): "shoulder_peg",
+    ("hinge", "0", "in"): "shoulder_socket",
+    # 3815b minifig hips: in (the leg pegs); legs: on
+    ("hinge", "1", "in"): "hip_peg",
+    ("hinge", "1", "on"): "hip_socket",
+    # 3820 minifig hand: in (its wrist peg); 3818/3819 arms: on
+    ("hinge", "4", "in"): "wrist_peg",
+    ("hinge", "4", "on"): "wrist_socket",
+    # 30124b minifig helmet: in (visor pivots); 2447b visor: on
+    ("hinge", "5", "in"): "visor_mount",
+    ("hinge", "5", "on"): "visor_hinge",
+    # 3815b hips top: in; 973 torso bottom (y = 32): on
+    ("fixed", "0", "in"): "waist_peg",
+    ("fixed", "0", "on"): "waist_socket",
+    # 973 torso top (y = 0): in; neck accessories (beards, wings, shoulder pads): on
+    ("fixed", "1", "in"): "neck_mount",
+    ("fixed", "1", "on"): "neck_bracket",
+    # 3680 turntable 2x2 plate base (centre pin): on; 3679 turntable 2x2 plate top: in
+    ("hinge", "37", "on"): "turntable_pin",
+    ("hinge", "37", "in"): "turntable_socket",
+    # 4593 hinge control stick: in; 4592 hinge control stick base: on
+    ("hinge", "38", "in"): "control_stick",
+    ("hinge", "38", "on"): "control_stick_base",
+    # 4276b hinge plate 1x2 with 2 fingers: in; 4275b / 2452 ... with 3 fingers: on
+    ("hinge", "7", "in"): "hinge_2_fingers",
+    ("hinge", "7", "on"): "hinge_3_fingers",
+    # 3938 hinge 1x2 top: in; 3937 hinge 1x2 base: on
+    ("hinge", "12", "in"): "hinge_brick_top",
+    ("hinge", "12", "on"): "hinge_brick_base",
+}
+
+_NAME_TO_LABEL: dict[str, tuple[str, str, str | None]] = {
+    **{v: (k[0], k[1], None) for k, v in _FAMILY_NAMES.items()},
+    **{v: k for k, v in _POLAR_NAMES.items()},
+}
+_MECHANICAL = re.compile(r"^(hinge|fixed|ball)_(\d+)_(in|on)$")
+
+#: Stud family mates (BrickNet ``core._STUD_MATES``, sorted subtype pairs, kind stud x kind hole).
+_STUD_MATES = frozenset({("hole", "open"), ("hole", "stud"), ("open", "post"), ("open", "tube"), ("stud", "tube")})
+#: Axle family mates (BrickNet ``core._AXLE_MATES``) and the joint each makes.
+_AXLE_JOINTS: dict[tuple[str, str], JointKind] = {
+    ("axle", "cross"): JointKind.PRISMATIC,  # cross axle in cross hole: slides, cannot turn
+    ("axle", "socket"): JointKind.CYLINDRICAL,  # cross axle in round pin hole: turns and slides
+    ("bar", "clip"): JointKind.CYLINDRICAL,  # clips turn about and slide along bars
+    ("bar", "cross"): JointKind.CYLINDRICAL,  # round bar in cross hole: turns and slides
+    ("pin", "socket"): JointKind.CYLINDRICAL,  # friction-less pin in pin hole
+}
+#: Joint of each polarized family (same subtype, opposite polarity; BrickNet ``graph._find_pairs``).
+_POLAR_JOINTS = {"hinge": JointKind.REVOLUTE, "ball": JointKind.BALL, "fixed": JointKind.FIXED}
+#: The joint a connector makes with its usual mate (axle_bore has no mate in BrickNet's table).
+_SUB_JOINT = {
+    "stud": JointKind.REVOLUTE, "open": JointKind.REVOLUTE, "hole": JointKind.REVOLUTE,
+    "tube": JointKind.REVOLUTE, "post": JointKind.REVOLUTE,
+    "axle": JointKind.PRISMATIC, "cross": JointKind.PRISMATIC,
+    "pin": JointKind.CYLINDRICAL, "socket": JointKind.CYLINDRICAL,
+    "bar": JointKind.CYLINDRICAL, "clip": JointKind.CYLINDRICAL,
+}  # fmt: skip
+
+#: Query groups: a query name also matches these types (docs/bricklayer-api.md).
+_QUERY_GROUPS = {"stud": ("stud", "open_stud"), "antistud": ("antistud", "tube")}
+
+_KIND_ORDER = ("stud", "hole", "axle", "hinge", "fixed", "ball")
+
+
+def _label_name(kind: str, sub: str, pol: str | None) -> str:
+    """Type name of a BrickNet label (kind, subtype, polarity)."""
+    if pol is None:
+        name = _FAMILY_NAMES.get((kind, sub))
+        return name if name is not None else f"{kind}_{sub}"
+    return _POLAR_NAMES.get((kind, sub, pol)) or f"{kind}_{sub}_{pol}"
+
+
+def _parse_type(name: str) -> tuple[str, str, str | None]:
+    """(kind, subtype, polarity) of a type name; ValueError (with close names) when unknown."""
+    if not isinstance(name, str):
+        raise TypeError(f"connector type must be a str, got {type(name).__name__}")
+    lab = _NAME_TO_LABEL.get(name)
+    if lab is not None:
+        return lab
+    m = _MECHANICAL.match(name)
+    if m is not None and (m.group(1), m.group(2), m.group(3)) not in _POLAR_NAMES:
+        return m.group(1), m.group(2), m.group(3)
+    known = sorted(_NAME_TO_LABEL)
+    close = difflib.get_close_matches(name, known, n=3, cutoff=0.6)
+    hint = f" Did you mean {', '.join(repr(c) for c in close)}?" if close else ""
+    raise ValueError(
+        f"Unknown connector type {name!r}. Known types: {', '.join(known)}, and mechanical names "
+        f"'<hinge|fixed|ball>_<subtype>_<in|on>' (e.g. 'hinge_2_in').{hint}"
+    )
+
+
+def _pair_joint(a: tuple[str, str, str | None], b: tuple[str, str, str | None]) -> JointKind | None:
+    (ka, sa, pa), (kb, sb, pb) = a, b
+    if {ka, kb} == {"stud", "hole"}:
+        return JointKind.REVOLUTE if tuple(sorted((sa, sb))) in _STUD_MATES else None
+    if ka == kb == "axle":
+        return _AXLE_JOINTS.get(tuple(sorted((sa, sb))))
+    if ka == kb and ka in _POLAR_JOINTS:
+        return _POLAR_JOINTS[ka] if sa == sb and {pa, pb} == {"in", "on"} else None
+    return None
+
+
+def mate_kind(type_a: str, type_b: str) -> JointKind | None:
+    """Joint made by mating a connector of ``type_a`` with one of ``type_b``.
+
+    Parameters
+    ----------
+    type_a, type_b : str
+        Connector type names (``"stud"``, ``"pin_hole"``, ``"hinge_2_in"``, ...).
+
+    Returns
+    -------
+    JointKind or None
+        None when the two types do not mate. Symmetric in its arguments.
+
+    Raises
+    ------
+    ValueError
+        When a name is not a connector type (the message lists the known names
+        and suggests close ones).
+
+    Notes
+    -----
+    Which pairs mate is BrickNet's table (``core._STUD_MATES``,
+    ``core._AXLE_MATES``, same-subtype opposite-polarity hinge/ball/fixed
+    pairs in ``graph._find_pairs``). The joint each pair makes is ours:
+    stud/open_stud in antistud/tube (and open_stud on post): REVOLUTE about the
+    stud axis; axle in axle_hole: PRISMATIC; axle or pin in pin_hole, bar in
+    clip, bar in axle_hole: CYLINDRICAL; hinge pairs: REVOLUTE; ball pairs:
+    BALL; fixed pairs: FIXED (BrickNet checks the full frame only for fixed
+    subtypes 0-3; the wheel/tyre subtypes 4+ are matched on position alone).
+    ``axle_bore`` (axle/hole) mates with nothing in BrickNet's table.
+
+    Examples
+    --------
+    >>> mate_kind("stud", "antistud")
+    <JointKind.REVOLUTE: 'revolute'>
+    >>> mate_kind("axle_hole", "axle").value
+    'prismatic'
+    >>> mate_kind("stud", "post") is None
+    True
+    """
+    return _pair_joint(_parse_type(type_a), _parse_type(type_b))
+
+
+def _partner_candidates(kind: str, sub: str, pol: str | None) -> list[tuple[str, str, str | None]]:
+    if kind in ("stud", "hole"):
+        other = "hole" if kind == "stud" else "stud"
+        return [(other, s, None) for (k, s) in _FAMILY_NAMES if k == other]
+    if kind == "axle":
+        return [("axle", s, None) for (k, s) in _FAMILY_NAMES if k == "axle"]
+    return [(kind, sub, "on" if pol == "in" else "in")]
+
+
+def compatible_types(connector_type: str) -> list[str]:
+    """Connector types that mate with ``connector_type``.
+
+    Parameters
+    ----------
+    connector_type : str
+        A connector type name.
+
+    Returns
+    -------
+    list of str
+        Names in a fixed order (the contract order of the stud and axle
+        families), for messages such as "a stud mates with antistud, tube".
+
+    Raises
+    ------
+    ValueError
+        When the name is not a connector type.
+
+    Examples
+    --------
+    >>> compatible_types("stud")
+    ['antistud', 'tube']
+    >>> compatible_types("towball")
+    ['towball_socket']
+    """
+    lab = _parse_type(connector_type)
+    return [_label_name(*c) for c in _partner_candidates(*lab) if _pair_joint(lab, c) is not None]
+
+
+def type_matches(query: str, connector_type: str) -> bool:
+    """True when a connector of ``connector_type`` answers a query for ``query``.
+
+    Parameters
+    ----------
+    query : str
+        The name asked for.
+    connector_type : str
+        A connector's :attr:`ConnectorDef.type`.
+
+    Returns
+    -------
+    bool
+        Equal names match; besides, ``"stud"`` also matches ``"open_stud"`` and
+        ``"antistud"`` also matches ``"tube"`` (query groups of the API contract,
+        docs/bricklayer-api.md). Unknown names simply do not match; check a
+        user's query with :func:`compatible_types` or :func:`connector_types`
+        to report a typo.
+
+    Examples
+    --------
+    >>> type_matches("stud", "open_stud"), type_matches("open_stud", "stud")
+    (True, False)
+    """
+    return connector_type in _QUERY_GROUPS.get(query, (query,))
+
+
+# ----------------------------------------------------------------------------------------------
+# connector definitions
+# ----------------------------------------------------------------------------------------------
+
+
+def _readonly(a: np.ndarray) -> np.ndarray:
+    a.flags.writeable = False
+    return a
+
+
+@dataclass(frozen=True, eq=False)
+class ConnectorDef:
+    """One connector of a part, in the part's local LDraw frame.
+
+    Attributes
+    ----------
+    type : str
+        Contract type name (``"stud"``, ``"antistud"``, ``"pin_hole"``,
+        ``"towball"``, ``"hinge_2_in"``, ...; see module notes).
+    kind : str
+        BrickNet label kind: ``stud``, ``hole``, ``axle``, ``hinge``, ``fixed`` or ``ball``.
+    subtype : str
+        BrickNet subtype (``"stud"``, ``"open"``, ``"tube"``, ``"socket"``, ``"38"``, ...).
+    polarity : str or None
+        ``"in"`` / ``"on"`` for hinge, fixed and ball labels, else None.
+    frame : (4, 4) float64 ndarray, LDU, read-only
+        ``[R | p]`` in the part's LDraw frame (-Y up); ``R = Ry(yaw) Rx(pitch) Rz(roll)``.
+    length : float, LDU
+        Engaged length of axle-kind connectors (axles, pins, bars, holes, clips); 0 otherwise.
+    index : int
+        Position in the part's connector list (BrickNet's canonical flat order:
+        kinds, subtypes, polarities sorted, then row order).
+    """
+
+    type: str
+    kind: str
+    subtype: str
+    polarity: str | None
+    frame: np.ndarray = field(repr=False)
+    length: float = 0.0
+    index: int = 0
+
+    @property
+    def position(self) -> np.ndarray:
+        """(3,) float, LDU: the connector's origin in the part frame."""
+        return self.frame[:3, 3]
+
+    @property
+    def axis(self) -> np.ndarray:
+        """(3,) float, unit: mating axis, the frame's -Y column (BrickNet ``graph._find_pairs``).
+
+        A stud's axis points out of its tip; an antistud's points into its part,
+        the way the mating stud travels (for the studs and antistuds of an
+        upright brick both are ``(0, -1, 0)``, LDraw up). Mated stud-family
+        connectors have parallel axes; for axle-kind and hinge connectors the
+        sign is arbitrary (they also mate anti-parallel).
+        """
+        return -self.frame[:3, 1]
+
+    @property
+    def roll_axis(self) -> np.ndarray:
+        """(3,) float, unit: the frame's X column, the reference direction across the axis.
+
+        BrickNet measures the rotation of a stud or hinge joint about the axis
+        between the X columns of the two frames (``graph.parse_ldr`` yaws).
+        """
+        return self.frame[:3, 0]
+
+    @property
+    def joint_kind(self) -> JointKind | None:
+        """Joint this connector makes with its usual mate (see :func:`mate_kind`).
+
+        Axles make PRISMATIC joints in axle holes but CYLINDRICAL ones in pin
+        holes: use :func:`mate_kind` for an exact pair. None for ``axle_bore``,
+        which nothing mates with in BrickNet's table.
+        """
+        if self.polarity is not None:
+            return _POLAR_JOINTS.get(self.kind)
+        return _SUB_JOINT.get(self.subtype)
+
+    @property
+    def directional(self) -> bool:
+        """True when mating needs parallel axes, not just collinear ones.
+
+        Stud-family connectors mate only with signed axis dot >= 0.95 and the
+        oriented fixed subtypes need equal frames; axles, hinges and balls also
+        mate flipped (BrickNet ``graph._find_pairs``).
+        """
+        return self.kind in ("stud", "hole", "fixed")
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, ConnectorDef):
+            return NotImplemented
+        return (
+            (self.type, self.kind, self.subtype, self.polarity, self.length, self.index)
+            == (other.type, other.kind, other.subtype, other.polarity, other.length, other.index)
+            and np.array_equal(self.frame, other.frame)
+        )
+
+    def __hash__(self) -> int:
+        return hash((self.type, self.index, self.frame.tobytes()))
+
+
+# ----------------------------------------------------------------------------------------------
+# loading the labels
+# ----------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Labels:
+    stems: dict[str, tuple[int, int]]  # stem -> (start, stop) rows
+    params: np.ndarray  # (N, 6) x y z pitch roll col5
+    types: np.ndarray  # (N,) int16 index into type_table
+    type_table: tuple[tuple[str, str, str, str | None], ...]  # (name, kind, sub, pol) by code
+    aliases: dict[str, tuple[str, np.ndarray]]  # src stem -> (dst stem, (4,4) T)
+
+
+_lock = threading.RLock()
+
+
+def _data_dir() -> Path:
+    """Folder of BrickNet's data files, found without importing the package.
+
+    ``importlib.resources.files("bricknet")`` would execute ``bricknet/__init__``,
+    which imports scipy and takes ~0.9 s; only the data files are needed.
+    """
+    spec = importlib.util.find_spec("bricknet")
+    if spec is None or not spec.submodule_search_locations:
+        raise ModuleNotFoundError(
+            "the 'bricknet' package (connector labels) is not installed; install it with "
+            "`pip install bricknet` (it is a dependency of this project)"
+        )
+    return Path(next(iter(spec.submodule_search_locations))) / "_data" / _BRICKNET_CATALOG
+
+
+def _type_sort_key(entry: tuple[str, str, str | None]) -> tuple:
+    kind, sub, pol = entry
+    named = list(_FAMILY_NAMES).index((kind, sub)) if (kind, sub) in _FAMILY_NAMES and pol is None else 99
+    return (named, _KIND_ORDER.index(kind), int(sub) if sub.isdigit() else -1, sub, pol or "")
+
+
+def _parse_labels(raw: bytes) -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray, list]:
+    """Flatten labels.json into stems, row starts, params (N,6) and type indices (N,)."""
+    labels = json.loads(lzma.decompress(raw))
+    entries: dict[tuple[str, str, str | None], int] = {}
+    stems, starts, rows, tidx = [], [], [], []
+    for stem_dat in sorted(labels):
+        stems.append(normalize_name(stem_dat).removesuffix(".dat"))
+        starts.append(len(rows))
+        kinds = labels[stem_dat]
+        for kind in sorted(kinds):  # BrickNet data._load_all_connectors order
+            for sub in sorted(kinds[kind]):
+                val = kinds[kind][sub]
+                groups = [(p, val[p]) for p in sorted(val)] if isinstance(val, dict) else [(None, val)]
+                for pol, group in groups:
+                    t = entries.setdefault((kind, sub, pol), len(entries))
+                    for r in group:
+                        r = list(r) + [0.0] * (6 - len(r))
+                        rows.append(r[:6])
+                        tidx.append(t)
+    starts.append(len(rows))
+    # renumber types: contract names first, then kind / numeric subtype / polarity order
+    order = sorted(entries, key=_type_sort_key)
+    remap = np.empty(len(entries), dtype=np.int16)
+    for new, key in enumerate(order):
+        remap[entries[key]] = new
+    return (
+        stems,
+        np.asarray(starts, dtype=np.int64),
+        np.asarray(rows, dtype=np.float64).reshape(-1, 6),
+        remap[np.asarray(tidx, dtype=np.int64)],
+        order,
+    )
+
+
+def _load_aliases() -> dict[str, tuple[str, np.ndarray]]:
+    raw = json.loads(lzma.decompress((_data_dir() / "part_aliases.json.xz").read_bytes()))
+    out = {}
+    for r in raw["rows"]:
+        v = r["final_matrix_3x4"]  # LDraw type-1 order: x y z a b c d e f g h i
+        m = np.eye(4)
+        m[:3, 3] = v[0:3]
+        m[:3, :3] = np.asarray(v[3:12], dtype=np.float64).reshape(3, 3)
+        out[normalize_name(r["src"]).removesuffix(".dat")] = (normalize_name(r["dst"]).removesuffix(".dat"), _readonly(m))
+    return out
+
+
+def _atomic_save_npz(path, arrays: dict) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            np.savez(fh, **arrays)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+@lru_cache(maxsize=1)
+def _labels() -> _Labels:
+    """Load (once per process) the flattened labels, from the disk cache when it is current."""
+    raw = (_data_dir() / "labels.json.xz").read_bytes()
+    key = hashlib.sha1(raw).hexdigest()[:16]
+    path = cache_dir() / "connectors" / f"bricknet-labels-v{_CACHE_VERSION}-{key}.npz"
+    loaded = None
+    if path.is_file():
+        try:
+            with np.load(path, allow_pickle=False) as z:
+                stems = z["stems"].tolist()
+                starts, params, types = z["starts"], z["params"], z["types"]
+                order = [tuple(None if p == "" else p for p in row) for row in json.loads(str(z["type_table"]))]
+            loaded = (stems, starts, params, types, order)
+        except Exception as exc:  # a corrupt cache is rebuilt
+            log.warning("ignoring unreadable connector cache %s (%s); rebuilding it", path, exc)
+    if loaded is None:
+        log.info("building the connector cache from BrickNet labels (about 1 s, once)")
+        loaded = _parse_labels(raw)
+        stems, starts, params, types, order = loaded
+        try:
+            _atomic_save_npz(
+                path,
+                dict(
+                    stems=np.asarray(stems),
+                    starts=starts,
+                    params=params,
+                    types=types,
+                    type_table=np.asarray(json.dumps([[k, s, p or ""] for k, s, p in order])),
+                ),
+            )
+        except OSError as exc:
+            log.warning("could not write the connector cache %s (%s); continuing without it", path, exc)
+    stems, starts, params, types, order = loaded
+    starts = np.asarray(starts)
+    stem_ranges = {s: (int(a), int(b)) for s, a, b in zip(stems, starts[:-1], starts[1:])}
+    table = tuple((_label_name(k, s, p), k, s, p) for k, s, p in order)
+    return _Labels(stem_ranges, _readonly(np.asarray(params)), _readonly(np.asarray(types)), table, _load_aliases())
+
+
+def connector_types() -> tuple[str, ...]:
+    """Every connector type name in BrickNet's labels, in type-code order.
+
+    Returns
+    -------
+    tuple of str
+        ``connector_types()[code]`` is the name of integer type ``code`` used by
+        :func:`world_connector_frames` and :func:`mate_matrix`. The stud and
+        axle families come first in contract order (``stud``, ``open_stud``,
+        ``antistud``, ``tube``, ``post``, ``axle``, ...), then hinge, fixed and
+        ball labels by subtype number.
+    """
+    return tuple(t[0] for t in _labels().type_table)
+
+
+def type_code(connector_type: str) -> int:
+    """Integer code of a type name (its index in :func:`connector_types`).
+
+    Raises
+    ------
+    ValueError
+        When no part carries a connector of that type.
+    """
+    names = connector_types()
+    try:
+        return names.index(connector_type)
+    except ValueError:
+        _parse_type(connector_type)  # raises with suggestions for a misspelt name
+        raise ValueError(f"no part in BrickNet's labels has a {connector_type!r} connector") from None
+
+
+@lru_cache(maxsize=1)
+def _mate_matrix() -> np.ndarray:
+    table = _labels().type_table
+    n = len(table)
+    out = np.full((n, n), -1, dtype=np.int8)
+    for i, (_, ka, sa, pa) in enumerate(table):
+        for j, (_, kb, sb, pb) in enumerate(table):
+            j_kind = _pair_joint((ka, sa, pa), (kb, sb, pb))
+            if j_kind is not None:
+                out[i, j] = j_kind.code
+    return _readonly(out)
+
+
+def mate_matrix() -> np.ndarray:
+    """Joint table over type codes, for vectorized mating checks.
+
+    Returns
+    -------
+    (T, T) int8 ndarray, read-only
+        ``mate_matrix()[a, b]`` is the :attr:`JointKind.code` of the joint that
+        types ``a`` and ``b`` (codes of :func:`connector_types`) make, or -1
+        when they do not mate. Symmetric; same rules as :func:`mate_kind`.
+    """
+    return _mate_matrix()
+
+
+# ----------------------------------------------------------------------------------------------
+# per part
+# ----------------------------------------------------------------------------------------------
+
+
+def _stem(part_id: str) -> str:
+    if not isinstance(part_id, str):
+        raise TypeError(f"part id must be a str such as '3001' or '3001.dat', got {type(part_id).__name__}")
+    key = normalize_name(part_id)
+    if key.startswith("parts/"):
+        key = key[len("parts/") :]
+    return key.removesuffix(".dat")
+
+
+def _library_stub_target(stem: str) -> tuple[str, np.ndarray] | None:
+    """Target of an LDraw ``~Moved to`` or ``Part Alias`` stub file: (stem, (4,4) T), else None."""
+    try:
+        from .library import get_library
+
+        lib = get_library()
+    except Exception:  # no library installed: BrickNet data only
+        return None
+    path = lib.find(stem + ".dat")
+    if path is None:
+        return None
+    try:  # cheap pre-check on the header: most files are not stubs and need no parse
+        with open(path, "rb") as fh:
+            head = fh.read(1024).lower()
+    except OSError:
+        return None
+    if not (head.lstrip(b"\xef\xbb\xbf0 \t").startswith(b"~moved") or re.search(rb"!ldraw_org[^\n]*alias", head)):
+        return None
+    from .io.parse import parse_document
+
+    try:
+        doc = parse_document(lib.read(stem + ".dat"), str(path))
+    except Exception as exc:
+        log.debug("cannot parse %s for alias lookup: %s", path, exc)
+        return None
+    f = doc.main
+    if not (f.moved_to or f.is_alias):
+        return None
+    refs = [r for r in f.refs if r.key.endswith(".dat") and not lib.is_primitive(r.key)]
+    if len(refs) != 1 or len(f.refs) != 1:
+        return None
+    return _stem(refs[0].key), np.asarray(refs[0].transform, dtype=np.float64)
+
+
+_resolve_cache: dict[tuple[str, bool], tuple[str, np.ndarray] | None] = {}
+
+
+def resolve_connector_part(part_id: str, library_alias_ok: bool = True) -> tuple[str, np.ndarray] | None:
+    """Which labelled part supplies ``part_id``'s connectors, and where it sits.
+
+    Parameters
+    ----------
+    part_id : str
+        ``"3001"``, ``"3001.dat"``, ``"parts/3001.DAT"`` (case-insensitive).
+    library_alias_ok : bool
+        Follow aliases: BrickNet's ``part_aliases`` table (obsolete or duplicate
+        ids, e.g. 3023 -> 3023b) and the LDraw library's own ``~Moved to`` and
+        ``Part Alias`` stub files (a single type-1 reference). When False only
+        the part's own labels count.
+
+    Returns
+    -------
+    (str, (4, 4) float64 ndarray) or None
+        The labelled stem and the transform ``T`` placing it in ``part_id``'s
+        frame (a frame ``F`` of the labelled part is ``T @ F`` for ``part_id``;
+        BrickNet ``graph.parse_ldr`` substitutes ``T_part @ T``). None when no
+        labels reach the part.
+    """
+    stem = _stem(part_id)
+    ck = (stem, bool(library_alias_ok))
+    if ck in _resolve_cache:
+        return _resolve_cache[ck]
+    lab = _labels()
+    T = np.eye(4)
+    cur = stem
+    result = None
+    seen = set()
+    for _ in range(_MAX_ALIAS_HOPS + 1):
+        if cur in lab.stems:
+            result = (cur, _readonly(T))
+            break
+        if not library_alias_ok or cur in seen:
+            break
+        seen.add(cur)
+        nxt = lab.aliases.get(cur) or _library_stub_target(cur)
+        if nxt is None:
+            break
+        cur, T = nxt[0], T @ nxt[1]
+    with _lock:
+        _resolve_cache[ck] = result
+    return result
+
+
+def _frames_from_params(params: np.ndarray, kinds: np.ndarray) -> np.ndarray:
+    """(k, 4, 4) frames from (k, 6) rows: R = Ry(yaw) Rx(pitch) Rz(roll) (BrickNet data.py)."""
+    k = len(params)
+    yaw = np.where(kinds == "fixed", params[:, 5], 0.0)
+    pitch, roll = np.radians(params[:, 3]), np.radians(params[:, 4])
+    yaw = np.radians(yaw)
+    cx, sx, cz, sz, cy, sy = np.cos(pitch), np.sin(pitch), np.cos(roll), np.sin(roll), np.cos(yaw), np.sin(yaw)
+    f = np.zeros((k, 4, 4))
+    f[:, 0, 0] = cy * cz + sy * sx * sz
+    f[:, 0, 1] = -cy * sz + sy * sx * cz
+    f[:, 0, 2] = sy * cx
+    f[:, 1, 0] = cx * sz
+    f[:, 1, 1] = cx * cz
+    f[:, 1, 2] = -sx
+    f[:, 2, 0] = -sy * cz + cy * sx * sz
+    f[:, 2, 1] = sy * sz + cy * sx * cz
+    f[:, 2, 2] = cy * cx
+    f[:, :3, 3] = params[:, :3]
+    f[:, 3, 3] = 1.0
+    return f
+
+
+@dataclass(frozen=True)
+class _PartArrays:
+    frames: np.ndarray  # (k, 4, 4) in the asked part's frame
+    types: np.ndarray  # (k,) int16
+    lengths: np.ndarray  # (k,) float
+
+
+_part_cache: dict[tuple[str, bool], _PartArrays] = {}
+
+
+def _part_arrays(part_id: str, library_alias_ok: bool = True) -> _PartArrays:
+    ck = (_stem(part_id), bool(library_alias_ok))
+    hit = _part_cache.get(ck)
+    if hit is not None:
+        return hit
+    lab = _labels()
+    res = resolve_connector_part(part_id, library_alias_ok)
+    if res is None:
+        out = _PartArrays(_readonly(np.zeros((0, 4, 4))), _readonly(np.zeros(0, np.int16)), _readonly(np.zeros(0)))
+    else:
+        stem, T = res
+        a, b = lab.stems[stem]
+        params, types = lab.params[a:b], lab.types[a:b]
+        kinds = np.array([lab.type_table[t][1] for t in types.tolist()], dtype=object)
+        frames = _frames_from_params(params, kinds)
+        if not np.array_equal(T, np.eye(4)):
+            frames = T @ frames
+        lengths = np.where(kinds == "axle", params[:, 5], 0.0).astype(np.float64)
+        out = _PartArrays(_readonly(frames), types, _readonly(lengths))
+    with _lock:
+        _part_cache[ck] = out
+    return out
+
+
+_defs_cache: dict[tuple[str, bool], tuple[ConnectorDef, ...]] = {}
+
+
+def part_connectors(part_id: str, library_alias_ok: bool = True) -> tuple[ConnectorDef, ...]:
+    """Connectors of a part, in its local LDraw frame.
+
+    Parameters
+    ----------
+    part_id : str
+        LDraw id, e.g. ``"3001"`` or ``"3001.dat"`` (case-insensitive).
+    library_alias_ok : bool
+        Follow BrickNet aliases and LDraw ``~Moved to``/alias stubs (see
+        :func:`resolve_connector_part`); frames are always in ``part_id``'s own frame.
+
+    Returns
+    -------
+    tuple of ConnectorDef
+        In BrickNet's canonical order (:attr:`ConnectorDef.index`). Empty for a
+        part BrickNet has no labels for (unknown ids included: use the catalog
+        to tell an unknown id from an unlabelled one).
+
+    Notes
+    -----
+    Loading all labels takes about 1 s the first time (JSON parsing), then
+    ~0.1 s from the on-disk cache under ``cache_dir()/connectors``; results are
+    cached per process.
+
+    Examples
+    --------
+    >>> studs = [c for c in part_connectors("3001") if c.type == "stud"]
+    >>> len(studs), studs[0].position.tolist(), studs[0].axis.tolist()
+    (8, [-30.0, 0.0, -10.0], [-0.0, -1.0, -0.0])
+    """
+    ck = (_stem(part_id), bool(library_alias_ok))
+    hit = _defs_cache.get(ck)
+    if hit is not None:
+        return hit
+    arr = _part_arrays(part_id, library_alias_ok)
+    table = _labels().type_table
+    defs = []
+    for i, (t, L) in enumerate(zip(arr.types.tolist(), arr.lengths.tolist())):
+        name, kind, sub, pol = table[t]
+        defs.append(ConnectorDef(name, kind, sub, pol, _readonly(arr.frames[i].copy()), float(L), i))
+    out = tuple(defs)
+    with _lock:
+        _defs_cache[ck] = out
+    return out
+
+
+def has_connectors(part_id: str, library_alias_ok: bool = True) -> bool:
+    """True when :func:`part_connectors` would return at least one connector."""
+    res = resolve_connector_part(part_id, library_alias_ok)
+    if res is None:
+        return False
+    a, b = _labels().stems[res[0]]
+    return b > a
+
+
+def connector_coverage(part_ids: Iterable[str], library_alias_ok: bool = True) -> tuple[int, int]:
+    """How many of ``part_ids`` have connector data.
+
+    Parameters
+    ----------
+    part_ids : iterable of str
+    library_alias_ok : bool
+        As in :func:`part_connectors`.
+
+    Returns
+    -------
+    (covered, total) : (int, int)
+        Counts over the distinct normalized ids.
+    """
+    ids = {_stem(p) for p in part_ids}
+    covered = sum(1 for p in ids if has_connectors(p, library_alias_ok))
+    return covered, len(ids)
+
+
+def catalog_connector_coverage(library=None, library_alias_ok: bool = True) -> tuple[int, int]:
+    """Connector coverage of every part file in the LDraw library's ``parts/`` folder.
+
+    Parameters
+    ----------
+    library : LDrawLibrary, optional
+        Defaults to :func:`ldraw_data.get_library`.
+    library_alias_ok : bool
+        As in :func:`part_connectors`.
+
+    Returns
+    -------
+    (covered, total) : (int, int)
+        Parts with at least one connector, and all part files
+        (:meth:`LDrawLibrary.part_files`).
+
+    Raises
+    ------
+    LibraryNotFoundError
+        When no LDraw library is installed.
+    """
+    if library is None:
+        from .library import get_library
+
+        library = get_library()
+    return connector_coverage((name for name, _ in library.part_files()), library_alias_ok)
+
+
+# ----------------------------------------------------------------------------------------------
+# bulk
+# ----------------------------------------------------------------------------------------------
+
+
+class WorldConnectors(NamedTuple):
+    """Connectors of many placed parts, concatenated (see :func:`world_connector_frames`).
+
+    Attributes
+    ----------
+    frames : (N, 4, 4) float64, LDU
+        World frames (LDraw frame).
+    owner : (N,) int64
+        Index of the owning part in the input list.
+    types : (N,) int16
+        Type codes (:func:`connector_types`).
+    index : (N,) int64
+        :attr:`ConnectorDef.index` within the owner.
+    lengths : (N,) float64, LDU
+        :attr:`ConnectorDef.length`.
+    """
+
+    frames: np.ndarray
+    owner: np.ndarray
+    types: np.ndarray
+    index: np.ndarray
+    lengths: np.ndarray
+
+
+def world_connector_frames(
+    part_ids: list[str], transforms: np.ndarray, library_alias_ok: bool = True
+) -> WorldConnectors:
+    """World frames of the connectors of many placed parts.
+
+    Parameters
+    ----------
+    part_ids : list of str, length n
+        Part ids (as :func:`part_connectors`).
+    transforms : (n, 4, 4) float, LDU
+        Each part's placement in the LDraw world frame.
+    library_alias_ok : bool
+        As in :func:`part_connectors`.
+
+    Returns
+    -------
+    WorldConnectors
+        ``(frames (N,4,4), owner (N,), types (N,), index (N,), lengths (N,))``;
+        ``frames[i] = transforms[owner[i]] @ local_frame``. Parts without
+        connectors contribute nothing.
+
+    Raises
+    ------
+    ValueError
+        When ``transforms`` is not ``(len(part_ids), 4, 4)``.
+    """
+    T = np.asarray(transforms, dtype=np.float64)
+    n = len(part_ids)
+    if T.shape != (n, 4, 4):
+        raise ValueError(f"transforms must have shape ({n}, 4, 4) to match part_ids, got {T.shape}")
+    arrs = [_part_arrays(p, library_alias_ok) for p in part_ids]
+    counts = np.fromiter((len(a.types) for a in arrs), dtype=np.int64, count=n)
+    total = int(counts.sum())
+    if total == 0:
+        return WorldConnectors(
+            np.zeros((0, 4, 4)), np.zeros(0, np.int64), np.zeros(0, np.int16), np.zeros(0, np.int64), np.zeros(0)
+        )
+    local = np.concatenate([a.frames for a in arrs if len(a.types)])
+    owner = np.repeat(np.arange(n, dtype=np.int64), counts)
+    ends = np.cumsum(counts)
+    index = np.arange(total, dtype=np.int64) - np.repeat(ends - counts, counts)
+    return WorldConnectors(
+        np.matmul(T[owner], local),
+        owner,
+        np.concatenate([a.types for a in arrs if len(a.types)]).astype(np.int16),
+        index,
+        np.concatenate([a.lengths for a in arrs if len(a.types)]),
+    )

@@ -1,0 +1,242 @@
+"""Full-text part search over the catalog.
+
+Ranking is BM25 (Okapi, via ``rank_bm25``) over the tokens of each part's
+name, category and keywords, times a popularity factor, times a penalty for
+printed/patterned variants:
+
+``score = bm25 * (1 + POPULARITY_WEIGHT * log(1 + count)) * (PRINTED_PENALTY if printed else 1)``
+
+where ``count`` is the part's placement count in the official set models
+(:func:`ldraw_data.catalog.popularity`). With ``POPULARITY_WEIGHT = 0.15`` a
+part used 1 000 times gets a factor of about 2.0 and an unused one 1.0: enough
+to pick the common part among equally good text matches, not enough to lift a
+poor text match over a good one.
+
+Tokenizing (:func:`tokenize`) lower-cases, splits digits from letters so
+``2x4``, ``2 x 4`` and ``2 X 4`` give the same tokens, drops ``x`` and a few
+filler words, and adds one *dimension token* per size run (``2x4``; also
+``2x4x3`` for three numbers; the first two numbers sorted, so ``4 x 2`` finds
+``2 x 4``). The dimension token is rare, so an exact size match weighs a lot
+and ``brick 2 x 4`` does not rank ``Brick 2 x 2`` high.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "search_parts",
+    "tokenize",
+    "parse_query",
+    "POPULARITY_WEIGHT",
+    "PRINTED_PENALTY",
+]
+
+import logging
+import re
+
+import numpy as np
+
+from .catalog import Catalog, PartSpec, get_catalog, parse_dims
+
+log = logging.getLogger(__name__)
+
+#: Weight of ``log(1 + count)`` in the popularity factor (see module docstring).
+POPULARITY_WEIGHT = 0.15
+
+#: Score factor of printed/patterned/stickered variants, so that the plain
+#: part ranks above its prints (a printed ``Brick 2 x 4 with ... Pattern``
+#: otherwise competes on text alone).
+PRINTED_PENALTY = 0.5
+
+#: Words that carry no meaning for finding a part.
+STOPWORDS = frozenset({"x", "with", "and", "the", "of", "a", "to", "for", "in", "on", "w"})
+
+_SPLIT = re.compile(r"(\d+(?:\.\d+)?|[a-z]+)")
+# "2x4", "2 X 4", "1x2x5", "2 1/3" are normalized by parse_dims on the text
+# with digits split from a glued "x".
+_GLUED_X = re.compile(r"(?<=\d)\s*[x×]\s*(?=\d)", re.IGNORECASE)
+_FIELD = re.compile(r"\b(category|cat):(\"[^\"]*\"|'[^']*'|\S+)", re.IGNORECASE)
+
+
+def _fmt(v: float) -> str:
+    return str(int(v)) if float(v).is_integer() else f"{v:g}"
+
+
+def _dim_tokens(dims: tuple[float, ...]) -> list[str]:
+    if len(dims) < 2:
+        return []
+    a, b = sorted(dims[:2])
+    out = [f"{_fmt(a)}x{_fmt(b)}"]
+    if len(dims) > 2:
+        out.append(f"{_fmt(a)}x{_fmt(b)}x{_fmt(dims[2])}")
+    return out
+
+
+def tokenize(text: str, dims: tuple[float, ...] | None = None) -> list[str]:
+    """Search tokens of a text.
+
+    Parameters
+    ----------
+    text : str
+        A part name or a query (``"Brick 2 x 4"``, ``"2x4 brick"``).
+    dims : tuple of float, optional
+        Size to make dimension tokens from; parsed from ``text`` with
+        :func:`~ldraw_data.catalog.parse_dims` when not given.
+
+    Returns
+    -------
+    list of str
+        Word and number tokens, without stop words, plus dimension tokens.
+
+    Examples
+    --------
+    >>> tokenize("Brick  2 x  4")
+    ['brick', '2', '4', '2x4']
+    >>> tokenize("2X4 brick")
+    ['2', '4', 'brick', '2x4']
+    >>> tokenize("Brick 1 x 2 x 5")
+    ['brick', '1', '2', '5', '1x2', '1x2x5']
+    """
+    spaced = _GLUED_X.sub(" x ", text.lower())
+    words = [t for t in _SPLIT.findall(spaced) if t not in STOPWORDS]
+    if dims is None:
+        dims = parse_dims(spaced)
+    return words + _dim_tokens(tuple(dims))
+
+
+def parse_query(query: str) -> tuple[str, str | None]:
+    """Split field filters out of a query.
+
+    Parameters
+    ----------
+    query : str
+        Free text, optionally with ``category:Brick`` or
+        ``category:"Minifig Accessory"`` (``cat:`` works too).
+
+    Returns
+    -------
+    (str, str or None)
+        The free text and the category filter (None when absent).
+    """
+    category = None
+    m = _FIELD.search(query)
+    if m:
+        category = m.group(2).strip("\"'")
+        query = (query[: m.start()] + " " + query[m.end() :]).strip()
+    return query, category
+
+
+def _doc_tokens(spec: PartSpec) -> list[str]:
+    toks = tokenize(spec.name.lstrip("~_=|"), spec.dims)
+    # Category words, always: names usually start with them too, so the part
+    # type ("Brick" of "Brick 2 x 4") counts twice and outweighs the same word
+    # as a qualifier ("Slope Brick 18 4 x 2", category Slope).
+    toks += tokenize(spec.category, ())
+    for kw in spec.keywords:
+        toks += tokenize(kw, ())
+    toks.append(spec.part_id)
+    return toks
+
+
+class _Index:
+    """BM25 index over some catalog records, with their score factors."""
+
+    def __init__(self, specs: list[PartSpec]):
+        from rank_bm25 import BM25Okapi
+
+        self.specs = specs
+        self.bm25 = BM25Okapi([_doc_tokens(s) for s in specs])
+        pop = np.array([s.popularity for s in specs], dtype=np.float64)
+        self.popularity = pop
+        printed = np.array([s.is_printed for s in specs], dtype=bool)
+        self.printed = printed
+        self.pop_factor = 1.0 + POPULARITY_WEIGHT * np.log1p(pop)
+        self.factor = self.pop_factor * np.where(printed, PRINTED_PENALTY, 1.0)
+        self.print_factor = self.pop_factor * np.where(printed, 1.0, PRINTED_PENALTY)
+        self.category = np.array([s.category.lower() for s in specs], dtype=object)
+        self.ids = {s.part_id: i for i, s in enumerate(specs)}
+
+
+def _index(catalog: Catalog, include_obsolete: bool) -> _Index:
+    key = ("search", include_obsolete)
+    idx = catalog._derived.get(key)
+    if idx is None:
+        specs = [s for s in catalog if include_obsolete or s.is_listed]
+        idx = catalog._derived[key] = _Index(specs)
+        log.debug("search index of %d parts built", len(specs))
+    return idx
+
+
+def search_parts(
+    query: str,
+    *,
+    category: str | None = None,
+    limit: int = 10,
+    include_obsolete: bool = False,
+    catalog: Catalog | None = None,
+) -> list[PartSpec]:
+    """Find parts by name, size, category or keyword.
+
+    Parameters
+    ----------
+    query : str
+        Free text (``"brick 2 x 4"``, ``"2x4 brick"``, ``"slope 45 2x2"``),
+        optionally with a field filter ``category:Plate`` (see
+        :func:`parse_query`). A part id (``"3001"``) finds that part.
+    category : str, optional
+        Keep only parts of this category (exact, case-insensitive match on
+        :attr:`PartSpec.category`, e.g. ``"Brick"``, ``"Minifig Accessory"``).
+        Overrides a ``category:`` in the query.
+    limit : int
+        Largest number of results.
+    include_obsolete : bool
+        Also search ``~Moved to`` stubs, aliases, obsolete (``~``) and
+        physical-colour (``_``) files, which are left out by default.
+    catalog : Catalog, optional
+        Defaults to :func:`~ldraw_data.catalog.get_catalog`.
+
+    Returns
+    -------
+    list of PartSpec
+        Best first; only parts sharing at least one token with the query.
+        With an empty query and a category, the category's most popular parts.
+        Score formula: see the module docstring; when the query itself
+        says pattern, print or sticker, the penalty goes to plain parts
+        instead of printed ones.
+
+    Examples
+    --------
+    >>> [p.part_id for p in search_parts("brick 2 x 4", limit=1)]
+    ['3001']
+    """
+    cat = catalog if catalog is not None else get_catalog()
+    text, cat_in_query = parse_query(query or "")
+    category = category if category is not None else cat_in_query
+    idx = _index(cat, include_obsolete)
+    n = len(idx.specs)
+    if n == 0 or limit <= 0:
+        return []
+    mask = np.ones(n, dtype=bool)
+    if category:
+        mask &= idx.category == category.strip().lower()
+    q = tokenize(text)
+    # Dimension tokens count twice: an exact size match is what a size query asks for.
+    q += [t for t in q if "x" in t and t[0].isdigit()]
+    if q:
+        scores = np.asarray(idx.bm25.get_scores(q), dtype=np.float64)
+        # Only documents sharing a token: BM25 gives exactly 0 otherwise.
+        mask &= scores > 0
+        # A query asking for prints ("pattern", "printed", "sticker") turns the
+        # penalty around: plain parts get it instead.
+        wants_print = any(t.startswith(("pattern", "print", "sticker")) for t in q)
+        scores = scores * (idx.print_factor if wants_print else idx.factor)
+    elif category:
+        scores = idx.factor.copy()
+    else:
+        return []
+    cand = np.flatnonzero(mask)
+    if cand.size == 0:
+        return []
+    # Sort by score desc, then popularity desc, then id (records are in id order).
+    pops = idx.popularity[cand]
+    order = np.lexsort((cand, -pops, -np.round(scores[cand], 9)))[:limit]
+    return [idx.specs[i] for i in cand[order]]
