@@ -67,6 +67,7 @@ class _PartGeometry:
     """Per-part derived geometry (cached per part id)."""
 
     to_local: np.ndarray          # (4,4) LDraw part coords -> BL element-local
+    from_local: np.ndarray        # its inverse
     bounding_box: Box             # local, LDU
     alignment_box: Box            # local, LDU
     connectors: tuple             # local Connectors
@@ -136,20 +137,26 @@ def _part_geometry(part_id: str) -> _PartGeometry:
     align = box_of((x0, top, z0), (x1, bottom, z1))
     bbox = box_of(bb[0], bb[1]) if has_mesh else align
     conns = []
-    for d in defs:
-        f = np.asarray(d.frame, dtype=np.float64)
-        axis = r @ np.asarray(d.axis, dtype=np.float64)
-        roll = r @ f[:3, 0]
-        roll = roll - axis * float(roll @ axis)
-        n = np.linalg.norm(roll)
-        roll = roll / n if n > 1e-9 else np.array([1.0, 0, 0]) if abs(axis[0]) < 0.9 else np.array([0, 1.0, 0])
-        m = np.eye(4)
-        m[:3, 0] = roll
-        m[:3, 1] = np.cross(axis, roll)
-        m[:3, 2] = axis
-        m[:3, 3] = r @ np.asarray(d.position, dtype=np.float64) + t
-        conns.append(Connector(d.type, Pose.from_matrix(m), d.length, d.joint_kind, d.index))
-    return _PartGeometry(to_local, bbox, align, tuple(conns), has_mesh)
+    if defs:
+        frames = np.stack([np.asarray(d.frame, dtype=np.float64) for d in defs])
+        axis = -frames[:, :3, 1] @ r.T
+        roll = frames[:, :3, 0] @ r.T
+        roll = roll - axis * np.einsum("ij,ij->i", roll, axis)[:, None]
+        n = np.linalg.norm(roll, axis=1)
+        bad = n < 1e-9
+        roll[~bad] /= n[~bad, None]
+        roll[bad] = np.where(np.abs(axis[bad, :1]) < 0.9, [1.0, 0, 0], [0, 1.0, 0])
+        m = np.zeros((len(defs), 4, 4))
+        m[:, :3, 0] = roll
+        m[:, :3, 1] = np.cross(axis, roll)
+        m[:, :3, 2] = axis
+        m[:, :3, 3] = frames[:, :3, 3] @ r.T + t
+        m[:, 3, 3] = 1.0
+        for d, mi in zip(defs, m):
+            conns.append(Connector(d.type, Pose.from_matrix(mi), d.length, d.joint_kind, d.index))
+    from_local = np.linalg.inv(to_local)
+    from_local.flags.writeable = False
+    return _PartGeometry(to_local, from_local, bbox, align, tuple(conns), has_mesh)
 
 
 class LegoGeometry:
@@ -371,6 +378,11 @@ class Element(LegoGeometry):
     def connectors(self) -> tuple[Connector, ...]:
         """Typed connectors in the local frame (BrickNet labels; empty when the part has none)."""
         return self._geom.connectors
+
+    @property
+    def local_to_ldraw(self) -> np.ndarray:
+        """(4, 4) inverse of :attr:`ldraw_to_local`."""
+        return self._geom.from_local
 
     @property
     def ldraw_to_local(self) -> np.ndarray:

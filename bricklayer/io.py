@@ -30,6 +30,7 @@ from pathlib import Path
 import numpy as np
 
 from ldraw_data.errors import LDrawParseError, LDrawWarning
+from ldraw_data.io.model import _is_submodel_block
 from ldraw_data.io.parse import LDrawDocument, LDrawFile, parse_document
 from ldraw_data.library import read_ldraw_text
 
@@ -73,7 +74,7 @@ def _doc_to_build(doc: LDrawDocument, library, warnings: list, lines: list[str])
     lib_find = library.find if library is not None else (lambda _n: None)
 
     def is_sub(f: LDrawFile) -> bool:
-        return not f.is_part_like
+        return _is_submodel_block(f, doc)
 
     def embed(blk: LDrawFile) -> None:
         """Keep an embedded part block and the embedded blocks it uses."""
@@ -122,7 +123,7 @@ def _doc_to_build(doc: LDrawDocument, library, warnings: list, lines: list[str])
                 el = _element_for(pid, it.color, known, elements)
                 if blk is not None:
                     embed(blk)
-                pose = Pose.from_matrix(L2B @ mat @ np.linalg.inv(el.ldraw_to_local) if known else L2B @ mat @ B2L)
+                pose = Pose.from_matrix(L2B @ mat @ el.local_to_ldraw if known else L2B @ mat @ B2L)
                 content = el
                 sub_color = None
             name = pending_name
@@ -135,9 +136,7 @@ def _doc_to_build(doc: LDrawDocument, library, warnings: list, lines: list[str])
         builds[f.key] = b
         return b
 
-    main = doc.main
-    if doc.is_mpd and main.is_part_like and any(is_sub(f) for f in doc.files):
-        main = next(f for f in doc.files if is_sub(f))
+    main = doc.main  # MPD spec: the first block is the model shown
     root = build_of(main, (main.key,))
     root.embedded_files.update(embedded)
     return root
@@ -189,17 +188,25 @@ def read_ldraw(path, *, library=None) -> LegoBuild:
 
 
 def _fmt(v: float) -> str:
-    r = round(float(v), 6)
+    """Shortest text of ``v`` rounded to 1e-9 LDU (keeps every digit real files hold)."""
+    r = round(float(v), 9)
     if r == 0:
         return "0"
-    s = f"{r:.6f}".rstrip("0").rstrip(".")
-    return s
+    if r == int(r):
+        return str(int(r))
+    return repr(r)
 
 
 def _line1(color: int, m: np.ndarray, name: str) -> str:
     c = f"0x{color:07X}" if color >= 0x2000000 else str(int(color))
     vals = [m[0, 3], m[1, 3], m[2, 3], *m[:3, :3].ravel()]
     return f"1 {c} " + " ".join(_fmt(v) for v in vals) + f" {name}"
+
+
+def _ref_name(part_id: str) -> str:
+    """File reference for a part id: ``s/3001s01`` -> ``s\\3001s01.dat``; ``x.ldr`` stays."""
+    name = part_id.replace("/", "\\")
+    return name if name.lower().endswith((".ldr", ".mpd", ".l3b")) else name + ".dat"
 
 
 def _block_names(root: LegoBuild) -> dict[int, str]:
@@ -244,7 +251,7 @@ def _block_lines(b: LegoBuild, names: dict[int, str]) -> list[str]:
                 out.append(_line1(p.color if p.color is not None else 16, m, names[id(c)]))
             else:
                 m = B2L @ p.pose.matrix @ c.ldraw_to_local if c._known else B2L @ p.pose.matrix @ L2B
-                out.append(_line1(int(c.color), m, c.ldraw_id.replace("/", "\\") + ".dat"))
+                out.append(_line1(int(c.color), m, _ref_name(c.ldraw_id)))
         if si < len(steps) - 1:
             out.append("0 STEP")
     return out

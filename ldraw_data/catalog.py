@@ -20,6 +20,7 @@ __all__ = [
     "PartSpec",
     "Catalog",
     "get_catalog",
+    "build_catalog",
     "parse_header",
     "parse_dims",
     "normalize_part_id",

@@ -198,10 +198,9 @@ _AXLE_JOINTS: dict[tuple[str, str], JointKind] = {
 }
 #: Joint of each polarized family (same subtype, opposite polarity; BrickNet ``graph._find_pairs``).
 _POLAR_JOINTS = {"hinge": JointKind.REVOLUTE, "ball": JointKind.BALL, "fixed": JointKind.FIXED}
-#: The joint a connector makes with its usual mate (axle_bore has no mate in BrickNet's table).
-_SUB_JOINT = {
-    "stud": JointKind.REVOLUTE, "open": JointKind.REVOLUTE, "hole": JointKind.REVOLUTE,
-    "tube": JointKind.REVOLUTE, "post": JointKind.REVOLUTE,
+#: The joint an axle-kind connector makes with its usual mate (axle/hole, ``axle_bore``, has
+#: no mate in BrickNet's table); every stud-family connector makes a revolute joint.
+_AXLE_SUB_JOINT = {
     "axle": JointKind.PRISMATIC, "cross": JointKind.PRISMATIC,
     "pin": JointKind.CYLINDRICAL, "socket": JointKind.CYLINDRICAL,
     "bar": JointKind.CYLINDRICAL, "clip": JointKind.CYLINDRICAL,
@@ -436,9 +435,11 @@ class ConnectorDef:
         holes: use :func:`mate_kind` for an exact pair. None for ``axle_bore``,
         which nothing mates with in BrickNet's table.
         """
-        if self.polarity is not None:
-            return _POLAR_JOINTS.get(self.kind)
-        return _SUB_JOINT.get(self.subtype)
+        if self.kind in ("stud", "hole"):
+            return JointKind.REVOLUTE
+        if self.kind == "axle":
+            return _AXLE_SUB_JOINT.get(self.subtype)
+        return _POLAR_JOINTS.get(self.kind)
 
     @property
     def directional(self) -> bool:
@@ -543,7 +544,8 @@ def _load_aliases() -> dict[str, tuple[str, np.ndarray]]:
         m = np.eye(4)
         m[:3, 3] = v[0:3]
         m[:3, :3] = np.asarray(v[3:12], dtype=np.float64).reshape(3, 3)
-        out[normalize_name(r["src"]).removesuffix(".dat")] = (normalize_name(r["dst"]).removesuffix(".dat"), _readonly(m))
+        src, dst = (normalize_name(r[k]).removesuffix(".dat") for k in ("src", "dst"))
+        out[src] = (dst, _readonly(m))
     return out
 
 
@@ -705,6 +707,25 @@ def _library_stub_target(stem: str) -> tuple[str, np.ndarray] | None:
     return _stem(refs[0].key), np.asarray(refs[0].transform, dtype=np.float64)
 
 
+_PATTERN_SUFFIX = re.compile(r"p[0-9a-z]{2,4}$")
+
+
+def _pattern_base(stem: str, lab: _Labels) -> tuple[str, np.ndarray] | None:
+    """Unprinted base of a patterned id (``3626bp69`` -> ``3626b``), when the base is labelled.
+
+    LDraw numbers printed parts as the base id plus ``p`` and a 2-4 character
+    pattern code (LDraw library file-naming convention); the print does not
+    change the shape, so the base part's connectors apply unchanged.
+    """
+    m = _PATTERN_SUFFIX.search(stem)
+    if m is None or m.start() == 0:
+        return None
+    base = stem[: m.start()]
+    if base in lab.stems or base in lab.aliases:
+        return base, np.eye(4)
+    return None
+
+
 _resolve_cache: dict[tuple[str, bool], tuple[str, np.ndarray] | None] = {}
 
 
@@ -718,8 +739,9 @@ def resolve_connector_part(part_id: str, library_alias_ok: bool = True) -> tuple
     library_alias_ok : bool
         Follow aliases: BrickNet's ``part_aliases`` table (obsolete or duplicate
         ids, e.g. 3023 -> 3023b) and the LDraw library's own ``~Moved to`` and
-        ``Part Alias`` stub files (a single type-1 reference). When False only
-        the part's own labels count.
+        ``Part Alias`` stub files (a single type-1 reference), and, last, the
+        unprinted base of a patterned id (``3626bp69`` -> ``3626b``). When False
+        only the part's own labels count.
 
     Returns
     -------
@@ -745,7 +767,7 @@ def resolve_connector_part(part_id: str, library_alias_ok: bool = True) -> tuple
         if not library_alias_ok or cur in seen:
             break
         seen.add(cur)
-        nxt = lab.aliases.get(cur) or _library_stub_target(cur)
+        nxt = lab.aliases.get(cur) or _library_stub_target(cur) or _pattern_base(cur, lab)
         if nxt is None:
             break
         cur, T = nxt[0], T @ nxt[1]

@@ -47,6 +47,33 @@ log = logging.getLogger(__name__)
 SEARCH_FOLDERS = ("parts", "p", "Unofficial/parts", "Unofficial/p", "models")
 
 
+def _ci_child(root: Path, rel: str) -> Path | None:
+    """``root/rel`` matched case-insensitively per component, or None.
+
+    LDraw names are case-insensitive (spec 1.0.2); on a case-sensitive file
+    system an older or hand-made library may spell its folders ``PARTS``, ``P``
+    or ``unofficial``. The exact spelling is tried first (one ``stat``).
+    """
+    exact = root / rel
+    if exact.exists():
+        return exact
+    cur = root
+    for part in rel.split("/"):
+        try:
+            match = next((c for c in cur.iterdir() if c.name.lower() == part.lower()), None)
+        except OSError:
+            return None
+        if match is None:
+            return None
+        cur = match
+    return cur
+
+
+def _has_dir(root: Path, rel: str) -> bool:
+    p = _ci_child(root, rel)
+    return p is not None and p.is_dir()
+
+
 def normalize_name(name: str) -> str:
     """Canonical key of an LDraw file reference.
 
@@ -132,7 +159,7 @@ class LDrawLibrary:
 
     def __init__(self, root: str | os.PathLike):
         self.root = Path(root).expanduser().resolve()
-        if not (self.root / "parts").is_dir():
+        if not _has_dir(self.root, "parts"):
             raise LibraryNotFoundError([("given path", f"{self.root} (no parts/ folder in it)")])
 
     def __repr__(self) -> str:
@@ -142,8 +169,8 @@ class LDrawLibrary:
     def _index(self) -> dict[str, Path]:
         index: dict[str, Path] = {}
         for folder in SEARCH_FOLDERS:
-            base = self.root / folder
-            if not base.is_dir():
+            base = _ci_child(self.root, folder)
+            if base is None or not base.is_dir():
                 continue
             for dirpath, _dirnames, filenames in os.walk(base):
                 rel_dir = os.path.relpath(dirpath, base)
@@ -276,10 +303,10 @@ def find_library(path: str | os.PathLike | None = None) -> LDrawLibrary:
         candidates.append(("installed copy", str(_installed_path())))
     for source, cand in candidates:
         root = Path(cand).expanduser()
-        if (root / "parts").is_dir():
+        if _has_dir(root, "parts"):
             return LDrawLibrary(root)
-        if (root / "ldraw" / "parts").is_dir():  # a folder holding the unpacked zip's top folder
-            return LDrawLibrary(root / "ldraw")
+        if _has_dir(root, "ldraw/parts"):  # a folder holding the unpacked zip's top folder
+            return LDrawLibrary(_ci_child(root, "ldraw"))
         if source == "LDRAWDIR":
             log.warning("LDRAWDIR=%s holds no parts/ folder; trying the installed copy", root)
         tried.append((source, str(root)))

@@ -1,23 +1,31 @@
 """Full-text part search over the catalog.
 
-Ranking is BM25 (Okapi, via ``rank_bm25``) over the tokens of each part's
-name, category and keywords, times a popularity factor, times a penalty for
-printed/patterned variants:
+Ranking is BM25 (Okapi, via ``rank_bm25``, default ``k1=1.5, b=0.75``) over
+the tokens of each part's name, category and keywords, times a popularity
+factor, times a penalty for printed/patterned variants::
 
-``score = bm25 * (1 + POPULARITY_WEIGHT * log(1 + count)) * (PRINTED_PENALTY if printed else 1)``
+    score = bm25 * (1 + POPULARITY_WEIGHT * log(1 + count)) * (PRINTED_PENALTY if printed else 1)
 
 where ``count`` is the part's placement count in the official set models
 (:func:`ldraw_data.catalog.popularity`). With ``POPULARITY_WEIGHT = 0.15`` a
 part used 1 000 times gets a factor of about 2.0 and an unused one 1.0: enough
 to pick the common part among equally good text matches, not enough to lift a
-poor text match over a good one.
+poor text match over a good one. When the query says ``pattern``, ``print``
+or ``sticker`` the penalty goes to the plain parts instead.
 
-Tokenizing (:func:`tokenize`) lower-cases, splits digits from letters so
-``2x4``, ``2 x 4`` and ``2 X 4`` give the same tokens, drops ``x`` and a few
-filler words, and adds one *dimension token* per size run (``2x4``; also
+Tokenizing (:func:`tokenize`) lower-cases, splits digits from a glued ``x``
+so ``2x4``, ``2 x 4`` and ``2 X 4`` give the same tokens, drops ``x`` and a
+few filler words, and adds a *dimension token* per size (``2x4``; also
 ``2x4x3`` for three numbers; the first two numbers sorted, so ``4 x 2`` finds
-``2 x 4``). The dimension token is rare, so an exact size match weighs a lot
-and ``brick 2 x 4`` does not rank ``Brick 2 x 2`` high.
+``2 x 4``). Dimension tokens are rare (high IDF) and count twice in a query,
+so an exact size match weighs a lot and ``brick 2 x 4`` does not rank
+``Brick 2 x 2`` high. A part's category words are added to its name's
+tokens, so the part type (``Brick`` of ``Brick 2 x 4``) counts twice and
+outweighs the same word used as a qualifier (``Slope Brick 18 4 x 2``).
+
+Moved stubs, aliases, obsolete (``~``) and physical-colour (``_``) files are
+left out unless asked for. The index is built once per catalog and kept on
+it (about 0.5 s for 16k parts); a query then takes 10-30 ms.
 """
 
 from __future__ import annotations

@@ -408,9 +408,21 @@ class Pose:
 
     @staticmethod
     def from_matrix(m) -> "Pose":
-        """Pose of a (4, 4) homogeneous matrix."""
-        a = np.asarray(m, dtype=np.float64)
-        return Pose(a[:3, :3], a[:3, 3])
+        """Pose of a (4, 4) homogeneous matrix (the last row is taken as 0 0 0 1).
+
+        Raises
+        ------
+        ValueError
+            When ``m`` is not (4, 4) or holds non-finite numbers.
+        """
+        a = np.array(m, dtype=np.float64)
+        if a.shape != (4, 4) or not np.all(np.isfinite(a)):
+            raise ValueError(f"a pose matrix is a finite (4, 4) array, got shape {a.shape}")
+        a[3] = (0.0, 0.0, 0.0, 1.0)
+        a.flags.writeable = False
+        p = object.__new__(Pose)
+        p._m = a
+        return p
 
     @property
     def matrix(self) -> np.ndarray:

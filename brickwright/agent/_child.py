@@ -71,7 +71,10 @@ class _State:
 # ------------------------------------------------------------------------------------------- did you mean
 def _bricklayer_names() -> list[str]:
     bl = _State.bricklayer
-    return [n for n in dir(bl) if not n.startswith("_")] if bl is not None else []
+    if bl is None:
+        return []
+    names = getattr(bl, "__all__", None) or [n for n in dir(bl) if not n.startswith("_")]
+    return [n for n in names if not isinstance(getattr(bl, n, None), type(sys))]  # no submodules
 
 
 def _connector_type_names() -> list[str]:
@@ -236,30 +239,22 @@ def _label(build: Any, placement: Any) -> str:
 
 
 def _where(placement: Any) -> str:
-    """Position of a placement in the BrickLayer frame, as text (best effort)."""
+    """Where a placement sits, in the grid units of ``LegoBuild.add``: ``at grid (x, y, z)`` of the alignment
+    box's minimum corner (x, y in studs = 20 LDU, z in plates = 8 LDU; bricklayer-api.md "Units and frames"),
+    plus its size in the same units. Best effort: empty text when the placement has no box."""
     try:
         import numpy as np
 
         box = getattr(placement, "alignment_box", None) or getattr(placement, "bounding_box", None)
-        lo = hi = None
-        if box is not None:
-            for a, b in (("min", "max"), ("lower", "upper"), ("lo", "hi")):
-                if hasattr(box, a) and hasattr(box, b):
-                    lo, hi = np.asarray(getattr(box, a), float), np.asarray(getattr(box, b), float)
-                    break
-            else:
-                arr = np.asarray(box, float)
-                if arr.shape == (2, 3):
-                    lo, hi = arr
-        if lo is not None:
-            f = lambda v: ",".join(f"{x:g}" for x in np.round(v, 2))  # noqa: E731
-            return f"box ({f(lo)})..({f(hi)}) LDU"
-        t = getattr(getattr(placement, "pose", None), "translation", None)
-        if t is not None:
-            return "at (" + ",".join(f"{x:g}" for x in np.round(np.asarray(t, float).ravel()[:3], 2)) + ")"
+        if box is None:
+            return ""
+        unit = np.array([20.0, 20.0, 8.0])
+        lo = np.asarray(box.min, float) / unit
+        size = (np.asarray(box.max, float) - np.asarray(box.min, float)) / unit
+        f = lambda v: ", ".join(f"{x:g}" for x in np.round(v, 2))  # noqa: E731
+        return f"at grid ({f(lo)}), size {size[0]:g}x{size[1]:g} studs x {size[2]:g} plates"
     except Exception:  # noqa: BLE001 - location is a nicety
-        pass
-    return ""
+        return ""
 
 
 def _listing(build: Any, items: list[Any], limit: int = 8) -> list[str]:
@@ -381,8 +376,12 @@ def op_explore(req: dict) -> dict:
     notes = []
     try:
         ns = load_build(req["source"], build_path)
-        build = ns["create_build"]() if "create_build" in ns else None
-        if build is None:
+        if "create_build" in ns:
+            build = ns["create_build"]()
+            if build is None:
+                notes.append("(create_build() returned None)")
+        else:
+            build = None
             notes.append("(build.py defines no create_build(); `build` is None)")
     except MemoryError:
         raise

@@ -20,6 +20,7 @@ import subprocess
 import sys
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 logger = logging.getLogger(__name__)
@@ -100,6 +101,9 @@ class Worker:
                     # one BLAS thread: the machine is shared and RLIMIT_AS counts every thread's arena
                     "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
                     "PYTHONUNBUFFERED": "1"})
+        # the child imports the same brickwright/bricklayer as this process, whatever its cwd
+        root = str(Path(__file__).resolve().parents[2])
+        env["PYTHONPATH"] = os.pathsep.join([root] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p])
         self._proc = subprocess.Popen(
             [self.python, "-m", "brickwright.agent._child"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL, env=env, start_new_session=True, close_fds=True)

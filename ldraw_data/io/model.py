@@ -164,16 +164,8 @@ def read_document(path: str | os.PathLike) -> LDrawDocument:
 
 
 def _is_submodel_block(f: LDrawFile, doc: LDrawDocument) -> bool:
-    """True when block ``f`` of ``doc`` is walked as a submodel (not one part).
-
-    The first block of an MPD is the main model (MPD spec), whatever its name:
-    official models call it ``"6907 Sonic Stinger.dat"`` with no
-    ``!LDRAW_ORG``. It counts as a part only when its ``!LDRAW_ORG`` says so.
-    Other blocks follow :attr:`LDrawFile.is_part_like`.
-    """
-    if f is doc.files[0]:
-        return not (f.ldraw_org and f.is_part_like)
-    return not f.is_part_like
+    """See :meth:`LDrawDocument.is_submodel` (first block = main model)."""
+    return doc.is_submodel(f)
 
 
 def flatten(

@@ -207,7 +207,9 @@ class LDrawFile:
 
         Used to tell an MPD-embedded ``.dat`` (a sticker, a custom part, a bent
         hose) from a submodel: ``!LDRAW_ORG`` decides; without it, a ``.dat``
-        name means a part (MPD convention), anything else a submodel.
+        name means a part (MPD convention), anything else a submodel. The
+        first block of an MPD is the main model whatever its name: use
+        :meth:`LDrawDocument.is_submodel` to decide for a block of a document.
         """
         org = self.ldraw_org.lower()
         if org:
@@ -243,6 +245,23 @@ class LDrawDocument:
         return self._mpd
 
     _mpd: bool = False
+
+    def is_submodel(self, block: LDrawFile) -> bool:
+        """True when ``block`` is walked as a submodel, False when it is one part.
+
+        The first block is the main model (MPD spec), whatever its name:
+        official models call it e.g. ``"6907 Sonic Stinger.dat"`` with no
+        ``!LDRAW_ORG``; it is a part only when its ``!LDRAW_ORG`` says so.
+        Any other block follows :attr:`LDrawFile.is_part_like`.
+
+        Parameters
+        ----------
+        block : LDrawFile
+            One of :attr:`files`.
+        """
+        if self.files and block is self.files[0]:
+            return not (block.ldraw_org and block.is_part_like)
+        return not block.is_part_like
 
     def block(self, name: str) -> LDrawFile | None:
         """The embedded block called ``name`` (case and separator insensitive), or None."""

@@ -86,6 +86,18 @@ def test_fingerprint_changes_when_files_change(tiny_library_root):
     assert LDrawLibrary(tiny_library_root).fingerprint != before
 
 
+def test_upper_case_folders(clean_env, tmp_path):
+    root = tmp_path / "OLDLIB"
+    for rel in ("PARTS/3001.dat", "PARTS/S/3001s01.dat", "P/48/1-4cyli.dat", "P/stud.dat"):
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text("0 x\n")
+    lib = find_library(root)
+    assert lib.find("s\\3001s01.dat") == root.resolve() / "PARTS" / "S" / "3001s01.dat"
+    assert lib.find("48\\1-4cyli.dat") == root.resolve() / "P" / "48" / "1-4cyli.dat"
+    assert lib.is_primitive("stud.dat") and lib.folder_of("3001.dat") == "parts"
+    assert [n for n, _ in lib.part_files()] == ["3001.dat"]
+
+
 def test_library_without_parts_folder(tmp_path):
     with pytest.raises(LibraryNotFoundError) as err:
         LDrawLibrary(tmp_path)

@@ -238,6 +238,14 @@ def test_part_like_rule():
     assert block("48\\x.dat", "Unofficial_48_Primitive").is_part_like is True
 
 
+def test_document_is_submodel_first_block_is_main():
+    doc = parse_document("0 FILE 6907 Sonic Stinger.dat\n0 FILE fig.ldr\n0 FILE sticker.dat\n"
+                         "0 FILE custom.ldr\n0 !LDRAW_ORG Unofficial_Part\n")
+    assert [doc.is_submodel(f) for f in doc.files] == [True, True, False, False]
+    part = parse_document("0 FILE 123.dat\n0 Part\n0 !LDRAW_ORG Unofficial_Part\n0 FILE s\\123s01.dat\n")
+    assert [part.is_submodel(f) for f in part.files] == [False, False]
+
+
 # -- BFC INVERTNEXT ---------------------------------------------------------------
 
 

@@ -1,0 +1,72 @@
+"""Fixtures for the harness tests: a real chat-completions HTTP server on 127.0.0.1 that plays scripted turns,
+and a warm build worker shared by a test module."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from brickwright.agent import Worker
+from scripted_chat import ScriptedChatServer
+
+
+@pytest.fixture
+def chat_server():
+    """Factory: ``chat_server(script)`` starts a scripted server; all are shut down after the test."""
+    servers: list[ScriptedChatServer] = []
+
+    def make(script: list, **kw: Any) -> ScriptedChatServer:
+        s = ScriptedChatServer(script, **kw)
+        servers.append(s)
+        return s
+
+    yield make
+    for s in servers:
+        s.close()
+
+
+@pytest.fixture(autouse=True)
+def _no_provider_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Tests configure providers explicitly; environment settings of the developer must not leak in."""
+    for var in ("BRICKWRIGHT_MODEL", "BRICKWRIGHT_BASE_URL", "BRICKWRIGHT_API_KEY", "OPENAI_API_KEY",
+                "ANTHROPIC_API_KEY", "OPENAI_BASE_URL"):
+        monkeypatch.delenv(var, raising=False)
+    for var in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"):
+        monkeypatch.delenv(var, raising=False)
+
+
+@pytest.fixture(scope="module")
+def worker():
+    """A warm worker shared by one test module (30 s limit)."""
+    with Worker(time_limit=30) as w:
+        yield w
+
+
+_VALIDATOR_OK: str | None | bool = None
+
+
+def validator_problem() -> str | None:
+    """None when bricklayer can build, validate and export a two-brick build; else why not (for skip)."""
+    global _VALIDATOR_OK
+    if _VALIDATOR_OK is None:
+        try:
+            import bricklayer as bl
+
+            b = bl.LegoBuild()
+            b.add(bl.Element("3001", bl.Color.RED), (0, 0, 0))
+            b.add(bl.Element("3001", bl.Color.RED), (0, 0, 3))
+            list(b.floating_placements), list(b.colliding_placements), b.num_connected_components
+            bl.to_ldraw(b)
+            _VALIDATOR_OK = True
+        except Exception as exc:  # noqa: BLE001 - reported as the skip reason
+            _VALIDATOR_OK = f"bricklayer validator not ready: {type(exc).__name__}: {exc}"
+    return None if _VALIDATOR_OK is True else _VALIDATOR_OK
+
+
+@pytest.fixture
+def needs_validator() -> None:
+    """Skip the test when bricklayer cannot yet validate a build."""
+    problem = validator_problem()
+    if problem:
+        pytest.skip(problem)
