@@ -30,7 +30,6 @@ from pathlib import Path
 import numpy as np
 
 from ldraw_data.errors import LDrawParseError, LDrawWarning
-from ldraw_data.io.model import _is_submodel_block
 from ldraw_data.io.parse import LDrawDocument, LDrawFile, parse_document
 from ldraw_data.library import read_ldraw_text
 
@@ -74,7 +73,7 @@ def _doc_to_build(doc: LDrawDocument, library, warnings: list, lines: list[str])
     lib_find = library.find if library is not None else (lambda _n: None)
 
     def is_sub(f: LDrawFile) -> bool:
-        return _is_submodel_block(f, doc)
+        return doc.is_submodel(f)
 
     def embed(blk: LDrawFile) -> None:
         """Keep an embedded part block and the embedded blocks it uses."""

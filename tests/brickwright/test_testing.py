@@ -1,0 +1,68 @@
+"""TestContext: the checks a build.py runs on its own build."""
+
+from __future__ import annotations
+
+import pytest
+
+from brickwright import TestContext, TestReport
+from brickwright.testing import CheckResult
+
+
+def two_bricks(z_top: int):
+    """Two red 2x4 bricks (3001), the second ``z_top`` plates up (3 = stacked, 6 = one brick gap)."""
+    import bricklayer as bl
+
+    b = bl.LegoBuild()
+    b.add(bl.Element("3001", bl.Color.RED), (0, 0, 0), name="base")
+    b.add(bl.Element("3001", bl.Color.RED), (0, 0, z_top), name="top")
+    return b
+
+
+def test_custom_checks_and_report():
+    ctx = TestContext(build=None)
+    ctx.check("four wheels", 4 == 4)
+    ctx.check("roof", 0, "roof missing")
+    rep = ctx.report()
+    assert rep.to_dict() == {"passed": False, "checks": [
+        {"name": "four wheels", "passed": True, "detail": ""},
+        {"name": "roof", "passed": False, "detail": "roof missing"}]}
+    assert rep.summary() == "1/2 checks passed\nFAIL roof: roof missing"
+
+
+def test_report_coercion():
+    assert TestReport.from_any({"checks": [{"name": "a", "passed": True}]}).passed
+    assert not TestReport.from_any(False).passed
+    assert not TestReport([]).passed  # no checks is not a pass
+    with pytest.raises(TypeError, match="TestContext\\(build\\).report\\(\\)"):
+        TestReport.from_any(None)
+
+
+def test_stacked_bricks_pass(needs_validator):
+    ctx = TestContext(two_bricks(3))
+    assert ctx.check_no_floating() == CheckResult("no_floating", True, "")
+    assert ctx.check_no_collisions() == CheckResult("no_collisions", True, "")
+    assert ctx.check_connected(1) == CheckResult("connected(1)", True, "")
+    assert ctx.report().passed
+
+
+def test_gap_floats_and_splits(needs_validator):
+    ctx = TestContext(two_bricks(6))
+    r = ctx.check_no_floating()
+    assert not r.passed and r.detail.startswith("1 floating part(s): 'top' (3001 RED)")
+    c = ctx.check_connected(1)
+    assert not c.passed and c.detail.startswith("2 connected components, expected 1")
+
+
+def test_overlap_collides(needs_validator):
+    ctx = TestContext(two_bricks(1))  # one plate up: the bricks overlap by two plates
+    r = ctx.check_no_collisions()
+    assert not r.passed and r.detail.startswith("1 colliding pair(s): 'base' (3001 RED) with 'top' (3001 RED)")
+
+
+def test_check_motion_never_fakes_a_pass(needs_validator):
+    build = two_bricks(3)
+    r = TestContext(build).check_motion()
+    if hasattr(build, "check_motion"):
+        assert r.passed  # no joints: nothing can fail
+    else:
+        assert not r.passed and "articulation not available" in r.detail

@@ -1,0 +1,86 @@
+"""File-editing tools, finalize rules and the price table (no model, no bricklayer needed)."""
+
+from __future__ import annotations
+
+import pytest
+
+from brickwright.agent import TOOL_DEFINITIONS, ToolBox, cost_usd, price_for
+from brickwright.agent.tools import format_validation
+
+
+@pytest.fixture
+def box(tmp_path, worker):
+    b = ToolBox(tmp_path / "run", worker)
+    b.run("write_build", {"content": "a = 1\nb = 2\na = 1\n"})
+    return b
+
+
+def test_tool_definitions_are_valid_schemas():
+    for t in TOOL_DEFINITIONS:
+        f = t["function"]
+        assert t["type"] == "function" and f["parameters"]["type"] == "object"
+        assert set(f["parameters"]["required"]) <= set(f["parameters"]["properties"])
+
+
+def test_read_build_numbers_lines(box):
+    assert box.run("read_build", {}).text == "1| a = 1\n2| b = 2\n3| a = 1"
+
+
+def test_edit_build_exact_single_match(box):
+    r = box.run("edit_build", {"old_text": "a = 1", "new_text": "a = 3"})
+    assert not r.ok and "occurs 2 times" in r.text
+    r = box.run("edit_build", {"old_text": "c = 1", "new_text": "x"})
+    assert not r.ok and "not found" in r.text
+    r = box.run("edit_build", {"old_text": "b = 2\na = 1", "new_text": "b = 5"})
+    assert r.ok and "line 2" in r.text
+    assert box.source == "a = 1\nb = 5\n"
+
+
+def test_insert_build_at_line(box):
+    assert box.run("insert_build", {"line": 2, "text": "z = 0"}).ok
+    assert box.source == "a = 1\nz = 0\nb = 2\na = 1\n"
+    assert box.run("insert_build", {"line": 5, "text": "end = 1\n"}).ok  # 4 lines: line 5 appends
+    assert box.source.endswith("a = 1\nend = 1\n")
+    r = box.run("insert_build", {"line": 9, "text": "x"})
+    assert not r.ok and "outside 1..6" in r.text
+
+
+def test_bad_arguments_and_unknown_tool(box):
+    assert "not valid JSON" in box.run("write_build", "{oops").text
+    assert "bad arguments" in box.run("write_build", {"text": "x"}).text
+    assert "unknown tool 'paint'" in box.run("paint", {}).text
+
+
+def test_finalize_needs_passing_validate_of_unchanged_build(box):
+    assert box.run("finalize", {}).text.startswith("Refused: call validate first")
+    box.last_validate = {"passed": True}
+    box._validated_sha = "stale"
+    assert box.run("finalize", {}).text.startswith("Refused: build.py changed")
+
+
+def test_render_without_renderer_says_so(box):
+    r = box.run("render", {})
+    if r.ok:
+        pytest.skip("a renderer is installed")
+    assert "not available" in r.text or "Error" in r.text or "build.py" in r.text
+
+
+def test_format_validation_lists_problems():
+    text = format_validation({"passed": False, "fixed": {
+        "parts": 3, "unique_parts": 2, "components": 2, "collisions": 0, "floating": 1,
+        "problems": ["FLOATING 1 part(s) ..."], "passed": False},
+        "tests": {"passed": False, "checks": [{"name": "connected(1)", "passed": False, "detail": "2 components"}]},
+        "output": "hello"})
+    assert text.splitlines() == [
+        "VALIDATE: FAILED - 3 parts (2 distinct part ids), 2 connected component(s).",
+        "- FLOATING 1 part(s) ...", "- test connected(1) failed: 2 components", "run_tests: 0/1 checks passed.",
+        "Printed output:", "hello"]
+
+
+def test_prices():
+    # OpenAI list prices per 1M tokens: gpt-4o 2.50 in / 10.00 out; dated snapshots match the family
+    assert price_for("gpt-4o-2024-08-06") == (2.50, 10.00)
+    assert price_for("gpt-4o-mini") == (0.15, 0.60)
+    assert price_for("qwen2.5-coder:7b") is None
+    assert cost_usd("gpt-4o", 1_000_000, 100_000) == pytest.approx(3.5)
+    assert cost_usd("llama3", 10**6, 10**6) == 0.0

@@ -1,0 +1,88 @@
+"""The sandboxed worker: limits, crash recovery, output truncation, error reports and warm speed."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from brickwright.agent import Worker
+
+from conftest import validator_problem
+
+
+@pytest.fixture(scope="module")
+def w():
+    with Worker(time_limit=3, memory_limit=2 * 1024**3, output_limit=1000) as wk:
+        wk.info  # wait for the cold start here, not in the first test's timing
+        yield wk
+
+
+def validate(wk: Worker, source: str, tmp_path):
+    return wk.call("validate", source=source, build_path=str(tmp_path / "build.py"), cwd=str(tmp_path / "work"))
+
+
+def test_memory_error_reported_and_worker_recovers(w, tmp_path):
+    r = validate(w, "def create_build():\n    return bytearray(3 * 1024**3)\n", tmp_path)
+    assert r.limit == "memory" and r.data["passed"] is False
+    assert r.data["error"]["text"].startswith("MemoryError")
+    assert w.call("ping").data["passed"] is True
+
+
+def test_hard_crash_reported(w, tmp_path):
+    r = validate(w, "import os\nos._exit(7)\n", tmp_path)
+    assert not r.ok and r.limit == "crash"
+    assert "crashed (exit code 7)" in r.data["error"]["text"]
+    assert w.call("ping").ok
+
+
+def test_time_limit(w, tmp_path):
+    t0 = time.monotonic()
+    r = w.call("validate", source="while True:\n    pass\n", build_path=str(tmp_path / "build.py"),
+               cwd=str(tmp_path), time_limit=1.0)
+    assert not r.ok and r.limit == "time"
+    assert 1.0 <= time.monotonic() - t0 < 2.5
+    assert "ran longer than 1 s" in r.data["error"]["text"]
+
+
+def test_output_truncated(w, tmp_path):
+    r = validate(w, "print('x' * 50_000)\ndef create_build():\n    return None\n", tmp_path)
+    out = r.data["output"]
+    assert out.startswith("x" * 1000) and "x" * 1001 not in out
+    assert "49001 more characters not shown" in out  # 50_000 x + newline, 1000 kept
+
+
+def test_fd_level_output_does_not_break_protocol(w, tmp_path):
+    r = validate(w, "import os\nos.write(1, b'garbage\\n' * 1000)\ndef create_build():\n    return None\n", tmp_path)
+    assert r.ok and r.data["error"]["text"].startswith("create_build() returned NoneType")
+
+
+def test_runtime_error_line_and_attribute_hint(w, tmp_path):
+    src = "class B:\n    def add(self):\n        pass\n\n\ndef create_build():\n    b = B()\n    b.ad()\n    return b\n"
+    r = validate(w, src, tmp_path)
+    err = r.data["error"]
+    assert (err["type"], err["line"], err["code"]) == ("AttributeError", 8, "b.ad()")
+    assert err["hint"] == "did you mean 'add'?"
+
+
+def test_cwd_is_the_work_folder(w, tmp_path):
+    r = w.call("explore", source="", build_path=str(tmp_path / "build.py"), cwd=str(tmp_path / "work"),
+               code="import os\nos.getcwd()")
+    assert r.data["output"].splitlines()[-1] == str(tmp_path / "work")
+
+
+def test_warm_validation_is_fast(w, tmp_path):
+    problem = validator_problem()
+    if problem:
+        pytest.skip(problem)
+    src = ("from bricklayer import *\nfrom brickwright import TestContext\n\n"
+           "def create_build():\n    b = LegoBuild()\n    b.add(Element('3001', Color.RED), (0, 0, 0))\n"
+           "    b.add(Element('3001', Color.RED), (0, 0, 3))\n    return b\n\n"
+           "def run_tests():\n    ctx = TestContext(create_build())\n    ctx.check_no_floating()\n"
+           "    return ctx.report()\n")
+    validate(w, src, tmp_path)  # first call may fill mesh caches
+    t0 = time.monotonic()
+    r = validate(w, src, tmp_path)
+    dt = time.monotonic() - t0
+    assert r.data["passed"] is True and r.data["fixed"]["parts"] == 2
+    assert dt < 1.0, f"warm validation took {dt:.2f} s"
