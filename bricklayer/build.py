@@ -45,7 +45,7 @@ class Placement(LegoGeometry):
         None (default) or 16 inherits from the container.
     """
 
-    __slots__ = ("content", "pose", "color", "_uid")
+    __slots__ = ("content", "pose", "color", "origin", "_uid")
 
     def __init__(self, content, pose: Pose, color: int | None = None):
         if not isinstance(content, (Element, LegoBuild)):
@@ -53,6 +53,8 @@ class Placement(LegoGeometry):
         self.content = content
         self.pose = pose if isinstance(pose, Pose) else Pose.from_matrix(pose)
         self.color = None if color is None or int(color) == 16 else int(color)
+        #: ``(file or submodel name, 1-based line)`` for placements read from LDraw, else None.
+        self.origin = None
         self._uid = next(_ids)
 
     def __eq__(self, o) -> bool:

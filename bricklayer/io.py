@@ -130,7 +130,8 @@ def _doc_to_build(doc: LDrawDocument, library, warnings: list, lines: list[str])
             if name is not None and name in b._names:
                 warnings.append(LDrawWarning(doc.source, it.line, f"duplicate name {name!r}; second one dropped"))
                 name = None
-            b.add_raw(content, pose, name=name, color=sub_color)
+            pl = b.add_raw(content, pose, name=name, color=sub_color)
+            pl.origin = (f.name, it.line)
         b._touch()
         builds[f.key] = b
         return b

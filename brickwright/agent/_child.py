@@ -334,7 +334,7 @@ def op_validate(req: dict) -> dict:
                             "text": "build.py defines no create_build(); define `def create_build() -> LegoBuild`."}
             return out
         build = ns["create_build"]()
-        if not hasattr(build, "floating_placements"):
+        if not hasattr(type(build), "floating_placements"):
             out["error"] = {"type": "ContractError", "line": None, "hint": "",
                             "text": f"create_build() returned {type(build).__name__}, not a LegoBuild; "
                                     "end it with `return build`."}
@@ -365,6 +365,7 @@ def op_validate(req: dict) -> dict:
         where = {"compile": "build.py", "create_build": "create_build()", "run_tests": "run_tests()",
                  "checks": "the validator", "export": "write_ldraw()"}.get(out["stage"], out["stage"])
         out["error"] = format_exception(exc, build_path, ns, where)
+        out["error"]["stage"] = out["stage"]
         if isinstance(exc, SystemExit):
             out["error"]["text"] = "build.py called exit(); remove it (" + out["error"]["text"] + ")"
     return out
@@ -477,6 +478,22 @@ OPS = {"validate": op_validate, "explore": op_explore, "render": op_render, "api
        "ping": lambda req: {"passed": True}}
 
 
+def warm_up() -> None:
+    """Load the part library, a mesh and the validator once, so the first validate is as fast as the rest.
+
+    Done before the ready line, so it is charged to start-up, not to the first request's time limit.
+    """
+    bl = _State.bricklayer
+    try:
+        b = bl.LegoBuild()
+        b.add(bl.Element("3001", bl.Color.RED), (0, 0, 0))
+        b.add(bl.Element("3001", bl.Color.RED), (0, 0, 3))
+        list(b.colliding_placements), list(b.floating_placements), b.num_connected_components
+        bl.to_ldraw(b)
+    except Exception:  # noqa: BLE001 - warm-up is an optimisation; validate reports real problems
+        pass
+
+
 def main() -> None:
     limit = int(os.environ.get("BRICKWRIGHT_WORKER_MEMORY", "0") or 0)
     if limit > 0:
@@ -502,6 +519,8 @@ def main() -> None:
         import brickwright.testing  # noqa: F401
     except Exception:  # noqa: BLE001
         pass
+    if _State.bricklayer is not None and os.environ.get("BRICKWRIGHT_WORKER_WARMUP", "1") != "0":
+        warm_up()
 
     def send(obj: dict) -> None:
         proto_out.write(json.dumps(obj, default=str) + "\n")

@@ -181,7 +181,7 @@ def _image_part(path: str | Path) -> dict:
     return {"type": "image_url", "image_url": {"url": f"data:{mime};base64,{data}"}}
 
 
-def _prepare_start(run_dir: Path, from_path: str | Path | None) -> tuple[str, dict[str, str]]:
+def _prepare_start(from_path: str | Path | None) -> tuple[str, dict[str, str]]:
     """Initial build.py text and extra files (name -> text) to place in the run folder."""
     if from_path is None:
         return NEW_BUILD_TEMPLATE, {}
@@ -273,11 +273,11 @@ def generate(prompt: str, *, image: str | Path | None = None, from_path: str | P
         For a missing or unsupported ``image`` / ``from_path``.
     """
     provider = provider or resolve_provider(model, base_url, api_key)
-    run_dir = _new_run_dir(prompt, out_dir)
-    start_src, files = _prepare_start(run_dir, from_path)
+    start_src, files = _prepare_start(from_path)
     user_content: Any = prompt
     if image is not None:
         user_content = [{"type": "text", "text": prompt}, _image_part(image)]
+    run_dir = _new_run_dir(prompt, out_dir)
     for name, text in files.items():
         (run_dir / name).write_text(text, encoding="utf-8")
     own_worker = worker is None

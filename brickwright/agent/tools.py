@@ -113,7 +113,11 @@ def format_validation(data: dict, *, limit_note: str | None = None) -> str:
     fixed = data.get("fixed")
     tests = data.get("tests")
     if err:
-        lines.append("VALIDATE: FAILED - build.py did not complete.")
+        if err.get("stage") == "checks":
+            lines.append("VALIDATE: FAILED - the validator itself raised an error on this build (report it; "
+                         "try a simpler construction meanwhile).")
+        else:
+            lines.append("VALIDATE: FAILED - build.py did not complete.")
         lines.append(err.get("text", ""))
     else:
         stats = ""

@@ -84,3 +84,26 @@ def test_prices():
     assert price_for("qwen2.5-coder:7b") is None
     assert cost_usd("gpt-4o", 1_000_000, 100_000) == pytest.approx(3.5)
     assert cost_usd("llama3", 10**6, 10**6) == 0.0
+
+
+def test_anthropic_message_conversion():
+    from brickwright.agent.providers import AnthropicProvider
+
+    msgs = [
+        {"role": "system", "content": "sys"},
+        {"role": "user", "content": [{"type": "text", "text": "look"},
+                                     {"type": "image_url", "image_url": {"url": "data:image/png;base64,QUJD"}}]},
+        {"role": "assistant", "content": None, "tool_calls": [
+            {"id": "c1", "type": "function", "function": {"name": "validate", "arguments": "{}"}},
+            {"id": "c2", "type": "function", "function": {"name": "explore", "arguments": '{"code": "1"}'}}]},
+        {"role": "tool", "tool_call_id": "c1", "content": "VALIDATE: PASSED"},
+        {"role": "tool", "tool_call_id": "c2", "content": "1"},
+    ]
+    system, conv = AnthropicProvider._convert(msgs)
+    assert system == "sys"
+    assert [m["role"] for m in conv] == ["user", "assistant", "user"]
+    assert conv[0]["content"][1] == {"type": "image", "source": {"type": "base64", "media_type": "image/png",
+                                                                 "data": "QUJD"}}
+    assert conv[1]["content"][1] == {"type": "tool_use", "id": "c2", "name": "explore", "input": {"code": "1"}}
+    # both tool results go back in one user message (Anthropic requires alternating roles)
+    assert [b["tool_use_id"] for b in conv[2]["content"]] == ["c1", "c2"]

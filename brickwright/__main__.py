@@ -1,0 +1,5 @@
+"""``python -m brickwright``: the CLI."""
+
+from .cli import app
+
+app()

@@ -1,0 +1,178 @@
+"""The ``brickwright`` command line (typer). Thin: each command calls one library function and prints."""
+
+from __future__ import annotations
+
+import functools
+import json
+import logging
+import sys
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+app = typer.Typer(no_args_is_help=True, add_completion=False,
+                  help="BrickWright: build LEGO models that can really be built.")
+library_app = typer.Typer(no_args_is_help=True, help="Install and inspect the LDraw parts library.")
+popularity_app = typer.Typer(no_args_is_help=True, help="Part popularity counts used by search.")
+app.add_typer(library_app, name="library")
+app.add_typer(popularity_app, name="popularity")
+
+
+def _fail(msg: str, code: int = 1):
+    typer.echo(f"error: {msg}", err=True)
+    raise typer.Exit(code)
+
+
+def friendly(fn):
+    """Turn expected errors into one clear line and a non-zero exit code."""
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        from ldraw_data.errors import LDrawError
+
+        try:
+            return fn(*args, **kwargs)
+        except typer.Exit:
+            raise
+        except (LDrawError, FileNotFoundError, FileExistsError, ValueError, KeyError, PermissionError,
+                IsADirectoryError) as exc:
+            msg = exc.args[0] if isinstance(exc, KeyError) and exc.args else str(exc)
+            _fail(str(msg))
+        except Exception as exc:  # noqa: BLE001 - last resort: no deep traceback for users
+            if "BrickWrightError" in type(exc).__name__ or type(exc).__name__.endswith("Error") and hasattr(exc, "hint"):
+                _fail(str(exc))
+            raise
+
+    return wrapper
+
+
+def _setup_logging(verbose: bool) -> None:
+    logging.basicConfig(level=logging.INFO if verbose else logging.ERROR, format="%(levelname)s: %(message)s")
+
+
+# ----------------------------------------------------------------------------- library
+@library_app.command("install")
+@friendly
+def library_install(source: str = typer.Argument(..., help="Path or URL of complete.zip (or an unpacked LDraw folder)."),
+                    shadow: bool = typer.Option(False, "--shadow", help="Install the LDCad shadow library instead."),
+                    dest: Optional[Path] = typer.Option(None, help="Install here instead of the per-user data folder.")):
+    """Install the LDraw parts library (or the LDCad shadow library) for this user."""
+    from ldraw_data.library import install_library
+
+    typer.echo(f"installing {'LDCad shadow library' if shadow else 'LDraw library'} from {source} ...")
+    root = install_library(source, shadow=shadow, dest=dest)
+    typer.echo(f"installed at {root}")
+    if not shadow:
+        from ldraw_data.library import LDrawLibrary
+
+        lib = LDrawLibrary(root)
+        typer.echo(f"{len(lib.part_files())} parts")
+
+
+@library_app.command("info")
+@friendly
+def library_info():
+    """Where the library is, how many parts, colours and connector-labelled parts it has."""
+    from ldraw_data.catalog import get_catalog
+    from ldraw_data.colors import get_color_table
+    from ldraw_data.connectors import catalog_connector_coverage
+    from ldraw_data.library import find_shadow_library, get_library
+
+    lib = get_library()
+    cat = get_catalog(lib)
+    covered, total = catalog_connector_coverage(lib)
+    typer.echo(f"library:     {lib.root}")
+    typer.echo(f"parts:       {len(cat)} in parts/")
+    typer.echo(f"colours:     {len(get_color_table(lib))} (LDConfig.ldr)")
+    typer.echo(f"connectors:  {covered} of {total} parts have BrickNet connector labels ({100 * covered / max(total, 1):.1f}%)")
+    sh = find_shadow_library()
+    typer.echo(f"LDCad shadow library: {sh if sh else 'not installed (optional)'}")
+
+
+# ----------------------------------------------------------------------------- search / info
+@app.command("search")
+@friendly
+def search(query: str = typer.Argument(..., help='Free text, e.g. "brick 2 x 4" or "2x4 brick".'),
+           category: Optional[str] = typer.Option(None, help="Exact category, e.g. Brick, Plate, Slope."),
+           limit: int = typer.Option(10, min=1, help="Number of results.")):
+    """Search the part catalog (BM25 x popularity)."""
+    from ldraw_data.search import search_parts
+
+    res = search_parts(query, category=category, limit=limit)
+    if not res:
+        _fail(f"no part matches {query!r}" + (f" in category {category!r}" if category else ""))
+    for s in res:
+        typer.echo(f"{s.part_id:<12} {s.name:<50} {s.category:<14} used {s.popularity}x")
+
+
+@app.command("info")
+@friendly
+def info(model: Path = typer.Argument(..., help=".ldr or .mpd file"),
+         as_json: bool = typer.Option(False, "--json", help="Print JSON.")):
+    """Submodels, parts, bill of materials, size and unknown parts of a model."""
+    from .inspect_model import model_info
+
+    if not model.exists():
+        _fail(f"{model}: no such file")
+    mi = model_info(model)
+    if as_json:
+        typer.echo(json.dumps(mi.to_dict(), indent=2))
+        return
+    w, d, h = mi.size_studs
+    mw, md, mh = mi.size_mm
+    typer.echo(f"{model.name}: {mi.parts} parts, {len(mi.bom)} distinct part/colour pairs, {len(mi.submodels)} submodels")
+    typer.echo(f"size: {w:.1f} x {d:.1f} studs x {h:.1f} bricks high ({mw:.0f} x {md:.0f} x {mh:.0f} mm)")
+    if mi.submodels:
+        typer.echo("submodels: " + ", ".join(mi.submodels[:30]) + (" ..." if len(mi.submodels) > 30 else ""))
+    if mi.embedded_parts:
+        typer.echo("embedded parts: " + ", ".join(mi.embedded_parts))
+    if mi.unknown_parts:
+        typer.echo("unknown parts (not in the library): " + ", ".join(mi.unknown_parts))
+    typer.echo("bill of materials:")
+    for pid, c, n, name, cname in mi.bom:
+        typer.echo(f"  {n:>5} x {pid:<14} {name[:44]:<44} {cname} ({c})")
+    for wmsg in mi.warnings:
+        typer.echo(f"warning: {wmsg}", err=True)
+
+
+@popularity_app.command("rebuild")
+@friendly
+def popularity_rebuild(folder: Path = typer.Argument(..., help="Folder of .ldr/.mpd models."),
+                       out: Optional[Path] = typer.Option(None, help="CSV to write (default: the table search uses).")):
+    """Recount how often each part is used in a folder of models."""
+    from ldraw_data import catalog
+
+    counts = catalog.build_popularity(folder)
+    target = out or Path(catalog.__file__).parent / "data" / "popularity.csv"
+    catalog.write_popularity(counts, target)
+    typer.echo(f"{len(counts)} parts, {sum(counts.values())} uses -> {target}")
+
+
+# ----------------------------------------------------------------------------- validate
+@app.command("validate")
+@friendly
+def validate(model: Path = typer.Argument(..., help=".ldr, .mpd or build.py"),
+             as_json: bool = typer.Option(False, "--json", help="Print the report as JSON."),
+             stability: bool = typer.Option(False, "--stability", help="Also check stability (when available).")):
+    """Check collisions, floating parts and connectivity; exit 1 when the build is not valid."""
+    from .inspect_model import load_build
+    from .validation import validation_report
+
+    if not model.exists():
+        _fail(f"{model}: no such file")
+    build = load_build(model)
+    rep = validation_report(build, source=str(model))
+    if as_json:
+        typer.echo(json.dumps(rep, indent=2))
+    else:
+        typer.echo(rep["text"])
+    raise typer.Exit(0 if rep["valid"] else 1)
+
+
+def main():  # pragma: no cover - console entry
+    app()
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

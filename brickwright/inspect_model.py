@@ -1,0 +1,139 @@
+"""Model summaries for ``brickwright info``: submodels, parts, bill of materials, size.
+
+Library code: returns data, prints nothing (the CLI prints).
+"""
+
+from __future__ import annotations
+
+__all__ = ["ModelInfo", "model_info", "load_build"]
+
+import runpy
+import sys
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from ldraw_data.catalog import get_catalog
+from ldraw_data.colors import get_color_table
+from ldraw_data.errors import LDrawError
+from ldraw_data.io import load_model
+from ldraw_data.mesh import load_meshes, world_bounds
+
+
+@dataclass
+class ModelInfo:
+    """Summary of an LDraw model.
+
+    Attributes
+    ----------
+    path : str
+    submodels : list of str
+        Submodel names, main model first.
+    embedded_parts : list of str
+        MPD-embedded part blocks (stickers, bent parts).
+    parts : int
+        Parts after flattening.
+    bom : list of (part_id, colour code, count, part name, colour name)
+        Bill of materials, most used first.
+    unknown_parts : list of str
+    size_ldu : (3,) float
+        Bounding box size (x, y, z) in the LDraw frame, LDU (y vertical).
+    warnings : list of str
+    """
+
+    path: str
+    submodels: list
+    embedded_parts: list
+    parts: int
+    bom: list
+    unknown_parts: list
+    size_ldu: np.ndarray
+    warnings: list = field(default_factory=list)
+
+    @property
+    def size_studs(self) -> tuple[float, float, float]:
+        """(width studs, depth studs, height bricks): 20 LDU a stud, 24 LDU a brick."""
+        x, y, z = self.size_ldu
+        return (x / 20.0, z / 20.0, y / 24.0)
+
+    @property
+    def size_mm(self) -> tuple[float, float, float]:
+        """(width, depth, height) in mm (1 LDU = 0.4 mm)."""
+        x, y, z = self.size_ldu
+        return (x * 0.4, z * 0.4, y * 0.4)
+
+    def to_dict(self) -> dict:
+        """JSON-ready dict."""
+        return {
+            "path": self.path, "submodels": self.submodels, "embedded_parts": self.embedded_parts,
+            "parts": self.parts, "unknown_parts": self.unknown_parts,
+            "bom": [dict(part_id=a, color=b, count=c, name=d, color_name=e) for a, b, c, d, e in self.bom],
+            "size_ldu": [float(v) for v in self.size_ldu], "size_studs_bricks": list(self.size_studs),
+            "size_mm": list(self.size_mm), "warnings": self.warnings,
+        }
+
+
+def model_info(path) -> ModelInfo:
+    """Summarize an ``.ldr``/``.mpd`` file.
+
+    Raises
+    ------
+    LDrawParseError
+        File unreadable.
+    LibraryNotFoundError
+        No LDraw library installed.
+    """
+    m = load_model(path)
+    cat = get_catalog()
+    colors = get_color_table()
+    counts = Counter((p.part_id, p.color) for p in m.parts)
+    bom = []
+    for (pid, c), n in counts.most_common():
+        name = cat.get(pid).name if pid in cat else ("(embedded)" if any(
+            q.part_id == pid and q.source == "embedded" for q in m.parts) else "(unknown)")
+        bom.append((pid, c, n, name, colors.name(c)))
+    known = [p for p in m.parts if p.source == "library"]
+    size = np.zeros(3)
+    if known:
+        meshes = load_meshes({p.name for p in known}, on_missing="skip")
+        names = [p.name for p in known if p.name in meshes]
+        tr = np.stack([p.transform for p in known if p.name in meshes])
+        wb = world_bounds(meshes, names, tr)
+        ok = np.all(np.isfinite(wb), axis=(1, 2))
+        if ok.any():
+            lo, hi = wb[ok, 0].min(axis=0), wb[ok, 1].max(axis=0)
+            size = hi - lo
+    return ModelInfo(str(path), m.submodels, m.embedded_parts, len(m.parts), bom, m.unknown_parts, size,
+                     [str(w) for w in m.warnings])
+
+
+def load_build(path):
+    """A LegoBuild from an ``.ldr``/``.mpd`` file or a ``build.py`` (its ``create_build()``).
+
+    A ``build.py`` runs in this process: use it for your own scripts (the
+    agent harness runs model-written code in a sandboxed worker instead).
+
+    Raises
+    ------
+    LDrawError
+        For a build.py without ``create_build`` or one that does not return a LegoBuild.
+    """
+    from bricklayer import LegoBuild, read_ldraw
+
+    p = Path(path)
+    if p.suffix.lower() == ".py":
+        sys.path.insert(0, str(p.parent.resolve()))
+        try:
+            ns = runpy.run_path(str(p), run_name="build_module")
+        finally:
+            sys.path.pop(0)
+        fn = ns.get("create_build")
+        if fn is None:
+            raise LDrawError(f"{p}: no create_build() function; a build.py defines create_build() -> LegoBuild")
+        b = fn()
+        if not isinstance(b, LegoBuild):
+            raise LDrawError(f"{p}: create_build() returned {type(b).__name__}, not a LegoBuild")
+        return b
+    return read_ldraw(p)
