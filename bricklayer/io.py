@@ -210,23 +210,31 @@ def _ref_name(part_id: str) -> str:
 
 
 def _block_names(root: LegoBuild) -> dict[int, str]:
-    names: dict[int, str] = {id(root): _ensure_ext(root.name or "model.ldr")}
+    """MPD block name of every build in the tree: its own ``name`` when set (kept exactly), else a
+    name derived from the placement's name, made unique case-insensitively."""
+    names: dict[int, str] = {id(root): root.name or "model.ldr"}
     used = {names[id(root)].lower()}
     counter = [0]
+
+    def unique(base: str, keep: bool) -> str:
+        cand = base if keep else _ensure_ext(base)
+        k = 2
+        while cand.lower() in used:
+            stem = base.rsplit(".", 1)[0] if "." in base else base
+            cand = _ensure_ext(f"{stem}-{k}")
+            k += 1
+        used.add(cand.lower())
+        return cand
 
     def visit(b: LegoBuild):
         for p in b._placements:
             c = p.content
             if isinstance(c, LegoBuild) and id(c) not in names:
-                base = c.name or b.name_of(p) or f"submodel-{counter[0] + 1}"
                 counter[0] += 1
-                cand = _ensure_ext(base)
-                k = 2
-                while cand.lower() in used:
-                    cand = _ensure_ext(f"{base.removesuffix('.ldr')}-{k}")
-                    k += 1
-                used.add(cand.lower())
-                names[id(c)] = cand
+                if c.name:
+                    names[id(c)] = unique(c.name, keep=True)
+                else:
+                    names[id(c)] = unique(b.name_of(p) or f"submodel-{counter[0]}", keep=False)
                 visit(c)
 
     visit(root)

@@ -508,7 +508,6 @@ def main() -> None:
     os.dup2(devnull, 1)
     sys.stdin = open(os.devnull, encoding="utf-8")  # noqa: SIM115
     sys.stdout = CappedWriter(0)
-    sys.path.insert(0, os.getcwd())
     try:
         import bricklayer  # noqa: F401 - warm import, the point of the worker
 

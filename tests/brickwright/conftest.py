@@ -3,9 +3,14 @@ and a warm build worker shared by a test module."""
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import pytest
+
+# Workers started by these tests skip the start-up warm-up (it only moves time from the first validate to the
+# start); test_worker.py::test_warm_validation_is_fast turns it on explicitly.
+os.environ["BRICKWRIGHT_WORKER_WARMUP"] = "0"
 
 from brickwright.agent import Worker
 from scripted_chat import ScriptedChatServer

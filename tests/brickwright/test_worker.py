@@ -37,6 +37,7 @@ def test_hard_crash_reported(w, tmp_path):
 
 
 def test_time_limit(w, tmp_path):
+    w.info  # a restart after an earlier test's crash must not count
     t0 = time.monotonic()
     r = w.call("validate", source="while True:\n    pass\n", build_path=str(tmp_path / "build.py"),
                cwd=str(tmp_path), time_limit=1.0)
@@ -71,7 +72,7 @@ def test_cwd_is_the_work_folder(w, tmp_path):
     assert r.data["output"].splitlines()[-1] == str(tmp_path / "work")
 
 
-def test_warm_validation_is_fast(w, tmp_path):
+def test_warm_validation_is_fast(tmp_path):
     problem = validator_problem()
     if problem:
         pytest.skip(problem)
@@ -80,9 +81,12 @@ def test_warm_validation_is_fast(w, tmp_path):
            "    b.add(Element('3001', Color.RED), (0, 0, 3))\n    return b\n\n"
            "def run_tests():\n    ctx = TestContext(create_build())\n    ctx.check_no_floating()\n"
            "    return ctx.report()\n")
-    validate(w, src, tmp_path)  # first call may fill mesh caches
-    t0 = time.monotonic()
-    r = validate(w, src, tmp_path)
-    dt = time.monotonic() - t0
-    assert r.data["passed"] is True and r.data["fixed"]["parts"] == 2
-    assert dt < 1.0, f"warm validation took {dt:.2f} s"
+    with Worker(warm_up=True) as w:
+        w.info  # start-up, warm-up included
+        times = []
+        for _ in range(2):
+            t0 = time.monotonic()
+            r = validate(w, src, tmp_path)
+            times.append(time.monotonic() - t0)
+            assert r.data["passed"] is True and r.data["fixed"]["parts"] == 2
+    assert max(times) < 1.0, f"warm validations took {times} s"

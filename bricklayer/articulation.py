@@ -1,0 +1,537 @@
+"""Articulation: pose a build at joint coordinates and check that its joints can move.
+
+A joint is recorded by ``LegoBuild.connect``; declaring a
+:class:`~bricklayer.joints.MotionRange` (``connect(..., motion=...)`` or
+``set_motion``) makes it movable. This module gives
+
+- :func:`posed`: a flat snapshot of a build with joints set to coordinates.
+  Rigid bodies are found on the connection graph (mated connectors,
+  :mod:`bricklayer.validate.connections`) after cutting the edges of the
+  movable joints; every part of a sub-build placed by ``connect`` also rides
+  with that joint's child (a tyre on its rim has no connector to follow).
+  Bodies and joints must form a tree (closed loops raise ``ValueError``);
+  the body holding the build's first part stays put.
+- :func:`check_motion`: samples each range (zero and both limits included)
+  and reports, per failing pose, collisions, floating parts and connector
+  pairs that came apart.
+- :func:`classify_sliding`: prismatic versus cylindrical for a sliding
+  joint, by turning it 15 degrees about its axis and testing collision
+  (bricklayer-api.md, "Validation semantics").
+
+Joint motion is expressed in the parent connector's frame (the target of
+``connect``): revolute turns about its axis (right hand, degrees), prismatic
+slides along it (studs, 1 stud = 20 LDU), ball turns about its roll, side and
+axis directions.
+"""
+
+from __future__ import annotations
+
+__all__ = ["posed", "check_motion", "MotionReport", "PoseFailure", "classify_sliding", "joint_transform",
+           "sample_range"]
+
+import itertools
+import logging
+import math
+from dataclasses import dataclass, field
+
+import networkx as nx
+import numpy as np
+
+from .constants import STUD
+from .geometry.types import Pose, rotation_about
+from .joints import Ball, Cylindrical, Fixed, Joint, JointKind, MotionRange, Prismatic, Revolute
+
+log = logging.getLogger(__name__)
+
+#: Angle of the prismatic/cylindrical test turn (bricklayer-api.md: 15 degrees).
+SLIDING_TEST_DEG = 15.0
+
+
+# ---------------------------------------------------------------------------------------------- coordinates
+def _coord_matrix(coord) -> np.ndarray:
+    """(4, 4) motion of a coordinate in its joint frame (axis = local +Z), LDU."""
+    m = np.eye(4)
+    if isinstance(coord, Revolute):
+        m[:3, :3] = rotation_about((0, 0, 1), coord.angle_deg).matrix
+    elif isinstance(coord, Prismatic):
+        m[2, 3] = coord.slide_studs * STUD
+    elif isinstance(coord, Cylindrical):
+        m[:3, :3] = rotation_about((0, 0, 1), coord.angle_deg).matrix
+        m[2, 3] = coord.slide_studs * STUD
+    elif isinstance(coord, Ball):
+        r = (rotation_about((0, 0, 1), coord.rz_deg).matrix @ rotation_about((0, 1, 0), coord.ry_deg).matrix
+             @ rotation_about((1, 0, 0), coord.rx_deg).matrix)
+        m[:3, :3] = r
+    elif isinstance(coord, Fixed):
+        pass
+    else:
+        raise TypeError(f"a joint coordinate is Revolute, Prismatic, Cylindrical, Ball or Fixed, got {coord!r}")
+    return m
+
+
+_ALLOWED = {
+    JointKind.REVOLUTE: (Revolute, Fixed),
+    JointKind.PRISMATIC: (Prismatic, Fixed),
+    JointKind.CYLINDRICAL: (Revolute, Prismatic, Cylindrical, Fixed),
+    JointKind.BALL: (Ball, Revolute, Fixed),
+    JointKind.FIXED: (Fixed,),
+}
+
+
+def joint_transform(joint: Joint, coord) -> np.ndarray:
+    """World motion that moves a joint's child side to a coordinate.
+
+    Parameters
+    ----------
+    joint : Joint
+        Frames in the build's (root) frame.
+    coord : Revolute, Prismatic, Cylindrical, Ball or Fixed
+
+    Returns
+    -------
+    (4, 4) float
+        ``F @ M(coord) @ F^-1`` with ``F`` the parent connector frame, LDU.
+
+    Raises
+    ------
+    ValueError
+        When the coordinate does not fit the joint kind (a stud joint cannot
+        slide, a fixed joint cannot move).
+    """
+    if not isinstance(coord, _ALLOWED[joint.kind]):
+        raise ValueError(f"a {joint.kind.name.lower()} joint cannot take the coordinate {coord!r}; "
+                         f"use {' or '.join(c.__name__ for c in _ALLOWED[joint.kind])}")
+    f = joint.parent.frame.matrix
+    return f @ _coord_matrix(coord) @ np.linalg.inv(f)
+
+
+def sample_range(motion: MotionRange, samples: int = 5) -> list:
+    """Coordinates sampled over a range: ``samples`` evenly spaced values per
+    degree of freedom, both limits and zero always included.
+
+    Parameters
+    ----------
+    motion : MotionRange
+    samples : int
+        Values per degree of freedom (at least 2: the limits).
+
+    Returns
+    -------
+    list of coordinates
+        Zero first. A cylindrical range gives the grid of angles times
+        slides; a ball range samples each of its three angles alone (the
+        others at zero).
+    """
+    samples = max(2, int(samples))
+    lo, hi = motion.lower, motion.upper
+    fields = list(lo.__dataclass_fields__)
+    cls = type(lo)
+
+    def axis_values(a, b):
+        vals = set(np.round(np.linspace(a, b, samples), 9).tolist()) | {0.0}
+        return sorted(vals, key=lambda v: (v != 0, v))
+
+    per = [axis_values(getattr(lo, f), getattr(hi, f)) for f in fields]
+    out = [cls()]
+    if cls is Ball:
+        for i, vals in enumerate(per):
+            for v in vals:
+                if v:
+                    args = [0.0, 0.0, 0.0]
+                    args[i] = v
+                    out.append(cls(*args))
+    else:
+        for combo in itertools.product(*per):
+            if any(combo):
+                out.append(cls(*combo))
+    return out
+
+
+# ---------------------------------------------------------------------------------------------- kinematics
+def _same_joint(a: Joint, b: Joint) -> bool:
+    return a.child_placement is b.child_placement and a.parent._key() == b.parent._key()
+
+
+def _resolve_joint(build, key, joints: list[Joint]) -> Joint:
+    if isinstance(key, Joint):
+        for j in joints:
+            if j is key or _same_joint(j, key):
+                return j
+        raise KeyError("that joint is not part of this build (take it from build.flattened_joints or build.joint())")
+    j = build.joint(key)
+    for k in joints:
+        if _same_joint(k, j):
+            return k
+    return j
+
+
+class _Kinematics:
+    """Rigid bodies and the joint tree of a build (computed once per build state)."""
+
+    def __init__(self, build, moving: list[Joint]):
+        from .validate.connections import connection_graph
+
+        self.build = build
+        g = connection_graph(build)
+        self.flat = g.placements
+        index = {tuple(id(p) for p in fp.path): i for i, fp in enumerate(self.flat)}
+        rigid = nx.Graph(g.graph)
+        self.joint_parts: list[tuple[int, int]] = []
+        children_of = []
+        for j in moving:
+            pi = index.get(tuple(id(p) for p in j.parent.path))
+            ci = index.get(tuple(id(p) for p in j.child.path))
+            if pi is None or ci is None:
+                raise ValueError(f"{j!r}: its parts are no longer in the build")
+            under = [i for i, fp in enumerate(self.flat) if any(p is j.child_placement for p in fp.path)]
+            self.joint_parts.append((pi, ci))
+            children_of.append(under)
+        # cut the joint edges first, then tie each child placement's parts to its connector part
+        for pi, ci in self.joint_parts:
+            if rigid.has_edge(pi, ci):
+                rigid.remove_edge(pi, ci)
+        for k, (under, (pi, ci)) in enumerate(zip(children_of, self.joint_parts)):
+            inner = set()
+            for m, other in enumerate(children_of):
+                if m != k and set(other) < set(under):
+                    inner |= set(other)
+            for i in under:
+                if i not in inner and i != pi:
+                    rigid.add_edge(ci, i)
+        comps = list(nx.connected_components(rigid))
+        self.body_of = np.empty(len(self.flat), dtype=np.int64)
+        for b, comp in enumerate(comps):
+            for i in comp:
+                self.body_of[i] = b
+        self.n_bodies = len(comps)
+        tree = nx.MultiGraph()
+        tree.add_nodes_from(range(self.n_bodies))
+        for k, (pi, ci) in enumerate(self.joint_parts):
+            bp, bc = int(self.body_of[pi]), int(self.body_of[ci])
+            if bp == bc:
+                raise ValueError(
+                    f"closed kinematic loop: the child of joint {moving[k]!r} ({build.describe(self.flat[ci])}) "
+                    f"is also held to its parent ({build.describe(self.flat[pi])}) by other connections; "
+                    "a posable build must be tree-shaped (remove the second connection or declare it a joint)")
+            tree.add_edge(bp, bc, key=k)
+        if self.n_bodies and not nx.is_forest(nx.Graph(tree)) or tree.number_of_edges() != nx.Graph(tree).number_of_edges():
+            raise ValueError("closed kinematic loop: the movable joints and rigid bodies form a cycle; "
+                             "a posable build must be tree-shaped")
+        self.tree = tree
+        self.moving = moving
+
+    def world_poses(self, coords: dict[int, object]) -> list[Pose]:
+        """Posed world poses of every flat placement; ``coords`` maps joint index -> coordinate."""
+        motion = [np.eye(4) for _ in range(self.n_bodies)]
+        seen = set()
+        for comp in nx.connected_components(nx.Graph(self.tree)):
+            # the root of each tree: the body holding the lowest flat index
+            root = min(comp, key=lambda b: int(np.flatnonzero(self.body_of == b)[0]))
+            seen.add(root)
+            for parent, child in nx.bfs_edges(nx.Graph(self.tree), root):
+                data = self.tree.get_edge_data(parent, child)
+                k = next(iter(data))
+                j = self.moving[k]
+                c = coords.get(k)
+                t = np.eye(4) if c is None else joint_transform(j, c)
+                if int(self.body_of[self.joint_parts[k][0]]) != parent:  # joint recorded the other way round
+                    t = np.linalg.inv(t)
+                motion[child] = motion[parent] @ t
+        return [Pose.from_matrix(motion[int(self.body_of[i])] @ fp.pose.matrix) for i, fp in enumerate(self.flat)]
+
+
+def _kinematics(build, moving: list[Joint]) -> _Kinematics:
+    key = "kinematics:" + ",".join(f"{id(j.child_placement)}" for j in moving)
+    return build._cached(key, lambda: _Kinematics(build, moving))
+
+
+def _snapshot(build, poses: list[Pose]):
+    from .build import LegoBuild, Placement
+
+    out = LegoBuild(name=build.name)
+    out.embedded_files = dict(build.embedded_files)
+    for fp, pose in zip(build.flattened_placements, poses):
+        name = build.name_of(fp)
+        p = out._insert(Placement(fp.content, pose), None, None)
+        if name:
+            out._names[name.replace("/", ".")] = p
+    return out
+
+
+def posed(build, positions=None):
+    """A flat snapshot of a build with joints set to coordinates.
+
+    Parameters
+    ----------
+    build : LegoBuild
+    positions : dict, optional
+        Joint (from ``build.flattened_joints`` / ``build.joint(...)``), child
+        placement or child name (``"door"``, ``"car/wheel_fl"``) ->
+        coordinate (``Revolute(90)``, ``Prismatic(2)``, ``Cylindrical(30,
+        1)``, ``Ball(0, 20, 0)``, ``Fixed()``). Joints not given stay at zero.
+
+    Returns
+    -------
+    LegoBuild
+        One top-level placement per part (in ``flattened_placements`` order),
+        named by the original name paths with ``/`` turned into ``.``;
+        no joints. The input build is not changed.
+
+    Raises
+    ------
+    ValueError
+        A coordinate that does not fit its joint's kind, or a closed
+        kinematic loop (a moved part also held to the rest by another
+        connection, or joints forming a cycle).
+    KeyError
+        A key that names no joint of the build.
+
+    Notes
+    -----
+    Coordinates are not clamped to the declared ``MotionRange``; posing
+    outside it is allowed (``check_motion`` stays inside).
+    """
+    positions = dict(positions or {})
+    joints = build.flattened_joints
+    chosen: dict[int, object] = {}
+    moving = [j for j in joints if j.motion is not None]
+    for key, coord in positions.items():
+        j = _resolve_joint(build, key, joints)
+        if not any(m is j for m in moving):
+            moving.append(j)
+        chosen[id(j)] = coord
+    kin = _kinematics(build, moving)
+    coords = {k: chosen[id(j)] for k, j in enumerate(moving) if id(j) in chosen}
+    return _snapshot(build, kin.world_poses(coords))
+
+
+# ---------------------------------------------------------------------------------------------- checking
+@dataclass
+class PoseFailure:
+    """What went wrong at one sampled pose.
+
+    Attributes
+    ----------
+    positions : dict
+        Joint label (child name or ``"joint #k"``) -> coordinate.
+    colliding : list of (str, str)
+        Colliding part pairs, described (``name: id (part name, colour)``).
+    floating : list of str
+        Floating parts.
+    disengaged : list of (str, str)
+        Part pairs mated at the zero pose whose connectors no longer mate.
+    """
+
+    positions: dict
+    colliding: list = field(default_factory=list)
+    floating: list = field(default_factory=list)
+    disengaged: list = field(default_factory=list)
+
+    def __str__(self) -> str:
+        pos = ", ".join(f"{k}={v!r}" for k, v in self.positions.items()) or "zero pose"
+        bits = []
+        if self.colliding:
+            bits.append("collides: " + "; ".join(f"{a} <-> {b}" for a, b in self.colliding))
+        if self.floating:
+            bits.append("floating: " + "; ".join(self.floating))
+        if self.disengaged:
+            bits.append("disengaged: " + "; ".join(f"{a} / {b}" for a, b in self.disengaged))
+        return f"at {pos}: " + " | ".join(bits)
+
+
+@dataclass
+class MotionReport:
+    """Result of :func:`check_motion`.
+
+    Attributes
+    ----------
+    passed : bool
+        True when no sampled pose failed.
+    failures : list of PoseFailure
+        One per failing pose, in sampling order.
+    samples : int
+        Poses checked.
+    joints : list of str
+        Labels of the movable joints checked.
+    truncated : bool
+        True when ``max_samples`` cut the sampling short.
+    sliding : dict
+        Label -> ``"prismatic"`` / ``"cylindrical"`` for sliding joints
+        (:func:`classify_sliding`).
+    """
+
+    passed: bool
+    failures: list
+    samples: int
+    joints: list
+    truncated: bool = False
+    sliding: dict = field(default_factory=dict)
+
+    def __bool__(self) -> bool:
+        return self.passed
+
+    def __str__(self) -> str:
+        head = (f"motion check {'passed' if self.passed else 'FAILED'}: {len(self.joints)} joints, "
+                f"{self.samples} poses" + (" (truncated)" if self.truncated else ""))
+        return "\n".join([head] + [f"  {f}" for f in self.failures])
+
+
+def _label(build, j: Joint, k: int) -> str:
+    n = build.name_of(j.child_placement)
+    return n if n else f"joint #{k}"
+
+
+def _problems(snap, baseline_pairs: set):
+    colliding = snap.colliding_placements
+    floating = snap.floating_placements
+    from .validate.connections import connection_graph
+
+    g = connection_graph(snap)
+    now = {(min(a, b), max(a, b)) for a, b in g.graph.edges}
+    lost = sorted(baseline_pairs - now)
+    return colliding, floating, lost
+
+
+def check_motion(build, *, samples: int = 5, max_samples: int = 10000) -> MotionReport:
+    """Move every joint with a declared range through it and check each pose.
+
+    Each movable joint is sampled alone (the others at zero): ``samples``
+    values per degree of freedom over its range, zero and both limits
+    included (:func:`sample_range`); the zero pose is checked once. At each
+    pose the snapshot (:func:`posed`) is checked for collisions
+    (``colliding_placements``), floating parts (``floating_placements``)
+    and connector pairs that were mated at the zero pose and no longer are.
+    Problems already present at the zero pose are reported once, at the
+    zero pose, and not again at the others.
+
+    Parameters
+    ----------
+    build : LegoBuild
+    samples : int
+        Values per degree of freedom (>= 2).
+    max_samples : int
+        Stop after this many poses (``report.truncated`` is then True).
+
+    Returns
+    -------
+    MotionReport
+
+    Raises
+    ------
+    ValueError
+        A closed kinematic loop (see :func:`posed`).
+    """
+    joints = build.flattened_joints
+    moving = [j for j in joints if j.motion is not None]
+    labels = [_label(build, j, k) for k, j in enumerate(moving)]
+    kin = _kinematics(build, moving)
+    from .validate.connections import connection_graph
+
+    base = connection_graph(build)
+    base_pairs = {(min(a, b), max(a, b)) for a, b in base.graph.edges}
+    def describe_pair(snap, a, b):
+        return (build.describe(build.flattened_placements[a]), build.describe(build.flattened_placements[b]))
+
+    flat0 = build.flattened_placements
+
+    poses = [(None, None)]
+    for k, j in enumerate(moving):
+        for c in sample_range(j.motion, samples):
+            if any(_values(c)):
+                poses.append((k, c))
+    truncated = len(poses) > max_samples
+    poses = poses[:max_samples]
+    failures = []
+    zero_coll: set = set()
+    zero_float: set = set()
+    zero_lost: set = set()
+    for k, c in poses:
+        coords = {} if k is None else {k: c}
+        snap = _snapshot(build, kin.world_poses(coords))
+        sflat = snap.flattened_placements
+        pos_index = {id(fp.path[-1]): i for i, fp in enumerate(sflat)}
+        colliding, floating, lost = _problems(snap, base_pairs)
+        coll_idx = {tuple(sorted((pos_index[id(a.path[-1])], pos_index[id(b.path[-1])]))) for a, b in colliding}
+        float_idx = {pos_index[id(f.path[-1])] for f in floating}
+        lost_idx = set(lost)
+        if k is None:
+            zero_coll, zero_float, zero_lost = coll_idx, float_idx, lost_idx
+        else:
+            coll_idx -= zero_coll
+            float_idx -= zero_float
+            lost_idx -= zero_lost
+        if coll_idx or float_idx or lost_idx:
+            failures.append(PoseFailure(
+                {} if k is None else {labels[k]: c},
+                [describe_pair(snap, a, b) for a, b in sorted(coll_idx)],
+                [build.describe(flat0[i]) for i in sorted(float_idx)],
+                [describe_pair(snap, a, b) for a, b in sorted(lost_idx)]))
+    sliding = {}
+    for k, j in enumerate(moving):
+        if j.kind in (JointKind.PRISMATIC, JointKind.CYLINDRICAL):
+            try:
+                sliding[labels[k]] = classify_sliding(build, j).name.lower()
+            except ValueError:
+                pass
+    report = MotionReport(not failures, failures, len(poses), labels, truncated, sliding)
+    log.info("%s", report)
+    return report
+
+
+def _values(c) -> list:
+    return [getattr(c, f) for f in getattr(c, "__dataclass_fields__", ())]
+
+
+def classify_sliding(build, joint) -> JointKind:
+    """Prismatic or cylindrical: can the joint's child turn 15 degrees about the axis without collision?
+
+    Parameters
+    ----------
+    build : LegoBuild
+    joint : Joint or str
+        A sliding joint (axle, pin, bar, clip) or the name of its child.
+
+    Returns
+    -------
+    JointKind
+        ``PRISMATIC`` when the turned pose has a collision (involving a moved
+        part) that the zero pose does not have, else ``CYLINDRICAL``.
+
+    Raises
+    ------
+    ValueError
+        When the joint is not a sliding one.
+
+    Notes
+    -----
+    Rule from bricklayer-api.md ("Validation semantics"): a joint that
+    cannot turn 15 degrees about its axis without collision is prismatic.
+    An axle in a cross hole turns into the hole's arms; a pin in a round
+    hole turns freely.
+    """
+    joints = build.flattened_joints
+    j = _resolve_joint(build, joint, joints)
+    if j.kind not in (JointKind.PRISMATIC, JointKind.CYLINDRICAL):
+        raise ValueError(f"classify_sliding() is for sliding joints (axle, pin, bar, clip); this one is "
+                         f"{j.kind.name.lower()}")
+    moving = [m for m in joints if m.motion is not None]
+    if not any(m is j for m in moving):
+        moving.append(j)
+    kin = _kinematics(build, moving)
+    k = next(i for i, m in enumerate(moving) if m is j)
+    # turn about the axis: a Cylindrical coordinate whatever the table's kind
+    saved_kind = j.kind
+    try:
+        j.kind = JointKind.CYLINDRICAL
+        snap = _snapshot(build, kin.world_poses({k: Cylindrical(SLIDING_TEST_DEG, 0)}))
+    finally:
+        j.kind = saved_kind
+    zero = _snapshot(build, kin.world_poses({}))
+
+    def pairs(s):
+        idx = {id(fp.path[-1]): i for i, fp in enumerate(s.flattened_placements)}
+        return {tuple(sorted((idx[id(a.path[-1])], idx[id(b.path[-1])]))) for a, b in s.colliding_placements}
+
+    new = pairs(snap) - pairs(zero)
+    return JointKind.PRISMATIC if new else JointKind.CYLINDRICAL
+

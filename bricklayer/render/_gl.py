@@ -1,0 +1,137 @@
+"""Offscreen OpenGL for pyrender: pick a headless platform and import pyrender lazily.
+
+PyOpenGL chooses its platform once, from the ``PYOPENGL_PLATFORM`` environment
+variable, when ``OpenGL`` is first imported. This module sets it before the
+first import: EGL first (Mesa's EGL runs on the llvmpipe software rasterizer
+when there is no GPU and no display), OSMesa second (pure software). When a
+platform fails, the ``OpenGL`` and ``pyrender`` modules are dropped from
+``sys.modules`` and the next one is tried. A ``PYOPENGL_PLATFORM`` set by the
+user is respected and is then the only one tried.
+
+Notes
+-----
+System packages (Debian 12): ``libegl1 libegl-mesa0 libgl1-mesa-dri libgbm1``
+for EGL, ``libosmesa6`` for OSMesa. pyrender 0.1.45 pins ``PyOpenGL==3.1.0``,
+whose OSMesa binding lacks ``OSMesaCreateContextAttribs``; the OSMesa fallback
+needs ``PyOpenGL>=3.1.7`` (EGL works with both).
+"""
+
+from __future__ import annotations
+
+__all__ = ["RenderBackendError", "import_pyrender", "offscreen_renderer", "backend_info", "INSTALL_HINT"]
+
+import logging
+import os
+import sys
+
+log = logging.getLogger(__name__)
+
+#: What to install when rendering cannot start (shown in :class:`RenderBackendError`).
+INSTALL_HINT = (
+    "install the Python packages with `pip install 'brickwright-toolkit[render]'` "
+    "(or `pip install pyrender pillow` then `pip install 'PyOpenGL>=3.1.7'`), and a software OpenGL: "
+    "`apt-get install libegl1 libegl-mesa0 libgl1-mesa-dri libgbm1 libosmesa6` on Debian/Ubuntu"
+)
+
+_PLATFORMS = ("egl", "osmesa")
+_state: dict = {"pyrender": None, "platform": None, "renderer": None, "gl": None}
+
+
+class RenderBackendError(RuntimeError):
+    """No offscreen OpenGL could be started (pyrender missing, or neither EGL nor OSMesa works).
+
+    The message lists each platform tried with its error, and what to install.
+    """
+
+
+def _purge_gl_modules() -> None:
+    for name in list(sys.modules):
+        if name == "OpenGL" or name.startswith(("OpenGL.", "pyrender")):
+            del sys.modules[name]
+
+
+def import_pyrender():
+    """Import pyrender on a working headless OpenGL platform (once per process).
+
+    Returns
+    -------
+    module
+        The ``pyrender`` module, with an offscreen context known to work.
+
+    Raises
+    ------
+    RenderBackendError
+        When pyrender is not installed or no platform works; the message says
+        what to install.
+    """
+    if _state["pyrender"] is not None:
+        return _state["pyrender"]
+    requested = os.environ.get("PYOPENGL_PLATFORM")
+    if requested:
+        candidates = (requested,)
+    elif "OpenGL" in sys.modules:  # someone imported PyOpenGL already: its platform is fixed
+        candidates = (None,)
+    else:
+        candidates = _PLATFORMS
+    errors = []
+    for plat in candidates:
+        if plat is not None:
+            os.environ["PYOPENGL_PLATFORM"] = plat
+        try:
+            import pyrender  # noqa: PLC0415 - lazy on purpose (house style 11)
+        except ModuleNotFoundError as exc:
+            if exc.name and exc.name.split(".")[0] in ("pyrender", "OpenGL", "PIL", "trimesh"):
+                if not requested and plat is not None:
+                    os.environ.pop("PYOPENGL_PLATFORM", None)
+                raise RenderBackendError(f"rendering needs pyrender ({exc}); {INSTALL_HINT}") from exc
+            errors.append((plat, exc))
+            _purge_gl_modules()
+            continue
+        except Exception as exc:  # PyOpenGL raises ImportError/AttributeError/OSError for a missing library
+            errors.append((plat, exc))
+            _purge_gl_modules()
+            continue
+        try:
+            r = pyrender.OffscreenRenderer(16, 16)
+            from OpenGL import GL  # noqa: PLC0415
+
+            r._platform.make_current()
+            gl = (GL.glGetString(GL.GL_RENDERER) or b"?").decode(errors="replace")
+            r._platform.make_uncurrent()
+        except Exception as exc:
+            errors.append((plat, exc))
+            _purge_gl_modules()
+            continue
+        _state.update(pyrender=pyrender, platform=os.environ.get("PYOPENGL_PLATFORM"), renderer=r, gl=gl)
+        log.info("offscreen OpenGL: platform %s, renderer %s", _state["platform"], gl)
+        return pyrender
+    if not requested:
+        os.environ.pop("PYOPENGL_PLATFORM", None)
+    tried = "; ".join(f"{p or 'preloaded'}: {type(e).__name__}: {e}" for p, e in errors)
+    raise RenderBackendError(f"no offscreen OpenGL platform works (tried {tried}); {INSTALL_HINT}")
+
+
+def offscreen_renderer(width: int, height: int):
+    """The process's shared ``pyrender.OffscreenRenderer``, resized to ``width`` x ``height`` pixels.
+
+    Raises
+    ------
+    RenderBackendError
+        As :func:`import_pyrender`.
+    """
+    import_pyrender()
+    r = _state["renderer"]
+    r.viewport_width, r.viewport_height = int(width), int(height)
+    return r
+
+
+def backend_info() -> dict:
+    """``{"platform": "egl"|"osmesa"|..., "renderer": GL renderer string}`` of the started backend.
+
+    Raises
+    ------
+    RenderBackendError
+        As :func:`import_pyrender`.
+    """
+    import_pyrender()
+    return {"platform": _state["platform"], "renderer": _state["gl"]}

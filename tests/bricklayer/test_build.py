@@ -1,0 +1,131 @@
+"""LegoBuild: grid placement, stacking, names, nesting, steps, copies (values worked by hand)."""
+
+import pytest
+
+from bricklayer import Anchor, Color, Element, LDrawColor, LegoBuild, Rotation, Vec3, to_ldraw
+from ldraw_data.errors import PartNotFoundError
+
+
+def seed():
+    b = LegoBuild()
+    plate = b.add(Element("3031", Color.GREEN), (0, 0, 0), name="base")
+    brick = b.stack(Element("3003", Color.RED), on=plate, name="top")
+    return b, plate, brick
+
+
+def test_seed_example_ldraw_lines():
+    b, _, _ = seed()
+    lines = to_ldraw(b).splitlines()
+    assert "1 2 40 -8 40 1 0 0 0 1 0 0 0 1 3031.dat" in lines
+    assert "1 4 20 -32 20 1 0 0 0 1 0 0 0 1 3003.dat" in lines
+
+
+def test_element_identity_and_boxes():
+    a, b = Element("3001", Color.RED), Element("3001.DAT", 4)
+    assert a == b and hash(a) == hash(b) and len({a, b}) == 1
+    assert a.color == Color.RED and isinstance(a.color, LDrawColor)
+    # 2x4 brick: 80 x 40 LDU footprint, 3 plates high; studs add 4 LDU physically
+    assert a.alignment_box.size == Vec3(80, 40, 24)
+    assert a.alignment_box.min == Vec3(-40, -20, 0)
+    assert a.bounding_box.max.z == pytest.approx(28)
+    assert (a.alignment_width, a.alignment_depth, a.alignment_height) == (4, 2, 3)
+    assert a.rotated_footprint(Rotation.DEG_90) == (2, 4)
+    assert a.spec.name == "Brick 2 x 4"
+    with pytest.raises(AttributeError):
+        a.color = 1
+
+
+def test_tile_alignment_uses_physical_top():
+    t = Element("3068b")  # tile 2 x 2: no studs, one plate high
+    assert t.alignment_box.size == Vec3(40, 40, 8)
+
+
+def test_unknown_part_suggests_close_ids():
+    with pytest.raises(PartNotFoundError, match="did you mean") as e:
+        Element("3001x")
+    assert "3001" in str(e.value)
+
+
+def test_grid_add_anchor_and_rotation():
+    b = LegoBuild()
+    p = b.add(Element("3001"), (1, 2, 3), Rotation.DEG_90)
+    # rotated 2x4: 2 wide, 4 deep; min corner at (1, 2) studs, z = 3 plates
+    assert p.alignment_box.min == Vec3(20, 40, 24)
+    assert p.alignment_box.max == Vec3(60, 120, 48)
+    q = b.add(Element("3003"), (0, 0, 0), anchor=Anchor.BACK_LEFT, relative_to=p, target_anchor=Anchor.BACK_LEFT)
+    assert q.alignment_box.max.x == 60 and q.alignment_box.max.y == 120 and q.alignment_box.min.z == 24
+
+
+def test_off_grid_anchor_raises():
+    b = LegoBuild()
+    with pytest.raises(ValueError, match="off-grid"):
+        b.add(Element("3005"), (0, 0, 0), anchor=Anchor.CENTER)  # 1x1 centred on a stud corner
+    assert len(b) == 0
+    with pytest.raises(ValueError, match="off-grid"):
+        b.add(Element("3005"), (0.5, 0, 0))
+
+
+def test_names_errors_and_index():
+    b, plate, brick = seed()
+    assert b.named("base") is plate and b.name_of(brick) == "top"
+    with pytest.raises(KeyError, match="did you mean 'base'"):
+        b.named("bse")
+    with pytest.raises(ValueError, match="already used"):
+        b.add(Element("3003"), (0, 0, 1), name="top")
+    first = b.add(Element("3005"), (3, 3, 1), index=0)
+    assert b.placements[0] is first
+    with pytest.raises(IndexError):
+        b.add(Element("3005"), (3, 3, 1), index=10)
+
+
+def test_nested_builds_are_shared_and_queries_see_through():
+    wall = LegoBuild(name="wall")
+    wall.add(Element("3001", Color.RED), (0, 0, 0), name="b1")
+    house = LegoBuild()
+    house.add(Element("3036", Color.GREEN), (0, 0, 0), name="floor")  # 6x8 plate
+    w1 = house.add(wall, (0, 0, 1), name="front")
+    house.add(wall, (0, 4, 1), name="back")
+    assert house.brick_count == 3
+    assert house.name_of(house.flattened_placements[1]) == "front/b1"
+    assert house.named("front/b1").content == Element("3001", Color.RED)
+    wall.add(Element("3001", Color.BLUE), (0, 0, 3), name="b2")  # edit the shared sub-build
+    assert house.brick_count == 5
+    assert house.list_elements()[Element("3001", Color.BLUE)] == 2
+    assert w1.alignment_box.max.z == 8 + 48
+
+
+def test_steps_become_ldraw_steps():
+    b = LegoBuild()
+    b.add(Element("3020"), (0, 0, 0))
+    b.step()
+    b.add(Element("3001"), (0, 0, 1))
+    assert [len(s) for s in b.steps] == [1, 1]
+    assert to_ldraw(b).count("0 STEP") == 1
+
+
+def test_remove_copy_deepcopy():
+    b, plate, brick = seed()
+    c = b.copy()
+    d = b.deepcopy()
+    b.remove("top")
+    assert b.brick_count == 1 and "top" not in b.names
+    assert c.brick_count == 2 and d.brick_count == 2
+    with pytest.raises(KeyError):
+        b.remove("top")
+
+
+def test_connectors_hide_covered_studs():
+    b, plate, brick = seed()
+    studs = b.find_connectors("stud")
+    # 16 plate studs - 4 covered by the 2x2 brick + 4 on the brick
+    assert len(studs) == 16
+    top = b.find_connectors("stud", facing=(0, 0, 1), toward=(0, 0, 100), count=1)[0]
+    assert top.position.z == 32
+
+
+def test_extend_splices_placements():
+    sub = LegoBuild()
+    sub.add(Element("3003"), (0, 0, 0), name="x")
+    b = LegoBuild()
+    b.extend(sub, (2, 2, 0))
+    assert b.named("x").alignment_box.min == Vec3(40, 40, 0)

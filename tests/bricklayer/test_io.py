@@ -1,0 +1,99 @@
+"""LDraw import/export of builds: exact round trips on every official model."""
+
+import numpy as np
+import pytest
+
+from bricklayer import Color, Element, LegoBuild, from_ldraw, read_ldraw, to_ldraw, write_ldraw
+from ldraw_data.io import load_model
+
+
+def _flat(build):
+    return [(p.content.ldraw_id, int(p.content.color), p.pose.matrix) for p in build.flattened_placements]
+
+
+def _ldraw_flat(build):
+    """Flattened (part id, colour, LDraw world transform) of a build, via its written text."""
+    from ldraw_data.io import flatten, parse_document
+    from ldraw_data.library import get_library
+
+    doc = parse_document(to_ldraw(build), "x.mpd")
+    return [(p.part_id, p.color, p.transform) for p in flatten(doc, get_library()).parts]
+
+
+def test_round_trip_every_official_model(official_dir):
+    """read_ldraw -> write_ldraw -> read_ldraw keeps every part id, colour and transform (1e-6 LDU)."""
+    models = sorted(official_dir.glob("*.mpd"))
+    assert len(models) == 67
+    for path in models:
+        ref = load_model(path)  # the independent flattener of ldraw_data
+        b1 = read_ldraw(path)
+        text = to_ldraw(b1)
+        b2 = from_ldraw(text, source=path.name)
+        f1, f2 = _flat(b1), _flat(b2)
+        assert len(f1) == len(f2) == len(ref.parts), path.name
+        for (i1, c1, m1), (i2, c2, m2), r in zip(f1, f2, ref.parts):
+            assert (i1, c1) == (i2, c2) == (r.part_id, r.color), path.name
+            assert np.abs(m1 - m2).max() < 1e-6, path.name
+        # submodel names kept (every submodel the main model uses)
+        used = {n for r in ref.parts for n in r.submodel_path}
+        subs = {sb.name: sb for sb in b2._all_builds()} | {b2.name: b2}
+        assert used <= subs.keys(), path.name
+        assert all(subs[n].brick_count == 0 for n in subs.keys() - used), path.name  # empty submodels
+
+
+def test_written_transforms_equal_the_files(official_dir):
+    """The LDraw transforms written equal those read (flattened through the LDraw spec's rules)."""
+    path = official_dir / "10179_1_Millennium_Falcon_UCS.mpd"
+    ref = load_model(path)
+    out = _ldraw_flat(read_ldraw(path))
+    assert len(out) == len(ref.parts) == 5247
+    for (pid, c, m), r in zip(out, ref.parts):
+        assert pid == r.part_id and c == r.color
+        assert np.abs(m - r.transform).max() < 1e-6
+
+
+def test_embedded_parts_written_back(official_dir):
+    b = read_ldraw(official_dir / "10179_1_Millennium_Falcon_UCS.mpd")
+    text = to_ldraw(b)
+    assert "0 FILE 10179 - 47996_bended.dat" in text
+    assert "0 FILE s\\10179 - 47996s01_bended.dat" in text
+
+
+def test_unknown_parts_kept_with_warning(official_dir):
+    b = read_ldraw(official_dir / "1788_Treasure_Chest.mpd")
+    ids = {p.content.ldraw_id for p in b.flattened_placements}
+    assert {"3334h", "6029b"} <= ids
+    msgs = [str(w) for w in b.import_warnings]
+    assert any("6029B.DAT" in m and ":176:" in m for m in msgs)
+
+
+def test_names_and_nesting_round_trip(tmp_path):
+    wheel = LegoBuild(name="axle_set")
+    wheel.add(Element("3001", Color.BLACK), (0, 0, 0), name="body")
+    car = LegoBuild(name="car")
+    car.add(Element("3036", Color.RED), (0, 0, 0), name="chassis")
+    car.add(wheel, (0, 0, 1), name="front")
+    car.add(wheel, (0, 4, 1), name="rear")
+    path = write_ldraw(car, tmp_path / "car.mpd")
+    back = read_ldraw(path)
+    assert back.names.keys() == {"chassis", "front", "rear"}
+    assert back.named("front").content is back.named("rear").content  # shared, as written once
+    assert back.name_of(back.flattened_placements[1]) == "front/body"
+    assert back.named("front").content.name == "axle_set"  # names are kept exactly
+    with pytest.raises(FileExistsError):
+        write_ldraw(car, path, overwrite=False)
+
+
+def test_submodel_colour_inheritance():
+    text = """0 FILE main.ldr
+1 4 0 0 0 1 0 0 0 1 0 0 0 1 sub.ldr
+0 NOFILE
+0 FILE sub.ldr
+1 16 0 0 0 1 0 0 0 1 0 0 0 1 3001.dat
+1 1 0 -24 0 1 0 0 0 1 0 0 0 1 3001.dat
+0 NOFILE
+"""
+    b = from_ldraw(text)
+    assert [int(p.content.color) for p in b.flattened_placements] == [4, 1]
+    again = from_ldraw(to_ldraw(b))
+    assert [int(p.content.color) for p in again.flattened_placements] == [4, 1]
