@@ -10,6 +10,7 @@ from __future__ import annotations
 __all__ = ["api_reference"]
 
 import inspect
+import re
 
 
 def _doc(obj, full: bool) -> str:
@@ -30,9 +31,12 @@ def _doc(obj, full: bool) -> str:
 
 def _sig(obj) -> str:
     try:
-        return str(inspect.signature(obj))
+        s = str(inspect.signature(obj))
     except (TypeError, ValueError):
         return "(...)"
+    s = re.sub(r"<(\w+\.\w+): [^>]*>", r"\1", s)
+    s = re.sub(r"ForwardRef\('([^']*)'\)", r"\1", s)
+    return re.sub(r"""["']+([A-Za-z_][\w\[\], .|]*)["']+""", r"\1", s)
 
 
 def _indent(text: str, n: int) -> str:

@@ -17,10 +17,11 @@ from .agent import (
     evaluate,
     generate,
     replay,
+    validate_file,
 )
 
 __all__ = [
     "TestContext", "TestReport", "CheckResult",
-    "generate", "evaluate", "replay", "RunResult", "EvalResult", "ReplayResult",
+    "generate", "evaluate", "replay", "validate_file", "RunResult", "EvalResult", "ReplayResult",
     "BrickWrightError", "ProviderNotConfiguredError",
 ]

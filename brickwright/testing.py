@@ -122,7 +122,14 @@ class TestReport:
 
 
 def _describe(build: Any, placement: Any) -> str:
-    """Short label of a placement: its name in ``build`` (or part id) plus part id and colour."""
+    """Short label of a placement: ``build.describe(placement)`` (name path, part id, part name, colour) when the
+    build offers it, else its name plus part id and colour."""
+    describe = getattr(build, "describe", None)
+    if describe is not None:
+        try:
+            return str(describe(placement))
+        except Exception:  # noqa: BLE001 - fall back below
+            pass
     name = None
     try:
         name = build.name_of(placement)

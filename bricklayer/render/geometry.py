@@ -104,10 +104,10 @@ def _embedded_document(build):
 
 
 def _faded(rgb: np.ndarray) -> np.ndarray:
-    """Desaturate 75 % toward luminance and lighten 45 % toward white ((k, 3) float 0-255)."""
+    """Desaturate 70 % toward luminance and lighten 30 % toward white ((k, 3) float 0-255)."""
     lum = rgb @ np.array([0.299, 0.587, 0.114])
-    grey = rgb * 0.25 + lum[:, None] * 0.75
-    return grey * 0.55 + 255 * 0.45
+    grey = rgb * 0.3 + lum[:, None] * 0.7
+    return grey * 0.7 + 255 * 0.3
 
 
 def _placement_key(p) -> tuple:
@@ -156,7 +156,7 @@ def normalize_highlight(highlight) -> dict:
     return out
 
 
-def build_geometry(build, *, highlight=None, edges: bool = True, fade_alpha: int = 70,
+def build_geometry(build, *, highlight=None, edges: bool = True, fade_alpha: int = 90,
                    library=None) -> RenderGeometry:
     """Gather a build's part meshes into world-space, coloured triangles and edges.
 

@@ -17,14 +17,18 @@ __all__ = [
     "render_build",
     "render_sheet",
     "render_file",
+    "save_render",
     "render_views",
     "problem_highlight",
     "SHEET_VIEWS",
     "BACKGROUND",
 ]
 
+import contextlib
 import logging
 import math
+import os
+import tempfile
 import time
 from pathlib import Path
 
@@ -93,26 +97,28 @@ class _Scene:
         self.pr = pyrender
         self.scene = pyrender.Scene(bg_color=np.r_[np.array(BACKGROUND) / 255.0, 1.0],
                                     ambient_light=np.full(3, 0.45))
-        tris = geo.triangles
-        normals = np.repeat(geo.normals, 3, axis=0)
-        positions = tris.reshape(-1, 3)
-        colors = np.repeat(geo.rgba.astype(np.float32) / 255.0, 3, axis=0)
+        normals = geo.normals
         transparent = geo.rgba[:, 3] < 255
-        prims = []
+        opaque = []
+        self.trans_groups = []  # (triangles, normals, rgba float, material): sorted back to front per view
         for fi, kind in enumerate(FINISH_KINDS):
             for blend in (False, True):
                 sel = (geo.finish == fi) & (transparent == blend)
                 if not sel.any():
                     continue
-                vsel = np.repeat(sel, 3)
                 metallic, rough = _MATERIAL[kind]
                 mat = pyrender.MetallicRoughnessMaterial(
                     baseColorFactor=(1.0, 1.0, 1.0, 1.0), metallicFactor=metallic, roughnessFactor=rough,
                     alphaMode="BLEND" if blend else "OPAQUE", doubleSided=False)
-                prims.append(pyrender.Primitive(positions=positions[vsel], normals=normals[vsel],
-                                                color_0=colors[vsel], material=mat, mode=4))
-        self.scene.add(pyrender.Mesh(prims, is_visible=True))
-        self.edge_groups = []
+                group = (geo.triangles[sel], normals[sel], geo.rgba[sel].astype(np.float32) / 255.0, mat)
+                if blend:
+                    self.trans_groups.append(group)
+                else:
+                    opaque.append(self._primitive(*group))
+        if opaque:
+            self.scene.add(pyrender.Mesh(opaque))
+        self.trans_node = None
+        self.edge_groups = []  # (points (2m, 3), rgb) per edge colour
         if len(geo.edges):
             codes, inv = np.unique(geo.edge_rgb, axis=0, return_inverse=True)
             inv = inv.reshape(-1)
@@ -125,6 +131,10 @@ class _Scene:
             self.scene.add(pyrender.DirectionalLight(color=np.ones(3), intensity=1.3)),
         ]
 
+    def _primitive(self, tris, normals, rgba, mat):
+        return self.pr.Primitive(positions=tris.reshape(-1, 3), normals=np.repeat(normals, 3, axis=0),
+                                 color_0=np.repeat(rgba, 3, axis=0), material=mat, mode=4)
+
     def set_view(self, cam: Camera) -> None:
         pr = self.pr
         if self.cam_node is not None:
@@ -133,6 +143,15 @@ class _Scene:
         r, u, d = cam.pose[:3, 0], cam.pose[:3, 1], cam.direction
         self.scene.set_pose(self.lights[0], _look_pose(d + 0.6 * r - 0.8 * u))  # from upper left
         self.scene.set_pose(self.lights[1], _look_pose(d - 0.7 * r + 0.5 * u))  # from lower right
+        if self.trans_node is not None:
+            self.scene.remove_node(self.trans_node)
+            self.trans_node = None
+        if self.trans_groups:  # painter's order: farthest triangles first (pyrender draws them after the opaque)
+            prims = []
+            for tris, normals, rgba, mat in self.trans_groups:
+                order = np.argsort(-(tris.mean(axis=1) @ d), kind="stable")
+                prims.append(self._primitive(tris[order], normals[order], rgba[order], mat))
+            self.trans_node = self.scene.add(pr.Mesh(prims))
         if self.edge_node is not None:
             self.scene.remove_node(self.edge_node)
             self.edge_node = None
@@ -332,6 +351,62 @@ def render_sheet(build, *, size=(1200, 800), highlight=None, edges: bool = True,
     return sheet
 
 
+def save_render(build, out_png, *, view="iso", size=None, highlight_problems: bool = False,
+                edges: bool = True, projection: str = "ortho", title: str | None = None) -> Path:
+    """Render a build (one view or the sheet) and write it as a PNG.
+
+    Parameters
+    ----------
+    build : LegoBuild
+    out_png : str or Path
+        Where to write (parent folders are created).
+    view : str, (azimuth, elevation) or (4, 4) pose, or "sheet"
+        ``"sheet"`` renders :func:`render_sheet`; anything else :func:`render_build`.
+    size : (width, height) or "WxH", pixels, optional
+        Default 800x600 for a view, 1200x800 for a sheet.
+    highlight_problems : bool
+        Highlight colliding (red) and floating (orange) parts and fade the
+        rest (see :func:`problem_highlight`); with no problem found the
+        picture is drawn normally.
+    edges : bool
+    projection : {"ortho", "perspective"}
+    title : str, optional
+        Title line of a sheet (ignored for a single view).
+
+    Returns
+    -------
+    Path
+        The PNG written (atomically: temp file then rename).
+
+    Raises
+    ------
+    RenderBackendError, ValueError
+        As :func:`render_build`.
+    """
+    out = Path(out_png)
+    is_sheet = isinstance(view, str) and view.strip().lower() == "sheet"
+    if size is None:
+        size = (1200, 800) if is_sheet else (800, 600)
+    highlight = problem_highlight(build) if highlight_problems else None
+    if is_sheet:
+        img = render_sheet(build, size=size, highlight=highlight or None, edges=edges, title=title,
+                           projection=projection)
+    else:
+        img = render_build(build, view=view, size=size, highlight=highlight or None, edges=edges,
+                           projection=projection)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=out.name + ".", suffix=".tmp", dir=out.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            img.save(fh, format="PNG")
+        os.replace(tmp, out)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    return out
+
+
 def render_file(path, out_png=None, *, view="iso", size=None, highlight_problems: bool = False,
                 edges: bool = True, projection: str = "ortho") -> Path:
     """Render an ``.ldr``/``.mpd`` file to a PNG.
@@ -339,24 +414,17 @@ def render_file(path, out_png=None, *, view="iso", size=None, highlight_problems
     Parameters
     ----------
     path : str or Path
-        LDraw model (``.ldr``/``.mpd``), read with :func:`bricklayer.read_ldraw`.
+        LDraw model, read with :func:`bricklayer.read_ldraw`. (A ``.py`` build
+        script is loaded by the caller, then passed to :func:`save_render`.)
     out_png : str or Path, optional
-        Where to write; default ``path`` with suffix ``.png`` (or ``-sheet.png``).
-    view : str, (azimuth, elevation) or (4, 4) pose, or "sheet"
-        ``"sheet"`` renders :func:`render_sheet`; anything else
-        :func:`render_build`.
-    size : (width, height) or "WxH", pixels, optional
-        Default 800x600 for a view, 1200x800 for a sheet.
-    highlight_problems : bool
-        Highlight colliding (red) and floating (orange) parts, fade the rest
-        (see :func:`problem_highlight`).
-    edges : bool
-    projection : {"ortho", "perspective"}
+        Default: ``path`` with suffix ``.png`` (``-sheet.png`` for a sheet).
+    view, size, highlight_problems, edges, projection
+        As :func:`save_render`.
 
     Returns
     -------
     Path
-        The PNG written (atomically: temp file then rename).
+        The PNG written.
 
     Raises
     ------
@@ -366,6 +434,12 @@ def render_file(path, out_png=None, *, view="iso", size=None, highlight_problems
         As :func:`render_build`.
     """
     from ..io import read_ldraw
-    from ldraw_data.library import atomic_write_bytes if False else None  # noqa: F401 - placeholder removed below
 
-    raise NotImplementedError
+    p = Path(path)
+    is_sheet = isinstance(view, str) and view.strip().lower() == "sheet"
+    if out_png is None:
+        out_png = p.with_name(p.stem + ("-sheet.png" if is_sheet else ".png"))
+    build = read_ldraw(p)
+    title = f"{p.name}: {build.brick_count} parts"
+    return save_render(build, out_png, view=view, size=size, highlight_problems=highlight_problems,
+                       edges=edges, projection=projection, title=title)

@@ -5,7 +5,7 @@ is imported in the sandboxed worker process, not here.
 """
 
 # runs
-from .run import DEFAULT_MAX_CALLS, DEFAULT_MAX_VALIDATE, Progress, ReplayResult, RunResult, generate, replay
+from .run import DEFAULT_MAX_CALLS, DEFAULT_MAX_VALIDATE, Progress, ReplayResult, RunResult, generate, replay, validate_file
 from .evaluate import EvalResult, evaluate, read_prompts
 
 # tools, worker, providers
@@ -18,7 +18,7 @@ from .pricing import PRICES, Usage, cost_usd, price_for
 from .errors import BrickWrightError, ProviderError, ProviderNotConfiguredError, TranscriptError
 
 __all__ = [
-    "generate", "replay", "evaluate", "read_prompts", "RunResult", "ReplayResult", "EvalResult", "Progress",
+    "generate", "replay", "evaluate", "validate_file", "read_prompts", "RunResult", "ReplayResult", "EvalResult", "Progress",
     "DEFAULT_MAX_CALLS", "DEFAULT_MAX_VALIDATE",
     "TOOL_DEFINITIONS", "TOOL_NAMES", "ToolBox", "ToolOutcome", "Worker", "WorkerResult",
     "Provider", "OpenAIProvider", "AnthropicProvider", "resolve_provider", "PRICES", "Usage", "cost_usd", "price_for",

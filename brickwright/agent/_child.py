@@ -225,6 +225,13 @@ def load_build(source: str, build_path: str) -> dict[str, Any]:
 
 
 def _label(build: Any, placement: Any) -> str:
+    """``LegoBuild.describe`` (name path, part id, part name, colour) when available, else name and part id."""
+    describe = getattr(build, "describe", None)
+    if describe is not None:
+        try:
+            return str(describe(placement))
+        except Exception:  # noqa: BLE001 - fall back below
+            pass
     name = None
     try:
         name = build.name_of(placement)

@@ -7,7 +7,8 @@ object a line) and ``result.json`` (the :class:`RunResult`).
 
 from __future__ import annotations
 
-__all__ = ["RunResult", "Progress", "generate", "replay", "ReplayResult", "DEFAULT_MAX_CALLS", "DEFAULT_MAX_VALIDATE"]
+__all__ = ["RunResult", "Progress", "generate", "replay", "ReplayResult", "validate_file", "DEFAULT_MAX_CALLS",
+           "DEFAULT_MAX_VALIDATE"]
 
 import base64
 import json
@@ -15,6 +16,7 @@ import logging
 import mimetypes
 import re
 import shutil
+import tempfile
 import time
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
@@ -25,7 +27,7 @@ from .errors import ProviderError, TranscriptError
 from .pricing import Usage, price_for
 from .prompt import NEW_BUILD_TEMPLATE, ldraw_build_template, system_prompt
 from .providers import Provider, resolve_provider
-from .tools import TOOL_DEFINITIONS, ToolBox
+from .tools import TOOL_DEFINITIONS, ToolBox, format_validation
 from .worker import DEFAULT_MEMORY_LIMIT, DEFAULT_TIME_LIMIT, Worker
 
 logger = logging.getLogger(__name__)
@@ -509,3 +511,49 @@ def replay(transcript_path: str | Path, out_dir: str | Path, *, time_limit: floa
     finally:
         if own_worker:
             worker.close()
+
+
+def validate_file(path: str | Path, *, time_limit: float = DEFAULT_TIME_LIMIT,
+                  memory_limit: int = DEFAULT_MEMORY_LIMIT, export: str | Path | None = None) -> dict[str, Any]:
+    """Validate a ``build.py`` in the sandbox, exactly as the agent's ``validate`` tool does.
+
+    Parameters
+    ----------
+    path : path
+        The build.py file.
+    time_limit : float, default 30
+        Seconds allowed, s.
+    memory_limit : int, default 2 GiB
+        Worker address-space limit, bytes.
+    export : path, optional
+        Also write the build to this LDraw file when create_build() succeeds.
+
+    Returns
+    -------
+    dict
+        ``passed`` (bool), ``text`` (the report the agent reads), ``fixed`` (collisions, floating,
+        components, parts, unique_parts, problems; absent when create_build() failed), ``tests`` (run_tests
+        report or None), ``error`` (when build.py failed: type, line, text), ``output`` (printed text).
+
+    Raises
+    ------
+    FileNotFoundError
+        When ``path`` does not exist.
+    """
+    p = Path(path).resolve()
+    if not p.is_file():
+        raise FileNotFoundError(f"{p}: no such build.py")
+    with Worker(time_limit=time_limit, memory_limit=memory_limit, warm_up=False) as worker, \
+            tempfile.TemporaryDirectory(prefix="brickwright-validate-") as work:
+        args: dict[str, Any] = {"source": p.read_text(encoding="utf-8"), "build_path": str(p), "cwd": work}
+        if export is not None:
+            args["export"] = str(Path(export).resolve())
+        res = worker.call("validate", **args)
+    data = dict(res.data)
+    if (data.get("fixed") or {}).get("parts") == 0:
+        data["passed"] = False
+    data["passed"] = bool(data.get("passed"))
+    data["text"] = format_validation(data)
+    for k in ("id", "ok", "stage"):
+        data.pop(k, None)
+    return data

@@ -48,7 +48,7 @@ def test_stacked_bricks_pass(needs_validator):
 def test_gap_floats_and_splits(needs_validator):
     ctx = TestContext(two_bricks(6))
     r = ctx.check_no_floating()
-    assert not r.passed and r.detail.startswith("1 floating part(s): 'top' (3001 RED)")
+    assert not r.passed and r.detail.startswith("1 floating part(s): top: 3001 (Brick 2 x 4, Color.RED)")
     c = ctx.check_connected(1)
     assert not c.passed and c.detail.startswith("2 connected components, expected 1")
 
@@ -57,7 +57,7 @@ def test_overlap_collides(needs_validator):
     ctx = TestContext(two_bricks(1))  # one plate up: the bricks overlap by two plates
     r = ctx.check_no_collisions()
     assert not r.passed and r.detail.startswith("1 colliding pair(s): ")
-    assert "'base' (3001 RED)" in r.detail and "'top' (3001 RED)" in r.detail
+    assert "base: 3001 (Brick 2 x 4, Color.RED)" in r.detail and "top: 3001 (Brick 2 x 4, Color.RED)" in r.detail
 
 
 def test_check_motion_never_fakes_a_pass(needs_validator):

@@ -90,3 +90,13 @@ def test_warm_validation_is_fast(tmp_path):
             times.append(time.monotonic() - t0)
             assert r.data["passed"] is True and r.data["fixed"]["parts"] == 2
     assert max(times) < 1.0, f"warm validations took {times} s"
+
+
+def test_validate_file_reports_syntax_error(tmp_path):
+    from brickwright import validate_file
+
+    p = tmp_path / "build.py"
+    p.write_text("def create_build():\n    return [\n")
+    rep = validate_file(p, time_limit=10)
+    assert rep["passed"] is False and rep["error"]["line"] == 2
+    assert rep["text"].splitlines()[1].startswith("SyntaxError in build.py line 2")
