@@ -298,11 +298,11 @@ class CollisionEngine:
     def __init__(self, build):
         self._build = build
         self._state = None
-        self.manager = fcl.DynamicAABBTreeCollisionManager()
-        self.objects: dict = {}          # instance key -> CollisionObject
-        self.by_tkey: dict = {}          # rounded box centre -> [instance keys]
-        self.pair_cache: dict = {}       # frozenset-free (ik_a, ik_b) -> (hit, rest_ab, rest_ba)
+        self._ids: dict = {}                     # instance key -> int id
+        self.pair_ids = np.zeros((0, 2), dtype=np.int64)   # analysed pairs (ids)
+        self.pair_flags = np.zeros((0, 3), dtype=bool)     # hit, a rests on b, b rests on a
         self.embedded = None
+        self._reported = None
 
     # -- per placement data
     def _prepare(self):
@@ -317,12 +317,11 @@ class CollisionEngine:
         has = np.zeros(n, dtype=bool)
         lo = np.zeros((n, 3))
         hi = np.zeros((n, 3))
-        min_z = np.zeros(n)
         for key, idx in wa.groups.items():
             s = _STORE.shape(key, self.embedded)
             shapes[key] = s
             if s is None:
-                min_z[idx] = wa.poses[idx, 2, 3]
+                lo[idx] = hi[idx] = wa.poses[idx, :3, 3]
                 continue
             has[idx] = True
             codes[idx] = _code(key)
@@ -332,86 +331,59 @@ class CollisionEngine:
                 if not len(sel):
                     continue
                 h = hull * np.array([-1.0, 1.0, 1.0]) if mir else hull
-                z = np.einsum("nj,kj->nk", t[sel, 2, :3], h) + t[sel, 2, 3][:, None]
-                min_z[sel] = z.min(axis=1)
-            box = np.stack([s.vertices.min(axis=0), s.vertices.max(axis=0)])
-            lo[idx], hi[idx] = box[0], box[1]
-        lo[mirrored], hi[mirrored] = lo[mirrored] * [-1, 1, 1], hi[mirrored] * [-1, 1, 1]
-        lo2, hi2 = np.minimum(lo, hi), np.maximum(lo, hi)
+                w = np.einsum("nij,kj->nki", t[sel, :3, :3], h) + t[sel, None, :3, 3]
+                lo[sel], hi[sel] = w.min(axis=1), w.max(axis=1)
         self.wa, self.n, self.transforms, self.mirrored = wa, n, t, mirrored
-        self.keys, self.shapes, self.codes, self.has_shape, self.min_z = wa.keys, shapes, codes, has, min_z
-        self.box_lo, self.box_hi = lo2, hi2
-        self.inst = [
-            (tuple(id(p) for p in fp.path), wa.keys[i], t[i].tobytes()) for i, fp in enumerate(wa.placements)
-        ]
+        self.keys, self.shapes, self.codes, self.has_shape = wa.keys, shapes, codes, has
+        self.box_lo, self.box_hi, self.min_z = lo, hi, lo[:, 2].copy()
+        ids = self._ids
+        inst = np.empty(n, dtype=np.int64)
+        for i, fp in enumerate(wa.placements):
+            ik = (tuple(id(p) for p in fp.path), wa.keys[i], t[i].tobytes())
+            v = ids.get(ik)
+            if v is None:
+                v = ids[ik] = len(ids)
+            inst[i] = v
+        self.inst = inst
 
     # -- broad phase (incremental)
-    def _tkey(self, obj) -> tuple:
-        return tuple(np.round(obj.getTranslation(), 5).tolist())
+    def _overlaps(self, q: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+        """(m, 2) index pairs (q[k], j) whose boxes overlap, j over all parts (sweep on x)."""
+        order = np.argsort(lo[:, 0], kind="stable")
+        xs = lo[order, 0]
+        start = np.zeros(len(q), dtype=np.int64)
+        stop = np.searchsorted(xs, hi[q, 0], side="right")
+        # boxes starting before q's start but reaching into it: handled by querying from both sides
+        start = np.searchsorted(xs, lo[q, 0], side="left")
+        cnt = stop - start
+        if cnt.sum() == 0:
+            return np.zeros((0, 2), dtype=np.int64)
+        rows = np.repeat(np.arange(len(q)), cnt)
+        offs = np.arange(cnt.sum()) - np.repeat(np.cumsum(cnt) - cnt, cnt)
+        j = order[np.repeat(start, cnt) + offs]
+        i = q[rows]
+        ok = (i != j) & np.all(lo[j] <= hi[i], axis=1) & np.all(lo[i] <= hi[j], axis=1)
+        return np.column_stack([i[ok], j[ok]])
 
-    def _broad(self) -> set:
-        """Instance-key pairs whose boxes overlap; only new objects are queried."""
-        current = {}
-        for i, ik in enumerate(self.inst):
-            if self.has_shape[i]:
-                current.setdefault(ik, i)
-        old = set(self.objects)
-        removed = old - current.keys()
-        added = [ik for ik in current if ik not in self.objects]
-        for ik in removed:
-            obj = self.objects.pop(ik)
-            self.manager.unregisterObject(obj)
-            tk = self._tkey(obj)
-            lst = self.by_tkey.get(tk, [])
-            if ik in lst:
-                lst.remove(ik)
-        if removed:
-            self.pair_cache = {k: v for k, v in self.pair_cache.items() if k[0] not in removed and k[1] not in removed}
-        new_objs = []
-        for ik in added:
-            i = current[ik]
-            c = (self.box_lo[i] + self.box_hi[i]) / 2
-            half = (self.box_hi[i] - self.box_lo[i]) / 2 + _MARGIN
-            tf = self.transforms[i]
-            geom = fcl.Box(*(2 * half))
-            obj = fcl.CollisionObject(geom, fcl.Transform(tf[:3, :3], tf[:3, :3] @ c + tf[:3, 3]))
-            self.objects[ik] = obj
-            self.by_tkey.setdefault(self._tkey(obj), []).append(ik)
-            new_objs.append((ik, obj))
-        found = []
-
-        def cb(o1, o2, _data):
-            found.append((self._tkey(o1), self._tkey(o2)))
-            return False
-
-        fresh = not old
-        if fresh:
-            self.manager.registerObjects([o for _, o in new_objs])
-            self.manager.setup()
-            self.manager.collide(None, cb)
-        else:
-            for ik, obj in new_objs:
-                self.manager.registerObject(obj)
-            self.manager.update()
-            for ik, obj in new_objs:
-                self.manager.collide(obj, None, cb)
-        pairs = set()
-        for ta, tb in found:
-            for a in self.by_tkey.get(ta, ()):
-                for b in self.by_tkey.get(tb, ()):
-                    if a != b:
-                        pairs.add((a, b) if a < b else (b, a))
-        # co-located objects (same box centre) are candidates of each other
-        if fresh:
-            groups = [v for v in self.by_tkey.values() if len(v) > 1]
-        else:
-            groups = [self.by_tkey[self._tkey(o)] for _, o in new_objs if len(self.by_tkey[self._tkey(o)]) > 1]
-        for g in groups:
-            for x in range(len(g)):
-                for y in range(x + 1, len(g)):
-                    a, b = g[x], g[y]
-                    pairs.add((a, b) if a < b else (b, a))
-        return pairs, current
+    def _broad(self, queried: np.ndarray) -> np.ndarray:
+        """Candidate pairs (i < j) involving the ``queried`` parts (boxes grown down by the rest drop)."""
+        use = np.flatnonzero(self.has_shape)
+        lo = self.box_lo.copy()
+        lo[:, 2] -= _REST_DROP + 0.1
+        hi = self.box_hi.copy()
+        far = np.full(3, 1e18)
+        lo[~self.has_shape], hi[~self.has_shape] = far, far + 1  # never overlaps
+        q = np.intersect1d(queried, use)
+        if not len(q):
+            return np.zeros((0, 2), dtype=np.int64)
+        p = self._overlaps(q, lo, hi)
+        if len(q) < len(use):
+            # boxes that start before a queried box on x but overlap it
+            rev = self._overlaps(use, lo, hi)
+            rev = rev[np.isin(rev[:, 1], q)]
+            p = np.vstack([p, rev])
+        p = np.sort(p, axis=1)
+        return np.unique(p, axis=0) if len(p) else p.reshape(0, 2)
 
     # -- narrow phase, memoized
     def _query(self, ia: np.ndarray, ib: np.ndarray, ta: np.ndarray, tb: np.ndarray, inset: float) -> np.ndarray:
@@ -458,45 +430,67 @@ class CollisionEngine:
         if self._state == state:
             return self
         self._prepare()
-        pairs, current = self._broad()
-        new = [p for p in pairs if p not in self.pair_cache]
-        if new:
-            a = np.array([current[p[0]] for p in new], dtype=np.intp)
-            b = np.array([current[p[1]] for p in new], dtype=np.intp)
-            t = self.transforms
-            hit = self._query(a, b, t[a], t[b], TOL.collision_inset)
-            # resting: the higher part moved down by _REST_DROP meets the lower one
-            a_up = self.min_z[a] > self.min_z[b] + 1e-6
-            b_up = self.min_z[b] > self.min_z[a] + 1e-6
-            up = np.where(a_up, a, b)
-            dn = np.where(a_up, b, a)
-            test = ~hit & (a_up | b_up)
-            tu = t[up].copy()
-            tu[:, 2, 3] -= _REST_DROP
-            rest = np.zeros(len(new), dtype=bool)
-            sel = np.flatnonzero(test)
-            rest[sel] = self._query(up[sel], dn[sel], tu[sel], t[dn[sel]], TOL.collision_inset)
-            for k, p in enumerate(new):
-                self.pair_cache[p] = (bool(hit[k]), bool(rest[k] and a_up[k]), bool(rest[k] and b_up[k]))
-        # live arrays for the current placements
-        items = [(current[p[0]], current[p[1]], v) for p, v in self.pair_cache.items()
-                 if p[0] in current and p[1] in current]
-        if items:
-            self.pairs = np.array([(min(i, j), max(i, j)) for i, j, _ in items], dtype=np.intp)
-            flags = np.array([v for _, _, v in items], dtype=bool)
-            swap = np.array([i > j for i, j, _ in items], dtype=bool)
-            self.hit = flags[:, 0]
-            r = flags[:, 1:].copy()
-            r[swap] = r[swap][:, ::-1]
-            self.rests = r
+        inst = self.inst
+        id_to_idx = np.full(len(self._ids), -1, dtype=np.int64)
+        id_to_idx[inst] = np.arange(self.n)
+        # keep analysed pairs whose two placements are unchanged
+        keep = np.all(id_to_idx[self.pair_ids] >= 0, axis=1) if len(self.pair_ids) else np.zeros(0, dtype=bool)
+        old_ids, old_flags = self.pair_ids[keep], self.pair_flags[keep]
+        known = np.zeros(len(id_to_idx), dtype=bool)
+        known[np.unique(self.pair_ids)] = True if len(self.pair_ids) else False
+        seen_before = self._state is not None
+        if seen_before:
+            prev = self._prev_inst
+            is_new = ~np.isin(inst, prev)
+            queried = np.flatnonzero(is_new)
         else:
-            self.pairs = np.zeros((0, 2), dtype=np.intp)
-            self.hit = np.zeros(0, dtype=bool)
-            self.rests = np.zeros((0, 2), dtype=bool)
+            queried = np.arange(self.n)
+        new_pairs = self._broad(queried) if len(queried) else np.zeros((0, 2), dtype=np.int64)
+        flags = self._analyse(new_pairs)
+        self.pair_ids = np.vstack([old_ids, inst[new_pairs]]) if len(new_pairs) else old_ids
+        self.pair_flags = np.vstack([old_flags, flags]) if len(new_pairs) else old_flags
+        idx = id_to_idx[self.pair_ids]
+        swap = idx[:, 0] > idx[:, 1]
+        self.pairs = np.sort(idx, axis=1)
+        self.hit = self.pair_flags[:, 0].copy()
+        r = self.pair_flags[:, 1:].copy()
+        r[swap] = r[swap][:, ::-1]
+        self.rests = r
+        self._prev_inst = inst
         self._state = state
         self._reported = None
         _MEMO.save()
         return self
+
+    def _analyse(self, pairs: np.ndarray) -> np.ndarray:
+        """(m, 3) bool flags (hit, a rests on b, b rests on a) of index pairs."""
+        m = len(pairs)
+        out = np.zeros((m, 3), dtype=bool)
+        if not m:
+            return out
+        a, b = pairs[:, 0], pairs[:, 1]
+        t = self.transforms
+        inset = TOL.collision_inset
+        lo, hi = self.box_lo, self.box_hi
+        # collision needs the inset boxes to overlap
+        close = np.all(lo[a] + inset < hi[b] - inset, axis=1) & np.all(lo[b] + inset < hi[a] - inset, axis=1)
+        sel = np.flatnonzero(close)
+        out[sel, 0] = self._query(a[sel], b[sel], t[a[sel]], t[b[sel]], inset)
+        # resting: the higher part moved down by _REST_DROP meets the lower one
+        a_up = self.min_z[a] > self.min_z[b] + 1e-6
+        b_up = self.min_z[b] > self.min_z[a] + 1e-6
+        up = np.where(a_up, a, b)
+        dn = np.where(a_up, b, a)
+        drop = np.array([0, 0, _REST_DROP])
+        close_r = np.all(lo[up] - drop + inset < hi[dn] - inset, axis=1) & np.all(
+            lo[dn] + inset < hi[up] - drop - inset, axis=1)
+        sel = np.flatnonzero(~out[:, 0] & (a_up | b_up) & close_r)
+        tu = t[up[sel]].copy()
+        tu[:, 2, 3] -= _REST_DROP
+        rest = self._query(up[sel], dn[sel], tu, t[dn[sel]], inset)
+        out[sel, 1] = rest & a_up[sel]
+        out[sel, 2] = rest & b_up[sel]
+        return out
 
     # -- press fits
     def reported(self) -> np.ndarray:

@@ -38,6 +38,12 @@ def run(server, tmp_path: Path, name: str = "run", **kw):
                     out_dir=tmp_path / name, **kw)
 
 
+def tool_results(res) -> list[str]:
+    """Every tool result text of a run, in order, from its transcript."""
+    records = [json.loads(line) for line in res.transcript_path.read_text().splitlines()]
+    return [r["content"] for r in records if r["type"] == "tool_result"]
+
+
 def ldraw_part_lines(text: str) -> list[list[str]]:
     """Type-1 lines of an LDraw file, split into fields (LDraw spec: 1 colour x y z a..i file)."""
     return [ln.split() for ln in text.splitlines() if ln.strip().startswith("1 ")]
@@ -53,8 +59,7 @@ def test_floating_brick_repaired_and_finalized(chat_server, tmp_path, worker, ne
     ])
     events = []
     res = run(server, tmp_path, worker=worker, progress=events.append)
-    results = list(server.tool_results().values())
-    print(results[1])
+    results = tool_results(res)
     first_validate = results[1]
     assert first_validate.startswith("VALIDATE: FAILED")
     assert "FLOATING 1 part(s)" in first_validate and "top: 3001 (Brick 2 x 4, Color.BLUE)" in first_validate
@@ -96,10 +101,7 @@ def test_syntax_error_reported_with_line(chat_server, tmp_path, worker):
     bad = HEADER + "def create_build():\n    build = LegoBuild(\n    return build\n"
     server = chat_server([tool_turn(("write_build", {"content": bad})), tool_turn(("validate", {}))])
     res = run(server, tmp_path, worker=worker, max_calls=2)
-    report = list(server.tool_results().values())[1] if len(server.tool_results()) > 1 else None
-    if report is None:  # the budget stop happened before the server saw the result; use the transcript
-        report = [json.loads(x) for x in res.transcript_path.read_text().splitlines()
-                  if json.loads(x)["type"] == "tool_result"][1]["content"]
+    report = tool_results(res)[1]
     # line 6 opens "LegoBuild(" which is never closed (Python reports the opening line)
     assert report.startswith("VALIDATE: FAILED - build.py did not complete.")
     assert "SyntaxError in build.py line 6" in report
@@ -116,7 +118,7 @@ def test_endless_loop_killed_and_run_continues(chat_server, tmp_path):
         tool_turn(("explore", {"code": "x = 6 * 7\nx"})),
     ])
     res = run(server, tmp_path, time_limit=2.0, max_calls=4)
-    results = list(server.tool_results().values())
+    results = tool_results(res)
     assert "Time limit: the code ran longer than 2 s" in results[1]
     assert "endless loop" in results[1]
     records = [json.loads(x) for x in res.transcript_path.read_text().splitlines()]
@@ -150,7 +152,7 @@ def test_finalize_refused_before_passing(chat_server, tmp_path, worker, needs_va
         tool_turn(("write_build", {"content": FLOATING_BUILD}), ("validate", {}), ("finalize", {})),
     ])
     res = run(server, tmp_path, worker=worker, max_calls=4)
-    results = list(server.tool_results().values())
+    results = tool_results(res)
     assert results[0].startswith("Refused: call validate first")
     assert results[2].startswith("VALIDATE: FAILED")
     assert results[3].startswith("Refused: the last validate failed")

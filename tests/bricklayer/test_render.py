@@ -1,0 +1,181 @@
+"""Rendering: pictures of real official models and of SDK builds, checked for content and framing.
+
+Truth values worked out by hand:
+- a 4x4 plate 3031 (80 x 80 x 8 LDU plus 4 LDU studs) with a 2x2 brick 3003 (24 LDU plus studs) stacked on it
+  spans 80 x 80 x 36 LDU (8 + 24 + 4);
+- in an orthographic front view of 320x240 px with a 5 % margin the camera half-width is
+  max(40, 18 * 4/3) ... the wider axis wins: xmag = 40 / 0.95 LDU, so the 80 LDU width covers
+  80 / (2 * 40 / 0.95) * 320 = 304 px and the 36 LDU height 36 / (2 * 30 / 0.95) * 240 = 136.8 px;
+- colour hues come from LDConfig.ldr (colour 4 Red, 2 Green, 1 Blue, 14 Yellow).
+"""
+
+from __future__ import annotations
+
+import colorsys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from bricklayer import Color, Element, LegoBuild, read_ldraw
+from ldraw_data.colors import get_color_table
+
+pytestmark = pytest.mark.render
+
+MODELS = Path("/work/shared/models/official")
+SIZE = (320, 240)
+
+
+@pytest.fixture(scope="module")
+def render():
+    """The render package, or a skip when no offscreen OpenGL can be created here."""
+    import bricklayer.render as r
+
+    try:
+        r.backend_info()
+    except r.RenderBackendError as exc:
+        pytest.skip(f"no offscreen OpenGL backend (EGL or OSMesa): {exc}")
+    return r
+
+
+@pytest.fixture(scope="module")
+def small_build():
+    b = LegoBuild()
+    plate = b.add(Element("3031", Color.GREEN))
+    brick = b.stack(Element("3003", Color.RED), on=plate)
+    return b, plate, brick
+
+
+def hue_fraction(px: np.ndarray, rgb, *, tol_deg: float = 12.0, min_sat: float = 0.35) -> float:
+    """Fraction of pixels whose hue is within ``tol_deg`` of ``rgb``'s hue (saturated pixels only)."""
+    h0 = colorsys.rgb_to_hsv(*(np.asarray(rgb[:3]) / 255.0))[0] * 360
+    f = px.reshape(-1, 3).astype(np.float64) / 255.0
+    mx, mn = f.max(axis=1), f.min(axis=1)
+    sat = np.where(mx > 0, (mx - mn) / np.maximum(mx, 1e-9), 0)
+    d = np.maximum(mx - mn, 1e-9)
+    r, g, b = f.T
+    h = np.where(mx == r, ((g - b) / d) % 6, np.where(mx == g, (b - r) / d + 2, (r - g) / d + 4)) * 60
+    dh = np.abs((h - h0 + 180) % 360 - 180)
+    return float(np.mean((dh <= tol_deg) & (sat >= min_sat) & (mx >= 0.15)))
+
+
+def check_framing(r, cam, px, bounds):
+    """The bbox corners project inside the picture and the border rows/columns are background."""
+    from bricklayer.render.camera import box_corners
+
+    h, w = px.shape[:2]
+    assert (w, h) == (cam.width, cam.height)
+    uv = cam.project(box_corners(bounds))
+    assert np.all(uv[:, 0] >= 0) and np.all(uv[:, 0] <= w), uv
+    assert np.all(uv[:, 1] >= 0) and np.all(uv[:, 1] <= h), uv
+    assert np.all(uv[:, 2] > cam.znear) and np.all(uv[:, 2] < cam.zfar)
+    bg = np.array(r.BACKGROUND)
+    for edge in (px[0], px[-1], px[:, 0], px[:, -1]):
+        assert np.all(edge == bg), "a part touches the picture border"
+
+
+def test_small_build_geometry_bounds(render, small_build):
+    b, _, _ = small_build
+    g = render.build_geometry(b)
+    assert g.n_parts == 2
+    np.testing.assert_allclose(g.bounds[1] - g.bounds[0], [80, 80, 36], atol=1e-3)
+
+
+def test_small_build_front_view_size_and_colours(render, small_build):
+    b, _, _ = small_build
+    (cam, px), = render.render_views(b, ["front"], size=SIZE)
+    g = render.build_geometry(b)
+    check_framing(render, cam, px, g.bounds)
+    fg = np.any(px != render.BACKGROUND, axis=2)
+    rows, cols = np.nonzero(fg)
+    # hand-computed extent (module docstring): 304 x 136.8 px; +-3 px for edge lines and antialiasing
+    assert abs((cols.max() - cols.min() + 1) - 304) <= 3
+    assert abs((rows.max() - rows.min() + 1) - 136.8) <= 3
+    table = get_color_table()
+    assert hue_fraction(px, table.rgba(4)) > 0.05   # the red brick, seen from the front
+    assert hue_fraction(px, table.rgba(2)) > 0.02   # the green plate's edge
+
+
+def test_small_build_top_view_red_quarter(render, small_build):
+    b, _, _ = small_build
+    (cam, px), = render.render_views(b, ["top"], size=(240, 240))
+    check_framing(render, cam, px, render.build_geometry(b).bounds)
+    table = get_color_table()
+    red, green = hue_fraction(px, table.rgba(4)), hue_fraction(px, table.rgba(2))
+    # from above the 2x2 brick covers 1/4 of the 4x4 plate's 80 x 80 LDU
+    assert red / (red + green) == pytest.approx(0.25, abs=0.05)
+
+
+def test_named_angles_and_pose_views_agree(render, small_build):
+    b, _, _ = small_build
+    (cam, front), (_, angles) = render.render_views(b, ["front", (0, 0)], size=(160, 120))
+    (_, posed), = render.render_views(b, [cam.pose], size=(160, 120))
+    assert np.array_equal(front, angles)
+    assert np.array_equal(front, posed)
+    np.testing.assert_allclose(cam.direction, [0, 1, 0], atol=1e-12)  # front camera looks toward +Y (back)
+
+
+def test_perspective_frames_build(render, small_build):
+    b, _, _ = small_build
+    (cam, px), = render.render_views(b, ["iso"], size=SIZE, projection="perspective")
+    assert cam.projection == "perspective"
+    check_framing(render, cam, px, render.build_geometry(b).bounds)
+
+
+def test_highlight_draws_warning_and_fades_rest(render, small_build):
+    b, plate, brick = small_build
+    table = get_color_table()
+    img = render.render_build(b, view="iso", size=SIZE, highlight=[brick])
+    px = np.asarray(img)
+    assert hue_fraction(px, (230, 30, 30)) > 0.03
+    normal = np.asarray(render.render_build(b, view="iso", size=SIZE))
+    assert hue_fraction(normal, table.rgba(2)) > 0.1
+    assert hue_fraction(px, table.rgba(2)) < 0.01  # the plate is faded (desaturated, transparent)
+    # a mapping gives the colour: plate in orange
+    px2 = np.asarray(render.render_build(b, view="iso", size=SIZE, highlight={plate: (255, 140, 0)}))
+    assert hue_fraction(px2, (255, 140, 0)) > 0.1
+
+
+@pytest.mark.parametrize("model, colours", [
+    ("6907_Sonic_Stinger", (1, 42)),            # blue, trans neon green
+    ("1180_1_Space_Port_Moon_Buggy", (1, 14)),  # blue cap and tile, yellow minifig head
+    ("6232_1_Skeleton_Crew", (1, 14, 4)),       # blue legs, yellow baseplate, red cap
+])
+def test_official_model_iso(render, model, colours):
+    b = read_ldraw(MODELS / f"{model}.mpd")
+    (cam, px), = render.render_views(b, ["iso"], size=SIZE)
+    g = render.build_geometry(b)
+    assert g.n_parts >= 0.95 * b.brick_count
+    check_framing(render, cam, px, g.bounds)
+    assert np.any(px != render.BACKGROUND, axis=2).mean() > 0.08
+    table = get_color_table()
+    for code in colours:
+        assert hue_fraction(px, table.rgba(code)) > 0.002, table.name(code)
+
+
+def test_sheet_and_file(render, tmp_path):
+    out = render.render_file(MODELS / "1180_1_Space_Port_Moon_Buggy.mpd", tmp_path / "buggy.png",
+                             view="sheet", size=(600, 400))
+    from PIL import Image
+
+    img = Image.open(out)
+    assert img.size == (600, 400)
+    px = np.asarray(img.convert("RGB"))
+    title_h = max(14, 400 // 30) + 8
+    ch = (400 - title_h) // 2
+    for i in range(6):
+        x0, y0 = (i % 3) * 200, title_h + (i // 3) * ch
+        cell = px[y0 + 20: y0 + ch - 2, x0 + 2: x0 + 198]
+        assert np.any(cell != render.BACKGROUND, axis=2).mean() > 0.05, f"empty cell {i}"
+        label = px[y0 + 3: y0 + 18, x0 + 4: x0 + 60]
+        assert (label.max(axis=2) < 120).any(), f"no label in cell {i}"
+
+
+def test_bad_view_and_size_and_empty_build(render, small_build):
+    b, _, _ = small_build
+    with pytest.raises(ValueError, match="iso"):
+        render.render_build(b, view="diagonal")
+    with pytest.raises(ValueError, match="800x600"):
+        render.render_build(b, size="big")
+    with pytest.raises(ValueError, match="nothing to render"):
+        render.render_build(LegoBuild())

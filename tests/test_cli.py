@@ -1,0 +1,88 @@
+"""The brickwright command line: real library, real models, clear one-line errors."""
+
+import json
+import subprocess
+import sys
+import zipfile
+
+import pytest
+from typer.testing import CliRunner
+
+from brickwright.cli import app
+
+runner = CliRunner()
+
+
+def run(*args, env=None):
+    return runner.invoke(app, list(args), env=env)
+
+
+def test_search_ranks_3001_first():
+    for q in ("brick 2 x 4", "2x4 brick"):
+        r = run("search", q, "--limit", "3")
+        assert r.exit_code == 0, r.output
+        assert r.output.split()[0] == "3001"
+    r = run("search", "plate 1 x 2", "--limit", "1")
+    assert r.output.split()[0] == "3023"
+
+
+def test_search_with_category_and_no_result():
+    r = run("search", "slope 45 2 x 2", "--category", "Slope", "--limit", "5")
+    assert r.exit_code == 0 and "3039" in r.output
+    r = run("search", "zzqqxx nothing", "--limit", "3")
+    assert r.exit_code == 1 and "no part matches" in r.output
+
+
+def test_info_on_a_real_model(official_dir):
+    r = run("info", str(official_dir / "1180_1_Space_Port_Moon_Buggy.mpd"))
+    assert r.exit_code == 0, r.output
+    assert "29 parts" in r.output and "1180 - Moon Buggy.ldr" in r.output
+    assert "4 x 30028" in r.output  # four tyres in the bill of materials
+    r = run("info", str(official_dir / "1788_Treasure_Chest.mpd"), "--json")
+    data = json.loads(r.output)
+    assert data["parts"] == 186 and data["unknown_parts"] == ["3334H.DAT", "6029B.DAT"]
+
+
+def test_missing_file_is_one_clear_line(tmp_path):
+    r = run("info", str(tmp_path / "nope.ldr"))
+    assert r.exit_code == 1
+    assert r.output.strip() == f"error: {tmp_path / 'nope.ldr'}: no such file"
+
+
+def test_validate_exit_codes(tmp_path):
+    good = tmp_path / "good.ldr"
+    good.write_text("1 2 40 -8 40 1 0 0 0 1 0 0 0 1 3031.dat\n1 4 20 -32 20 1 0 0 0 1 0 0 0 1 3003.dat\n")
+    r = run("validate", str(good))
+    assert r.exit_code == 0, r.output
+    assert "VALID" in r.output
+    bad = tmp_path / "bad.ldr"  # the brick 2 plates above the plate's studs: floating
+    bad.write_text("1 2 40 -8 40 1 0 0 0 1 0 0 0 1 3031.dat\n1 4 20 -48 20 1 0 0 0 1 0 0 0 1 3003.dat\n")
+    r = run("validate", str(bad), "--json")
+    assert r.exit_code == 1
+    rep = json.loads(r.output)
+    assert rep["valid"] is False and len(rep["floating"]) == 1
+    assert rep["floating"][0]["part_id"] == "3003" and rep["floating"][0]["line"] == 2
+
+
+def test_library_install_and_missing_library(tmp_path):
+    env = {"BRICKWRIGHT_DATA_DIR": str(tmp_path / "data"), "LDRAWDIR": ""}
+    r = run("library", "info", env=env)
+    assert r.exit_code == 1
+    assert "No LDraw parts library found" in r.output and "brickwright library install" in r.output
+    assert "Traceback" not in r.output
+    z = tmp_path / "mini.zip"
+    with zipfile.ZipFile(z, "w") as zf:
+        zf.writestr("ldraw/LDConfig.ldr", "0 !COLOUR Black CODE 0 VALUE #1B2A34 EDGE #808080\n")
+        zf.writestr("ldraw/parts/9999.dat", "0 Brick Test\n0 Name: 9999.dat\n3 16 0 0 0 1 0 0 0 0 1\n")
+        zf.writestr("ldraw/p/stud.dat", "0 Stud\n")
+    r = run("library", "install", str(z), env=env)
+    assert r.exit_code == 0, r.output
+    assert (tmp_path / "data" / "ldraw" / "parts" / "9999.dat").exists()
+    r = run("library", "install", str(tmp_path / "missing.zip"), env=env)
+    assert r.exit_code == 1 and "no such file" in r.output
+    assert (tmp_path / "data" / "ldraw" / "parts" / "9999.dat").exists()  # previous install kept
+
+
+def test_console_script_entry_point():
+    r = subprocess.run([sys.executable, "-m", "brickwright", "--help"], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0 and "search" in r.stdout and "validate" in r.stdout
