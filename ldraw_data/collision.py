@@ -58,7 +58,7 @@ from .mesh import PartMesh, part_mesh
 log = logging.getLogger(__name__)
 
 #: Bump when the inset method changes: old cache files are then ignored.
-COLLISION_CACHE_VERSION = 1
+COLLISION_CACHE_VERSION = 2
 _MERGE = 1e-3  # LDU
 _MAX_STRETCH = 3.0
 
@@ -80,6 +80,8 @@ class CollisionShape:
         plane moves by 1 LDU per unit of inset (see module notes).
     certified : bool
         True when the orientation came from BFC, False when trimesh guessed it.
+    hull : (h,) int
+        Indices of the vertices on the convex hull (all when the hull fails).
     """
 
     name: str
@@ -87,6 +89,7 @@ class CollisionShape:
     faces: np.ndarray
     directions: np.ndarray
     certified: bool
+    hull: np.ndarray = None
 
     def inset_vertices(self, inset: float) -> np.ndarray:
         """Vertices moved inward.
@@ -109,15 +112,8 @@ class CollisionShape:
 
     @property
     def hull_points(self) -> np.ndarray:
-        """(h, 3) float64: vertices of the convex hull (all vertices when there are few), LDU."""
-        if len(self.vertices) <= 64:
-            return self.vertices
-        try:
-            from scipy.spatial import ConvexHull
-
-            return self.vertices[ConvexHull(self.vertices).vertices]
-        except Exception:  # noqa: BLE001 - flat or degenerate point sets
-            return self.vertices
+        """(h, 3) float64: vertices of the convex hull (all vertices when the hull fails), LDU."""
+        return self.vertices if self.hull is None else self.vertices[self.hull]
 
 
 def _merge(tris: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -182,7 +178,18 @@ def shape_from_mesh(mesh: PartMesh) -> CollisionShape:
     if not mesh.certified:
         faces = _orient_uncertified(vertices, faces)
     return CollisionShape(mesh.name, vertices, faces.astype(np.int32), _directions(vertices, faces),
-                          bool(mesh.certified))
+                          bool(mesh.certified), _hull(vertices))
+
+
+def _hull(vertices: np.ndarray) -> np.ndarray:
+    if len(vertices) > 16:
+        try:
+            from scipy.spatial import ConvexHull
+
+            return np.asarray(ConvexHull(vertices).vertices, dtype=np.int32)
+        except Exception:  # noqa: BLE001 - flat or degenerate point sets (qhull errors)
+            pass
+    return np.arange(len(vertices), dtype=np.int32)
 
 
 def _cache_folder(library: LDrawLibrary) -> Path:
@@ -201,7 +208,8 @@ def _save(path: Path, shape: CollisionShape) -> None:
     try:
         with os.fdopen(fd, "wb") as fh:
             np.savez(fh, vertices=shape.vertices.astype(np.float32), faces=shape.faces,
-                     directions=shape.directions.astype(np.float32), certified=np.array(shape.certified))
+                     directions=shape.directions.astype(np.float32), certified=np.array(shape.certified),
+                     hull=shape.hull)
         os.replace(tmp, path)
     except OSError as exc:
         log.warning("could not write collision cache %s: %s", path, exc)
@@ -215,7 +223,7 @@ def _load(path: Path, name: str) -> CollisionShape | None:
     try:
         with np.load(path) as z:
             return CollisionShape(name, z["vertices"].astype(np.float64), z["faces"],
-                                  z["directions"].astype(np.float64), bool(z["certified"]))
+                                  z["directions"].astype(np.float64), bool(z["certified"]), z["hull"])
     except (OSError, KeyError, ValueError):
         return None
 

@@ -330,15 +330,15 @@ class _Resolver:
             if isinstance(it, Geometry):
                 k = it.kind
                 if k == 3:
-                    tris.append(it.points)
+                    tris.append(it.coords)
                     tri_cw.append(not ccw)
                     tri_col.append(it.color)
                 elif k == 4:
-                    quads.append(it.points)
+                    quads.append(it.coords)
                     quad_cw.append(not ccw)
                     quad_col.append(it.color)
                 elif k == 2:
-                    edges.append(it.points)
+                    edges.append(it.coords)
                     edge_col.append(it.color)
                 # type 5 (optional lines) skipped: silhouette hints only
             elif isinstance(it, SubfileRef):
@@ -358,15 +358,13 @@ class _Resolver:
                     ccw = False
                 elif "CCW" in opts:
                     ccw = True
+        tris = [np.array(tris, dtype=np.float64).reshape(-1, 3, 3)] if tris else []
         if quads:
             # LDraw spec: quads are planar and convex, so (0, 1, 2) + (0, 2, 3) keeps their winding
-            q = np.stack(quads)
+            q = np.array(quads, dtype=np.float64).reshape(-1, 4, 3)
             tris.extend([q[:, [0, 1, 2]], q[:, [0, 2, 3]]])
-            tris[:-2] = [np.stack(tris[:-2])] if len(tris) > 2 else []
             tri_cw = tri_cw + quad_cw + quad_cw
             tri_col = tri_col + quad_col + quad_col
-        elif tris:
-            tris = [np.stack(tris)]
         own_t = np.concatenate(tris) if tris else _EMPTY_T
         own_o = np.full(len(own_t), certified, dtype=bool)
         if certified and len(own_t):

@@ -77,6 +77,13 @@ def _parse_size(size) -> tuple[int, int]:
     return w, h
 
 
+def _linear(rgba: np.ndarray) -> np.ndarray:
+    """(n, 3|4) uint8 sRGB -> float32 linear colour (alpha kept): pyrender's shader outputs ``color ** (1/2.2)``."""
+    f = rgba.astype(np.float32) / 255.0
+    f[:, :3] **= 2.2
+    return f
+
+
 def _look_pose(direction: np.ndarray) -> np.ndarray:
     """(4, 4) pose whose -Z axis is ``direction`` (a directional light shining that way)."""
     d = direction / np.linalg.norm(direction)
@@ -110,7 +117,7 @@ class _Scene:
                 mat = pyrender.MetallicRoughnessMaterial(
                     baseColorFactor=(1.0, 1.0, 1.0, 1.0), metallicFactor=metallic, roughnessFactor=rough,
                     alphaMode="BLEND" if blend else "OPAQUE", doubleSided=False)
-                group = (geo.triangles[sel], normals[sel], geo.rgba[sel].astype(np.float32) / 255.0, mat)
+                group = (geo.triangles[sel], normals[sel], _linear(geo.rgba[sel]), mat)
                 if blend:
                     self.trans_groups.append(group)
                 else:
@@ -123,7 +130,7 @@ class _Scene:
             codes, inv = np.unique(geo.edge_rgb, axis=0, return_inverse=True)
             inv = inv.reshape(-1)
             for u, rgb in enumerate(codes):
-                self.edge_groups.append((geo.edges[inv == u].reshape(-1, 3), rgb.astype(np.float32) / 255.0))
+                self.edge_groups.append((geo.edges[inv == u].reshape(-1, 3), _linear(rgb[None])[0]))
         self.edge_node = None
         self.cam_node = None
         self.lights = [

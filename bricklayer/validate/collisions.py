@@ -182,13 +182,17 @@ def _pair_hash(ca: np.ndarray, cb: np.ndarray, rel: np.ndarray, level: np.ndarra
 
 
 class _PairMemo:
-    """Memo of narrow-phase answers keyed by :func:`_pair_hash`; persisted on disk."""
+    """Memo of narrow-phase answers keyed by :func:`_pair_hash`; persisted on disk.
+
+    Loaded entries stay in sorted numpy arrays (vectorized lookup with
+    ``searchsorted``); new answers go to a dict until saved.
+    """
 
     def __init__(self):
-        self.data: dict[int, bool] = {}
+        self.keys = np.zeros(0, dtype=np.uint64)
+        self.hits = np.zeros(0, dtype=bool)
+        self.new: dict[int, bool] = {}
         self.loaded = False
-        self.dirty = 0
-        self.lock = threading.Lock()
 
     def path(self):
         from ldraw_data.collision import COLLISION_CACHE_VERSION
@@ -205,29 +209,45 @@ class _PairMemo:
             return
         try:
             with np.load(self.path()) as z:
-                self.data.update(zip(z["keys"].tolist(), z["hits"].tolist()))
+                self.keys, self.hits = z["keys"], z["hits"]
         except (OSError, KeyError, ValueError):
             pass
 
+    def lookup(self, h: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(found (m,) bool, value (m,) bool) for hashes ``h``."""
+        self.load()
+        found = np.zeros(len(h), dtype=bool)
+        val = np.zeros(len(h), dtype=bool)
+        if len(self.keys):
+            pos = np.minimum(np.searchsorted(self.keys, h), len(self.keys) - 1)
+            found = self.keys[pos] == h
+            val = found & self.hits[pos]
+        if self.new:
+            for k in np.flatnonzero(~found).tolist():
+                v = self.new.get(int(h[k]))
+                if v is not None:
+                    found[k], val[k] = True, v
+        return found, val
+
     def save(self):
-        if not self.dirty or os.environ.get("BRICKLAYER_NO_PAIR_CACHE"):
+        if not self.new or os.environ.get("BRICKLAYER_NO_PAIR_CACHE"):
             return
         path = self.path()
+        keys = np.concatenate([self.keys, np.fromiter(self.new.keys(), dtype=np.uint64, count=len(self.new))])
+        hits = np.concatenate([self.hits, np.fromiter(self.new.values(), dtype=bool, count=len(self.new))])
+        try:  # merge with what other processes wrote meanwhile
+            with np.load(path) as z:
+                keys, hits = np.concatenate([z["keys"], keys]), np.concatenate([z["hits"], hits])
+        except (OSError, KeyError, ValueError):
+            pass
+        keys, first = np.unique(keys, return_index=True)
+        self.keys, self.hits, self.new = keys, hits[first], {}
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            try:  # merge with what other processes wrote meanwhile
-                with np.load(path) as z:
-                    for k, v in zip(z["keys"].tolist(), z["hits"].tolist()):
-                        self.data.setdefault(k, v)
-            except (OSError, KeyError, ValueError):
-                pass
-            keys = np.fromiter(self.data.keys(), dtype=np.uint64, count=len(self.data))
-            hits = np.fromiter(self.data.values(), dtype=bool, count=len(self.data))
             fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
             with os.fdopen(fd, "wb") as fh:
-                np.savez(fh, keys=keys, hits=hits)
+                np.savez(fh, keys=self.keys, hits=self.hits)
             os.replace(tmp, path)
-            self.dirty = 0
         except OSError as exc:
             log.warning("could not write the collision pair cache %s: %s", path, exc)
 
@@ -348,18 +368,26 @@ class CollisionEngine:
 
     # -- broad phase (incremental)
     def _overlaps(self, q: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
-        """(m, 2) index pairs (q[k], j) whose boxes overlap, j over all parts (sweep on x)."""
-        order = np.argsort(lo[:, 0], kind="stable")
-        xs = lo[order, 0]
-        start = np.zeros(len(q), dtype=np.int64)
-        stop = np.searchsorted(xs, hi[q, 0], side="right")
-        # boxes starting before q's start but reaching into it: handled by querying from both sides
-        start = np.searchsorted(xs, lo[q, 0], side="left")
-        cnt = stop - start
-        if cnt.sum() == 0:
+        """(m, 2) index pairs (q[k], j), j starting inside q[k]'s box on the sweep axis, boxes overlapping.
+
+        Sweep and prune along the axis where the boxes' sweep lists are
+        shortest; a pair is found from the member whose box starts first, so
+        querying every box finds every pair.
+        """
+        best = None
+        for ax in range(3):
+            order = np.argsort(lo[:, ax], kind="stable")
+            xs = lo[order, ax]
+            start = np.searchsorted(xs, lo[q, ax], side="left")
+            stop = np.searchsorted(xs, hi[q, ax], side="right")
+            cnt = np.maximum(stop - start, 0)
+            if best is None or cnt.sum() < best[0]:
+                best = (cnt.sum(), order, start, cnt)
+        total, order, start, cnt = best
+        if total == 0:
             return np.zeros((0, 2), dtype=np.int64)
         rows = np.repeat(np.arange(len(q)), cnt)
-        offs = np.arange(cnt.sum()) - np.repeat(np.cumsum(cnt) - cnt, cnt)
+        offs = np.arange(total) - np.repeat(np.cumsum(cnt) - cnt, cnt)
         j = order[np.repeat(start, cnt) + offs]
         i = q[rows]
         ok = (i != j) & np.all(lo[j] <= hi[i], axis=1) & np.all(lo[i] <= hi[j], axis=1)
@@ -400,28 +428,20 @@ class CollisionEngine:
         h2 = _pair_hash(cb, ca, rel_ba, level)
         use_ab = h1 <= h2
         h = np.where(use_ab, h1, h2)
-        _MEMO.load()
-        data = _MEMO.data
-        out = np.zeros(m, dtype=bool)
-        hl = h.tolist()
-        todo = {}
-        for k, hk in enumerate(hl):
-            v = data.get(hk)
-            if v is None:
-                todo.setdefault(hk, k)
-            else:
-                out[k] = v
-        for hk, k in todo.items():
+        found, out = _MEMO.lookup(h)
+        todo: dict = {}
+        for k in np.flatnonzero(~found).tolist():
+            todo.setdefault(int(h[k]), []).append(k)
+        for hk, ks in todo.items():
+            k = ks[0]
             a, b = (ia[k], ib[k]) if use_ab[k] else (ib[k], ia[k])
             rel = rel_ab[k] if use_ab[k] else rel_ba[k]
             sa, sb = self.shapes[self.keys[a]], self.shapes[self.keys[b]]
             ma = _STORE.model(sa, bool(self.mirrored[a]), inset)
             mb = _STORE.model(sb, bool(self.mirrored[b]), inset)
-            data[hk] = _collide(ma, mb, rel)
-        if todo:
-            _MEMO.dirty += len(todo)
-            for k, hk in enumerate(hl):
-                out[k] = data[hk]
+            v = _collide(ma, mb, rel)
+            _MEMO.new[hk] = v
+            out[ks] = v
         return out
 
     def refresh(self) -> "CollisionEngine":

@@ -141,11 +141,10 @@ class ConnectionGraph:
         self._world = world
         g = nx.Graph()
         g.add_nodes_from(range(len(placements)))
+        edges: dict = {}
         for (a, _ca, b, _cb), k in zip(pairs.tolist(), kinds):
-            if g.has_edge(a, b):
-                g[a][b]["kinds"].add(k)
-            else:
-                g.add_edge(a, b, kinds={k})
+            edges.setdefault((a, b) if a < b else (b, a), set()).add(k)
+        g.add_edges_from((a, b, {"kinds": ks}) for (a, b), ks in edges.items())
         self.graph = g
 
     @property

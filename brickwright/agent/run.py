@@ -65,6 +65,8 @@ class Progress:
     cost_usd : float
     message : str
         Short free text (the tool's first result line, or the stop message).
+    done : bool
+        True for the last event of a run (after the final validation).
     """
 
     turn: int
@@ -75,11 +77,12 @@ class Progress:
     checks_total: int | None
     cost_usd: float
     message: str = ""
+    done: bool = False
 
     def line(self) -> str:
         """One status line for a live display, e.g. ``turn 3 | validate | checks 4/5 | calls 7 | $0.0123``."""
         checks = f"checks {self.checks_passed}/{self.checks_total}" if self.checks_total is not None else "checks -"
-        return (f"turn {self.turn} | {self.tool or 'thinking'} | {checks} | calls {self.tool_calls} "
+        return (f"turn {self.turn} | {self.tool or ('done' if self.done else 'thinking')} | {checks} | calls {self.tool_calls} "
                 f"(validate {self.validate_calls}) | ${self.cost_usd:.4f} | {self.message}")[:200]
 
 
@@ -402,7 +405,8 @@ def generate(prompt: str, *, image: str | Path | None = None, from_path: str | P
         (run_dir / "result.json").write_text(json.dumps(result.to_dict(), indent=2), encoding="utf-8")
         if progress is not None:
             ok, total = _checks_count(data)
-            progress(Progress(turns, None, box.tool_calls, box.validate_calls, ok, total, usage.cost_usd, message))
+            progress(Progress(turns, None, box.tool_calls, box.validate_calls, ok, total, usage.cost_usd, message,
+                              done=True))
         logger.info("run %s: %s", run_dir, message)
         return result
     finally:

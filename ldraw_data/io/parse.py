@@ -23,6 +23,7 @@ __all__ = [
     "DIRECT_COLOR_FLAG",
 ]
 
+import math
 import re
 from dataclasses import dataclass, field
 
@@ -107,14 +108,21 @@ class Geometry:
         The line type, 2 to 5.
     color : int
         Colour code.
-    points : (k, 3) float64 ndarray, LDU
-        2, 3, 4 or 4 points (type 5 holds two line ends then two control points).
+    coords : tuple of float, LDU
+        The 6, 9, 12 or 12 coordinates as written (x1 y1 z1 x2 ...); type 5
+        holds two line ends then two control points. Kept as a tuple so that
+        mesh building converts whole files to arrays in one go.
     """
 
     line: int
     kind: int
     color: int
-    points: np.ndarray
+    coords: tuple
+
+    @property
+    def points(self) -> np.ndarray:
+        """(k, 3) float64 points, LDU."""
+        return np.array(self.coords, dtype=np.float64).reshape(-1, 3)
 
 
 @dataclass(slots=True)
@@ -380,19 +388,18 @@ def parse_file(
             continue
         try:
             color = parse_color(toks[1])
-            nums = np.array(toks[2:need - (1 if lt == 1 else 0)], dtype=np.float64)
+            nums = [float(t) for t in toks[2:need - (1 if lt == 1 else 0)]]
         except ValueError:
             warns.append(LDrawWarning(src, line_no, f"type-{lt} line has a non-numeric field; line skipped"))
             invert_next = False
             continue
-        if not np.all(np.isfinite(nums)):
+        if not all(map(math.isfinite, nums)):
             warns.append(LDrawWarning(src, line_no, "non-finite number; line skipped"))
             invert_next = False
             continue
         if lt == 1:
-            m = np.eye(4)
-            m[:3, 3] = nums[:3]
-            m[:3, :3] = nums[3:12].reshape(3, 3)
+            m = np.array((nums[3:6] + [nums[0]], nums[6:9] + [nums[1]], nums[9:12] + [nums[2]],
+                          (0.0, 0.0, 0.0, 1.0)), dtype=np.float64)
             # a name may contain spaces: everything after the 14th field
             ref_name = s.split(None, 14)[14].strip()
             items.append(SubfileRef(line_no, color, m, ref_name, invert_next))
@@ -400,7 +407,7 @@ def parse_file(
         else:
             if len(toks) > need:
                 warns.append(LDrawWarning(src, line_no, f"type-{lt} line has {len(toks) - need} extra field(s); ignored"))
-            items.append(Geometry(line_no, lt, color, nums.reshape(-1, 3)))
+            items.append(Geometry(line_no, lt, color, tuple(nums)))
             invert_next = False
     if not f.name and f.header_name:
         f.name = f.header_name
