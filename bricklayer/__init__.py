@@ -29,6 +29,13 @@ from .catalog import part_exists, search_parts, translate_to_ground
 # reference
 from .reference import api_reference
 
+# construction helpers
+from .construction import (brick, door, fill_box, fill_inverted_slope, fill_slope, inverted_slope, minifigure, mirror,
+                           plate, slope, tile, window)
+
+# articulation
+from .articulation import MotionReport, check_motion, classify_sliding, posed
+
 __all__ = [
     # units
     "LDU", "MM", "STUD", "PLATE", "BRICK", "TOL",
@@ -45,4 +52,9 @@ __all__ = [
     "search_parts", "part_exists", "translate_to_ground",
     # reference
     "api_reference",
+    # construction helpers
+    "brick", "plate", "tile", "slope", "inverted_slope", "minifigure", "door", "window", "mirror",
+    "fill_box", "fill_slope", "fill_inverted_slope",
+    # articulation
+    "posed", "check_motion", "MotionReport", "classify_sliding",
 ]

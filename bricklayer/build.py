@@ -801,3 +801,16 @@ class LegoBuild(LegoGeometry):
     def is_connected(self) -> bool:
         """True when all parts form one connected component (an empty build is connected)."""
         return self.num_connected_components <= 1
+
+    # ------------------------------------------------------------------ articulation
+    def posed(self, positions=None) -> "LegoBuild":
+        """A flat snapshot with joints set to coordinates (see :func:`bricklayer.articulation.posed`)."""
+        from .articulation import posed
+
+        return posed(self, positions)
+
+    def check_motion(self, *, samples: int = 5, max_samples: int = 10000):
+        """Sample every declared joint range and check each pose (see :func:`bricklayer.articulation.check_motion`)."""
+        from .articulation import check_motion
+
+        return check_motion(self, samples=samples, max_samples=max_samples)

@@ -29,20 +29,19 @@ def friendly(fn):
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
+        from bricklayer.render import RenderBackendError
         from ldraw_data.errors import LDrawError
+
+        from .agent.errors import BrickWrightError
 
         try:
             return fn(*args, **kwargs)
         except typer.Exit:
             raise
-        except (LDrawError, FileNotFoundError, FileExistsError, ValueError, KeyError, PermissionError,
-                IsADirectoryError) as exc:
+        except (LDrawError, BrickWrightError, RenderBackendError, FileNotFoundError, FileExistsError, ValueError,
+                KeyError, PermissionError, IsADirectoryError) as exc:
             msg = exc.args[0] if isinstance(exc, KeyError) and exc.args else str(exc)
             _fail(str(msg))
-        except Exception as exc:  # noqa: BLE001 - last resort: no deep traceback for users
-            if "BrickWrightError" in type(exc).__name__ or type(exc).__name__.endswith("Error") and hasattr(exc, "hint"):
-                _fail(str(exc))
-            raise
 
     return wrapper
 
@@ -168,6 +167,90 @@ def validate(model: Path = typer.Argument(..., help=".ldr, .mpd or build.py"),
     else:
         typer.echo(rep["text"])
     raise typer.Exit(0 if rep["valid"] else 1)
+
+
+# ----------------------------------------------------------------------------- render
+@app.command("render")
+@friendly
+def render(model: Path = typer.Argument(..., help=".ldr, .mpd or build.py"),
+           view: str = typer.Option("iso", help="iso, iso_back, front, back, left, right, top, bottom, or sheet (six views)."),
+           highlight_problems: bool = typer.Option(False, "--highlight-problems",
+                                                   help="Colliding parts red, floating parts orange, the rest faded."),
+           out: Optional[Path] = typer.Option(None, help="PNG to write (default: MODEL name + .png)."),
+           size: Optional[str] = typer.Option(None, help="WxH in pixels, e.g. 1200x800."),
+           edges: bool = typer.Option(True, help="Draw LDraw edge lines.")):
+    """Render a model to PNG offscreen (software OpenGL, no display needed)."""
+    from bricklayer.render import save_render
+
+    from .inspect_model import load_build
+
+    if not model.exists():
+        _fail(f"{model}: no such file")
+    target = out or model.with_suffix(".png")
+    if target.exists() and target.resolve() == model.resolve():
+        _fail(f"refusing to overwrite the model {model}")
+    path = save_render(load_build(model), target, view=view, size=size, highlight_problems=highlight_problems,
+                       edges=edges)
+    typer.echo(str(path))
+
+
+# ----------------------------------------------------------------------------- agent
+def _progress(ev) -> None:
+    typer.echo("\r" + ev.line()[:150].ljust(150), nl=bool(getattr(ev, "done", False)), err=True)
+
+
+@app.command("generate")
+@friendly
+def generate(prompt: str = typer.Argument(..., help='What to build, e.g. "a red fire truck".'),
+             image: Optional[Path] = typer.Option(None, help="Reference image for multimodal models."),
+             from_path: Optional[Path] = typer.Option(None, "--from", help="Start from a build.py or .ldr/.mpd model."),
+             model: Optional[str] = typer.Option(None, help="Model name (or BRICKWRIGHT_MODEL)."),
+             base_url: Optional[str] = typer.Option(None, help="OpenAI-compatible server URL (or BRICKWRIGHT_BASE_URL)."),
+             api_key: Optional[str] = typer.Option(None, help="API key (or OPENAI_API_KEY / BRICKWRIGHT_API_KEY / ANTHROPIC_API_KEY)."),
+             out: Optional[Path] = typer.Option(None, help="Run folder (default: runs/<time>-<slug>)."),
+             max_calls: int = typer.Option(60, help="Maximum tool calls."),
+             max_validate: int = typer.Option(20, help="Maximum validate calls."),
+             budget: Optional[float] = typer.Option(None, help="Maximum cost in USD."),
+             time_limit: float = typer.Option(30.0, help="Seconds allowed per build.py run.")):
+    """Let an LLM agent write build.py, validate and repair it, and export LDraw."""
+    from .agent import generate as _generate
+
+    res = _generate(prompt, image=image, from_path=from_path, model=model, base_url=base_url, api_key=api_key,
+                    out_dir=out, max_calls=max_calls, max_validate=max_validate, budget_usd=budget,
+                    time_limit=time_limit, progress=_progress)
+    typer.echo(res.message)
+    if res.price_note:
+        typer.echo(res.price_note)
+    raise typer.Exit(0 if res.passed else 2)
+
+
+@app.command("eval")
+@friendly
+def eval_(prompts: Path = typer.Argument(..., help="Text file, one prompt a line."),
+          model: Optional[str] = typer.Option(None), base_url: Optional[str] = typer.Option(None),
+          api_key: Optional[str] = typer.Option(None), out: Optional[Path] = typer.Option(None),
+          max_calls: int = typer.Option(60), max_validate: int = typer.Option(20),
+          budget: Optional[float] = typer.Option(None, help="Maximum cost in USD per run.")):
+    """Run many prompts and write the BrickWright metrics per run and overall (JSON and CSV)."""
+    from .agent import evaluate
+
+    res = evaluate(prompts, model=model, base_url=base_url, api_key=api_key, out_dir=out, max_calls=max_calls,
+                   max_validate=max_validate, budget_usd=budget,
+                   progress=lambda i, ev: _progress(ev))
+    typer.echo(json.dumps(res.overall, indent=2))
+    typer.echo(f"per run: {res.json_path}  {res.csv_path}")
+
+
+@app.command("replay")
+@friendly
+def replay(transcript: Path = typer.Argument(..., help="transcript.jsonl of a run."),
+           out: Path = typer.Argument(..., help="Folder to replay into.")):
+    """Re-execute a run's recorded tool calls and check it reaches the same final build."""
+    from .agent import replay as _replay
+
+    res = _replay(transcript, out)
+    typer.echo(f"same final build: {res.same_build}; passed: {res.passed}; ldr: {res.ldr_path}")
+    raise typer.Exit(0 if res.same_build else 1)
 
 
 def main():  # pragma: no cover - console entry

@@ -1,14 +1,13 @@
-"""Shared command-line handling of the example scripts: where to write the .ldr."""
+"""Shared command line of the articulation examples: ``--out DIR`` (default: the current directory)."""
 
 import argparse
 from pathlib import Path
 
 
-def out_path(default_name: str) -> Path:
-    """Output path from ``--out DIR`` (default: the current folder)."""
+def out_path(filename: str) -> Path:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--out", default=".", help="folder for the exported .ldr/.mpd")
+    ap.add_argument("--out", default=".", help="folder for the .ldr file")
     args = ap.parse_args()
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    return out / default_name
+    return out / filename

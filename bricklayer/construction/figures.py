@@ -153,7 +153,9 @@ def minifigure(torso=Color.RED, legs=Color.BLUE, *, hips=None, arms=None, hands=
     # legs: positive = forward = toward LDraw -Z, i.e. a negative turn about LDraw +X
     for side, pid, ang in (("right", "3816b", leg_angles[0]), ("left", "3817b", leg_angles[1])):
         m = _about((0, 44, 0), _rx(-ang)) @ _m(None, (0, 44, 0))
-        _attach(b, Element(pid, legs), lift @ m, f"leg_{side}", "hip_socket", "hip_peg")
+        # official transform: the BrickNet hip_socket labels of 3816b/3817b sit 1.27 LDU off the
+        # hips' hip_peg, and moving the leg there makes it collide with the hips
+        _place(b, Element(pid, legs), lift @ m, f"leg_{side}")
     for side, pid, sx, rot, hand_rot, ang in (("right", "3818", -1, _ARM_R, _HAND_R, arm_angles[0]),
                                                 ("left", "3819", 1, _ARM_L, _HAND_L, arm_angles[1])):
         arm0 = _m(rot, (sx * 15.552, 9, 0))
@@ -182,7 +184,7 @@ WINDOW_VARIANTS = {
 
 
 def door(variant: str = "1x4x6", frame_color=Color.WHITE, door_color=Color.RED, *, open_deg: float = 0.0,
-         hinge: str = "left", motion=None):
+         hinge: str = "left", swing: float | None = None, motion=None):
     """A door in its frame, hinged with the parts' own hinge connectors.
 
     Parameters
@@ -195,15 +197,21 @@ def door(variant: str = "1x4x6", frame_color=Color.WHITE, door_color=Color.RED, 
         Opening angle (0 closed, 90 open toward +Y, the back).
     hinge : {"left", "right"}
         Hinge side seen from the front (-Y): ``"left"`` is the frame's -X end.
+    swing : float, degrees, optional
+        Declare the hinge movable from closed to opened by this angle toward
+        +Y (the joint range is ``Revolute(-swing)..Revolute(0)`` for a left
+        hinge, ``Revolute(0)..Revolute(swing)`` for a right one: the hinge
+        axes point opposite ways).
     motion : MotionRange, optional
-        Declared on the hinge joint (e.g. ``MotionRange(Revolute(-90), Revolute(0))``,
-        negative opens toward the back).
+        A raw range for the hinge joint instead of ``swing``.
 
     Returns
     -------
     LegoBuild
         Placements ``frame`` and ``door`` (a joint, ``build.joint("door")``);
-        the frame's minimum corner at the grid origin (4 x 1 studs, 18 plates).
+        the frame's minimum corner at the origin (4 x 1 studs, 18 plates).
+        The door leaf's box reaches past the frame's, so place the build by
+        its origin: ``build.add_raw(d, Pose(None, (x * STUD, y * STUD, z * PLATE)))``.
 
     Raises
     ------
@@ -228,9 +236,14 @@ def door(variant: str = "1x4x6", frame_color=Color.WHITE, door_color=Color.RED, 
     # the door's hinge pin is at its -X end: a left hinge takes it as it is, a right hinge turned over
     target = b.find_connector("hinge_9_on", toward=Direction.LEFT if hinge == "left" else Direction.RIGHT)
     kwargs = {"mounting": Mounting.FLIPPED} if hinge == "right" else {}
-    sign = -1.0 if hinge == "left" else 1.0  # the left hinge's axis points down: negative opens to +Y
+    if swing is not None:
+        from ..joints import MotionRange, Revolute
+
+        motion = (MotionRange(Revolute(-float(swing)), Revolute(0)) if hinge == "left"
+                  else MotionRange(Revolute(0), Revolute(float(swing))))
+    sign = -1.0 if hinge == "left" else 1.0  # chosen so that a positive open_deg opens toward +Y
     b.connect(d, d.find_connector("hinge_9_in"), target, name="door", motion=motion,
-              target_rotation=sign * float(open_deg), **kwargs)
+              target_rotation=(0.0 if hinge == "left" else 180.0) + sign * float(open_deg), **kwargs)
     return b
 
 

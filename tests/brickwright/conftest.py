@@ -13,7 +13,7 @@ import pytest
 os.environ["BRICKWRIGHT_WORKER_WARMUP"] = "0"
 
 from brickwright.agent import Worker
-from scripted_chat import ScriptedChatServer
+from scripted_chat import ScriptedChatServer, validator_problem
 
 
 @pytest.fixture
@@ -46,27 +46,6 @@ def worker():
     """A warm worker shared by one test module (30 s limit)."""
     with Worker(time_limit=30) as w:
         yield w
-
-
-_VALIDATOR_OK: str | None | bool = None
-
-
-def validator_problem() -> str | None:
-    """None when bricklayer can build, validate and export a two-brick build; else why not (for skip)."""
-    global _VALIDATOR_OK
-    if _VALIDATOR_OK is None:
-        try:
-            import bricklayer as bl
-
-            b = bl.LegoBuild()
-            b.add(bl.Element("3001", bl.Color.RED), (0, 0, 0))
-            b.add(bl.Element("3001", bl.Color.RED), (0, 0, 3))
-            list(b.floating_placements), list(b.colliding_placements), b.num_connected_components
-            bl.to_ldraw(b)
-            _VALIDATOR_OK = True
-        except Exception as exc:  # noqa: BLE001 - reported as the skip reason
-            _VALIDATOR_OK = f"bricklayer validator not ready: {type(exc).__name__}: {exc}"
-    return None if _VALIDATOR_OK is True else _VALIDATOR_OK
 
 
 @pytest.fixture

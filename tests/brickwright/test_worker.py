@@ -8,7 +8,7 @@ import pytest
 
 from brickwright.agent import Worker
 
-from conftest import validator_problem
+from scripted_chat import validator_problem
 
 
 @pytest.fixture(scope="module")
