@@ -45,6 +45,16 @@ log = logging.getLogger(__name__)
 
 #: Angle of the prismatic/cylindrical test turn (bricklayer-api.md: 15 degrees).
 SLIDING_TEST_DEG = 15.0
+#: A mate lies on a joint's axis line when its connectors are this close to it (LDU) and this
+#: parallel (|cos|): the connection graph's own sliding test (validate/connections.py, BrickNet).
+_AXIS_LINE_TOL = 0.5
+_AXIS_COS = 0.9
+#: Mate kinds that keep mating while a joint moves by a motion of this kind along the same axis line.
+_COMPATIBLE = {
+    JointKind.REVOLUTE: (JointKind.REVOLUTE, JointKind.CYLINDRICAL),
+    JointKind.PRISMATIC: (JointKind.PRISMATIC, JointKind.CYLINDRICAL),
+    JointKind.CYLINDRICAL: (JointKind.CYLINDRICAL,),
+}
 
 
 # ---------------------------------------------------------------------------------------------- coordinates
@@ -190,6 +200,7 @@ class _Kinematics:
         for pi, ci in self.joint_parts:
             if rigid.has_edge(pi, ci):
                 rigid.remove_edge(pi, ci)
+        self._cut_coaxial(g, rigid, moving)
         for k, (under, (pi, ci)) in enumerate(zip(children_of, self.joint_parts)):
             inner = set()
             for m, other in enumerate(children_of):
@@ -219,6 +230,59 @@ class _Kinematics:
                              "a posable build must be tree-shaped")
         self.tree = tree
         self.moving = moving
+
+    def _cut_coaxial(self, g, rigid: nx.Graph, moving: list[Joint]) -> None:
+        """Cut the mates that slide or turn with a joint on its own axis line.
+
+        An axle turning in two round holes, or sliding through two axle
+        holes, is one joint with several mates: ``connect`` records one, the
+        connection graph finds all. A mate belongs to joint ``j`` when both
+        its connectors lie on ``j``'s axis line (within ``_AXIS_LINE_TOL``),
+        parallel to it, and its own kind allows ``j``'s motion (a round hole
+        turns and slides, an axle hole only slides; BrickNet mate kinds).
+        Such edges are cut, then put back one by one (in graph order) unless
+        putting one back would join a moving joint's two sides; an axle's
+        wheels (axle holes, which cannot turn) stay rigid on it.
+        """
+        if not len(g.pairs):
+            return
+        w = g._world
+        ia = g._flat_index(g.pairs[:, 0], g.pairs[:, 1])
+        ib = g._flat_index(g.pairs[:, 2], g.pairs[:, 3])
+        cut = []
+        for j in moving:
+            kinds = _COMPATIBLE.get(j.motion.kind if j.motion is not None else j.kind, ())
+            if not kinds:
+                continue
+            o = np.asarray(j.parent.position, dtype=float)
+            ax = np.asarray(j.parent.axis, dtype=float)
+            ax = ax / np.linalg.norm(ax)
+            ok = np.array([k in kinds for k in g.kinds])
+            for idx in (ia, ib):
+                d = w["pos"][idx] - o
+                perp = np.linalg.norm(d - np.outer(d @ ax, ax), axis=1)
+                ok &= (perp <= _AXIS_LINE_TOL) & (np.abs(w["axis"][idx] @ ax) >= _AXIS_COS)
+            for a, b in g.pairs[ok][:, [0, 2]].tolist():
+                if rigid.has_edge(a, b):
+                    rigid.remove_edge(a, b)
+                    cut.append((a, b))
+        if not cut:
+            return
+        comp = {}
+        for n, c in enumerate(nx.connected_components(rigid)):
+            for i in c:
+                comp[i] = n
+        for a, b in cut:
+            ca, cb = comp[a], comp[b]
+            if ca == cb:
+                rigid.add_edge(a, b)
+                continue
+            if any({comp[pi], comp[ci]} == {ca, cb} for pi, ci in self.joint_parts):
+                continue
+            rigid.add_edge(a, b)
+            for i, c in comp.items():
+                if c == cb:
+                    comp[i] = ca
 
     def world_poses(self, coords: dict[int, object]) -> list[Pose]:
         """Posed world poses of every flat placement; ``coords`` maps joint index -> coordinate."""

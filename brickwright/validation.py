@@ -1,31 +1,44 @@
 """Validation reports for people and agents: what is wrong, where, and what to try.
 
-Builds on the validator's three forms (``colliding_placements``,
-``floating_placements``, ``connected_components``) and turns them into one
-structured report with a readable text.
+One formatter over the validator's data (:func:`bricklayer.validate.collision_details`,
+``floating_placements``, ``connected_components``), used by ``brickwright validate`` and by
+the agent's ``validate`` tool, so both say the same thing the same way.
 """
 
 from __future__ import annotations
 
-__all__ = ["validation_report", "describe_placement"]
+__all__ = ["validation_report", "describe_placement", "MAX_LISTED"]
+
+#: Problems of one kind listed in full before "... and N more".
+MAX_LISTED = 8
 
 
 def describe_placement(build, fp) -> dict:
     """Facts about one flattened placement for a report.
 
+    Parameters
+    ----------
+    build : LegoBuild
+    fp : FlatPlacement
+
     Returns
     -------
     dict
-        ``part_id``, ``color``, ``name`` (name path or None), ``label``
-        (human text), ``submodels`` (names of the sub-builds it sits in),
-        ``file`` and ``line`` (LDraw source line when read from a file),
-        ``position_ldu`` (world origin of the part, BrickLayer frame).
+        ``part_id``, ``color`` (code), ``name`` (name path or None), ``label``
+        (``build.describe``: name or index path, part id, part name, colour),
+        ``submodels`` (names of the sub-builds it sits in), ``file`` and ``line``
+        (LDraw source line when the build was read from a file, else None),
+        ``grid`` (alignment-box minimum corner in the units of ``LegoBuild.add``:
+        studs, studs, plates) and ``size`` (studs, studs, plates).
     """
     el = fp.content
     path = getattr(fp, "path", ())
     subs = [p.content.name for p in path[:-1] if getattr(p.content, "name", None)]
     origin = path[-1].origin if path else None
-    pos = fp.pose.translation
+    box = fp.alignment_box
+    unit = (20.0, 20.0, 8.0)
+    grid = [round(v / u, 2) for v, u in zip(box.min, unit)]
+    size = [round((hi - lo) / u, 2) for lo, hi, u in zip(box.min, box.max, unit)]
     return {
         "part_id": el.ldraw_id,
         "color": int(el.color),
@@ -34,18 +47,20 @@ def describe_placement(build, fp) -> dict:
         "submodels": subs,
         "file": origin[0] if origin else None,
         "line": origin[1] if origin else None,
-        "position_ldu": [round(pos.x, 3), round(pos.y, 3), round(pos.z, 3)],
+        "grid": [int(g) if float(g).is_integer() else g for g in grid],
+        "size": [int(s) if float(s).is_integer() else s for s in size],
     }
 
 
 def _where(d: dict) -> str:
     loc = f" [{d['file']}:{d['line']}]" if d.get("line") else ""
     sub = f" in {' > '.join(d['submodels'])}" if d["submodels"] else ""
-    return f"{d['label']}{sub}{loc}"
+    g = ", ".join(str(v) for v in d["grid"])
+    return f"{d['label']}{sub} at grid ({g}){loc}"
 
 
 def validation_report(build, *, source: str = "build", expected_components: int | None = None) -> dict:
-    """Validate a build and describe every problem.
+    """Validate a build and describe every problem with a hint.
 
     Parameters
     ----------
@@ -59,43 +74,50 @@ def validation_report(build, *, source: str = "build", expected_components: int 
     -------
     dict
         ``valid`` (no collisions, nothing floating, and the expected component
-        count if given), ``parts``, ``collisions`` (list of {a, b, overlap_ldu}),
-        ``floating`` (list), ``components`` (count), ``component_sizes``,
-        ``text`` (readable summary with hints).
+        count if given), ``parts``, ``unique_parts`` (distinct part ids),
+        ``unique_elements`` (distinct part id and colour), ``collisions`` (list
+        of {a, b, overlap_ldu, mated}), ``floating`` (list), ``components``
+        (count), ``component_sizes``, ``problems`` (one line each, with hints)
+        and ``text`` (summary line plus problems).
     """
-    try:
-        from bricklayer.validate import collision_details as _cd
+    from bricklayer.validate import collision_details
 
-        details = _cd(build)
-    except ImportError:
-        details = None
-    cols = []
-    if details is not None:
-        for d in details:
-            cols.append({"a": describe_placement(build, d.a), "b": describe_placement(build, d.b),
-                         "overlap_ldu": getattr(d, "depth_ldu", None)})
-    else:
-        for a, b in build.colliding_placements:
-            cols.append({"a": describe_placement(build, a), "b": describe_placement(build, b), "overlap_ldu": None})
+    flat = build.flattened_placements
+    cols = [{"a": describe_placement(build, r.a), "b": describe_placement(build, r.b),
+             "overlap_ldu": round(float(r.depth), 2) if r.depth is not None else None,
+             "mated": bool(r.mated)} for r in collision_details(build)]
     floating = [describe_placement(build, p) for p in build.floating_placements]
     comps = build.connected_components
     sizes = [len(c) for c in comps]
     ok = not cols and not floating
     if expected_components is not None and len(comps) != expected_components:
         ok = False
-    lines = [f"{source}: {build.brick_count} parts, {len(cols)} colliding pairs, {len(floating)} floating, "
-             f"{len(comps)} connected component(s) -> {'VALID' if ok else 'NOT VALID'}"]
-    for c in cols:
-        ov = f" (overlap ~{c['overlap_ldu']:.2f} LDU)" if c["overlap_ldu"] else ""
-        lines.append(f"  collision: {_where(c['a'])}  <->  {_where(c['b'])}{ov}")
+    problems = []
+    for c in cols[:MAX_LISTED]:
+        ov = f", overlap about {c['overlap_ldu']:g} LDU" if c["overlap_ldu"] else ""
+        mated = " (mated, but deeper than a press fit allows)" if c["mated"] else ""
+        problems.append(f"COLLISION {_where(c['a'])} <-> {_where(c['b'])}{ov}{mated}")
+    if len(cols) > MAX_LISTED:
+        problems.append(f"... and {len(cols) - MAX_LISTED} more colliding pairs")
     if cols:
-        lines.append("    try: move one of the two parts by whole studs/plates, or mate them with connect()")
-    for f in floating:
-        lines.append(f"  floating: {_where(f)} at {f['position_ldu']} LDU")
+        problems.append("  try: move one of the two parts by whole studs/plates (check its rotation and anchor), "
+                        "or place it with stack()/connect() so it sits on studs instead of inside a neighbour")
+    for f in floating[:MAX_LISTED]:
+        problems.append(f"FLOATING {_where(f)}")
+    if len(floating) > MAX_LISTED:
+        problems.append(f"... and {len(floating) - MAX_LISTED} more floating parts")
     if floating:
-        lines.append("    try: rest it on studs (stack/connect) or give it a part below that reaches the ground")
-    if len(comps) > 1:
-        lines.append(f"  components: {len(comps)} (sizes {sizes[:10]}{' ...' if len(sizes) > 10 else ''}); "
-                     "parts only touching side by side are not connected: add a plate or brick across them")
-    return {"source": source, "valid": ok, "parts": build.brick_count, "collisions": cols, "floating": floating,
-            "components": len(comps), "component_sizes": sizes, "text": "\n".join(lines)}
+        problems.append("  try: rest it on studs of a supported part (stack(..., on=...)), connect() it to one, "
+                        "or add a part below it that reaches the ground")
+    if expected_components is not None and len(comps) != expected_components or (
+            expected_components is None and len(comps) > 1):
+        problems.append(f"COMPONENTS {len(comps)} separate pieces (sizes {sizes[:10]}"
+                        f"{' ...' if len(sizes) > 10 else ''}); parts only touching side by side are not joined: "
+                        "bridge them with a plate or brick across the joint")
+    head = (f"{source}: {len(flat)} parts, {len(cols)} colliding pairs, {len(floating)} floating, "
+            f"{len(comps)} connected component(s) -> {'VALID' if ok else 'NOT VALID'}")
+    return {"source": source, "valid": ok, "parts": len(flat),
+            "unique_parts": len({p.content.ldraw_id for p in flat}),
+            "unique_elements": len({p.content for p in flat}),
+            "collisions": cols, "floating": floating, "components": len(comps), "component_sizes": sizes,
+            "problems": problems, "text": "\n".join([head] + problems)}

@@ -224,95 +224,24 @@ def load_build(source: str, build_path: str) -> dict[str, Any]:
     return ns
 
 
-def _label(build: Any, placement: Any) -> str:
-    """``LegoBuild.describe`` (name path, part id, part name, colour) when available, else name and part id."""
-    describe = getattr(build, "describe", None)
-    if describe is not None:
-        try:
-            return str(describe(placement))
-        except Exception:  # noqa: BLE001 - fall back below
-            pass
-    name = None
-    try:
-        name = build.name_of(placement)
-    except Exception:  # noqa: BLE001
-        name = None
-    content = getattr(placement, "content", None)
-    part = getattr(content, "ldraw_id", None)
-    color = getattr(content, "color", None)
-    cname = getattr(color, "name", None) or (str(color) if color is not None else "")
-    what = f"{part} {cname}".strip() if part else type(content).__name__
-    return f"{name!r} [{what}]" if name else f"[{what}]"
-
-
-def _where(placement: Any) -> str:
-    """Where a placement sits, in the grid units of ``LegoBuild.add``: ``at grid (x, y, z)`` of the alignment
-    box's minimum corner (x, y in studs = 20 LDU, z in plates = 8 LDU; bricklayer-api.md "Units and frames"),
-    plus its size in the same units. Best effort: empty text when the placement has no box."""
-    try:
-        import numpy as np
-
-        box = getattr(placement, "alignment_box", None) or getattr(placement, "bounding_box", None)
-        if box is None:
-            return ""
-        unit = np.array([20.0, 20.0, 8.0])
-        lo = np.asarray(box.min, float) / unit
-        size = (np.asarray(box.max, float) - np.asarray(box.min, float)) / unit
-        f = lambda v: ", ".join(f"{x:g}" for x in np.round(v, 2))  # noqa: E731
-        return f"at grid ({f(lo)}), size {size[0]:g}x{size[1]:g} studs x {size[2]:g} plates"
-    except Exception:  # noqa: BLE001 - location is a nicety
-        return ""
-
-
-def _listing(build: Any, items: list[Any], limit: int = 8) -> list[str]:
-    out = []
-    for p in items[:limit]:
-        w = _where(p)
-        out.append(f"{_label(build, p)}" + (f" {w}" if w else ""))
-    if len(items) > limit:
-        out.append(f"... and {len(items) - limit} more")
-    return out
-
-
 def fixed_checks(build: Any) -> dict[str, Any]:
     """Collision, floating and connectivity checks and part statistics of a build.
+
+    The same report as ``brickwright validate`` (:func:`brickwright.validation.validation_report`).
 
     Returns
     -------
     dict
-        ``collisions`` (int), ``floating`` (int), ``components`` (int or None), ``parts``, ``unique_parts``
+        ``collisions`` (int), ``floating`` (int), ``components`` (int), ``parts``, ``unique_parts``
         (distinct part ids), ``unique_elements`` (distinct part id + colour), ``problems`` (list of str lines),
         ``passed`` (no collisions and nothing floating).
     """
-    res: dict[str, Any] = {"problems": []}
-    flat = list(getattr(build, "flattened_placements", None) or [])
-    res["parts"] = len(flat)
-    ids = [getattr(getattr(p, "content", None), "ldraw_id", None) for p in flat]
-    res["unique_parts"] = len({i for i in ids if i is not None})
-    res["unique_elements"] = len({(getattr(p.content, "ldraw_id", None), str(getattr(p.content, "color", "")))
-                                  for p in flat if hasattr(p, "content")})
-    pairs = list(build.colliding_placements)
-    res["collisions"] = len(pairs)
-    for a, b in pairs[:8]:
-        wa, wb = _where(a), _where(b)
-        res["problems"].append(
-            f"COLLISION {_label(build, a)}{' ' + wa if wa else ''} overlaps {_label(build, b)}"
-            f"{' ' + wb if wb else ''}: move one of them (check its position/rotation or use stack())")
-    if len(pairs) > 8:
-        res["problems"].append(f"... and {len(pairs) - 8} more colliding pairs")
-    floating = list(build.floating_placements)
-    res["floating"] = len(floating)
-    if floating:
-        res["problems"].append(
-            f"FLOATING {len(floating)} part(s) not supported from the ground: " + "; ".join(_listing(build, floating))
-            + ". Lower them onto a part below (stack(..., on=...)) or connect them to a supported part.")
-    try:
-        res["components"] = int(build.num_connected_components)
-    except Exception as exc:  # noqa: BLE001 - report, keep going
-        res["components"] = None
-        res["problems"].append(f"(connectivity not computed: {type(exc).__name__}: {exc})")
-    res["passed"] = not pairs and not floating
-    return res
+    from brickwright.validation import validation_report
+
+    rep = validation_report(build)
+    return {"collisions": len(rep["collisions"]), "floating": len(rep["floating"]), "components": rep["components"],
+            "parts": rep["parts"], "unique_parts": rep["unique_parts"], "unique_elements": rep["unique_elements"],
+            "problems": rep["problems"], "passed": rep["valid"]}
 
 
 def _call_run_tests(ns: dict[str, Any], build: Any) -> Any:

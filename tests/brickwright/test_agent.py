@@ -62,7 +62,7 @@ def test_floating_brick_repaired_and_finalized(chat_server, tmp_path, worker, ne
     results = tool_results(res)
     first_validate = results[1]
     assert first_validate.startswith("VALIDATE: FAILED")
-    assert "FLOATING 1 part(s)" in first_validate and "top: 3001 (Brick 2 x 4, Color.BLUE)" in first_validate
+    assert "FLOATING top: 3001 (Brick 2 x 4, Color.BLUE) at grid (0, 0, 6)" in first_validate
     assert "at grid (0, 0, 6)" in first_validate  # the floating brick's grid position, as written in build.py
     assert results[3].startswith("VALIDATE: PASSED")
     assert results[4].startswith("Accepted")
