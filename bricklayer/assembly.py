@@ -241,30 +241,13 @@ def _path_blocked(g: _Geometry, u: int, j: int, dv: np.ndarray) -> bool:
     return blocked
 
 
-class _BoxIndex:
-    """Boxes of placed parts, queried by the swept box of a moving part (numpy, grown in chunks)."""
-
-    def __init__(self, g: _Geometry):
-        self.g = g
-        self.idx = np.zeros(0, dtype=np.int64)
-        self._buf = []
-
-    def add(self, ids):
-        self._buf.extend(ids)
-
-    def query(self, u: int, dv: np.ndarray) -> np.ndarray:
-        if self._buf:
-            self.idx = np.concatenate([self.idx, np.asarray(self._buf, dtype=np.int64)])
-            self._buf = []
-        if not len(self.idx):
-            return self.idx
-        g = self.g
-        lo, hi = g.lo[u].copy(), g.hi[u].copy()
-        lo[dv > 1e-9] = -np.inf
-        hi[dv < -1e-9] = np.inf
-        L, H = g.lo[self.idx], g.hi[self.idx]
-        ok = np.all(L < hi, axis=1) & np.all(H > lo, axis=1)
-        return self.idx[ok]
+def _swept_candidates(g: _Geometry, u: int, dv: np.ndarray, alive: np.ndarray) -> np.ndarray:
+    """Alive parts whose boxes meet the box swept by part u coming in along dv from far away."""
+    lo, hi = g.lo[u].copy(), g.hi[u].copy()
+    lo[dv > 1e-9] = -np.inf
+    hi[dv < -1e-9] = np.inf
+    ok = alive & np.all(g.lo < hi, axis=1) & np.all(g.hi > lo, axis=1)
+    return np.flatnonzero(ok)
 
 
 # --------------------------------------------------------------------------------------------
@@ -386,75 +369,116 @@ class _Planner:
 
     # -- sequence one build in its own frame
     def plan(self, build) -> dict:
+        """Sequence a build in its own frame by disassembly (see module notes)."""
         from .build import LegoBuild
 
         g = _Geometry(build)
         flat = g.eng.wa.placements
-        units = self._units_of(build, flat, build._placements, 0, _identity(), None, "")
-        # sub-builds that cannot be sequenced on their own are dissolved up front
-        units = self._expand(units, flat)
-        placed = np.zeros(g.n, dtype=bool)
-        boxes = _BoxIndex(g)
-        order: list[int] = []
-        directions: dict = {}
+        units = self._expand(self._units_of(build, flat, build._placements, 0, _identity(), None, ""), flat)
+        alive = np.zeros(g.n, dtype=bool)          # parts still in the (dis)assembly
+        removed: list = []                         # (unit, direction name), removal order
         failed: dict = {}
-        seq_units: list = []  # (unit, direction name)
-        heap: list = []
-        counter = 0
-        waiting: dict = {}
-
-        def planned(u: _Unit) -> np.ndarray:
-            return np.array([i for i in u.idx.tolist() if i not in g.skip], dtype=np.int64)
-
-        def push(u: _Unit):
-            nonlocal counter
-            p = planned(u)
-            if not len(p):
-                return
-            z = float(g.min_z[p].min())
-            heapq.heappush(heap, (round(z, 3), counter, u))
-            counter += 1
-
-        for u in units:
-            push(u)
-        while heap:
-            _, _, u = heapq.heappop(heap)
-            parts = planned(u)
-            if placed[parts].all():
-                continue
-            holds = bool(g.grounded[parts].any()) or any(placed[j] for i in parts.tolist() for j in g.neighbors[i])
-            if not holds:
-                for i in parts.tolist():
+        while True:
+            units = [u for u in units if len(self._planned(g, u))]
+            owner = np.full(g.n, -1)
+            parts_of = []
+            for k, u in enumerate(units):
+                p = self._planned(g, u)
+                owner[p] = k
+                parts_of.append(p)
+            alive = owner >= 0
+            m = len(units)
+            if not m:
+                break
+            nbr = [set() for _ in range(m)]
+            for k, p in enumerate(parts_of):
+                for i in p.tolist():
                     for j in g.neighbors[i]:
-                        waiting.setdefault(j, []).append(u)
-                continue
-            d_ok, blockers = None, {}
-            for dname, dv in g.directions(int(parts[0])):
-                hit = None
-                for i in parts.tolist():
-                    for j in boxes.query(i, dv).tolist():
-                        if _path_blocked(g, i, j, dv):
-                            hit = j
+                        o = owner[j]
+                        if o >= 0 and o != k:
+                            nbr[k].add(int(o))
+            grounded = np.array([bool(g.grounded[p].any()) for p in parts_of])
+            gone = np.zeros(m, dtype=bool)
+            why: dict = {}
+            for k in range(m):
+                if not grounded[k] and not nbr[k]:
+                    gone[k] = True
+                    for i in parts_of[k].tolist():
+                        failed[i] = ("floating: not on the ground and not connected to or resting on any other "
+                                     "part")
+                    alive[parts_of[k]] = False
+            heap = [(-float(g.hi[parts_of[k], 2].max()), k) for k in range(m) if not gone[k]]
+            heapq.heapify(heap)
+            waiters: dict = {}
+
+            def n_alive(k):
+                return sum(1 for v in nbr[k] if not gone[v])
+
+            progress = True
+            while heap:
+                _, k = heapq.heappop(heap)
+                if gone[k]:
+                    continue
+                u = units[k]
+                if not grounded[k] and n_alive(k) == 0:
+                    why[k] = "lost every neighbour"
+                    continue
+                dep = [v for v in nbr[k] if not gone[v] and not grounded[v] and n_alive(v) == 1]
+                if dep:
+                    why[k] = "holds up " + build.describe(flat[int(parts_of[dep[0]][0])])
+                    for v in dep:
+                        waiters.setdefault(v, []).append(k)
+                    continue
+                parts = parts_of[k]
+                alive[parts] = False  # the unit does not block itself
+                d_ok, blockers = None, {}
+                for dname, dv in g.directions(int(parts[0])):
+                    hit = None
+                    for i in parts.tolist():
+                        for j in _swept_candidates(g, i, dv, alive).tolist():
+                            if _path_blocked(g, i, j, dv):
+                                hit = j
+                                break
+                        if hit is not None:
                             break
-                    if hit is not None:
+                    if hit is None:
+                        d_ok = dname
                         break
-                if hit is None:
-                    d_ok = dname
-                    break
-                blockers[dname] = hit
-            if d_ok is None:
-                if isinstance(u.content, LegoBuild) and len(u.idx) > 1:
-                    # cannot go in whole: plan its placements one by one
+                    blockers[dname] = hit
+                if d_ok is None:
+                    alive[parts] = True
+                    why[k] = "blocked in every direction: " + ", ".join(
+                        f"{dn} by {build.describe(flat[v])}" for dn, v in list(blockers.items())[:6])
+                    for v in set(int(owner[b]) for b in blockers.values()):
+                        waiters.setdefault(v, []).append(k)
+                    continue
+                gone[k] = True
+                removed.append((u, d_ok))
+                for w in waiters.pop(k, ()):
+                    if not gone[w]:
+                        heapq.heappush(heap, (-float(g.hi[parts_of[w], 2].max()), w))
+            left = [k for k in range(m) if not gone[k]]
+            if not left:
+                break
+            subs = [k for k in left if isinstance(units[k].content, LegoBuild) and len(units[k].idx) > 1]
+            if subs:
+                # dissolve the stuck sub-builds and go on with their placements
+                keep = [units[k] for k in left if k not in subs]
+                for k in subs:
                     self.dissolved += 1
                     self.kept -= 1
-                    for c in self._expand(self._children(u, flat), flat):
-                        push(c)
-                    continue
-                i = int(parts[0])
-                failed[i] = "blocked in every direction by placed parts: " + ", ".join(
-                    f"{k}: {build.describe(flat[v])}" for k, v in blockers.items())
+                    keep.extend(self._expand(self._children(units[k], flat), flat))
+                units = keep
                 continue
-            name = d_ok
+            for k in left:
+                for i in parts_of[k].tolist():
+                    failed[i] = why.get(k, "could not be placed")
+            break
+        seq_units = removed[::-1]
+        order: list[int] = []
+        directions: dict = {}
+        placed = np.zeros(g.n, dtype=bool)
+        for u, name in seq_units:
             if isinstance(u.content, LegoBuild):
                 sub = self.sub_plans[id(u.content)]
                 off = int(u.idx[0])
@@ -462,21 +486,17 @@ class _Planner:
                 for i, dn in sub["directions"].items():
                     directions[off + i] = dn
             else:
-                order.extend(parts.tolist())
-                for i in parts.tolist():
+                p = self._planned(g, u)
+                order.extend(p.tolist())
+                for i in p.tolist():
                     directions[i] = name
-            placed[parts] = True
-            boxes.add(parts.tolist())
-            seq_units.append((u, name))
-            for i in parts.tolist():
-                for w in waiting.pop(i, ()):
-                    push(w)
-        left = [i for i in range(g.n) if not placed[i] and i not in g.skip and i not in failed]
-        for i in left:
-            failed[i] = ("never held: not on the ground and not connected to or resting on any placed part "
-                         "(floating, or held only by parts that could not be placed)")
+            placed[self._planned(g, u)] = True
         return dict(order=order, directions=directions, failed=failed, skip=dict(g.skip), units=seq_units,
                     flat=flat, placed=placed)
+
+    @staticmethod
+    def _planned(g, u) -> np.ndarray:
+        return np.array([i for i in u.idx.tolist() if i not in g.skip], dtype=np.int64)
 
     def _expand(self, units: list, flat) -> list:
         """Replace sub-build units that cannot be sequenced on their own by their placements."""

@@ -129,3 +129,18 @@ def test_extend_splices_placements():
     b = LegoBuild()
     b.extend(sub, (2, 2, 0))
     assert b.named("x").alignment_box.min == Vec3(40, 40, 0)
+
+
+def test_connectors_hidden_across_nested_builds():
+    """A stud of the parent's plate covered by a brick inside a sub-build is occupied too."""
+    top = LegoBuild(name="top")
+    top.add(Element("3003", Color.RED), (0, 0, 0))
+    parent = LegoBuild()
+    parent.add(Element("3031", Color.GREEN), (0, 0, 0))
+    parent.add(top, (0, 0, 1))
+    plate_studs = [c for c in parent.find_connectors("stud") if c.position.z == 8]
+    assert len(plate_studs) == 16 - 4
+    # the sub-build's own anti-studs that sit on the plate are occupied as well; its centre tube,
+    # between four studs, mates with none (BrickNet: a tube takes a stud only at its centre)
+    assert [c.type for c in parent.find_connectors("antistud") if c.position.z == 8] == ["tube"]
+    assert parent.num_connected_components == 1
