@@ -29,6 +29,10 @@ from .catalog import part_exists, search_parts, translate_to_ground
 # reference
 from .reference import api_reference
 
+# stability and assembly
+from .stability import StabilityReport, stability_check, stability_report
+from .assembly import AssemblyPlan, assembly_sequence, write_instructions
+
 # construction helpers
 from .construction import (brick, door, fill_box, fill_inverted_slope, fill_slope, inverted_slope, minifigure, mirror,
                            plate, slope, tile, window)

@@ -236,28 +236,38 @@ class _Kinematics:
 
         An axle turning in two round holes, or sliding through two axle
         holes, is one joint with several mates: ``connect`` records one, the
-        connection graph finds all. A mate belongs to joint ``j`` when both
-        its connectors lie on ``j``'s axis line (within ``_AXIS_LINE_TOL``),
-        parallel to it, and its own kind allows ``j``'s motion (a round hole
-        turns and slides, an axle hole only slides; BrickNet mate kinds).
+        connection graph finds all. A mate belongs to joint ``j`` when it
+        involves ``j``'s parent or child part, both its connectors are
+        sliding ones (axle, pin, bar, clip and their holes), lie on ``j``'s
+        axis line (within ``_AXIS_LINE_TOL``) parallel to it, and its own
+        kind allows ``j``'s motion (a round hole turns and slides, an axle
+        hole only slides; BrickNet mate kinds). Studs are never cut this
+        way: a brick on a stud under a hinged plate stays on its base.
         Such edges are cut, then put back one by one (in graph order) unless
         putting one back would join a moving joint's two sides; an axle's
         wheels (axle holes, which cannot turn) stay rigid on it.
         """
         if not len(g.pairs):
             return
+        from ldraw_data.connectors import connector_types
+
+        from .validate.connections import SLIDING_TYPES
+
         w = g._world
         ia = g._flat_index(g.pairs[:, 0], g.pairs[:, 1])
         ib = g._flat_index(g.pairs[:, 2], g.pairs[:, 3])
+        sliding_code = np.array([n in SLIDING_TYPES for n in connector_types()])
+        sliding = sliding_code[w["code"][ia]] & sliding_code[w["code"][ib]]
         cut = []
-        for j in moving:
+        for j, (pi, ci) in zip(moving, self.joint_parts):
             kinds = _COMPATIBLE.get(j.motion.kind if j.motion is not None else j.kind, ())
             if not kinds:
                 continue
             o = np.asarray(j.parent.position, dtype=float)
             ax = np.asarray(j.parent.axis, dtype=float)
             ax = ax / np.linalg.norm(ax)
-            ok = np.array([k in kinds for k in g.kinds])
+            ok = sliding & np.array([k in kinds for k in g.kinds])
+            ok &= np.isin(g.pairs[:, 0], (pi, ci)) | np.isin(g.pairs[:, 2], (pi, ci))
             for idx in (ia, ib):
                 d = w["pos"][idx] - o
                 perp = np.linalg.norm(d - np.outer(d @ ax, ax), axis=1)
@@ -558,8 +568,9 @@ def classify_sliding(build, joint) -> JointKind:
     Returns
     -------
     JointKind
-        ``PRISMATIC`` when the turned pose has a collision (involving a moved
-        part) that the zero pose does not have, else ``CYLINDRICAL``.
+        ``PRISMATIC`` when the turned pose has an intersection of inset
+        meshes (press fits of mated parts included) that the zero pose does
+        not have, else ``CYLINDRICAL``.
 
     Raises
     ------
@@ -570,8 +581,11 @@ def classify_sliding(build, joint) -> JointKind:
     -----
     Rule from bricklayer-api.md ("Validation semantics"): a joint that
     cannot turn 15 degrees about its axis without collision is prismatic.
-    An axle in a cross hole turns into the hole's arms; a pin in a round
-    hole turns freely.
+    An axle in a cross hole turns into the hole's arms (about 1.5 LDU at
+    15 degrees, so press fits count here: ``colliding_placements`` excuses
+    up to 2 LDU between mated axle parts); an axle in a round hole turns
+    freely. The turned part's other neighbours count too: a drawer brick
+    turned on its rail may also hit its track.
     """
     joints = build.flattened_joints
     j = _resolve_joint(build, joint, joints)
@@ -593,8 +607,14 @@ def classify_sliding(build, joint) -> JointKind:
     zero = _snapshot(build, kin.world_poses({}))
 
     def pairs(s):
-        idx = {id(fp.path[-1]): i for i, fp in enumerate(s.flattened_placements)}
-        return {tuple(sorted((idx[id(a.path[-1])], idx[id(b.path[-1])]))) for a, b in s.colliding_placements}
+        # every intersection of the inset meshes, press fits of mated parts included: a cross axle
+        # turned 15 degrees in a cross hole overlaps its arms by about 1.5 LDU, within the 2 LDU
+        # press-fit allowance that colliding_placements grants mated axles
+        from .validate.collisions import collision_engine
+
+        e = collision_engine(s)
+        both = [np.asarray(e.reported()).reshape(-1, 2), np.asarray(e.press_fits()).reshape(-1, 2)]
+        return {(min(a, b), max(a, b)) for a, b in np.concatenate(both).tolist()}
 
     new = pairs(snap) - pairs(zero)
     return JointKind.PRISMATIC if new else JointKind.CYLINDRICAL

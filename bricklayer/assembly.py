@@ -411,6 +411,8 @@ class _Planner:
             heapq.heapify(heap)
             waiters: dict = {}
 
+            zkey = [float(g.min_z[p].min()) for p in parts_of]
+
             def n_alive(k):
                 return sum(1 for v in nbr[k] if not gone[v])
 
@@ -423,7 +425,7 @@ class _Planner:
                 if not grounded[k] and n_alive(k) == 0:
                     why[k] = "lost every neighbour"
                     continue
-                dep = [v for v in nbr[k] if not gone[v] and not grounded[v] and n_alive(v) == 1]
+                dep = _cut_off(k, nbr, gone, grounded, zkey)
                 if dep:
                     why[k] = "holds up " + build.describe(flat[int(parts_of[dep[0]][0])])
                     for v in dep:
@@ -519,6 +521,37 @@ class _Planner:
             else:
                 out.append(u)
         return out
+
+
+def _cut_off(k: int, nbr: list, gone: np.ndarray, grounded: np.ndarray, zkey: list, cap: int = 4000) -> list:
+    """Remaining neighbours of unit k that would no longer reach the ground without k.
+
+    Best-first search from each neighbour towards low units (the ground is
+    usually a few steps down); a search that visits more than ``cap`` units
+    counts as cut off (the unit waits rather than risk stranding parts).
+    """
+    good: set = set()
+    out = []
+    for v in nbr[k]:
+        if gone[v] or grounded[v] or v in good:
+            continue
+        seen = {v, k}
+        heap = [(zkey[v], v)]
+        found = False
+        while heap and len(seen) < cap:
+            _, x = heapq.heappop(heap)
+            if grounded[x] or x in good:
+                found = True
+                break
+            for y in nbr[x]:
+                if y not in seen and not gone[y]:
+                    seen.add(y)
+                    heapq.heappush(heap, (zkey[y], y))
+        if found:
+            good.update(seen - {k})
+        else:
+            out.append(v)
+    return out
 
 
 def _identity():

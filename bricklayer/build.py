@@ -814,3 +814,16 @@ class LegoBuild(LegoGeometry):
         from .articulation import check_motion
 
         return check_motion(self, samples=samples, max_samples=max_samples)
+
+    # ------------------------------------------------------------------ stability and assembly
+    def stability(self, *, equilibrium: bool = True):
+        """Tipping and connection-force equilibrium (see :func:`bricklayer.stability.stability_report`)."""
+        from .stability import stability_report
+
+        return stability_report(self, equilibrium_check=equilibrium)
+
+    def assembly_sequence(self, *, max_parts_per_step: int = 6):
+        """A buildable order of the parts (see :func:`bricklayer.assembly.assembly_sequence`)."""
+        from .assembly import assembly_sequence
+
+        return assembly_sequence(self, max_parts_per_step=max_parts_per_step)

@@ -83,20 +83,24 @@ def _snap(v: float, step: float, up: bool) -> float:
 
 
 @lru_cache(maxsize=None)
-def _part_geometry(part_id: str) -> _PartGeometry:
+def _part_geometry(part_id: str, known: bool = True) -> _PartGeometry:
+    """Derived geometry of a part; ``known=False`` (a part the library lacks) gives the empty
+    geometry at once, without searching the library for its mesh or connectors."""
     from ldraw_data.connectors import part_connectors
 
-    try:
-        from ldraw_data.mesh import part_mesh
+    bb, has_mesh, defs = np.zeros((2, 3)), False, ()
+    if known:
+        try:
+            from ldraw_data.mesh import part_mesh
 
-        mesh = part_mesh(part_id + ".dat")
-        bb = np.asarray(mesh.bbox, dtype=np.float64)
-        has_mesh = bool(np.all(np.isfinite(bb))) and bool(np.all(bb[1] >= bb[0]))
-    except (FileNotFoundError, KeyError, PartNotFoundError):
-        bb, has_mesh = np.zeros((2, 3)), False
-    if not has_mesh:
-        bb = np.zeros((2, 3))
-    defs = part_connectors(part_id)
+            mesh = part_mesh(part_id + ".dat")
+            bb = np.asarray(mesh.bbox, dtype=np.float64)
+            has_mesh = bool(np.all(np.isfinite(bb))) and bool(np.all(bb[1] >= bb[0]))
+        except (FileNotFoundError, KeyError, PartNotFoundError):
+            bb, has_mesh = np.zeros((2, 3)), False
+        if not has_mesh:
+            bb = np.zeros((2, 3))
+        defs = part_connectors(part_id)
     # Grid connectors in LDraw part coords: upward-facing (axis ~ -Y in LDraw) studs / anti-studs.
     up = [(d.position, d.type) for d in defs if d.axis[1] < -0.99]
     studs = np.array([p for p, t in up if t in _STUD_UP]).reshape(-1, 3)
@@ -362,7 +366,7 @@ class Element(LegoGeometry):
 
     @property
     def _geom(self) -> _PartGeometry:
-        return _part_geometry(self._id)
+        return _part_geometry(self._id, self._known)
 
     @property
     def bounding_box(self) -> Box:

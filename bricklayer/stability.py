@@ -324,6 +324,10 @@ def _ground_contacts(build):
     return sup.ground, out
 
 
+def _cross2(a, b) -> float:
+    return float(a[0] * b[1] - a[1] * b[0])
+
+
 def _hull2d(pts: np.ndarray) -> np.ndarray:
     """Counter-clockwise convex hull (Andrew's monotone chain) of (m, 2) points."""
     p = np.unique(np.round(pts, 6), axis=0)
@@ -334,7 +338,7 @@ def _hull2d(pts: np.ndarray) -> np.ndarray:
     def half(points):
         h = []
         for q in points:
-            while len(h) >= 2 and np.cross(h[-1] - h[-2], q - h[-2]) <= 1e-9:
+            while len(h) >= 2 and _cross2(h[-1] - h[-2], q - h[-2]) <= 1e-9:
                 h.pop()
             h.append(q)
         return h

@@ -150,6 +150,59 @@ def _list(build: Any, items: list[Any]) -> str:
     return shown
 
 
+def _short(label: str) -> str:
+    """``"door/door: 60616 (Door 1 x 4 x 6 ..., Color.RED)"`` -> ``"door/door: 60616"``."""
+    return str(label).split(" (", 1)[0]
+
+
+def _coord_text(coord: Any) -> str:
+    """A joint coordinate in words: ``-90 deg``, ``1.5 studs``, ``30 deg, 1 studs``, ``ball 0/20/0 deg``."""
+    names = list(getattr(coord, "__dataclass_fields__", ()))
+    vals = {n: getattr(coord, n) for n in names}
+    if set(vals) == {"angle_deg"}:
+        return f"{vals['angle_deg']:g} deg"
+    if set(vals) == {"slide_studs"}:
+        return f"{vals['slide_studs']:g} studs"
+    if set(vals) == {"angle_deg", "slide_studs"}:
+        return f"{vals['angle_deg']:g} deg, {vals['slide_studs']:g} studs"
+    if set(vals) == {"rx_deg", "ry_deg", "rz_deg"}:
+        return f"ball {vals['rx_deg']:g}/{vals['ry_deg']:g}/{vals['rz_deg']:g} deg"
+    return repr(coord)
+
+
+def _capped(items: list[str]) -> str:
+    shown = "; ".join(items[:MAX_LISTED])
+    if len(items) > MAX_LISTED:
+        shown += f" and {len(items) - MAX_LISTED} more"
+    return shown
+
+
+def _motion_detail(report: Any) -> str:
+    """Compact text of a failed :class:`bricklayer.articulation.MotionReport`: one entry per failing pose."""
+    failures = list(getattr(report, "failures", []))
+    if not failures:
+        return str(report)[:2000]
+    poses = []
+    for f in failures:
+        where = ", ".join(f"{k} at {_coord_text(v)}" for k, v in f.positions.items()) or "zero pose"
+        bits = []
+        if f.colliding:
+            bits.append("collides " + _capped([f"{_short(a)} <-> {_short(b)}" for a, b in f.colliding]))
+        if f.floating:
+            bits.append("floating " + _capped([_short(a) for a in f.floating]))
+        if f.disengaged:
+            bits.append("disengaged " + _capped([f"{_short(a)} / {_short(b)}" for a, b in f.disengaged]))
+        poses.append(f"{where}: " + ", ".join(bits))
+    n = getattr(report, "samples", None)
+    head = f"{len(failures)} of {n} poses fail" if n else f"{len(failures)} poses fail"
+    if getattr(report, "truncated", False):
+        head += " (sampling truncated)"
+    shown = " | ".join(poses[:MAX_LISTED])
+    if len(poses) > MAX_LISTED:
+        shown += f" | and {len(poses) - MAX_LISTED} more poses"
+    return f"{head}: {shown}"
+
+
 class TestContext:
     """Collect checks on one build; ``report()`` returns them.
 
@@ -250,20 +303,35 @@ class TestContext:
         Parameters
         ----------
         samples : int, default 5
-            Poses sampled per joint range (zero and both limits included), passed to ``build.check_motion``.
+            Poses sampled per joint range (zero and both limits included), passed to
+            ``build.check_motion(samples=...)`` (:func:`bricklayer.articulation.check_motion`).
+
+        Returns
+        -------
+        CheckResult
+            Named ``"motion"``. On failure the detail counts the failing poses and lists them
+            compactly, one per pose: joint, coordinate (degrees / studs) and what collided, floated or
+            disengaged, each part as ``name: part id`` (at most :data:`MAX_LISTED` poses and parts
+            each, then "and N more"), e.g. ``"1 of 5 poses fail: door/door at -90 deg: collides
+            door/door: 60616 <-> blocker: 3005"``.
 
         Notes
         -----
         When the installed bricklayer has no articulation (no ``LegoBuild.check_motion``) the check is
-        recorded as failed with the detail "articulation not available", never as a pass.
+        recorded as failed with the detail "articulation not available", never as a pass. A build
+        whose joints form a closed loop makes ``build.check_motion`` raise ``ValueError``; that is
+        recorded as a failed check with the error's message.
         """
         fn = getattr(self.build, "check_motion", None)
         if fn is None:
             return self.check("motion", False, "articulation not available in this bricklayer version "
                                                "(LegoBuild.check_motion missing); remove check_motion()")
-        report = fn(samples=samples)
+        try:
+            report = fn(samples=samples)
+        except ValueError as e:  # closed kinematic loop, coordinate that does not fit its joint
+            return self.check("motion", False, f"cannot pose the build: {e}")
         passed = bool(getattr(report, "passed", report))
-        detail = "" if passed else str(report)[:2000]
+        detail = "" if passed else _motion_detail(report)
         return self.check("motion", passed, detail)
 
     # -- result -------------------------------------------------------------------------------------------

@@ -58,9 +58,15 @@ from .mesh import PartMesh, part_mesh
 log = logging.getLogger(__name__)
 
 #: Bump when the inset method changes: old cache files are then ignored.
-COLLISION_CACHE_VERSION = 2
+COLLISION_CACHE_VERSION = 3
 _MERGE = 1e-3  # LDU
 _MAX_STRETCH = 3.0
+#: A vertex closer than this (LDU) to the inside of another triangle's edge splits that triangle.
+_T_TOL = 2e-3
+#: Thickness is measured for insets up to this (LDU); larger insets are capped only at that depth.
+_CAP_REACH = 2.0
+#: A face is left through (ends the material) when its unit normal has at least this cosine with the ray.
+_EXIT_COS = 0.05
 
 
 @dataclass(frozen=True, eq=False)
@@ -90,6 +96,7 @@ class CollisionShape:
     directions: np.ndarray
     certified: bool
     hull: np.ndarray = None
+    caps: np.ndarray = None
 
     def inset_vertices(self, inset: float) -> np.ndarray:
         """Vertices moved inward.
@@ -103,7 +110,9 @@ class CollisionShape:
         -------
         (v, 3) float64, LDU
         """
-        return self.vertices - inset * self.directions
+        if self.caps is None:
+            return self.vertices - inset * self.directions
+        return self.vertices - np.minimum(inset, self.caps)[:, None] * self.directions
 
     @property
     def is_empty(self) -> bool:
@@ -158,6 +167,189 @@ def _directions(vertices: np.ndarray, faces: np.ndarray) -> np.ndarray:
     return x
 
 
+def _cells(lo: np.ndarray, hi: np.ndarray, cell: float) -> tuple[np.ndarray, np.ndarray]:
+    """(box index, cell key) for every grid cell of size ``cell`` each box ``[lo, hi]`` touches."""
+    ilo = np.floor(lo / cell).astype(np.int64)
+    n = np.floor(hi / cell).astype(np.int64) - ilo + 1
+    count = n.prod(axis=1)
+    box = np.repeat(np.arange(len(lo)), count)
+    r = np.arange(int(count.sum())) - np.repeat(np.cumsum(count) - count, count)
+    nx, ny = n[box, 0], n[box, 1]
+    ix = ilo[box, 0] + r % nx
+    iy = ilo[box, 1] + (r // nx) % ny
+    iz = ilo[box, 2] + r // (nx * ny)
+    off = 1 << 20
+    return box, ((ix + off) << 42) | ((iy + off) << 21) | (iz + off)
+
+
+def _join(ka: np.ndarray, ia: np.ndarray, kb: np.ndarray, ib: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(ia, ib) entries sharing a key (sort-merge join in numpy)."""
+    order = np.argsort(kb, kind="stable")
+    kb, ib = kb[order], ib[order]
+    start = np.searchsorted(kb, ka, side="left")
+    cnt = np.searchsorted(kb, ka, side="right") - start
+    rows = np.repeat(np.arange(len(ka)), cnt)
+    j = ib[np.repeat(start, cnt) + (np.arange(int(cnt.sum())) - np.repeat(np.cumsum(cnt) - cnt, cnt))]
+    return ia[rows], j
+
+
+def _grid_cell(lo: np.ndarray, hi: np.ndarray) -> float:
+    """Grid cell (LDU) for boxes ``[lo, hi]``: 4 LDU, doubled while the cell lists would pass 4 million."""
+    cell = 4.0
+    while (np.floor(hi / cell) - np.floor(lo / cell) + 1).prod(axis=1).sum() > 4e6:
+        cell *= 2
+    return cell
+
+
+def _points_in_boxes(p: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(point, box) index pairs with the point inside the box, each pair once (uniform-grid join)."""
+    empty = np.zeros(0, np.int64)
+    if not len(p) or not len(lo):
+        return empty, empty
+    cell = _grid_cell(lo, hi)
+    ip, kp = _cells(p, p, cell)
+    i, j = _join(kp, ip, *_cells(lo, hi, cell)[::-1])
+    ok = np.all(lo[j] <= p[i], axis=1) & np.all(p[i] <= hi[j], axis=1)
+    return i[ok], j[ok]
+
+
+def _segments_near_boxes(o: np.ndarray, u: np.ndarray, length: np.ndarray, lo: np.ndarray,
+                         hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Candidate (segment, box) pairs: every box the segment ``o + s u, 0 <= s <= length`` meets is listed.
+
+    The segments are sampled every half cell; a box grown by a quarter cell
+    holds a sample of every segment that meets it, so joining the samples'
+    cells with the grown boxes' cells misses none (pairs may repeat).
+    """
+    empty = np.zeros(0, np.int64)
+    if not len(o) or not len(lo):
+        return empty, empty
+    cell = _grid_cell(lo, hi)
+    step = cell / 2
+    k = np.ceil(length / step).astype(np.int64) + 1
+    seg = np.repeat(np.arange(len(o)), k)
+    n = np.arange(int(k.sum())) - np.repeat(np.cumsum(k) - k, k)
+    pts = o[seg] + u[seg] * np.minimum(n * step, length[seg])[:, None]
+    _, kp = _cells(pts, pts, cell)
+    ib, kb = _cells(lo - step / 2, hi + step / 2, cell)
+    return _join(kp, seg, kb, ib)
+
+
+def _split_t_junctions(vertices: np.ndarray, faces: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Make the mesh conforming where a vertex lies inside another triangle's edge.
+
+    Every triangle with such vertices on its edges is replaced by a fan
+    around a new vertex at its centroid through its corners and those edge
+    vertices in order, so that the inset of the edge follows the vertices
+    along it (module notes, step 2).
+    """
+    if not len(faces):
+        return vertices, faces
+    e = np.concatenate([faces[:, [0, 1]], faces[:, [1, 2]], faces[:, [2, 0]]])  # (3f, 2): edge k of face f at k*f+f
+    nf = len(faces)
+    key = np.sort(e, axis=1)
+    uniq, inv = np.unique(key, axis=0, return_inverse=True)
+    inv = inv.reshape(-1)
+    p0, p1 = vertices[uniq[:, 0]], vertices[uniq[:, 1]]
+    seg = p1 - p0
+    seglen2 = np.einsum("ij,ij->i", seg, seg)
+    vi, ei = _points_in_boxes(vertices, np.minimum(p0, p1) - _T_TOL, np.maximum(p0, p1) + _T_TOL)
+    ok = (vi != uniq[ei, 0]) & (vi != uniq[ei, 1]) & (seglen2[ei] > 0)
+    vi, ei = vi[ok], ei[ok]
+    d = vertices[vi] - p0[ei]
+    s = np.einsum("ij,ij->i", d, seg[ei]) / seglen2[ei]
+    perp = np.linalg.norm(d - s[:, None] * seg[ei], axis=1)
+    slen = np.sqrt(seglen2[ei])
+    ok = (perp < _T_TOL) & (s * slen > _T_TOL) & ((1 - s) * slen > _T_TOL)
+    vi, ei, s = vi[ok], ei[ok], s[ok]
+    _, once = np.unique(vi * len(uniq) + ei, return_index=True)
+    vi, ei, s = vi[once], ei[once], s[once]
+    if not len(vi):
+        return vertices, faces
+    # every face edge (3f of them) gets the points of its undirected edge, param along the face's direction
+    order = np.argsort(inv, kind="stable")
+    starts = np.searchsorted(inv[order], ei, side="left")
+    stops = np.searchsorted(inv[order], ei, side="right")
+    cnt = stops - starts
+    rows = np.repeat(np.arange(len(ei)), cnt)
+    fe = order[np.repeat(starts, cnt) + (np.arange(cnt.sum()) - np.repeat(np.cumsum(cnt) - cnt, cnt))]
+    pv, ps = vi[rows], s[rows]
+    forward = e[fe, 0] == uniq[ei[rows], 0]
+    ps = np.where(forward, ps, 1 - ps)
+    face_of, slot = fe % nf, fe // nf
+    hit_faces = np.unique(face_of)
+    # ring per split face: corner k at (slot k, 0.0), edge points at (slot, param)
+    cf = np.repeat(hit_faces, 3)
+    cs = np.tile(np.arange(3), len(hit_faces))
+    rf = np.concatenate([cf, face_of])
+    rs = np.concatenate([cs, slot])
+    rp = np.concatenate([np.zeros(len(cf)), ps])
+    rv = np.concatenate([faces[cf, cs], pv])
+    o = np.lexsort((rp, rs, rf))
+    rf, rv = rf[o], rv[o]
+    first = np.r_[True, rf[1:] != rf[:-1]]
+    start_idx = np.maximum.accumulate(np.where(first, np.arange(len(rf)), 0))
+    last = np.r_[rf[1:] != rf[:-1], True]
+    nxt = np.where(last, start_idx, np.arange(len(rf)) + 1)
+    centre_of = np.full(nf, -1, dtype=np.int64)
+    centre_of[hit_faces] = len(vertices) + np.arange(len(hit_faces))
+    centres = vertices[faces[hit_faces]].mean(axis=1)
+    new = np.column_stack([centre_of[rf], rv, rv[nxt]])
+    keep = np.ones(nf, dtype=bool)
+    keep[hit_faces] = False
+    return np.vstack([vertices, centres]), np.vstack([faces[keep], new])
+
+
+def _thickness_caps(vertices: np.ndarray, faces: np.ndarray, directions: np.ndarray) -> np.ndarray:
+    """(v,) float64: largest inset each vertex may take (inf when the material is thick enough).
+
+    A ray from each vertex along its inward direction ``-x`` finds the first
+    face it leaves the material through (a face whose outward normal points
+    along the ray, the vertex's own faces included, which catches opposite
+    faces sharing the vertex). The vertex may move at most half that distance
+    ``d``, so the inset is capped at ``d / (2 |x|)``. Rays reach ``2 *
+    _CAP_REACH * |x|``: insets up to ``_CAP_REACH`` are capped exactly. No hit
+    (open geometry, thick material) gives no cap.
+    """
+    caps = np.full(len(vertices), np.inf)
+    length = np.linalg.norm(directions, axis=1)
+    vi = np.flatnonzero(length > 1e-9)
+    if not len(vi) or not len(faces):
+        return caps
+    u = -directions[vi] / length[vi, None]
+    reach = 2 * _CAP_REACH * length[vi]
+    o = vertices[vi]
+    t = vertices[faces]
+    fn = np.cross(t[:, 1] - t[:, 0], t[:, 2] - t[:, 0])
+    fa = np.linalg.norm(fn, axis=1)
+    fn = fn / np.maximum(fa, 1e-300)[:, None]
+    ray, tri = _segments_near_boxes(o, u, reach, t.min(axis=1), t.max(axis=1))
+    # leaving faces whose plane the ray crosses within reach
+    d = u[ray]
+    cos = np.einsum("ij,ij->i", fn[tri], d)
+    a = t[tri, 0]
+    plane = np.einsum("ij,ij->i", fn[tri], a - o[ray])
+    keep = (cos > _EXIT_COS) & (fa[tri] > 1e-12) & (plane >= -1e-4 * cos) & (plane <= reach[ray] * cos)
+    ray, tri, d, a = ray[keep], tri[keep], d[keep], a[keep]
+    # Moller-Trumbore ray / triangle, vectorized over the candidate pairs
+    e1, e2 = t[tri, 1] - a, t[tri, 2] - a
+    pv = np.cross(d, e2)
+    det = np.einsum("ij,ij->i", e1, pv)
+    good = np.abs(det) > 1e-12
+    inv = np.where(good, 1.0 / np.where(good, det, 1.0), 0.0)
+    sv = o[ray] - a
+    bu = np.einsum("ij,ij->i", sv, pv) * inv
+    q = np.cross(sv, e1)
+    bv = np.einsum("ij,ij->i", d, q) * inv
+    dist = np.einsum("ij,ij->i", e2, q) * inv
+    tol = 1e-6
+    hit = good & (bu >= -tol) & (bv >= -tol) & (bu + bv <= 1 + tol) & (dist >= -1e-4) & (dist <= reach[ray])
+    first = np.full(len(vi), np.inf)
+    np.minimum.at(first, ray[hit], np.maximum(dist[hit], 0.0))
+    caps[vi] = first / (2 * length[vi])
+    return caps
+
+
 def shape_from_mesh(mesh: PartMesh) -> CollisionShape:
     """The :class:`CollisionShape` of a part mesh (see module notes for the method).
 
@@ -173,12 +365,16 @@ def shape_from_mesh(mesh: PartMesh) -> CollisionShape:
     tris = np.asarray(mesh.triangles, dtype=np.float64)
     if len(tris) == 0:
         z = np.zeros((0, 3))
-        return CollisionShape(mesh.name, z, np.zeros((0, 3), np.int32), z, bool(mesh.certified))
+        return CollisionShape(mesh.name, z, np.zeros((0, 3), np.int32), z, bool(mesh.certified),
+                              caps=np.zeros(0))
     vertices, faces = _merge(tris)
     if not mesh.certified:
         faces = _orient_uncertified(vertices, faces)
-    return CollisionShape(mesh.name, vertices, faces.astype(np.int32), _directions(vertices, faces),
-                          bool(mesh.certified), _hull(vertices))
+    vertices, faces = _split_t_junctions(vertices, faces)
+    directions = _directions(vertices, faces)
+    caps = _thickness_caps(vertices, faces, directions)
+    return CollisionShape(mesh.name, vertices, faces.astype(np.int32), directions,
+                          bool(mesh.certified), _hull(vertices), caps)
 
 
 def _hull(vertices: np.ndarray) -> np.ndarray:
@@ -209,7 +405,7 @@ def _save(path: Path, shape: CollisionShape) -> None:
         with os.fdopen(fd, "wb") as fh:
             np.savez(fh, vertices=shape.vertices.astype(np.float32), faces=shape.faces,
                      directions=shape.directions.astype(np.float32), certified=np.array(shape.certified),
-                     hull=shape.hull)
+                     hull=shape.hull, caps=shape.caps.astype(np.float32))
         os.replace(tmp, path)
     except OSError as exc:
         log.warning("could not write collision cache %s: %s", path, exc)
@@ -223,7 +419,8 @@ def _load(path: Path, name: str) -> CollisionShape | None:
     try:
         with np.load(path) as z:
             return CollisionShape(name, z["vertices"].astype(np.float64), z["faces"],
-                                  z["directions"].astype(np.float64), bool(z["certified"]), z["hull"])
+                                  z["directions"].astype(np.float64), bool(z["certified"]), z["hull"],
+                                  z["caps"].astype(np.float64))
     except (OSError, KeyError, ValueError):
         return None
 

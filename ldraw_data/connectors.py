@@ -46,6 +46,7 @@ __all__ = [
     # type names and compatibility
     "connector_types",
     "type_code",
+    "type_label",
     "type_matches",
     "mate_kind",
     "compatible_types",
@@ -615,6 +616,37 @@ def connector_types() -> tuple[str, ...]:
         ball labels by subtype number.
     """
     return tuple(t[0] for t in _labels().type_table)
+
+
+def type_label(connector_type: str) -> tuple[str, str, str | None]:
+    """BrickNet label ``(kind, subtype, polarity)`` of a connector type name.
+
+    Parameters
+    ----------
+    connector_type : str
+        A type name (``"stud"``, ``"pin_hole"``, ``"hinge_2_in"``, ...).
+
+    Returns
+    -------
+    kind : str
+        ``stud``, ``hole``, ``axle``, ``hinge``, ``fixed`` or ``ball``.
+    subtype : str
+    polarity : str or None
+        ``"in"`` / ``"on"`` for hinge, fixed and ball labels, else None.
+
+    Raises
+    ------
+    ValueError
+        When the name is not a connector type (the message suggests close names).
+
+    Examples
+    --------
+    >>> type_label("antistud")
+    ('hole', 'hole', None)
+    >>> type_label("hip_peg")
+    ('hinge', '1', 'in')
+    """
+    return _parse_type(connector_type)
 
 
 def type_code(connector_type: str) -> int:

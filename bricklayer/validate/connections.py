@@ -1,29 +1,36 @@
 """The connection graph: which connectors of a build are mated.
 
 Rules (BrickNet's mating tables, ``bricknet/core.py`` and ``graph.py``, with
-our tolerances from :data:`bricklayer.constants.TOL`):
+our tolerances from :data:`bricklayer.constants.TOL`, each measured on the 67
+official models, see its docstring):
 
 - candidate pairs come from k-d trees over world connector positions
   (scipy ``cKDTree``), never all pairs: point connectors are paired within
-  ``TOL.connector_position``; each sliding connector is queried with its own
-  radius (``2 * half_length - min_overlap + 0.5``; a pair that can overlap is
-  found from the side of its longer member);
+  their position tolerance; each sliding connector is queried with its own
+  radius (``2 * half_length - min_overlap + line tolerance``; a pair that can
+  overlap is found from the side of its longer member);
 - the two types must mate: :func:`ldraw_data.connectors.mate_matrix` over the
   global type codes of :func:`ldraw_data.connectors.type_code`, and the two
   connectors belong to different parts;
-- point joints (studs/anti-studs, hinges, balls, fixed mounts): origins within
-  ``TOL.connector_position``; stud-family and fixed connectors need parallel
-  axes (cosine >= ``TOL.connector_axis_cos``), hinges parallel or
-  anti-parallel, balls any (:attr:`ldraw_data.connectors.ConnectorDef.directional`);
+- point joints: stud-family connectors (studs, anti-studs, tubes, posts)
+  within ``TOL.connector_position`` (0.5 LDU), hinge, fixed and ball labels
+  (click hinges, minifigure joints, control sticks, tow balls) within
+  ``TOL.joint_position`` (2.1 LDU: their label origins sit off the drawn
+  rotation centres); stud-family and fixed connectors need parallel axes
+  (cosine >= ``TOL.connector_axis_cos``), hinges parallel or anti-parallel,
+  balls any;
 - sliding joints (axle, pin, bar, clip and their holes): axes parallel or
   anti-parallel (cosine >= 0.9, BrickNet ``_AXLE_AXIS_THR``), origins within
-  0.5 LDU of each other's axis line, and the two extents (half-length, at
-  least 4 LDU, BrickNet ``_AXLE_DEFAULT_RAD``) overlapping by at least 4 LDU
-  (BrickNet ``_AXLE_MIN_OVERLAP``).
+  ``TOL.connector_line`` of each other's axis line, and the two extents
+  (half-length, at least 4 LDU, BrickNet ``_AXLE_DEFAULT_RAD``) overlapping by
+  at least 4 LDU (BrickNet ``_AXLE_MIN_OVERLAP``).
 
 Everything is vectorized: per distinct part one batched transform of its
-connector arrays, then array tests over all candidate pairs (the 5,247-part
-Millennium Falcon, 10179, takes about 0.1 s).
+connector arrays, then array tests over all candidate pairs. The graph is
+kept between edits (:class:`_ConnectionIndex`): after an edit only the
+connectors of new or moved placements are transformed and queried, so
+adding one part to the 5,247-part Millennium Falcon (10179) costs a few
+milliseconds of connector work instead of a full rebuild.
 """
 
 from __future__ import annotations
@@ -37,7 +44,7 @@ import networkx as nx
 import numpy as np
 from scipy.spatial import cKDTree
 
-from ldraw_data.connectors import JointKind, _parse_type, connector_types, mate_matrix
+from ldraw_data.connectors import JointKind, connector_types, mate_matrix, type_label
 
 from ..connector import Connector
 from ..constants import TOL
@@ -50,28 +57,33 @@ _MULTI = frozenset({"axle", "bar"})
 _AXLE_AXIS_COS = 0.9  # BrickNet _AXLE_AXIS_THR
 _AXLE_MIN_HALF = 4.0  # BrickNet _AXLE_DEFAULT_RAD
 _AXLE_MIN_OVERLAP = 4.0  # BrickNet _AXLE_MIN_OVERLAP
-_AXLE_LINE_TOL = 0.5  # LDU off the axis line still accepted (rounded matrices of tilted beams)
+#: Nearest neighbours examined per point connector (several parts may share a spot, e.g. a stud
+#: under a plate and the tube of a round brick).
+_K_NEAREST = 8
 _KINDS = list(JointKind)
+_KIND_INDEX = {k: i for i, k in enumerate(_KINDS)}
 
 
 @lru_cache(maxsize=1)
 def _type_tables():
-    """Per type code: sliding?, directional (signed axis test)?, ball?, stays free when mated?, male side?
+    """Per type code: sliding?, directional?, ball?, stays free when mated?, male side?, joint label?
 
     Every mate in BrickNet's table pairs a "male" type (stud kind; axle, pin,
     bar; polarity ``in``) with a "female" one (hole kind; cross, socket, clip,
     hole; polarity ``on``), which lets the k-d tree search go one way only.
+    "Joint label" marks hinge, fixed and ball kinds (``TOL.joint_position``).
     """
     names = connector_types()
+    labels = [type_label(n) for n in names]
+    kinds = [k for k, _, _ in labels]
     sliding = np.array([n in SLIDING_TYPES for n in names])
-    kinds = [_parse_type(n)[0] for n in names]
     directional = np.array([k in ("stud", "hole", "fixed") for k in kinds])
     ball = np.array([k == "ball" for k in kinds])
     multi = np.array([n in _MULTI for n in names])
-    labels = [_parse_type(n) for n in names]
     male = np.array([(k == "stud") or (k == "axle" and sub in ("axle", "pin", "bar")) or pol == "in"
                      for k, sub, pol in labels])
-    return sliding, directional, ball, multi, male
+    joint = np.array([k in ("hinge", "fixed", "ball") for k in kinds])
+    return sliding, directional, ball, multi, male, joint
 
 
 @dataclass(frozen=True)
@@ -90,9 +102,7 @@ def _code_of() -> dict:
 
 @lru_cache(maxsize=None)
 def _arrays_for(element) -> _PartArrays:
-    # unknown parts (kept from an LDraw file) have no connector data; asking the
-    # element would search the library for a part that is not there
-    conns = element.connectors if element._known else ()
+    conns = element.connectors  # empty at once for unknown parts (Element._geom)
     if not conns:
         z = np.zeros((0, 3))
         return _PartArrays(z, z, np.zeros(0), np.zeros(0, dtype=np.int64), ())
@@ -134,18 +144,40 @@ class ConnectionGraph:
         Joint made by each row of :attr:`pairs`.
     """
 
-    def __init__(self, placements, pairs: np.ndarray, kinds: list, world: dict):
+    def __init__(self, placements, pairs: np.ndarray, kinds, world: dict):
         self.placements = placements
         self.pairs = pairs
-        self.kinds = kinds
+        if isinstance(kinds, np.ndarray):
+            kc = kinds.astype(np.int64)
+            self._kinds = None
+        else:
+            kc = np.fromiter((_KIND_INDEX[k] for k in kinds), dtype=np.int64, count=len(kinds))
+            self._kinds = list(kinds)
+        self._kind_codes = kc
         self._world = world
         g = nx.Graph()
-        g.add_nodes_from(range(len(placements)))
-        edges: dict = {}
-        for (a, _ca, b, _cb), k in zip(pairs.tolist(), kinds):
-            edges.setdefault((a, b) if a < b else (b, a), set()).add(k)
-        g.add_edges_from((a, b, {"kinds": ks}) for (a, b), ks in edges.items())
+        n = len(placements)
+        g.add_nodes_from(range(n))
+        if len(pairs):
+            # one edge per part pair with the set of joint kinds; grouped in numpy (JointKind hashing
+            # per row would dominate an incremental update)
+            lo = np.minimum(pairs[:, 0], pairs[:, 2])
+            hi = np.maximum(pairs[:, 0], pairs[:, 2])
+            u = np.unique(np.column_stack([lo, hi, kc]), axis=0)
+            keys = u[:, 0] * n + u[:, 1]
+            first = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]])
+            bounds = np.r_[first, len(u)].tolist()
+            ucol = u[:, 2].tolist()
+            g.add_edges_from((int(u[f, 0]), int(u[f, 1]), {"kinds": {_KINDS[c] for c in ucol[f:e]}})
+                             for f, e in zip(bounds[:-1], bounds[1:]))
         self.graph = g
+
+    @property
+    def kinds(self) -> list:
+        """JointKind made by each row of :attr:`pairs` (list, length m)."""
+        if self._kinds is None:
+            self._kinds = [_KINDS[k] for k in self._kind_codes.tolist()]
+        return self._kinds
 
     @property
     def components(self) -> list:
@@ -194,39 +226,242 @@ class ConnectionGraph:
         return list(self.graph.neighbors(i))
 
 
-def _world_connectors(build) -> dict:
-    wa = world_arrays(build)
-    n = len(wa.placements)
-    counts = np.zeros(n, dtype=np.int64)
-    per_group = []
-    for key, idx in wa.groups.items():
+_FIELDS = ("pos", "axis", "length", "code", "cidx", "inst")
+
+
+def _transform_rows(wa, idx_all: np.ndarray, inst: np.ndarray) -> dict:
+    """World connector rows of placements ``idx_all`` (unsorted), with their instance ids."""
+    pos, axis, length, code, cidx, owner = [], [], [], [], [], []
+    sel = np.zeros(len(wa.placements), dtype=bool)
+    sel[idx_all] = True
+    for key, gidx in wa.groups.items():
+        idx = gidx[sel[gidx]]
+        if not len(idx):
+            continue
         arr = part_connector_arrays(wa.placements[idx[0]].content)
-        counts[idx] = len(arr.code)
-        if len(arr.code):
-            per_group.append((idx, arr))
-    start = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(counts, out=start[1:])
-    total = int(start[-1])
-    pos = np.zeros((total, 3))
-    axis = np.zeros((total, 3))
-    length = np.zeros(total)
-    code = np.zeros(total, dtype=np.int64)
-    owner = np.zeros(total, dtype=np.int64)
-    cidx = np.zeros(total, dtype=np.int64)
-    for idx, arr in per_group:
         k = len(arr.code)
-        rows = (start[idx][:, None] + np.arange(k)[None, :]).ravel()  # (len(idx)*k,)
+        if not k:
+            continue
         r = wa.poses[idx, :3, :3]
         t = wa.poses[idx, :3, 3]
-        pos[rows] = (np.einsum("nij,kj->nki", r, arr.pos) + t[:, None, :]).reshape(-1, 3)
-        axis[rows] = np.einsum("nij,kj->nki", r, arr.axis).reshape(-1, 3)
-        length[rows] = np.tile(arr.length, len(idx))
-        code[rows] = np.tile(arr.code, len(idx))
-        owner[rows] = np.repeat(idx, k)
-        cidx[rows] = np.tile(np.arange(k), len(idx))
-    nrm = np.linalg.norm(axis, axis=1, keepdims=True)
+        pos.append((np.einsum("nij,kj->nki", r, arr.pos) + t[:, None, :]).reshape(-1, 3))
+        axis.append(np.einsum("nij,kj->nki", r, arr.axis).reshape(-1, 3))
+        length.append(np.tile(arr.length, len(idx)))
+        code.append(np.tile(arr.code, len(idx)))
+        cidx.append(np.tile(np.arange(k), len(idx)))
+        owner.append(np.repeat(idx, k))
+    if not pos:
+        z3 = np.zeros((0, 3))
+        zi = np.zeros(0, dtype=np.int64)
+        return dict(pos=z3, axis=z3.copy(), length=np.zeros(0), code=zi, cidx=zi.copy(), inst=zi.copy())
+    owner_a = np.concatenate(owner)
+    ax = np.vstack(axis)
+    nrm = np.linalg.norm(ax, axis=1, keepdims=True)
     nrm[nrm == 0] = 1
-    return dict(owner=owner, pos=pos, axis=axis / nrm, length=length, code=code, cidx=cidx, start=start)
+    return dict(pos=np.vstack(pos), axis=ax / nrm, length=np.concatenate(length),
+                code=np.concatenate(code).astype(np.int64), cidx=np.concatenate(cidx).astype(np.int64),
+                inst=inst[owner_a])
+
+
+def _finish(rows: dict, inst: np.ndarray, n_ids: int) -> dict:
+    """Sort rows by (placement, connector index) and add ``owner`` and ``start`` (CSR offsets)."""
+    id_to_idx = np.full(n_ids, -1, dtype=np.int64)
+    id_to_idx[inst] = np.arange(len(inst))
+    owner = id_to_idx[rows["inst"]]
+    order = np.lexsort((rows["cidx"], owner))
+    w = {f: rows[f][order] for f in _FIELDS}
+    w["owner"] = owner[order]
+    counts = np.bincount(w["owner"], minlength=len(inst))
+    start = np.zeros(len(inst) + 1, dtype=np.int64)
+    np.cumsum(counts, out=start[1:])
+    w["start"] = start
+    return w
+
+
+class _ConnectionIndex:
+    """World connectors and mated pairs of one build, kept between edits.
+
+    Placements are identified by an instance id per (path of Placement
+    objects, part key, pose); after an edit the rows and pairs of unchanged
+    instances are kept, and only the connectors of new instances are
+    transformed and matched (against all connectors).
+    """
+
+    def __init__(self):
+        self._ids: dict = {}
+        self.rows = None            # dict of _FIELDS arrays (world connector rows)
+        self.pairs_inst = np.zeros((0, 4), dtype=np.int64)  # (inst_a, conn_a, inst_b, conn_b)
+        self.kind_codes = np.zeros(0, dtype=np.int64)
+
+    def _instances(self, wa) -> np.ndarray:
+        ids = self._ids
+        inst = np.empty(len(wa.placements), dtype=np.int64)
+        for i, fp in enumerate(wa.placements):
+            k = (tuple(id(p) for p in fp.path), wa.keys[i], wa.poses[i].tobytes())
+            v = ids.get(k)
+            if v is None:
+                v = ids[k] = len(ids)
+            inst[i] = v
+        return inst
+
+    def refresh(self, build) -> tuple[dict, np.ndarray, list]:
+        wa = world_arrays(build)
+        inst = self._instances(wa)
+        n_ids = len(self._ids)
+        alive = np.zeros(n_ids, dtype=bool)
+        alive[inst] = True
+        if self.rows is None:
+            rows = _transform_rows(wa, np.arange(len(inst)), inst)
+            query = None
+            old_pairs, old_kinds = np.zeros((0, 4), dtype=np.int64), np.zeros(0, dtype=np.int64)
+        else:
+            old = self.rows
+            known = np.zeros(n_ids, dtype=bool)
+            known[old["inst"]] = True
+            known[np.unique(self.pairs_inst[:, [0, 2]])] = True
+            known[self._seen] = True
+            new_idx = np.flatnonzero(~known[inst])
+            keep = alive[old["inst"]]
+            new_rows = _transform_rows(wa, new_idx, inst)
+            rows = {f: np.concatenate([old[f][keep], new_rows[f]]) for f in _FIELDS}
+            query = np.concatenate([np.zeros(int(keep.sum()), dtype=bool), np.ones(len(new_rows["code"]), bool)])
+            pk = np.all(alive[self.pairs_inst[:, [0, 2]]], axis=1) if len(self.pairs_inst) else np.zeros(0, bool)
+            old_pairs, old_kinds = self.pairs_inst[pk], self.kind_codes[pk]
+        w = _finish(rows, inst, n_ids)
+        if query is not None:
+            id_to_idx = np.full(n_ids, -1, dtype=np.int64)
+            id_to_idx[inst] = np.arange(len(inst))
+            qmask = np.zeros(len(inst), dtype=bool)
+            qmask[new_idx] = True
+            query = qmask[w["owner"]]
+        pairs, kind_codes = _mated(w, query)
+        # pairs found now are in placement indices; store by instance
+        new_inst_pairs = np.column_stack([inst[pairs[:, 0]], pairs[:, 1], inst[pairs[:, 2]], pairs[:, 3]]) \
+            if len(pairs) else np.zeros((0, 4), dtype=np.int64)
+        self.pairs_inst = np.vstack([old_pairs, new_inst_pairs]).astype(np.int64)
+        self.kind_codes = np.concatenate([old_kinds, kind_codes]).astype(np.int64)
+        self.rows = {f: w[f] for f in _FIELDS}
+        self._seen = np.unique(inst)
+        id_to_idx = np.full(n_ids, -1, dtype=np.int64)
+        id_to_idx[inst] = np.arange(len(inst))
+        pi = self.pairs_inst
+        out = np.column_stack([id_to_idx[pi[:, 0]], pi[:, 1], id_to_idx[pi[:, 2]], pi[:, 3]]) \
+            if len(pi) else np.zeros((0, 4), dtype=np.int64)
+        order = np.lexsort((out[:, 3], out[:, 2], out[:, 1], out[:, 0])) if len(out) else np.zeros(0, np.int64)
+        return w, out[order], self.kind_codes[order]
+
+
+def _world_connectors(build) -> dict:
+    """World connector arrays of a build (``owner, pos, axis, length, code, cidx, start``), from scratch."""
+    wa = world_arrays(build)
+    inst = np.arange(len(wa.placements), dtype=np.int64)
+    return _finish(_transform_rows(wa, inst, inst), inst, len(inst))
+
+
+def _pairs_within(tree_pts: np.ndarray, query_pts: np.ndarray, r: float) -> tuple[np.ndarray, np.ndarray]:
+    """(i into tree_pts, j into query_pts) of up to ``_K_NEAREST`` neighbours within ``r``."""
+    if not len(tree_pts) or not len(query_pts):
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    k = min(_K_NEAREST, len(tree_pts))
+    dd, ii = cKDTree(tree_pts).query(query_pts, k=k, distance_upper_bound=r)
+    dd, ii = dd.reshape(len(query_pts), k), ii.reshape(len(query_pts), k)
+    hit = np.isfinite(dd)
+    return ii[hit], np.repeat(np.arange(len(query_pts)), k).reshape(len(query_pts), k)[hit]
+
+
+def _point_candidates(pos, males: np.ndarray, females: np.ndarray, r: float, query) -> list:
+    """(male, female) row pairs within ``r``; with ``query``, only pairs with a queried row."""
+    out = []
+    if query is None:
+        i, j = _pairs_within(pos[males], pos[females], r)
+        out.append(np.column_stack([males[i], females[j]]))
+    else:
+        fq, mq = females[query[females]], males[query[males]]
+        i, j = _pairs_within(pos[males], pos[fq], r)
+        out.append(np.column_stack([males[i], fq[j]]))
+        i, j = _pairs_within(pos[females], pos[mq], r)
+        out.append(np.column_stack([mq[j], females[i]]))
+    return out
+
+
+def _slide_candidates(pos, length, sm: np.ndarray, sf: np.ndarray, query) -> list:
+    out = []
+    if not len(sm) or not len(sf):
+        return out
+    line = TOL.connector_line
+
+    def radius(rows):
+        half = np.maximum(length[rows], _AXLE_MIN_HALF)
+        return np.maximum(2 * half - _AXLE_MIN_OVERLAP, 0) + line
+
+    for q, other in ((sm, sf), (sf, sm)):
+        if query is not None:
+            q = q[query[q]]
+            if not len(q):
+                continue
+            # the partner may be the longer member: search as far as the longest of the other side
+            r = np.maximum(radius(q), radius(other).max())
+        else:
+            r = radius(q)
+        lists = cKDTree(pos[other]).query_ball_point(pos[q], r=r)
+        lens = np.fromiter((len(x) for x in lists), dtype=np.int64, count=len(lists))
+        if lens.sum():
+            found = other[np.concatenate([np.asarray(x, dtype=np.int64) for x in lists if len(x)])]
+            pairs = np.column_stack([np.repeat(q, lens), found])
+            out.append(pairs if other is sf else pairs[:, ::-1])
+    return out
+
+
+def _mated(w: dict, query=None) -> tuple[np.ndarray, np.ndarray]:
+    """Mated pairs ``(part_i, conn_i, part_j, conn_j)`` and their JointKind indices (module rules).
+
+    With ``query`` ((N,) bool over rows), only pairs with at least one queried row are returned.
+    """
+    pos, axis, code, owner, length = w["pos"], w["axis"], w["code"], w["owner"], w["length"]
+    empty = np.zeros((0, 4), dtype=np.int64), np.zeros(0, dtype=np.int64)
+    if len(pos) < 2 or (query is not None and not query.any()):
+        return empty
+    sliding_t, directional_t, ball_t, _, side_t, joint_t = _type_tables()
+    mm = mate_matrix()
+    # only connectors of a type that mates with something present can pair
+    present = np.unique(code)
+    useful = present[(mm[np.ix_(present, present)] >= 0).any(axis=1)]
+    usable = np.isin(code, useful)
+    is_slide = sliding_t[code]
+    side = side_t[code]
+    joint = joint_t[code]
+    cands = []
+    point = usable & ~is_slide
+    for sel, r in ((point & ~joint, TOL.connector_position), (point & joint, TOL.joint_position)):
+        cands += _point_candidates(pos, np.flatnonzero(sel & side), np.flatnonzero(sel & ~side), r, query)
+    cands += _slide_candidates(pos, length, np.flatnonzero(usable & is_slide & side),
+                               np.flatnonzero(usable & is_slide & ~side), query)
+    cands = [c for c in cands if len(c)]
+    if not cands:
+        return empty
+    cand = np.unique(np.vstack(cands), axis=0)
+    a, b = cand[:, 0], cand[:, 1]
+    jk = mm[code[a], code[b]]
+    keep = (owner[a] != owner[b]) & (jk >= 0)
+    a, b, jk = a[keep], b[keep], jk[keep]
+    dots = np.einsum("ij,ij->i", axis[a], axis[b])
+    d = pos[b] - pos[a]
+    dist = np.linalg.norm(d, axis=1)
+    slide = is_slide[a] & is_slide[b]
+    directional = directional_t[code[a]] | directional_t[code[b]]
+    ball = ball_t[code[a]]
+    axis_ok = ball | (np.where(directional, dots, np.abs(dots)) >= TOL.connector_axis_cos)
+    tol = np.where(joint[a], TOL.joint_position, TOL.connector_position)
+    point_ok = ~slide & (dist <= tol) & axis_ok
+    proj = np.einsum("ij,ij->i", d, axis[a])
+    perp = np.sqrt(np.maximum(dist ** 2 - proj ** 2, 0))
+    overlap = np.maximum(length[a], _AXLE_MIN_HALF) + np.maximum(length[b], _AXLE_MIN_HALF) - np.abs(proj)
+    slide_ok = slide & (np.abs(dots) >= _AXLE_AXIS_COS) & (perp <= TOL.connector_line) & (
+        overlap >= _AXLE_MIN_OVERLAP)
+    good = point_ok | slide_ok
+    a, b, jk = a[good], b[good], jk[good]
+    pairs = np.column_stack([owner[a], w["cidx"][a], owner[b], w["cidx"][b]]).astype(np.int64)
+    return pairs, jk.astype(np.int64)
 
 
 def find_mated_pairs(w: dict) -> tuple[np.ndarray, list]:
@@ -242,76 +477,16 @@ def find_mated_pairs(w: dict) -> tuple[np.ndarray, list]:
     Returns
     -------
     pairs : (m, 4) int ndarray
-        ``(part_i, connector_i, part_j, connector_j)``.
+        ``(part_i, connector_i, part_j, connector_j)``; ``i`` holds the male
+        side (stud, axle, pin, bar, polarity ``in``).
     kinds : list of JointKind, length m
     """
-    pos, axis, code, owner, length = w["pos"], w["axis"], w["code"], w["owner"], w["length"]
-    if len(pos) < 2:
-        return np.zeros((0, 4), dtype=np.int64), []
-    sliding_t, directional_t, ball_t, _, side_t = _type_tables()
-    mm = mate_matrix()
-    # only connectors of a type that mates with something present can pair
-    present = np.unique(code)
-    useful = present[(mm[np.ix_(present, present)] >= 0).any(axis=1)]
-    usable = np.isin(code, useful)
-    is_slide = sliding_t[code]
-    side = side_t[code]
-    cands = []
-    # point joints: every mate pairs a male-side type with a female-side one (stud with hole kinds,
-    # "in" with "on" polarities), so a tree over one side queried with the other finds them all
-    pm = np.flatnonzero(usable & ~is_slide & side)
-    pf = np.flatnonzero(usable & ~is_slide & ~side)
-    if len(pm) and len(pf):
-        k = min(8, len(pm))
-        dd, ii = cKDTree(pos[pm]).query(pos[pf], k=k, distance_upper_bound=TOL.connector_position)
-        dd, ii = dd.reshape(len(pf), k), ii.reshape(len(pf), k)
-        hit = np.isfinite(dd)
-        cands.append(np.column_stack([pm[ii[hit]], np.repeat(pf, k).reshape(len(pf), k)[hit]]))
-    # sliding joints: axle/pin/bar (male) with holes and clips (female); a pair that can overlap by
-    # min_overlap lies within 2 * half - min_overlap (+ line tolerance) of its longer member
-    sm = np.flatnonzero(usable & is_slide & side)
-    sf = np.flatnonzero(usable & is_slide & ~side)
-    slide_c = []
-    if len(sm) and len(sf):
-        for q, other in ((sm, sf), (sf, sm)):
-            half = np.maximum(length[q], _AXLE_MIN_HALF)
-            radius = np.maximum(2 * half - _AXLE_MIN_OVERLAP, 0) + _AXLE_LINE_TOL
-            lists = cKDTree(pos[other]).query_ball_point(pos[q], r=radius)
-            lens = np.fromiter((len(x) for x in lists), dtype=np.int64, count=len(lists))
-            if lens.sum():
-                found = other[np.concatenate([np.asarray(x, dtype=np.int64) for x in lists if len(x)])]
-                pairs = np.column_stack([np.repeat(q, lens), found])
-                slide_c.append(pairs if q is sm else pairs[:, ::-1])
-    if slide_c:
-        cands.append(np.unique(np.vstack(slide_c), axis=0))
-    if not cands:
-        return np.zeros((0, 4), dtype=np.int64), []
-    cand = np.vstack(cands)
-    a, b = cand[:, 0], cand[:, 1]
-    jk = mm[code[a], code[b]]
-    keep = (owner[a] != owner[b]) & (jk >= 0)
-    a, b, jk = a[keep], b[keep], jk[keep]
-    dots = np.einsum("ij,ij->i", axis[a], axis[b])
-    d = pos[b] - pos[a]
-    dist = np.linalg.norm(d, axis=1)
-    slide = is_slide[a] & is_slide[b]
-    directional = directional_t[code[a]] | directional_t[code[b]]
-    ball = ball_t[code[a]]
-    axis_ok = ball | (np.where(directional, dots, np.abs(dots)) >= TOL.connector_axis_cos)
-    point_ok = ~slide & (dist <= TOL.connector_position) & axis_ok
-    proj = np.einsum("ij,ij->i", d, axis[a])
-    perp = np.sqrt(np.maximum(dist ** 2 - proj ** 2, 0))
-    overlap = np.maximum(length[a], _AXLE_MIN_HALF) + np.maximum(length[b], _AXLE_MIN_HALF) - np.abs(proj)
-    slide_ok = slide & (np.abs(dots) >= _AXLE_AXIS_COS) & (perp <= _AXLE_LINE_TOL) & (overlap >= _AXLE_MIN_OVERLAP)
-    good = point_ok | slide_ok
-    a, b, jk = a[good], b[good], jk[good]
-    kinds = [_KINDS[k] for k in jk.tolist()]
-    pairs = np.column_stack([owner[a], w["cidx"][a], owner[b], w["cidx"][b]]).astype(np.int64)
-    return pairs, kinds
+    pairs, jk = _mated(w)
+    return pairs, [_KINDS[k] for k in jk.tolist()]
 
 
 def connection_graph(build) -> ConnectionGraph:
-    """The (cached) connection graph of a build; recomputed after any edit.
+    """The (cached) connection graph of a build, updated incrementally after edits.
 
     Parameters
     ----------
@@ -320,10 +495,14 @@ def connection_graph(build) -> ConnectionGraph:
     Returns
     -------
     ConnectionGraph
+        Rebuilt only when the build changed; then only new or moved
+        placements are matched (see module notes).
     """
     def make():
-        w = _world_connectors(build)
-        pairs, kinds = find_mated_pairs(w)
+        idx = build._cache.get("validate.connindex")
+        if idx is None:
+            idx = build._cache["validate.connindex"] = _ConnectionIndex()
+        w, pairs, kinds = idx.refresh(build)
         return ConnectionGraph(world_arrays(build).placements, pairs, kinds, w)
 
     return build._cached("connections", make)

@@ -85,15 +85,22 @@ def test_pose_key_errors():
         posed(b, {"tower": Revolute(3)})  # placed with add(), not a joint
 
 
+#: Poses check_motion samples at samples=5: the zero pose once plus four non-zero values per joint
+#: (door 0..-90: -22.5, -45, -67.5, -90; crane and each car axle -180, -90, 90, 180; drawer 0.75 .. 3).
+EXAMPLE_POSES = {"articulation_door": 5, "articulation_crane": 5, "articulation_car": 9, "articulation_drawer": 5}
+#: Parts written by each example script (its posed snapshot, one type-1 line per part).
+EXAMPLE_PARTS = {"articulation_door": 3, "articulation_crane": 6, "articulation_car": 14, "articulation_drawer": 11}
+
+
 @needs_validator
-@pytest.mark.parametrize("example", ["articulation_door", "articulation_crane"])
+@pytest.mark.parametrize("example", sorted(EXAMPLE_POSES))
 def test_examples_pass_check_motion(example):
     mod = __import__(example)
     b = mod.create_build()
     assert b.is_valid() and b.is_connected()
     report = b.check_motion()
     assert report.passed, str(report)
-    assert report.samples == 5
+    assert report.samples == EXAMPLE_POSES[example]
 
 
 @needs_validator
@@ -110,11 +117,101 @@ def test_blocked_door_is_reported_at_the_open_pose():
     assert "door/door" in str(report)
 
 
-@pytest.mark.parametrize("example", ["articulation_door", "articulation_crane"])
+@pytest.mark.parametrize("example", sorted(EXAMPLE_PARTS))
 def test_example_scripts_write_ldr(tmp_path, example):
     if not HAS_VALIDATOR:
         pytest.skip("the scripts run check_motion, which needs the validator")
     r = subprocess.run([sys.executable, str(ROOT / "examples" / f"{example}.py"), "--out", str(tmp_path)],
                        capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stderr
-    assert (tmp_path / f"{example}.ldr").read_text().count("\n1 ") == {"articulation_door": 3, "articulation_crane": 6}[example]
+    assert (tmp_path / f"{example}.ldr").read_text().count("\n1 ") == EXAMPLE_PARTS[example]
+
+
+# ---------------------------------------------------------------------------------------------- car
+def _car(blocked=False):
+    import articulation_car
+
+    return articulation_car.create_build(blocked=blocked)
+
+
+def test_car_axle_turns_in_both_frame_holes_and_carries_its_wheels():
+    b = _car()
+    # the axle mates with the round holes of both frame bricks (one joint, two mates on one axis line):
+    # posing must not call that a closed loop
+    p = posed(b, {"axle_front": Revolute(90)})
+    # the axle line: x = 140, z = 14 LDU, along Y (pin_hole axis +Y); a quarter turn about +Y maps
+    # (x, z) offsets (dx, dz) -> (dz, -dx): every front-wheel point keeps its distance to the line
+    line = np.array([140.0, 0.0, 14.0])
+    for name in ("wheel_front_left", "wheel_front_right", "axle_front"):
+        before, after = b.named(name).pose.matrix, p.named(name).pose.matrix
+        quarter = np.array([[0, 0, 1], [0, 1, 0], [-1, 0, 0]], dtype=float)  # Ry(+90)
+        assert np.allclose(after[:3, :3], quarter @ before[:3, :3], atol=1e-9), name
+        d = before[:3, 3] - line
+        assert np.allclose(after[:3, 3] - line, quarter @ d, atol=1e-9), name
+    # the wheel hubs stay on the axle line (y = -9.5 and 89.5 LDU), the rear axle and body stay put
+    for name in ("wheel_rear_left", "wheel_rear_right", "axle_rear", "floor", "frame_right"):
+        assert np.allclose(p.named(name).pose.matrix, b.named(name).pose.matrix), name
+
+
+@needs_validator
+def test_blocked_car_is_reported_when_the_crank_points_up():
+    report = _car(blocked=True).check_motion(samples=5)
+    assert not report.passed
+    # the crank hangs 40 LDU below the axle (z 14): free at 0 and +-90 (horizontal, between the frame
+    # bricks), into the floor plate (z 24..32) at +-180; the rear axle carries no crank
+    bad = {(lbl, c) for f in report.failures for lbl, c in f.positions.items()}
+    assert bad == {("axle_front", Revolute(-180.0)), ("axle_front", Revolute(180.0))}
+    for f in report.failures:
+        assert [(a.split(":")[0], b_.split(":")[0]) for a, b_ in f.colliding] == [("floor", "crank")]
+        assert not f.floating and not f.disengaged
+
+
+# ---------------------------------------------------------------------------------------------- drawer
+def _drawer(blocked=False):
+    import articulation_drawer
+
+    return articulation_drawer.create_build(blocked=blocked)
+
+
+def test_drawer_slides_toward_the_front():
+    b = _drawer()
+    assert b.joint("drawer").kind == JointKind.PRISMATIC  # axle in a cross hole (BrickNet mate table)
+    p = posed(b, {"drawer": Prismatic(2)})
+    # the axle's connector axis points to -Y: 2 studs = 40 LDU toward the front; floor 20..100 x 40..120
+    fl = p.named("drawer_floor").bounding_box
+    assert (fl.min.x, fl.min.y, fl.max.x, fl.max.y, fl.min.z) == (20, 0, 100, 80, 40)
+    assert p.named("drawer").bounding_box.min.y == 60
+    for fixed in ("rail", "rail_brick", "track_front", "base"):
+        assert p.named(fixed).bounding_box == b.named(fixed).bounding_box
+
+
+@needs_validator
+def test_drawer_is_prismatic_and_a_bare_axle_hole_too():
+    from bricklayer.articulation import classify_sliding
+
+    b = _drawer()
+    assert classify_sliding(b, "drawer") == JointKind.PRISMATIC
+    assert b.check_motion().sliding == {"drawer": "prismatic"}
+    # without the track: an axle turned 15 degrees in a cross hole (32064b) hits its arms (about
+    # 1.5 LDU, inside the 2 LDU press-fit allowance, which classify_sliding does not grant);
+    # in the round hole of a 3701 it turns freely
+    for host, hole, expected in (("32064b", "axle_hole", JointKind.PRISMATIC),
+                                 ("3701", "pin_hole", JointKind.CYLINDRICAL)):
+        t = LegoBuild()
+        t.add(Element(host), (0, 0, 0))
+        ax = Element("3705")
+        t.connect(ax, ax.find_connector("axle"), t.find_connectors(hole)[0], name="axle")
+        assert classify_sliding(t, "axle") == expected, host
+
+
+@needs_validator
+def test_blocked_drawer_is_reported_once_it_reaches_the_wall():
+    report = _drawer(blocked=True).check_motion(samples=5)
+    assert not report.passed
+    # drawer floor front edge at y = 40 LDU, the wall y 0..20 LDU up to z 56: free at 0.75 studs
+    # (edge at 25), into the upper wall brick from 1.5 studs (edge at 10) to 3
+    bad = [f.positions["drawer"] for f in report.failures]
+    assert bad == [Prismatic(1.5), Prismatic(2.25), Prismatic(3.0)]
+    for f in report.failures:
+        assert ("drawer_floor", "blocker_high") in {(a.split(":")[0], b_.split(":")[0]) for a, b_ in f.colliding}
+        assert not any("blocker_low" in a + b_ for a, b_ in f.colliding)  # 24 LDU tall, below the floor

@@ -67,3 +67,30 @@ def test_check_motion_never_fakes_a_pass(needs_validator):
         assert r.passed  # no joints: nothing can fail
     else:
         assert not r.passed and "articulation not available" in r.detail
+
+
+def _door_build(blocked: bool):
+    """A 60596/60623 door (bricklayer.construction.door) opening 90 degrees on a 4 x 8 plate;
+    ``blocked`` puts a 1 x 1 brick (3005) at studs (0, 3), inside the open door's sweep."""
+    import bricklayer as bl
+    from bricklayer.construction import brick, door
+
+    b = bl.LegoBuild(name="door_test")
+    b.add(bl.Element("3035", bl.Color.DARK_BLUISH_GREY), (0, 0, 0), name="base")
+    b.add_raw(door(swing=90), bl.Pose(None, (0, 0, bl.PLATE)), name="door")
+    if blocked:
+        b.add(brick(1, 1, color=bl.Color.RED), (0, 3, 1), name="blocker")
+    return b
+
+
+def test_check_motion_runs_the_build_check(needs_validator):
+    ok = TestContext(_door_build(False)).check_motion(samples=5)
+    assert ok == CheckResult("motion", True, "")
+    # a left hinge opens toward +Y at negative angles: samples 0, -22.5, -45, -67.5, -90; the leaf
+    # (x 0..1 stud, y 0.5..4 studs at -90) reaches the brick at y 3..4 only when fully open
+    r = TestContext(_door_build(True)).check_motion(samples=5)
+    assert r == CheckResult("motion", False,
+                            "1 of 5 poses fail: door/door at -90 deg: collides door/door: 60623 <-> blocker: 3005")
+    # samples is passed on: 3 values per range give 0, -45, -90
+    r3 = TestContext(_door_build(True)).check_motion(samples=3)
+    assert r3.detail.startswith("1 of 3 poses fail: door/door at -90 deg")

@@ -1,0 +1,53 @@
+"""Assembly sequence: order, insertion directions, steps in LDraw (values worked by hand)."""
+
+from bricklayer import Element, LegoBuild, from_ldraw, to_ldraw
+from bricklayer.assembly import assembly_sequence, write_instructions
+
+
+def tower(n):
+    b = LegoBuild()
+    for k in range(n):
+        b.add(Element("3005"), (0, 0, 3 * k))
+    return b
+
+
+def test_tower_goes_bottom_up_straight_down():
+    plan = assembly_sequence(tower(4), max_parts_per_step=1)
+    assert plan.order == [0, 1, 2, 3]
+    assert set(plan.directions.values()) == {"down"}
+    assert plan.complete and plan.placed_share == 1.0
+    text = to_ldraw(plan.sequence)
+    assert text.count("0 STEP") == 3  # four steps of one brick
+
+
+def test_pin_in_a_technic_brick_only_goes_in_from_the_side():
+    # a pin in the hole of a Technic brick 1x2 (hole axis along Y): from above it would cut through the brick
+    b = LegoBuild()
+    b.add(Element("3700"), (0, 0, 0))
+    pin = Element("3673")
+    hole = next(c for c in b.connectors if c.type == "pin_hole")
+    b.connect(pin, next(c for c in pin.connectors if c.type == "pin"), hole)
+    plan = assembly_sequence(b)
+    assert plan.order == [0, 1]
+    assert plan.directions[1] in ("+y", "-y")
+
+
+def test_buried_brick_cannot_be_placed_after_its_cover():
+    # a 1x1 brick under the middle of a 1x3 bridge resting on two 1x1 pillars: the brick must come first
+    # (it is reached from above only); the plan puts it before the bridge
+    b = LegoBuild()
+    for x in (0, 1, 2):
+        b.add(Element("3005"), (x, 0, 0))
+    b.add(Element("3623"), (0, 0, 3))  # plate 1x3
+    plan = assembly_sequence(b)
+    assert plan.complete
+    assert plan.order.index(3) == 3
+
+
+def test_write_instructions(tmp_path):
+    res = write_instructions(tower(3), tmp_path, images=False, max_parts_per_step=1)
+    text = res["mpd"].read_text()
+    assert text.count("0 STEP") == 2
+    back = from_ldraw(text)
+    assert back.brick_count == 3 and len(back.steps) == 3
+    assert res["summary"]["placed"] == 3
