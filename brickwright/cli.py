@@ -162,11 +162,40 @@ def validate(model: Path = typer.Argument(..., help=".ldr, .mpd or build.py"),
         _fail(f"{model}: no such file")
     build = load_build(model)
     rep = validation_report(build, source=str(model))
+    ok = rep["valid"]
+    if stability:
+        from bricklayer.stability import stability_report
+
+        st = stability_report(build)
+        rep["stability"] = st.to_dict()
+        ok = ok and st.stable
     if as_json:
-        typer.echo(json.dumps(rep, indent=2))
+        typer.echo(json.dumps(rep, indent=2, default=str))
     else:
         typer.echo(rep["text"])
-    raise typer.Exit(0 if rep["valid"] else 1)
+        if stability:
+            typer.echo(st.text())
+    raise typer.Exit(0 if ok else 1)
+
+
+@app.command("instructions")
+@friendly
+def instructions(model: Path = typer.Argument(..., help=".ldr, .mpd or build.py"),
+                 out: Path = typer.Option(..., help="Folder for steps.mpd, plan.json and step images."),
+                 images: bool = typer.Option(True, help="Render an image per step."),
+                 max_parts_per_step: int = typer.Option(6, help="Parts per step at most.")):
+    """Find a buildable assembly order and write it as LDraw steps (and pictures)."""
+    from bricklayer.assembly import write_instructions
+
+    from .inspect_model import load_build
+
+    if not model.exists():
+        _fail(f"{model}: no such file")
+    res = write_instructions(load_build(model), out, images=images, max_parts_per_step=max_parts_per_step)
+    typer.echo(res["summary"])
+    typer.echo(f"steps: {res['mpd']}")
+    if res.get("image_error"):
+        typer.echo(f"images: {res['image_error']}", err=True)
 
 
 # ----------------------------------------------------------------------------- render
