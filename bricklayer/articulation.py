@@ -9,6 +9,10 @@ A joint is recorded by ``LegoBuild.connect``; declaring a
   :mod:`bricklayer.validate.connections`) after cutting the edges of the
   movable joints; every part of a sub-build placed by ``connect`` also rides
   with that joint's child (a tyre on its rim has no connector to follow).
+  Further axle/pin mates of a joint's parts on the joint's own axis line that
+  allow its motion (an axle turning in a second round hole, sliding through a
+  second axle hole) move with the joint and are cut too, unless they hold a
+  part to one side only (``_Kinematics._cut_coaxial``).
   Bodies and joints must form a tree (closed loops raise ``ValueError``);
   the body holding the build's first part stays put.
 - :func:`check_motion`: samples each range (zero and both limits included)

@@ -46,15 +46,15 @@ def create_build(blocked: bool = False) -> LegoBuild:
         ``blocker_high`` when blocked.
     """
     b = LegoBuild(name="drawer_example")
-    b.add(plate(6, 8, Color.DARK_BLUISH_GREY), (0, 0, 0), _ALONG_Y, name="base")               # x 0..6, y 0..8 studs
+    b.add(plate(6, 8, Color.DARK_BLUISH_GREY), (0, 0, 0), _ALONG_Y, name="base")    # x 0..6, y 0..8 studs
     b.add(plate(2, 1, Color.DARK_BLUISH_GREY), (2, 7, 1), name="rail_plate")         # lifts the back brick
     b.add(Element("32064b", Color.LIGHT_BLUISH_GREY), (2, 7, 2), name="rail_brick")  # cross hole along Y
     b.add(tile(2, 2, Color.LIGHT_BLUISH_GREY), (2, 2, 1), name="track_front")
     b.add(tile(2, 2, Color.LIGHT_BLUISH_GREY), (2, 4, 1), name="track_back")
     hole = b.find_connector("axle_hole")
     axle_el = Element("3706", Color.BLACK)                                            # axle 6, 120 LDU
-    # turned over (FLIPPED) the axle's axis points toward -Y, the drawer's way out; centred at y = 100 LDU
-    # it spans y 40..160 LDU
+    # turned over (FLIPPED) the axle's axis points toward -Y, the drawer's way out; centred at
+    # y = 100 LDU it spans y 40..160 LDU
     rail = b.connect(axle_el, axle_el.find_connector("axle"), hole, mounting=Mounting.FLIPPED,
                      target_position=_slide_for(hole, 100.0), name="rail")
     axle = next(c for c in b.connectors if c.type == "axle" and any(p is rail for p in c.path))

@@ -64,7 +64,7 @@ _MAX_STRETCH = 3.0
 #: A vertex closer than this (LDU) to the inside of another triangle's edge splits that triangle.
 _T_TOL = 2e-3
 #: Thickness is measured for insets up to this (LDU); larger insets are capped only at that depth.
-_CAP_REACH = 2.0
+_CAP_REACH = 1.25
 #: A face is left through (ends the material) when its unit normal has at least this cosine with the ray.
 _EXIT_COS = 0.05
 #: Grid cell (LDU) of the ray / triangle candidate search (fastest of 1, 2, 4 on large parts).

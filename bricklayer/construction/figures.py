@@ -6,6 +6,30 @@ layout has the torso at the origin, the head (and headgear) at
 y = -24, the hips at y = 32, both legs at y = 44, the arms at
 (-/+15.552, 9, 0) turned 9.8 degrees (sin = 0.17) about the depth axis and
 the hands at (-/+23.8634, 26.5956, -10.321) (LDraw frame, -Y up, LDU).
+
+Minifigure hip labels
+---------------------
+The BrickNet connector labels of the legs do not match the LDraw geometry;
+the official layout does. In 10224 Town Hall every 3816b/3817b leg sits at
+its 3815b hips' transform plus (0, 12, 0), identity rotation. There the
+drawn parts agree exactly: the hips' peg is a radius-3 cylinder along X at
+(x -9.92..9.92, y 12, z 0) of ``3815b.dat``, i.e. the legs' y = 0, and each
+leg's socket is a radius-3 cylinder along X at (y 0, z 0) of
+``s/3816bs02.dat`` / ``s/3817bs02.dat`` (x +-2..+-7.25). The labels: the
+hips' ``hip_peg`` at (+-2, 44, 0) (figure frame, LDraw axes, torso at the
+origin) lies on that axis, but the legs' ``hip_socket`` at (+-2.25, 44, 1.25)
+is 0.25 LDU along the axis and 1.25 LDU across it (1.27 LDU apart). So the
+labels, not the official models, are off; this module keeps the official
+transform. The legs mate in the connection graph only when hinge-family
+point joints accept 1.27 LDU (``TOL.joint_position``, 2.1 LDU in
+``bricklayer/validate/connections.py``).
+
+Window glass 60601 / 60602 has no BrickNet labels at all: it snaps into the
+frame's grooves (60592 / 60593), which BrickNet does not label either. The
+pane is placed at the official transform (identity relative to the frame,
+10224 Town Hall); the validator reports it floating and as a separate
+component (``window("1x2x2")`` on a 4 x 8 plate: 2 components, the glass
+floating) until the frame's grooves get a label or a rule.
 """
 
 from __future__ import annotations
@@ -153,8 +177,9 @@ def minifigure(torso=Color.RED, legs=Color.BLUE, *, hips=None, arms=None, hands=
     # legs: positive = forward = toward LDraw -Z, i.e. a negative turn about LDraw +X
     for side, pid, ang in (("right", "3816b", leg_angles[0]), ("left", "3817b", leg_angles[1])):
         m = _about((0, 44, 0), _rx(-ang)) @ _m(None, (0, 44, 0))
-        # official transform: the BrickNet hip_socket labels of 3816b/3817b sit 1.27 LDU off the
-        # hips' hip_peg, and moving the leg there makes it collide with the hips
+        # official transform (module notes, "Minifigure hip labels"): the drawn socket is coaxial
+        # with the hips' peg; the BrickNet hip_socket labels sit 1.27 LDU off it, and moving the
+        # leg onto the label makes it collide with the hips
         _place(b, Element(pid, legs), lift @ m, f"leg_{side}")
     for side, pid, sx, rot, hand_rot, ang in (("right", "3818", -1, _ARM_R, _HAND_R, arm_angles[0]),
                                                 ("left", "3819", 1, _ARM_L, _HAND_L, arm_angles[1])):
@@ -266,6 +291,11 @@ def window(variant: str = "1x2x2", frame_color=Color.WHITE, pane_color=Color.TRA
     ------
     KeyError
         Unknown variant (lists them).
+
+    Notes
+    -----
+    The glass of ``"1x2x2"`` and ``"1x2x3"`` (60601, 60602) has no connector
+    labels (module notes): the validator reports it floating, not connected.
     """
     from ..build import LegoBuild
 

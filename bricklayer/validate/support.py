@@ -36,6 +36,13 @@ Rules (issue #4, docs/bricklayer-api.md "Validation semantics"):
   small stand assemblies drawn apart from it (no contact, 138 LDU gap). A
   part lifted off its studs, or left hanging after its holder is deleted, has
   a part below it or touches its neighbours, so it still floats.
+- **Unknown bases.** A part without geometry (not in the library nor
+  embedded) cannot be checked; parts whose lowest point lies within
+  ``TOL.ground_band`` above the origin of such a part are taken to stand on
+  it and are grounded. In 1788 Treasure Chest the whole chest stands on the
+  baseplate ``3334H.DAT``, which the library lacks (its origin is its top
+  face, LDraw convention for baseplates); without this rule 145 of its 186
+  parts were reported floating.
 - A part floats when no grounded part reaches it. Parts without geometry
   (unknown parts, see :func:`.collisions.unchecked_placements`) are never
   reported and support nothing through contact.
@@ -162,6 +169,10 @@ def support_graph(build) -> SupportResult:
         mz = eng.min_z
         ground = float(mz[has].min()) if has.any() else float(mz.min())
         grounded = has & (mz <= ground + TOL.ground_band)
+        unknown_z = eng.wa.poses[~has, 2, 3]
+        if len(unknown_z):
+            dz = mz[:, None] - unknown_z[None, :]
+            grounded |= has & np.any((dz >= -0.5) & (dz <= TOL.ground_band), axis=1)
         edges = []
         cg = connection_graph(build)
         if len(cg.pairs):
