@@ -30,6 +30,8 @@ from .geometry.ldraw_frame import L2B
 from .geometry.types import Box, Direction, Pose, Rotation, Vec3, as_vec3
 
 _STUD_UP = ("stud", "open_stud")
+#: Geometry reaching more than this (LDU) past the stud/anti-stud footprint widens the alignment box.
+_OVERHANG = 6.0
 _ANTISTUD = ("antistud", "tube", "post")
 
 
@@ -110,11 +112,14 @@ def _part_geometry(part_id: str, known: bool = True) -> _PartGeometry:
     if len(grid):
         x0, x1 = grid[:, 0].min() - STUD / 2, grid[:, 0].max() + STUD / 2
         z0, z1 = grid[:, 2].min() - STUD / 2, grid[:, 2].max() + STUD / 2
-        # extend to the physical extent when the part is larger than its studs (e.g. a 2x2 with 1 center stud)
-        x0 = min(x0, _snap(bb[0, 0], STUD / 2, False)) if has_mesh else x0
-        x1 = max(x1, _snap(bb[1, 0], STUD / 2, True)) if has_mesh else x1
-        z0 = min(z0, _snap(bb[0, 2], STUD / 2, False)) if has_mesh else z0
-        z1 = max(z1, _snap(bb[1, 2], STUD / 2, True)) if has_mesh else z1
+        # Extend to the physical extent when the part is clearly larger than its studs (a jumper plate's
+        # single centre stud, a 2x2 slope's one row): by more than _OVERHANG on a side. Small lips and
+        # frames a few LDU wider than their studs (window 3853: 88 LDU for 4 studs) keep the stud grid.
+        if has_mesh:
+            x0 = _snap(bb[0, 0], STUD / 2, False) if bb[0, 0] < x0 - _OVERHANG else x0
+            x1 = _snap(bb[1, 0], STUD / 2, True) if bb[1, 0] > x1 + _OVERHANG else x1
+            z0 = _snap(bb[0, 2], STUD / 2, False) if bb[0, 2] < z0 - _OVERHANG else z0
+            z1 = _snap(bb[1, 2], STUD / 2, True) if bb[1, 2] > z1 + _OVERHANG else z1
     else:
         x0, x1 = _snap(bb[0, 0], STUD, False), _snap(bb[1, 0], STUD, True)
         z0, z1 = _snap(bb[0, 2], STUD, False), _snap(bb[1, 2], STUD, True)

@@ -16,10 +16,16 @@ Rules (issue #4, docs/bricklayer-api.md "Validation semantics"):
     or a slope is supported, side contact alone is not. This is also how
     parts without BrickNet connector labels (hose segments, window glass,
     some minifigure accessories) are held;
-  * reported collisions, upward only (from the part whose lowest point is
-    lower): "one defect, one message" - a brick pushed into the brick below
-    it, or sideways into a neighbour, is reported as a collision and not also
-    as floating.
+  * intersecting meshes (``CollisionEngine.hit``: press fits and reported
+    collisions), both ways: a part that interpenetrates another is held by
+    it (an accessory gripped in a minifigure hand, whose clip has no BrickNet
+    label on many accessories: 6232 Skeleton Crew's pistol and cutlass) or is
+    already reported as a collision - "one defect, one message": a brick
+    pushed into the brick below it, or sideways into a neighbour, is reported
+    as a collision and not also as floating;
+  * stickers (catalog name "Sticker ...") are held by any part they touch
+    (broad-phase contact, 1.25 LDU): they are glued on, often on a side face
+    (1180 Moon Buggy's logo sticker on its canopy).
 - **Separate objects.** Parts joined by any of these edges (taken both ways)
   form an object. An object that no grounded part reaches stands on its own
   ground (its lowest parts, within ``TOL.ground_band`` of its lowest point,
@@ -147,6 +153,20 @@ def _own_ground(eng, labels: np.ndarray, supported: np.ndarray, ground: float) -
     return out, own
 
 
+def _stickers(eng) -> np.ndarray:
+    """(n,) bool: placements whose part is a sticker (catalog name starts with "Sticker")."""
+    from ldraw_data.catalog import get_catalog
+
+    cat = get_catalog()
+    out = np.zeros(eng.n, dtype=bool)
+    for key, idx in eng.wa.groups.items():
+        pid = key.lstrip("?")
+        name = cat.get(pid).name if pid in cat else ""
+        if name.lower().startswith("sticker"):
+            out[idx] = True
+    return out
+
+
 def support_graph(build) -> SupportResult:
     """The (cached) support analysis of a build (see module rules).
 
@@ -181,11 +201,12 @@ def support_graph(build) -> SupportResult:
         if len(eng.pairs):
             r = eng.rests
             edges += [eng.pairs[r[:, 0]][:, ::-1], eng.pairs[r[:, 1]]]
-        rep = eng.reported()
-        if len(rep):
-            a, b = rep[:, 0], rep[:, 1]
-            lower_a = mz[a] <= mz[b]
-            edges.append(np.column_stack([np.where(lower_a, a, b), np.where(lower_a, b, a)]))
+            hit = eng.pairs[eng.hit]
+            edges += [hit, hit[:, ::-1]]
+            sticker = _stickers(eng)
+            if sticker.any():
+                p = eng.pairs
+                edges += [p[sticker[p[:, 1]]], p[sticker[p[:, 0]]][:, ::-1]]
         e = np.vstack(edges).astype(np.intp) if edges else np.zeros((0, 2), dtype=np.intp)
         supported = _reach(n, e, np.flatnonzero(grounded))
         und = coo_matrix((np.ones(len(e), dtype=np.int8), (e[:, 0], e[:, 1])), shape=(n, n))
