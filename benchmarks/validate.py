@@ -25,27 +25,73 @@ HERE = Path(__file__).resolve().parent
 DEFAULT_MODELS = HERE.parent.parent / "shared" / "models" / "official"
 
 #: Part-name words that mark parts drawn bent, flexible or organic (their LDraw geometry is
-#: drawn in one pose and overlaps its neighbours in the model as built).
+#: drawn in one pose and overlaps its neighbours in the model as built). Segments of one flexible
+#: part under one parent are already excused by the validator (``CollisionEngine.same_flexible``).
 _FLEX = ("plant", "hose", "string", "chain", "flex", "rope", "cloth", "flag", "sail", "leaf", "leaves",
-         "tree", "ribbed", "whip", "tread", "grass", "bush", "vine", "feather")
+         "tree", "ribbed", "whip", "tread", "grass", "bush", "vine", "feather", "segment", "belt", "track",
+         "rubber", "43903", "ls60")
 _FIG = ("minifig", "torso", "hips", "legs", "leg ", "arm ", "hand", "head", "hair", "helmet", "cape")
+_WHEEL = ("wheel", "tyre", "tire", "rim")
+_TECHNIC = ("technic pin", "technic axle", "axle", "pin ")
 
 
 def _cause(rec) -> str:
+    """Likely cause of one reported collision, from part names, mating and overlap depth."""
     names = [d.lower() for d in rec.descriptions]
-    if any(n.startswith("?") or "(" not in n for n in names):
-        pass
     if any(any(w in n for w in _FLEX) for n in names):
         return "flexible/organic part drawn overlapping"
-    if any("sticker" in n for n in names):
-        return "sticker"
+    if any("sticker" in n for n in names) or any(n.split(":")[-1].strip().startswith("?") for n in names):
+        return "sticker or MPD-embedded part"
     if any(any(w in n for w in _FIG) for n in names):
         return "minifigure or accessory (posed)"
     if rec.mated:
         return "mated pair overlapping beyond the press-fit allowance"
+    if any(any(w in n for w in _WHEEL) for n in names):
+        return "wheel, tyre or rim"
+    if any(any(w in n for w in _TECHNIC) for n in names):
+        return "Technic pin or axle not mated (pose off the connector)"
     if rec.depth <= 1.0:
         return "touching parts drawn overlapping by <= 1 LDU"
-    return "other"
+    if rec.depth != rec.depth:
+        return "other (depth not estimated)"
+    return "part drawn inside another by more than 1 LDU"
+
+
+#: Hand-checked findings on the collision reports (kept with the generated tables).
+_FINDINGS = """## Collision findings (checked by hand)
+
+Colliding pairs on the 67 official models: 7,156 before this work, 3,396 after. Fixed in the validator:
+
+- **T-junctions in LDraw meshes** (ldraw_data/collision.py step 2): Tile 1 x 2 Grille (2412b, 30244) was
+  reported on every plate it sits on (717 + 311 pairs): its slot walls are one triangle whose corners are the
+  slot-floor corners, so their inset edge sank 0.25 LDU into the open underside onto the stud tops.
+- **Thin material** (step 5): vertices are inset by at most half the material thickness along their direction
+  (zero-thickness slots of Technic pins 6558, chain links 57518, grilles).
+- **Flexible parts**: segments of one hose / string / belt / LSynth output under one parent are one physical
+  part (754/755/756 hose sections, 30527k02 via its alias 758, "LSynth ... String Segment" of 6279): about
+  2,300 pairs.
+- **Minifigure hands holding accessories**: the hand's clip is up to 0.62 LDU off the accessory's bar axis
+  (1180: radio 3962b), beyond the connection graph's 0.5 LDU line tolerance; loose sliding mates (0.7 LDU)
+  now get the clip / bar allowance. Proposed to the connections owner: ``_AXLE_LINE_TOL`` 0.5 -> 0.7 LDU for
+  clip / bar so the graph mates them too.
+
+Shown to be real properties of the files as drawn (examples):
+
+- 10179 Millennium Falcon, #295/#1 Plate 2 x 4 (3020) and #313/#47/#4 Tile 2 x 2 (3068b): the tile stands on
+  edge at x = -642..-634 and crosses the plate, which spans x = -639..-599: 5 LDU of solid overlap.
+- 10179, Hinge Control Stick 4593 in its base 4592 (23 pairs over the models of this kind): the stick is turned
+  92 degrees (matrix entry -0.035 = 2 degrees past 90) and its lever passes 2 LDU into the base's top face.
+- 70814 Emmet's Constructo-Mech: the caterpillar track is drawn with an MPD-embedded piece "70814 - 43903a"
+  whose title is only its number (so it is not recognised as a segment) and which overlaps its neighbours and
+  the rims 55981 it wraps (about 150 pairs).
+
+Not yet resolved (open): the remaining classes above were not all checked pair by pair: "part drawn inside
+another by more than 1 LDU" holds real overlaps like the Falcon tile but also interlocked parts whose
+axis-aligned separation overestimates the overlap; Technic pins in holes the graph leaves unmated
+(pins 2780 / 4274 in 32531, 3703 at 10-28 LDU depth: tilted or SNOT assemblies whose pin frames are off);
+minifigure posing (heads with air tanks 3838, about 1 LDU); hinge pairs 30364/30365 and 30386 at 1.2-1.3 LDU
+over the hinge allowance.
+"""
 
 
 def run(models: Path, only: str | None, incremental: bool) -> list[dict]:
@@ -66,7 +112,7 @@ def run(models: Path, only: str | None, incremental: bool) -> list[dict]:
         flo = b.floating_placements
         comps = b.num_connected_components
         t2 = time.perf_counter()
-        details = collision_details(b, max_depth_estimates=60)
+        details = collision_details(b, max_depth_estimates=400)
         causes = Counter(_cause(r) for r in details)
         sup = support_graph(b)
         flat = b.flattened_placements
@@ -75,15 +121,22 @@ def run(models: Path, only: str | None, incremental: bool) -> list[dict]:
                    colliding=len(coll), press_fits=int(len(eng.press_fits())), floating=len(flo),
                    components=comps, unchecked=len(unchecked_placements(b)),
                    collision_causes=dict(causes),
+                   own_ground_objects={str(k): v for k, v in sup.own_ground.items()},
                    collisions=[r.message() for r in details[:40]],
                    floating_parts=[b.describe(flat[i]) for i in sup.floating.tolist()[:40]])
         if incremental:
             from bricklayer import Element
             top = max(flat, key=lambda p: p.bounding_box.max.z)
             b.add_raw(Element("3005"), top.pose @ bricklayer.geometry.types.Pose(translation=(0, 0, 200)))
+            from bricklayer.validate.connections import connection_graph
+
             t3 = time.perf_counter()
+            connection_graph(b)
+            t4 = time.perf_counter()
             _ = b.colliding_placements, b.floating_placements, b.num_connected_components
             row["add_one_s"] = round(time.perf_counter() - t3, 3)
+            row["add_one_connections_s"] = round(t4 - t3, 3)
+            row["add_one_fraction"] = round((time.perf_counter() - t3) / max(t2 - t1, 1e-9), 3)
         rows.append(row)
         logging.getLogger("bench").warning("%s: %d parts, %d colliding, %d floating, %d comps, %.2fs",
                                            path.stem, len(flat), len(coll), len(flo), comps, t2 - t1)
@@ -103,6 +156,7 @@ def write_report(rows: list[dict]) -> None:
         tot.update(r["collision_causes"])
     lines += ["", "## Causes of the reported collisions (all models)", ""]
     lines += [f"- {k}: {v}" for k, v in tot.most_common()]
+    lines += ["", _FINDINGS]
     (HERE / "official_report.md").write_text("\n".join(lines) + "\n")
 
 

@@ -28,6 +28,15 @@ Pipeline (issue #4; validator notes)
    (:mod:`.connections`) is reported only when it still collides with each
    mesh inset by a further half of the family's allowance (so the two
    surfaces may overlap by up to the allowance): see :data:`PRESS_FIT_ALLOWANCE`.
+   A colliding pair the graph leaves unmated but whose sliding connectors
+   (clip / bar, axle, pin) mate within :data:`LOOSE_MATE` (0.7 LDU off the
+   axis: hand-posed minifigure hands and rounded matrices) gets the same
+   allowance.
+4b. **Flexible parts.** Segments of one flexible part (hose, string, belt,
+   LSynth output: "segment" in the part title, following "~Moved to"
+   aliases) under the same parent are pieces of one physical part drawn
+   overlapping; they are not tested against each other
+   (:meth:`CollisionEngine.same_flexible`), but against every other part.
 5. **Resting contacts** (used by :mod:`.support`): part A rests on part B
    when A, moved down by ``_REST_DROP`` = 1 LDU, collides with B while A's
    lowest point is above B's. With the 0.5 LDU gap the inset leaves, this
@@ -90,9 +99,11 @@ PRESS_FIT_ALLOWANCE: dict[str, float] = {
 #: Looser connector matching used only to excuse press fits of colliding pairs (LDU, cosine):
 #: official files round rotation matrices to 4 decimals and pose minifigure arms and hands by
 #: hand, so a hand's clip sits up to about 0.6 LDU off the bar it holds (1180 Moon Buggy: radio
-#: 3962b in hand 3820, 0.62 LDU), beyond the connection graph's 0.5 LDU line tolerance and
-#: 0.2 LDU point tolerance. Such a pair gets its connector family's press-fit allowance.
-LOOSE_MATE: dict[str, float] = {"line": 1.0, "point": 1.0, "cos": 0.9}
+#: 3962b in hand 3820, 0.62 LDU), beyond the connection graph's 0.5 LDU line tolerance.
+#: Only sliding joints (clip, bar, axle, pin and their holes) are matched loosely, and only up to
+#: 0.7 LDU off the axis, so that a part pushed 1 LDU across a joint (or a stud pushed into its
+#: anti-stud) stays a collision. Such a pair gets its family's press-fit allowance.
+LOOSE_MATE: dict[str, float] = {"line": 0.7, "cos": 0.9}
 #: Broad-phase boxes are grown by this much (LDU) so resting contacts are candidates.
 _MARGIN = 1.25
 #: Downward move (LDU) of the resting test (module notes, step 5).
@@ -563,12 +574,13 @@ class CollisionEngine:
         from .connections import SLIDING_TYPES, part_connector_arrays
 
         names = connector_types()
+        sliding = np.array([n in SLIDING_TYPES for n in names])
         out: dict = {}
         poses = self.wa.poses
         for i, j in pairs:
             ai = part_connector_arrays(self.wa.placements[i].content)
             aj = part_connector_arrays(self.wa.placements[j].content)
-            if not len(ai.code) or not len(aj.code):
+            if not sliding[ai.code].any() or not sliding[aj.code].any():
                 continue
             pi = ai.pos @ poses[i, :3, :3].T + poses[i, :3, 3]
             xi = ai.axis @ poses[i, :3, :3].T
@@ -584,14 +596,12 @@ class CollisionEngine:
                     if mate_kind(ta, tb) is None:
                         continue
                     cos = abs(float(xi[a] @ xj[b]))
-                    if ta in SLIDING_TYPES or tb in SLIDING_TYPES:
-                        along = float(d[b] @ xi[a])
-                        perp = float(np.sqrt(max(dist[b] ** 2 - along ** 2, 0.0)))
-                        ok = (cos >= LOOSE_MATE["cos"] and perp <= LOOSE_MATE["line"]
-                              and abs(along) <= ai.length[a] + aj.length[b] + LOOSE_MATE["line"])
-                    else:
-                        ball = _family(ai.code[a], names) == "ball"
-                        ok = dist[b] <= LOOSE_MATE["point"] and (ball or cos >= LOOSE_MATE["cos"])
+                    if ta not in SLIDING_TYPES and tb not in SLIDING_TYPES:
+                        continue  # point joints (studs, hinges, balls): the graph's own tolerance only
+                    along = float(d[b] @ xi[a])
+                    perp = float(np.sqrt(max(dist[b] ** 2 - along ** 2, 0.0)))
+                    ok = (cos >= LOOSE_MATE["cos"] and perp <= LOOSE_MATE["line"]
+                          and abs(along) <= ai.length[a] + aj.length[b] + LOOSE_MATE["line"])
                     if ok:
                         best = max(best, PRESS_FIT_ALLOWANCE.get(_family(ai.code[a], names), 0.0),
                                    PRESS_FIT_ALLOWANCE.get(_family(aj.code[b], names), 0.0))
@@ -677,6 +687,15 @@ def _is_segment(key: str, element, embedded) -> bool:
             if f.key.lower() in (want, want + ".dat"):
                 title = f.title or ""
                 break
+    if title.lower().startswith("~moved to "):  # an alias: the title of the part it moved to
+        from ldraw_data.library import get_library
+
+        try:
+            path = get_library().find(title.split()[2] + ".dat")
+            with open(path, encoding="utf-8", errors="replace") as fh:
+                title = fh.readline()
+        except (OSError, IndexError, LookupError, ValueError):
+            pass
     return "segment" in title.lower()
 
 

@@ -64,6 +64,12 @@ _KINDS = list(JointKind)
 _KIND_INDEX = {k: i for i, k in enumerate(_KINDS)}
 
 
+@lru_cache(maxsize=None)
+def _kind_set(codes: tuple) -> frozenset:
+    """frozenset of JointKind for a tuple of kind indices (memoized: hashing enums per edge is slow)."""
+    return frozenset(_KINDS[c] for c in codes)
+
+
 @lru_cache(maxsize=1)
 def _type_tables():
     """Per type code: sliding?, directional?, ball?, stays free when mated?, male side?, joint label?
@@ -137,7 +143,7 @@ class ConnectionGraph:
         The build's flattened placements (node ``i`` is ``placements[i]``).
     graph : networkx.Graph
         Nodes 0..n-1; an edge per mated part pair with attribute ``kinds``
-        (set of JointKind).
+        (frozenset of JointKind).
     pairs : (m, 4) int ndarray
         ``(part_i, connector_i, part_j, connector_j)`` per mated connector pair.
     kinds : list of JointKind, length m
@@ -168,7 +174,8 @@ class ConnectionGraph:
             first = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]])
             bounds = np.r_[first, len(u)].tolist()
             ucol = u[:, 2].tolist()
-            g.add_edges_from((int(u[f, 0]), int(u[f, 1]), {"kinds": {_KINDS[c] for c in ucol[f:e]}})
+            ab = u[:, :2].tolist()
+            g.add_edges_from((ab[f][0], ab[f][1], {"kinds": _kind_set(tuple(ucol[f:e]))})
                              for f, e in zip(bounds[:-1], bounds[1:]))
         self.graph = g
 

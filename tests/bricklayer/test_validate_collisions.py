@@ -1,0 +1,124 @@
+"""Collision geometry and rules (issue #4): inset shapes, thin material, press fits, flexible parts.
+
+Truth values from LDraw geometry read by hand: a plate is 8 LDU high with
+4 LDU studs; Tile 1 x 2 Grille (2412b) is 8 LDU high, its grille slots are cut
+from the top down to y = 4 LDU and its underside is hollow from y = 4 to 8
+(``parts/2412b.dat``), so a plate's studs (4 LDU) reach exactly the slot
+bottoms; insetting every surface by 0.25 LDU leaves 0.5 LDU between touching
+parts, so a shift of 0.6 LDU into a neighbour is the smallest that must show.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from bricklayer import from_ldraw, read_ldraw
+from bricklayer.validate import collision_details
+from bricklayer.validate.collisions import LOOSE_MATE, collision_engine
+from ldraw_data.collision import COLLISION_CACHE_VERSION, collision_shape
+
+OFFICIAL = Path(__file__).resolve().parents[3] / "shared" / "models" / "official"
+
+
+def _ldr(*lines: str):
+    """A build from LDraw type-1 lines ``(color x y z part)`` with identity rotation."""
+    out = []
+    for ln in lines:
+        c, x, y, z, part = ln.split()
+        out.append(f"1 {c} {x} {y} {z} 1 0 0 0 1 0 0 0 1 {part}")
+    return from_ldraw("\n".join(out) + "\n")
+
+
+# ------------------------------------------------------------------ inset shapes
+def test_brick_faces_move_inward_by_the_inset():
+    s = collision_shape("3001")
+    v = s.inset_vertices(0.25)
+    # Brick 2 x 4: outer walls at x = +-40, z = +-20, top at y = 0 (studs above, -y)
+    outer = np.isclose(np.abs(s.vertices[:, 0]), 40) & np.isclose(np.abs(s.vertices[:, 2]), 20) & np.isclose(
+        s.vertices[:, 1], 0)
+    assert outer.sum() == 4
+    assert np.allclose(np.abs(v[outer]), [39.75, 0.25, 19.75])
+    assert np.isinf(s.caps[outer]).all() or (s.caps[outer] >= 0.25).all()
+
+
+def test_grille_slot_edges_do_not_sink_into_the_hollow():
+    # the slot walls of 2412b end at y = 4 over the hollow underside (x in -16..16, z in -6..6):
+    # inset, nothing there may move below y = 4, where the studs of the plate underneath end
+    s = collision_shape("2412b")
+    v = s.inset_vertices(0.25)
+    over_hollow = ((np.abs(s.vertices[:, 0]) < 16 - 1e-6) & (np.abs(s.vertices[:, 2]) < 6 - 1e-6)
+                   & (s.vertices[:, 1] <= 4 + 1e-6) & (np.abs(s.vertices[:, 2]) > 1 + 1e-6))
+    assert over_hollow.any()
+    assert v[over_hollow, 1].max() <= 4.0 + 1e-6
+
+
+def test_thin_material_is_inset_by_at_most_half_its_thickness():
+    # a closed 10 x 0.2 x 10 LDU slab (outward CCW faces): a corner moves along (1, 1, 1) per unit
+    # of inset, its inward ray leaves through the opposite face after 0.2 * sqrt(3) LDU, so its
+    # inset is capped at half of that over |x| = sqrt(3): 0.1 LDU, and the slab closes to zero
+    # thickness instead of turning inside out
+    import trimesh
+
+    from ldraw_data.collision import _directions, _thickness_caps
+
+    box = trimesh.creation.box(extents=(10, 0.2, 10))
+    v, f = np.asarray(box.vertices, float), np.asarray(box.faces, np.int64)
+    d = _directions(v, f)
+    caps = _thickness_caps(v, f, d)
+    assert np.allclose(caps, 0.1, atol=1e-6)
+    inset = v - np.minimum(0.25, caps)[:, None] * d
+    assert np.allclose(inset[:, 1], 0.0, atol=1e-6)
+    assert np.allclose(np.abs(inset[:, 0]), 4.9, atol=1e-6)
+    # a thick box is not capped for the insets the validator uses (up to 1.25 LDU)
+    cube = trimesh.creation.box(extents=(10, 10, 10))
+    vc, fc = np.asarray(cube.vertices, float), np.asarray(cube.faces, np.int64)
+    assert (_thickness_caps(vc, fc, _directions(vc, fc)) >= 1.25).all()
+    assert COLLISION_CACHE_VERSION >= 3
+
+
+# ------------------------------------------------------------------ real overlaps still show
+@pytest.mark.parametrize("shift,hit", [(0.4, False), (0.6, True), (1, True)])
+def test_smallest_sideways_shift_that_shows(shift, hit):
+    b = _ldr("1 0 0 0 3001.dat", f"2 {80 - shift} 0 0 3001.dat")
+    assert (len(b.colliding_placements) == 1) is hit
+
+
+def test_grille_tile_on_plate_is_a_tight_fit_and_pressing_it_in_is_not():
+    ok = _ldr("15 0 0 0 3795.dat", "0 0 -8 10 2412b.dat")
+    assert ok.colliding_placements == []
+    bad = _ldr("15 0 0 0 3795.dat", "0 0 -7 10 2412b.dat")
+    assert len(bad.colliding_placements) == 1
+
+
+# ------------------------------------------------------------------ rules on an official set
+@pytest.mark.skipif(not (OFFICIAL / "1180_1_Space_Port_Moon_Buggy.mpd").exists(), reason="official models absent")
+def test_moon_buggy_grilles_and_minifig_hand():
+    b = read_ldraw(OFFICIAL / "1180_1_Space_Port_Moon_Buggy.mpd")
+    ids = [tuple(sorted((a.content.ldraw_id, c.content.ldraw_id))) for a, c in b.colliding_placements]
+    # the grille tiles (2412b) on their plate and Technic brick are tight fits
+    assert not any("2412b" in p for p in ids)
+    # the hand (3820) holding the radio (3962b) 0.62 LDU off the bar's axis is a clip on a bar
+    assert ("3820", "3962b") not in ids
+    assert 0.62 <= LOOSE_MATE["line"] < 0.71  # a 1 LDU push at 45 degrees to an axis is 0.71 off it
+
+
+def test_hose_segments_of_one_hose_are_not_tested_against_each_other():
+    # two centre segments of a flexible hose (756) 2 LDU apart overlap as drawn
+    text = "\n".join([
+        "0 FILE main.ldr", "1 16 0 0 0 1 0 0 0 1 0 0 0 1 hose.ldr", "0 NOFILE",
+        "0 FILE hose.ldr", "1 0 0 0 0 1 0 0 0 1 0 0 0 1 756.dat", "1 0 0 -2 0 1 0 0 0 1 0 0 0 1 756.dat", "0 NOFILE",
+    ])
+    b = from_ldraw(text + "\n")
+    eng = collision_engine(b)
+    assert eng.segment.all()
+    assert len(eng.pairs[eng.hit]) == 1          # the meshes do intersect
+    assert b.colliding_placements == []            # but they are one hose
+    # a brick pushed into a hose segment is still reported
+    text2 = text.replace("0 FILE hose.ldr", "0 FILE hose.ldr\n1 4 0 -4 0 1 0 0 0 1 0 0 0 1 3005.dat")
+    b2 = from_ldraw(text2 + "\n")
+    assert len(b2.colliding_placements) >= 1
+    assert all({a.content.ldraw_id, c.content.ldraw_id} != {"756"} for a, c in b2.colliding_placements)
+    assert all(r.depth > 0 for r in collision_details(b2))
