@@ -679,7 +679,7 @@ def write_instructions(build, out_dir, *, images: bool = True, max_images: int =
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     plan = assembly_sequence(build, max_parts_per_step=max_parts_per_step)
-    mpd = write_ldraw(plan.sequence, out / "steps.mpd", title=f"{build.name or 'model'} - assembly sequence")
+    mpd = write_ldraw(plan.sequence, out / "steps.mpd", overwrite=True, title=f"{build.name or 'model'} - assembly sequence")
     summary = plan.summary(build)
     pj = out / "plan.json"
     pj.write_text(json.dumps(summary, indent=2), encoding="utf-8")

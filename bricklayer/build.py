@@ -125,7 +125,15 @@ class FlatPlacement(Placement):
         return self.path[-1]
 
 
+def _check_content(content) -> None:
+    if not isinstance(content, (Element, LegoBuild)):
+        hint = f"; make an element with Element({content!r}, color)" if isinstance(content, str) else ""
+        raise TypeError(f"content must be an Element or a LegoBuild, got {type(content).__name__}{hint}")
+
+
 def _rot_matrix(rotation) -> np.ndarray:
+    if isinstance(rotation, str):
+        raise ValueError(f"rotation must be Rotation.DEG_0/DEG_90/DEG_180/DEG_270 (or a Mat3), got {rotation!r}")
     if isinstance(rotation, Rotation):
         return np.asarray(rotation.matrix)
     if isinstance(rotation, Mat3):
@@ -337,6 +345,7 @@ class LegoBuild(LegoGeometry):
         IndexError
             Bad ``index``.
         """
+        _check_content(content)
         pos = as_position(position)
         r = _rot_matrix(rotation)
         if not _is_quarter_turn_z(r):
@@ -378,6 +387,7 @@ class LegoBuild(LegoGeometry):
         color : int, optional
             For a sub-build, the colour its colour-16 parts take (see :class:`Placement`).
         """
+        _check_content(content)
         pose = Pose() if pose is None else (pose if isinstance(pose, Pose) else Pose.from_matrix(pose))
         return self._insert(Placement(content, pose, color), name, index)
 
@@ -394,6 +404,7 @@ class LegoBuild(LegoGeometry):
         ValueError, KeyError, IndexError
             As :meth:`add`.
         """
+        _check_content(content)
         ref, ref_pose = self._resolve(on)
         ref_box = ref.content.alignment_box.transformed(ref_pose)
         off = as_position(offset)
@@ -449,6 +460,7 @@ class LegoBuild(LegoGeometry):
             one of ``content``'s, or the options do not fit the joint kind.
             Nothing is recorded in any of these cases.
         """
+        _check_content(content)
         if not isinstance(connector, Connector) or not isinstance(to, Connector):
             raise TypeError("connect(content, connector, to): connector and to must be Connector objects")
         own = {c._key() for c in content.connectors}

@@ -41,6 +41,8 @@ def _members() -> dict[str, int]:
     return out
 
 
+_KNOWN_CODES = frozenset(code for code, _ in _color_rows()) | {16, 24}
+
 #: Named LDraw colours; ``Color.RED == 4``. Codes 16 (``MAIN_COLOUR``, inherit)
 #: and 24 (``EDGE_COLOUR``) are the LDraw spec's special codes.
 Color = enum.IntEnum("Color", _members(), module=__name__)
@@ -106,6 +108,8 @@ def as_color(c) -> LDrawColor:
     """
     if isinstance(c, LDrawColor):
         return c
+    if isinstance(c, bool) or (isinstance(c, float) and not c.is_integer()):
+        raise ValueError(f"a colour is a Color member or an LDraw colour code, got {c!r}")
     if isinstance(c, str):
         key = "".join(ch if ch.isalnum() else "_" for ch in c.strip()).upper()
         if key in Color.__members__:
@@ -115,4 +119,11 @@ def as_color(c) -> LDrawColor:
         close = difflib.get_close_matches(key, list(Color.__members__), n=3)
         hint = f"; did you mean {', '.join('Color.' + n for n in close)}?" if close else ""
         raise ValueError(f"unknown colour name {c!r}{hint}")
-    return LDrawColor(int(c))
+    try:
+        code = int(c)
+    except (TypeError, ValueError):
+        raise ValueError(f"a colour is a Color member (e.g. Color.RED), a code or a name, got {c!r}") from None
+    if code < 0x2000000 and code not in _KNOWN_CODES:
+        raise ValueError(f"colour code {code} is not in LDConfig.ldr; use a Color member (e.g. Color.RED) "
+                         "or a direct colour 0x2RRGGBB")
+    return LDrawColor(code)

@@ -309,12 +309,20 @@ class Element(LegoGeometry):
         pid = normalize_id(ldraw_id)
         from ldraw_data.catalog import get_catalog
 
+        if not isinstance(ldraw_id, str) or not ldraw_id.strip():
+            raise TypeError(f"Element(ldraw_id, color) needs a part id string such as '3001', got {ldraw_id!r}")
         cat = get_catalog()
         if pid not in cat:
+            err = PartNotFoundError(pid, cat.suggest(pid.rsplit("/", 1)[-1], 5))
             from ldraw_data.library import get_library
 
-            if get_library().find(pid + ".dat") is None:
-                raise PartNotFoundError(pid, cat.suggest(pid, 5))
+            folder = get_library().folder_of(pid + ".dat")
+            if folder is not None:  # a primitive or subpart: geometry, not a part you can buy
+                kind = "a primitive (p/)" if folder.endswith("p") else "a subpart (parts/s/)"
+                err.args = (f"{pid!r} is {kind}, not a catalog part; builds use only real parts. "
+                            + err.args[0].split("; ", 1)[-1],)
+            raise err
+        pid = cat.get(pid).part_id  # the catalog's spelling ("parts/3001.DAT" -> "3001")
         object.__setattr__(self, "_id", pid)
         object.__setattr__(self, "_color", as_color(color))
         object.__setattr__(self, "_known", True)

@@ -23,17 +23,16 @@ from __future__ import annotations
 __all__ = ["from_ldraw", "read_ldraw", "to_ldraw", "write_ldraw", "LDrawImportResult"]
 
 import logging
-import os
-import tempfile
 from pathlib import Path
 
 import numpy as np
 
 from ldraw_data.errors import LDrawParseError, LDrawWarning
+from ldraw_data.fileio import atomic_write
 from ldraw_data.io.parse import LDrawDocument, LDrawFile, parse_document
 from ldraw_data.library import read_ldraw_text
 
-from .build import LegoBuild, Placement
+from .build import LegoBuild
 from .element import Element
 from .geometry.ldraw_frame import B2L, L2B
 from .geometry.types import Pose
@@ -314,7 +313,7 @@ def to_ldraw(build: LegoBuild, *, title: str | None = None) -> str:
     return "\n".join(lines) + "\n"
 
 
-def write_ldraw(build: LegoBuild, path, *, overwrite: bool = True, title: str | None = None) -> Path:
+def write_ldraw(build: LegoBuild, path, *, overwrite: bool = False, title: str | None = None) -> Path:
     """Write a build to an ``.ldr``/``.mpd`` file atomically (temp file, then rename).
 
     Parameters
@@ -322,7 +321,8 @@ def write_ldraw(build: LegoBuild, path, *, overwrite: bool = True, title: str | 
     build : LegoBuild
     path : path
     overwrite : bool
-        When False, an existing file raises FileExistsError instead of being replaced.
+        Replace an existing file. Default False: an existing file raises
+        FileExistsError, so a user's model is never replaced without being asked.
     title : str, optional
 
     Returns
@@ -332,15 +332,7 @@ def write_ldraw(build: LegoBuild, path, *, overwrite: bool = True, title: str | 
     p = Path(path)
     if p.exists() and not overwrite:
         raise FileExistsError(f"{p} exists; pass overwrite=True to replace it")
+    if not isinstance(build, LegoBuild):
+        raise TypeError(f"write_ldraw(build, path) needs a LegoBuild, got {type(build).__name__}")
     text = to_ldraw(build, title=title)
-    p.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=p.parent, prefix=f".{p.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
-            fh.write(text)
-        os.replace(tmp, p)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-    return p
+    return atomic_write(p, text)

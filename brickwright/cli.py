@@ -5,7 +5,6 @@ from __future__ import annotations
 import functools
 import json
 import logging
-import sys
 from pathlib import Path
 from typing import Optional
 
@@ -98,6 +97,8 @@ def search(query: str = typer.Argument(..., help='Free text, e.g. "brick 2 x 4" 
     """Search the part catalog (BM25 x popularity)."""
     from ldraw_data.search import search_parts
 
+    if not query.strip():
+        _fail('the query is empty; try e.g. "brick 2 x 4" or "slope 45"')
     res = search_parts(query, category=category, limit=limit)
     if not res:
         _fail(f"no part matches {query!r}" + (f" in category {category!r}" if category else ""))
@@ -114,6 +115,9 @@ def info(model: Path = typer.Argument(..., help=".ldr or .mpd file"),
 
     if not model.exists():
         _fail(f"{model}: no such file")
+    if model.suffix.lower() == ".py":
+        _fail(f"{model}: info reads LDraw models (.ldr/.mpd); for a build.py use `brickwright validate` "
+              "or export it with write_ldraw()")
     mi = model_info(model)
     if as_json:
         typer.echo(json.dumps(mi.to_dict(), indent=2))
@@ -148,6 +152,25 @@ def popularity_rebuild(folder: Path = typer.Argument(..., help="Folder of .ldr/.
     typer.echo(f"{len(counts)} parts, {sum(counts.values())} uses -> {target}")
 
 
+def _load_model_or_script(model: Path):
+    """(build, None) for an LDraw file; (None, None) for a build.py (run by the caller); fails clearly on
+    a missing file, a folder, or a model with no parts. Import warnings go to stderr."""
+    if not model.exists():
+        _fail(f"{model}: no such file")
+    if model.is_dir():
+        _fail(f"{model} is a folder; give an .ldr, .mpd or build.py file")
+    if model.suffix.lower() == ".py":
+        return None, None
+    from bricklayer import read_ldraw
+
+    build = read_ldraw(model)
+    for w in getattr(build, "import_warnings", []):
+        typer.echo(f"warning: {w}", err=True)
+    if build.brick_count == 0:
+        _fail(f"{model}: no parts found (is it an LDraw model? every part is a '1 ...' line)")
+    return build, None
+
+
 # ----------------------------------------------------------------------------- validate
 @app.command("validate")
 @friendly
@@ -155,14 +178,21 @@ def validate(model: Path = typer.Argument(..., help=".ldr, .mpd or build.py"),
              as_json: bool = typer.Option(False, "--json", help="Print the report as JSON."),
              stability: bool = typer.Option(False, "--stability", help="Also check stability (when available).")):
     """Check collisions, floating parts and connectivity; exit 1 when the build is not valid."""
-    from .inspect_model import load_build
+    from .inspect_model import run_build_script
     from .validation import validation_report
 
-    if not model.exists():
-        _fail(f"{model}: no such file")
-    build = load_build(model)
+    build, tests = _load_model_or_script(model)
+    if model.suffix.lower() == ".py":
+        res = run_build_script(model)
+        build, tests = res["build"], res.get("tests")
     rep = validation_report(build, source=str(model))
     ok = rep["valid"]
+    if tests is not None:
+        rep["tests"] = tests
+        ok = ok and bool(tests.get("passed"))
+        rep["text"] += "\nrun_tests: " + ", ".join(
+            f"{c['name']} {'ok' if c['passed'] else 'FAILED'}" + (f" ({c['detail']})" if c.get("detail") and not c["passed"] else "")
+            for c in tests.get("checks", []))
     if stability:
         from bricklayer.stability import stability_report
 
@@ -189,9 +219,10 @@ def instructions(model: Path = typer.Argument(..., help=".ldr, .mpd or build.py"
 
     from .inspect_model import load_build
 
-    if not model.exists():
-        _fail(f"{model}: no such file")
-    res = write_instructions(load_build(model), out, images=images, max_parts_per_step=max_parts_per_step)
+    build, _ = _load_model_or_script(model)
+    if build is None:
+        build = load_build(model)
+    res = write_instructions(build, out, images=images, max_parts_per_step=max_parts_per_step)
     typer.echo(res["summary"])
     typer.echo(f"steps: {res['mpd']}")
     if res.get("image_error"):
@@ -207,18 +238,22 @@ def render(model: Path = typer.Argument(..., help=".ldr, .mpd or build.py"),
                                                    help="Colliding parts red, floating parts orange, the rest faded."),
            out: Optional[Path] = typer.Option(None, help="PNG to write (default: MODEL name + .png)."),
            size: Optional[str] = typer.Option(None, help="WxH in pixels, e.g. 1200x800."),
-           edges: bool = typer.Option(True, help="Draw LDraw edge lines.")):
+           edges: bool = typer.Option(True, help="Draw LDraw edge lines."),
+           force: bool = typer.Option(False, "--force", help="Replace an existing output file.")):
     """Render a model to PNG offscreen (software OpenGL, no display needed)."""
     from bricklayer.render import save_render
 
     from .inspect_model import load_build
 
-    if not model.exists():
-        _fail(f"{model}: no such file")
     target = out or model.with_suffix(".png")
-    if target.exists() and target.resolve() == model.resolve():
-        _fail(f"refusing to overwrite the model {model}")
-    path = save_render(load_build(model), target, view=view, size=size, highlight_problems=highlight_problems,
+    if target.suffix.lower() != ".png":
+        _fail(f"{target}: the output is a PNG image; give a file name ending in .png")
+    if target.exists() and not force:
+        _fail(f"{target} exists; pass --force to replace it")
+    build, _ = _load_model_or_script(model)
+    if build is None:
+        build = load_build(model)
+    path = save_render(build, target, view=view, size=size, highlight_problems=highlight_problems,
                        edges=edges)
     typer.echo(str(path))
 

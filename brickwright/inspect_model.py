@@ -7,8 +7,7 @@ from __future__ import annotations
 
 __all__ = ["ModelInfo", "model_info", "load_build"]
 
-import runpy
-import sys
+import tempfile
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -109,31 +108,60 @@ def model_info(path) -> ModelInfo:
                      [str(w) for w in m.warnings])
 
 
-def load_build(path):
-    """A LegoBuild from an ``.ldr``/``.mpd`` file or a ``build.py`` (its ``create_build()``).
+class BuildScriptError(LDrawError):
+    """A ``build.py`` failed (syntax error, exception, time or memory limit); the message says where."""
 
-    A ``build.py`` runs in this process: use it for your own scripts (the
-    agent harness runs model-written code in a sandboxed worker instead).
+
+def run_build_script(path, *, time_limit: float = 30.0) -> dict:
+    """Run a ``build.py`` in the sandboxed worker (time and memory limits) and export its build.
+
+    Returns
+    -------
+    dict
+        The worker's validation record (see :func:`brickwright.agent.validate_file`) plus
+        ``build`` (the LegoBuild read back from the exported LDraw).
 
     Raises
     ------
-    LDrawError
-        For a build.py without ``create_build`` or one that does not return a LegoBuild.
+    BuildScriptError
+        When the script fails; the message is the report the agent would read (file, line, hint).
     """
-    from bricklayer import LegoBuild, read_ldraw
+    from bricklayer import read_ldraw
+
+    from .agent import validate_file
+
+    p = Path(path)
+    with tempfile.TemporaryDirectory(prefix="brickwright-build-") as tmp:
+        out = Path(tmp) / (p.stem + ".mpd")
+        res = validate_file(p, time_limit=time_limit, export=out)
+        if res.get("error") or not out.exists():
+            err = res.get("error") or {}
+            raise BuildScriptError((err.get("text") or res.get("text") or f"{p}: create_build() failed").strip())
+        build = read_ldraw(out)
+    for b in [build, *build._all_builds()]:  # line numbers of the temporary export mean nothing to the user
+        for pl in b.placements:
+            pl.origin = None
+    res["build"] = build
+    return res
+
+
+def load_build(path):
+    """A LegoBuild from an ``.ldr``/``.mpd`` file or a ``build.py`` (its ``create_build()``).
+
+    A ``build.py`` runs in the sandboxed worker, as the agent's code does (30 s
+    and 2 GiB limits, its own folder): an endless loop or a crash is reported,
+    never hangs or kills the command.
+
+    Raises
+    ------
+    BuildScriptError
+        When a build.py fails.
+    LDrawParseError
+        When an LDraw file cannot be read.
+    """
+    from bricklayer import read_ldraw
 
     p = Path(path)
     if p.suffix.lower() == ".py":
-        sys.path.insert(0, str(p.parent.resolve()))
-        try:
-            ns = runpy.run_path(str(p), run_name="build_module")
-        finally:
-            sys.path.pop(0)
-        fn = ns.get("create_build")
-        if fn is None:
-            raise LDrawError(f"{p}: no create_build() function; a build.py defines create_build() -> LegoBuild")
-        b = fn()
-        if not isinstance(b, LegoBuild):
-            raise LDrawError(f"{p}: create_build() returned {type(b).__name__}, not a LegoBuild")
-        return b
+        return run_build_script(p)["build"]
     return read_ldraw(p)

@@ -81,4 +81,4 @@ if __name__ == "__main__":
     build = create_build()
     print(build.check_motion())
     write_ldraw(build.posed({"axle_front": Revolute(45), "axle_rear": Revolute(45)}),
-                out_path("articulation_car.ldr"))
+                out_path("articulation_car.ldr"), overwrite=True)

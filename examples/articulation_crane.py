@@ -29,4 +29,4 @@ if __name__ == "__main__":
 
     build = create_build()
     print(build.check_motion())
-    write_ldraw(build.posed({"turntable_top": Revolute(45)}), out_path("articulation_crane.ldr"))
+    write_ldraw(build.posed({"turntable_top": Revolute(45)}), out_path("articulation_crane.ldr"), overwrite=True)

@@ -30,4 +30,4 @@ if __name__ == "__main__":
 
     build = create_build()
     print(build.check_motion())
-    write_ldraw(build.posed({"door/door": Revolute(-60)}), out_path("articulation_door.ldr"))
+    write_ldraw(build.posed({"door/door": Revolute(-60)}), out_path("articulation_door.ldr"), overwrite=True)

@@ -84,4 +84,4 @@ if __name__ == "__main__":
 
     build = create_build()
     print(build.check_motion())
-    write_ldraw(build.posed({"drawer": Prismatic(2)}), out_path("articulation_drawer.ldr"))
+    write_ldraw(build.posed({"drawer": Prismatic(2)}), out_path("articulation_drawer.ldr"), overwrite=True)

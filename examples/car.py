@@ -43,4 +43,4 @@ if __name__ == "__main__":
 
     b = create_build()
     print(f"{b.brick_count} parts, {b.num_connected_components} component(s)")
-    print(write_ldraw(b, out_path("car.ldr")))
+    print(write_ldraw(b, out_path("car.ldr"), overwrite=True))

@@ -46,4 +46,4 @@ if __name__ == "__main__":
 
     b = create_build()
     print(f"{b.brick_count} parts, {b.num_connected_components} component(s)")
-    print(write_ldraw(b, out_path("small_house.ldr")))
+    print(write_ldraw(b, out_path("small_house.ldr"), overwrite=True))

@@ -39,4 +39,4 @@ if __name__ == "__main__":
 
     b = create_build()
     print(f"{b.brick_count} parts, {b.num_connected_components} component(s)")
-    print(write_ldraw(b, out_path("tower.mpd")))
+    print(write_ldraw(b, out_path("tower.mpd"), overwrite=True))

@@ -40,13 +40,13 @@ import json
 import logging
 import os
 import re
-import tempfile
 import time
 from dataclasses import dataclass, replace
 from importlib import resources
 from pathlib import Path
 from typing import Iterable, Iterator
 
+from .fileio import atomic_writer
 from .errors import LDrawError, PartNotFoundError
 from .library import LDrawLibrary, cache_dir, get_library, normalize_name, read_ldraw_text
 
@@ -434,19 +434,11 @@ def write_popularity(counter: collections.Counter | dict[str, int], path: str | 
     """
     global _POPULARITY
     target = Path(path).expanduser()
-    target.parent.mkdir(parents=True, exist_ok=True)
     rows = sorted(((str(k), int(v)) for k, v in counter.items() if int(v) > 0), key=lambda kv: (-kv[1], kv[0]))
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", newline="", encoding="utf-8") as fh:
-            w = csv.writer(fh, lineterminator="\n")
-            w.writerow(["part_id", "count"])
-            w.writerows(rows)
-        os.replace(tmp, target)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    with atomic_writer(target, "w", newline="") as fh:
+        w = csv.writer(fh, lineterminator="\n")
+        w.writerow(["part_id", "count"])
+        w.writerows(rows)
     if target.resolve() == _SHIPPED_POPULARITY:
         # The shipped table was rewritten: reload it and re-apply to catalogs.
         _POPULARITY = None
@@ -748,15 +740,8 @@ def get_catalog(library: LDrawLibrary | None = None, *, rebuild: bool = False) -
         cat = build_catalog(lib)
         log.info("catalog: %d part headers read in %.2f s", len(cat), time.perf_counter() - t0)
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".catalog-", suffix=".tmp")
-            try:
-                with os.fdopen(fd, "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", compresslevel=5) as gz:
-                    gz.write(json.dumps(cat.to_json(), separators=(",", ":")).encode("utf-8"))
-                os.replace(tmp, path)
-            finally:
-                if os.path.exists(tmp):
-                    os.unlink(tmp)
+            with atomic_writer(path, "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", compresslevel=5) as gz:
+                gz.write(json.dumps(cat.to_json(), separators=(",", ":")).encode("utf-8"))
         except OSError as exc:
             log.warning("could not write catalog cache %s: %s", path, exc)
     cat = cat.with_popularity(popularity())

@@ -67,9 +67,7 @@ import importlib.util
 import json
 import logging
 import lzma
-import os
 import re
-import tempfile
 import threading
 from dataclasses import dataclass, field
 from enum import Enum
@@ -551,16 +549,10 @@ def _load_aliases() -> dict[str, tuple[str, np.ndarray]]:
 
 
 def _atomic_save_npz(path, arrays: dict) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            np.savez(fh, **arrays)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    from .fileio import atomic_writer
+
+    with atomic_writer(path, "wb") as fh:
+        np.savez(fh, **arrays)
 
 
 @lru_cache(maxsize=1)

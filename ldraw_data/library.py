@@ -364,6 +364,25 @@ def _library_root_in(folder: Path, marker: str) -> Path | None:
     return None
 
 
+def _check_replaceable(target: Path, marker: str) -> None:
+    """Refuse to replace anything but an empty folder or an earlier installation.
+
+    Raises
+    ------
+    LDrawError
+        When ``target`` is a file, or a non-empty folder that is not an LDraw
+        (or shadow) library: installing there would delete the user's files.
+    """
+    if not target.exists():
+        return
+    if not target.is_dir():
+        raise LDrawError(f"{target} is a file; give a folder for the library (nothing was changed).")
+    if any(target.iterdir()) and not (target / marker).is_dir():
+        raise LDrawError(
+            f"{target} is not empty and holds no LDraw library ({marker}/ missing); installing there would "
+            "delete its files. Give an empty or new folder (nothing was changed).")
+
+
 def install_library(
     source: str | os.PathLike, *, shadow: bool = False, dest: str | os.PathLike | None = None
 ) -> Path:
@@ -390,11 +409,14 @@ def install_library(
         When the source does not exist, is not a zip or folder, or holds no
         LDraw library. The previous installation is kept in that case: the
         new copy is unpacked beside it and swapped in only when complete.
+        Also when ``dest`` is a file or a non-empty folder that is not an
+        earlier installation (its contents would otherwise be replaced).
     """
     kind = "ldcad-shadow" if shadow else "ldraw"
     target = Path(dest).expanduser() if dest else _installed_path(kind)
-    target.parent.mkdir(parents=True, exist_ok=True)
     marker = "p" if shadow else "parts"
+    _check_replaceable(target, marker)
+    target.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=target.parent, prefix=f".{kind}-") as tmp:
         tmp_path = Path(tmp)
         src = str(source)

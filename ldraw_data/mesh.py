@@ -49,8 +49,6 @@ __all__ = [
 import difflib
 import json
 import logging
-import os
-import tempfile
 import urllib.parse
 import zlib
 from collections import OrderedDict
@@ -61,6 +59,7 @@ from pathlib import Path
 import numpy as np
 
 from .errors import PartNotFoundError
+from .fileio import atomic_write
 from .io.parse import DIRECT_COLOR_FLAG, Geometry, LDrawDocument, LDrawFile, Meta, SubfileRef, parse_document
 from .library import LDrawLibrary, cache_dir, get_library, normalize_name
 
@@ -552,18 +551,7 @@ def _write_pack(path: Path, mesh: PartMesh) -> None:
         "missing": list(mesh.missing), "sizes": [a.size for a in arrays],
     }).encode()
     payload = zlib.compress(b"".join(a.tobytes() for a in arrays), 1)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".mesh")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(_MAGIC + len(header).to_bytes(4, "little") + header + payload)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    atomic_write(path, _MAGIC + len(header).to_bytes(4, "little") + header + payload)
 
 
 def _read_pack(path: Path) -> PartMesh | None:

@@ -86,3 +86,36 @@ def test_library_install_and_missing_library(tmp_path):
 def test_console_script_entry_point():
     r = subprocess.run([sys.executable, "-m", "brickwright", "--help"], capture_output=True, text=True, timeout=120)
     assert r.returncode == 0 and "search" in r.stdout and "validate" in r.stdout
+
+
+def test_build_script_errors_are_reported_not_raised(tmp_path):
+    bad = tmp_path / "bad.py"
+    bad.write_text("from bricklayer import *\ndef create_build():\n    b = LegoBuild()\n    x = undefined_name\n    return b\n")
+    r = run("validate", str(bad))
+    assert r.exit_code == 1
+    assert "NameError" in r.output and "line 4" in r.output and "Traceback (most recent call last)" not in r.output
+    loop = tmp_path / "loop.py"
+    loop.write_text("def create_build():\n    while True:\n        pass\n")
+    from brickwright.inspect_model import BuildScriptError, run_build_script
+
+    with pytest.raises(BuildScriptError, match="Time limit: the code ran longer than 2 s"):
+        run_build_script(loop, time_limit=2)
+
+
+def test_render_never_replaces_files_silently(tmp_path, official_dir):
+    model = official_dir / "6907_Sonic_Stinger.mpd"
+    other = tmp_path / "notes.txt"
+    other.write_text("keep me")
+    r = run("render", str(model), "--out", str(other))
+    assert r.exit_code == 1 and "ending in .png" in r.output
+    png = tmp_path / "x.png"
+    png.write_bytes(b"old")
+    r = run("render", str(model), "--out", str(png))
+    assert r.exit_code == 1 and "--force" in r.output and png.read_bytes() == b"old"
+
+
+def test_empty_model_is_an_error(tmp_path):
+    empty = tmp_path / "empty.ldr"
+    empty.write_text("0 nothing here\n")
+    r = run("validate", str(empty))
+    assert r.exit_code == 1 and "no parts found" in r.output

@@ -151,11 +151,16 @@ def as_position(v) -> Position:
     """
     if isinstance(v, Position):
         return v
-    vals = list(v)
+    try:
+        vals = list(v)
+    except TypeError:
+        raise ValueError(f"a grid position is (x studs, y studs, z plates), got {v!r}") from None
     if len(vals) != 3:
         raise ValueError(f"a grid position needs 3 numbers (x studs, y studs, z plates), got {v!r}")
     out = []
     for c in vals:
+        if isinstance(c, (bool, np.bool_)):
+            raise ValueError(f"a grid position holds whole numbers, got {tuple(vals)!r}")
         if isinstance(c, (int, np.integer)):
             out.append(int(c))
         elif isinstance(c, float) and c.is_integer():

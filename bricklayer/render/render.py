@@ -24,11 +24,8 @@ __all__ = [
     "BACKGROUND",
 ]
 
-import contextlib
 import logging
 import math
-import os
-import tempfile
 import time
 from pathlib import Path
 
@@ -401,16 +398,10 @@ def save_render(build, out_png, *, view="iso", size=None, highlight_problems: bo
     else:
         img = render_build(build, view=view, size=size, highlight=highlight or None, edges=edges,
                            projection=projection)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=out.name + ".", suffix=".tmp", dir=out.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            img.save(fh, format="PNG")
-        os.replace(tmp, out)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+    from ldraw_data.fileio import atomic_writer
+
+    with atomic_writer(out, "wb") as fh:
+        img.save(fh, format="PNG")
     return out
 
 

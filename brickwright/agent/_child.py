@@ -285,7 +285,7 @@ def op_validate(req: dict) -> dict:
             out["tests"] = None
         if req.get("export"):
             out["stage"] = "export"
-            _State.bricklayer.write_ldraw(build, req["export"])
+            _State.bricklayer.write_ldraw(build, req["export"], overwrite=True)
             out["exported"] = req["export"]
         out["stage"] = "done"
         tests_ok = out["tests"] is not None and out["tests"]["passed"]

@@ -12,8 +12,6 @@ __all__ = ["TOOL_DEFINITIONS", "TOOL_NAMES", "ToolBox", "ToolOutcome", "format_v
 import hashlib
 import json
 import logging
-import os
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -86,10 +84,9 @@ def _sha(text: str) -> str:
 
 
 def _write_atomic(path: Path, text: str) -> None:
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    with os.fdopen(fd, "w", encoding="utf-8") as f:
-        f.write(text)
-    os.replace(tmp, path)
+    from ldraw_data.fileio import atomic_write
+
+    atomic_write(path, text)
 
 
 def format_validation(data: dict, *, limit_note: str | None = None) -> str:

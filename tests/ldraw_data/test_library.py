@@ -279,3 +279,32 @@ def test_install_zip_without_library_keeps_previous(installed, tmp_path):
         install_library(z, dest=installed)
     assert "other.zip" in str(err.value) and "no parts/ folder" in str(err.value)
     assert _unchanged(installed)
+
+
+def test_install_refuses_to_replace_user_files(tmp_path):
+    """--dest pointing at a user's folder or file is refused; nothing is deleted."""
+    import zipfile
+
+    from ldraw_data.errors import LDrawError
+    from ldraw_data.library import install_library
+
+    z = tmp_path / "mini.zip"
+    with zipfile.ZipFile(z, "w") as zf:
+        zf.writestr("ldraw/LDConfig.ldr", "0 !COLOUR Black CODE 0 VALUE #1B2A34 EDGE #808080\n")
+        zf.writestr("ldraw/parts/9999.dat", "0 Test\n")
+    user = tmp_path / "thesis"
+    user.mkdir()
+    (user / "thesis.txt").write_text("years of work")
+    with pytest.raises(LDrawError, match="not empty and holds no LDraw library"):
+        install_library(z, dest=user)
+    assert (user / "thesis.txt").read_text() == "years of work"
+    model = tmp_path / "first.ldr"
+    model.write_text("1 4 0 0 0 1 0 0 0 1 0 0 0 1 3001.dat\n")
+    with pytest.raises(LDrawError, match="is a file"):
+        install_library(z, dest=model)
+    assert model.read_text().startswith("1 4")
+    # an earlier installation may be replaced
+    lib = tmp_path / "lib"
+    install_library(z, dest=lib)
+    install_library(z, dest=lib)
+    assert (lib / "parts" / "9999.dat").exists()

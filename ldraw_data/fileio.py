@@ -1,0 +1,76 @@
+"""Atomic file writes, the one way every module writes a file.
+
+A file is written to a temporary file in the target's folder and renamed
+over the target only when complete (``os.replace``), so a crash or an error
+never leaves a half-written model, image or cache file. New files get the
+usual permissions (``0o666`` less the process umask), not the private
+``0o600`` that ``tempfile.mkstemp`` creates.
+"""
+
+from __future__ import annotations
+
+__all__ = ["atomic_writer", "atomic_write"]
+
+import contextlib
+import os
+import tempfile
+from pathlib import Path
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+@contextlib.contextmanager
+def atomic_writer(path, mode: str = "wb", *, encoding: str | None = None, newline: str | None = None):
+    """Open a temporary file beside ``path``; rename it over ``path`` when the block ends without error.
+
+    Parameters
+    ----------
+    path : path
+        Target file; its folder is created when missing.
+    mode : str
+        ``"wb"`` or ``"w"``.
+    encoding, newline : str, optional
+        For text mode (default UTF-8).
+
+    Yields
+    ------
+    file object
+
+    Raises
+    ------
+    IsADirectoryError
+        When ``path`` is an existing folder (nothing is written).
+    """
+    target = Path(path)
+    if target.is_dir():
+        raise IsADirectoryError(f"{target} is a folder; give a file name")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    try:
+        if "b" in mode:
+            fh = os.fdopen(fd, mode)
+        else:
+            fh = os.fdopen(fd, mode, encoding=encoding or "utf-8", newline=newline)
+        with fh:
+            yield fh
+        os.chmod(tmp, 0o666 & ~_umask())
+        os.replace(tmp, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def atomic_write(path, data: bytes | str) -> Path:
+    """Write bytes or text (UTF-8, ``\\n`` line ends) to ``path`` atomically; returns the path."""
+    if isinstance(data, str):
+        with atomic_writer(path, "w", newline="\n") as fh:
+            fh.write(data)
+    else:
+        with atomic_writer(path, "wb") as fh:
+            fh.write(data)
+    return Path(path)
