@@ -61,4 +61,7 @@ __all__ = [
     "fill_box", "fill_slope", "fill_inverted_slope",
     # articulation
     "posed", "check_motion", "MotionReport", "classify_sliding",
+    # stability and assembly
+    "stability_report", "stability_check", "StabilityReport", "assembly_sequence", "AssemblyPlan",
+    "write_instructions",
 ]

@@ -35,7 +35,6 @@ __all__ = ["posed", "check_motion", "MotionReport", "PoseFailure", "classify_sli
 
 import itertools
 import logging
-import math
 from dataclasses import dataclass, field
 
 import networkx as nx

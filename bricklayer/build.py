@@ -12,7 +12,6 @@ from __future__ import annotations
 
 __all__ = ["Placement", "FlatPlacement", "LegoBuild"]
 
-import copy as _copy
 import itertools
 from collections import Counter
 from typing import Iterable
@@ -22,7 +21,7 @@ import numpy as np
 from .connector import Connector, ConnectorMismatchError, compatible_types, mate_kind
 from .constants import PLATE, STUD, TOL
 from .element import Element, LegoGeometry
-from .geometry.types import Anchor, Box, Direction, Mat3, Pose, Position, Rotation, Vec3, as_position, as_vec3, rotation_about
+from .geometry.types import Anchor, Box, Mat3, Pose, Rotation, Vec3, as_position, rotation_about
 from .joints import Joint, JointKind, MotionRange, Mounting
 
 _ids = itertools.count(1)
@@ -45,7 +44,7 @@ class Placement(LegoGeometry):
         None (default) or 16 inherits from the container.
     """
 
-    __slots__ = ("content", "pose", "color", "origin", "_uid")
+    __slots__ = ("content", "pose", "color", "origin", "ldraw_notes", "_uid")
 
     def __init__(self, content, pose: Pose, color: int | None = None):
         if not isinstance(content, (Element, LegoBuild)):
@@ -55,6 +54,8 @@ class Placement(LegoGeometry):
         self.color = None if color is None or int(color) == 16 else int(color)
         #: ``(file or submodel name, 1-based line)`` for placements read from LDraw, else None.
         self.origin = None
+        #: Raw LDraw lines (comments, meta, type 2-5 geometry) read just before this part; written back.
+        self.ldraw_notes: tuple = ()
         self._uid = next(_ids)
 
     def __eq__(self, o) -> bool:
@@ -182,6 +183,10 @@ class LegoBuild(LegoGeometry):
         #: MPD-embedded part files (stickers, bent parts) this build uses:
         #: normalized name -> (name, LDraw text of the block); written back by ``to_ldraw``.
         self.embedded_files: dict[str, tuple[str, str]] = {}
+        #: Header lines read from an LDraw file (title, Name, Author, !LICENSE, ...), written back as they were.
+        self.ldraw_header: list[str] = []
+        #: Raw LDraw lines read after the last part of the block (written back at its end).
+        self.ldraw_trailer: list[str] = []
         for p in placements:
             if not isinstance(p, Placement):
                 raise TypeError(f"placements must be Placement objects, got {type(p).__name__}")
@@ -581,6 +586,7 @@ class LegoBuild(LegoGeometry):
         mapping = {id(p): Placement(p.content, p.pose, p.color) for p in self._placements}
         b = LegoBuild(name=self.name)
         b.embedded_files = dict(self.embedded_files)
+        b.ldraw_header, b.ldraw_trailer = list(self.ldraw_header), list(self.ldraw_trailer)
         for p in self._placements:
             b._insert(mapping[id(p)], None, None)
             b._step_of[id(mapping[id(p)])] = self._step_of.get(id(p), 0)

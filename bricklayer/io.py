@@ -46,6 +46,15 @@ class LDrawImportResult(list):
     """Warnings of the last import (a list of LDrawWarning), also logged."""
 
 
+def _is_header_line(text: str) -> bool:
+    """A line of a file's header: a type-0 line other than STEP and the BrickLayer name meta."""
+    st = text.strip()
+    if not st:
+        return True
+    up = st.upper().split()
+    return up[0] == "0" and up[1:2] != ["STEP"] and up[1:2] != [_NAME_META] and up[1:3] != ["BFC", "INVERTNEXT"]
+
+
 def _element_for(part_id: str, color: int, known: bool, cache: dict) -> Element:
     key = (part_id, color, known)
     e = cache.get(key)
@@ -59,6 +68,19 @@ def _doc_to_build(doc: LDrawDocument, library, warnings: list, lines: list[str])
     builds: dict[str, LegoBuild] = {}
     embedded: dict[str, tuple[str, str]] = {}
     starts = sorted(f.first_line for f in doc.files)
+
+    def block_lines(f: LDrawFile) -> list[tuple[int, str]]:
+        """(physical line number, text) of the block's own lines, without its 0 FILE / 0 NOFILE lines."""
+        first = f.first_line + 1 if doc.is_mpd else 1
+        nxt = [s for s in starts if s > f.first_line]
+        end = (nxt[0] - 1) if (doc.is_mpd and nxt) else len(lines)
+        out = []
+        for no in range(first, end + 1):
+            t = lines[no - 1]
+            if t.strip().upper() == "0 NOFILE":
+                break
+            out.append((no, t))
+        return out
 
     def block_text(f: LDrawFile) -> str:
         """The block's own lines (after its 0 FILE line, up to the next block)."""
@@ -89,16 +111,26 @@ def _doc_to_build(doc: LDrawDocument, library, warnings: list, lines: list[str])
             return builds[f.key]
         b = LegoBuild(name=f.name)
         pending_name = None
+        notes: list[str] = []  # raw lines (comments, meta, type 2-5 geometry) kept before the next part
         warned = set()
-        for it in f.items:
-            kind = type(it).__name__
-            if kind == "Meta":
-                if it.command == "STEP":
+        refs = {r.line: r for r in f.refs}
+        body = block_lines(f)
+        header, i = [], 0
+        while i < len(body) and _is_header_line(body[i][1]):
+            header.append(body[i][1].rstrip())
+            i += 1
+        b.ldraw_header = header
+        for line_no, raw in body[i:]:
+            st = raw.strip()
+            it = refs.get(line_no)
+            if it is None:
+                up = st.upper().split()
+                if up[:2] == ["0", "STEP"] and len(up) == 2:
                     b.step()
-                elif it.command == _NAME_META and it.args.upper().startswith("NAME "):
-                    pending_name = it.args[5:].strip()
-                continue
-            if kind != "SubfileRef":
+                elif up[:3] == ["0", _NAME_META, "NAME"]:
+                    pending_name = st.split(None, 3)[3].strip() if len(st.split(None, 3)) > 3 else None
+                elif st:
+                    notes.append(raw.rstrip())
                 continue
             key = it.key
             blk = blocks.get(key)
@@ -131,6 +163,9 @@ def _doc_to_build(doc: LDrawDocument, library, warnings: list, lines: list[str])
                 name = None
             pl = b.add_raw(content, pose, name=name, color=sub_color)
             pl.origin = (f.name, it.line)
+            if notes:
+                pl.ldraw_notes, notes = tuple(notes), []
+        b.ldraw_trailer = notes
         b._touch()
         builds[f.key] = b
         return b
@@ -250,6 +285,7 @@ def _block_lines(b: LegoBuild, names: dict[int, str]) -> list[str]:
     steps = b.steps
     for si, group in enumerate(steps):
         for p in group:
+            out.extend(p.ldraw_notes)
             if id(p) in rev_names:
                 out.append(f"0 {_NAME_META} NAME {rev_names[id(p)]}")
             c = p.content
@@ -261,6 +297,7 @@ def _block_lines(b: LegoBuild, names: dict[int, str]) -> list[str]:
                 out.append(_line1(int(c.color), m, _ref_name(c.ldraw_id)))
         if si < len(steps) - 1:
             out.append("0 STEP")
+    out.extend(b.ldraw_trailer)
     return out
 
 
@@ -299,10 +336,14 @@ def to_ldraw(build: LegoBuild, *, title: str | None = None) -> str:
         nm = names[id(b)]
         if nested:
             lines.append(f"0 FILE {nm}")
-        lines.append(f"0 {head if b is build else (b.name or nm)}")
-        lines.append(f"0 Name: {nm}")
-        lines.append("0 Author: BrickLayer")
-        lines.append("0 !LDRAW_ORG Unofficial_Model")
+        if b.ldraw_header:  # the header read from a file: author, licence, history kept as written
+            hdr = [ln for ln in b.ldraw_header if ln.strip()]
+            lines.extend(f"0 Name: {nm}" if ln.strip().lower().startswith("0 name:") else ln for ln in hdr)
+        else:
+            lines.append(f"0 {head if b is build else (b.name or nm)}")
+            lines.append(f"0 Name: {nm}")
+            lines.append("0 Author: BrickLayer")
+            lines.append("0 !LDRAW_ORG Unofficial_Model")
         lines.extend(_block_lines(b, names))
         if nested:
             lines.append("0 NOFILE")

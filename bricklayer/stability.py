@@ -83,7 +83,6 @@ import numpy as np
 from ldraw_data.connectors import connector_types
 from ldraw_data.errors import PartNotFoundError
 
-from .constants import TOL
 
 log = logging.getLogger(__name__)
 
@@ -493,7 +492,7 @@ def equilibrium(build, capacities: Capacities = CAPACITIES) -> EquilibriumResult
 
     rows, cols, vals = [], [], []
     lb, ub = [], []
-    a_ub_r, a_ub_c, a_ub_v, b_ub = [], [], [], []  # inequality rows: sum(coef * x) - lam * cap <= 0
+    a_ub_r, a_ub_c, a_ub_v = [], [], []  # inequality rows: sum(coef * x) - lam * cap <= 0
     nvar = 0
 
     def add_vars(k, lo, hi):

@@ -167,8 +167,6 @@ def _long_x(fam, w, d) -> bool:
 
 
 def _wedge(width, depth, color, inverted: bool, max_tries: int = 8):
-    from ..build import LegoBuild
-
     if width < 1 or depth < 2:
         raise ValueError(f"a 45 degree wedge needs width >= 1 and depth >= 2 studs, got {width} x {depth}")
     first = None

@@ -29,7 +29,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import LDrawParseError, LDrawWarning
-from ..library import LDrawLibrary, normalize_name, read_ldraw_text
+from ..library import LDrawLibrary, read_ldraw_text
 from .parse import LDrawDocument, LDrawFile, parse_document
 
 #: Largest ``max |R^T R - I|`` of one type-1 line's own matrix accepted

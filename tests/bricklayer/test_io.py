@@ -97,3 +97,22 @@ def test_submodel_colour_inheritance():
     assert [int(p.content.color) for p in b.flattened_placements] == [4, 1]
     again = from_ldraw(to_ldraw(b))
     assert [int(p.content.color) for p in again.flattened_placements] == [4, 1]
+
+
+def test_headers_comments_and_geometry_lines_survive(official_dir):
+    """Authors, licences, comments, LDCad meta and loose type 2-5 lines are written back (nothing dropped)."""
+    path = official_dir / "10179_1_Millennium_Falcon_UCS.mpd"
+    src = path.read_text(encoding="utf-8", errors="replace").splitlines()
+    out = to_ldraw(read_ldraw(path)).splitlines()
+
+    def count(lines, pred):
+        return sum(1 for ln in lines if pred(ln.strip()))
+
+    geom = lambda ln: ln[:2] in ("2 ", "3 ", "4 ", "5 ")  # noqa: E731
+    assert count(out, geom) == count(src, geom) == 2171
+    lic = lambda ln: ln.startswith("0 !LICENSE")  # noqa: E731
+    # one submodel block of the file is never referenced, so it is not part of the model
+    assert count(out, lic) == count(src, lic) - 1
+    assert any(ln.startswith("0 Author: Roland Dahl") for ln in out)
+    again = to_ldraw(from_ldraw("\n".join(out)))
+    assert again.splitlines() == out  # stable on a second round
