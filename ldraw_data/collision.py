@@ -248,21 +248,60 @@ def _join(ka: np.ndarray, ia: np.ndarray, kb: np.ndarray, ib: np.ndarray) -> tup
     return ia[rows], j
 
 
-def _grid_cell(lo: np.ndarray, hi: np.ndarray, cell: float = 4.0) -> float:
-    """Grid cell (LDU) for boxes ``[lo, hi]``: ``cell``, doubled while the cell lists would pass 4 million."""
-    while (np.floor(hi / cell) - np.floor(lo / cell) + 1).prod(axis=1).sum() > 4e6:
-        cell *= 2
-    return cell
+#: Cells a box may touch in its level of the multi-level grid (:func:`_grid_join`).
+_LEVEL_CELLS = 64
 
 
-def _points_in_boxes(p: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(point, box) index pairs with the point inside the box, each pair once (uniform-grid join)."""
+def _grid_join(p: np.ndarray, owner: np.ndarray, lo: np.ndarray, hi: np.ndarray,
+               cell: float) -> tuple[np.ndarray, np.ndarray]:
+    """Candidate (owner, box) pairs: points ``p`` lying in a grid cell that a box ``[lo, hi]`` touches.
+
+    A multi-level uniform grid: each box goes to the finest level (cell
+    ``cell * 4**L``) where it touches at most ``_LEVEL_CELLS`` cells, so a
+    few large triangles (a plate's top face) do not enumerate thousands of
+    small cells; the points are put in the cells of every level used. Pairs
+    of one owner with one box are listed once per level at most; they are a
+    superset of the (point, box) containments.
+    """
     empty = np.zeros(0, np.int64)
     if not len(p) or not len(lo):
         return empty, empty
-    cell = _grid_cell(lo, hi)
-    ip, kp = _cells(p, p, cell)
-    i, j = _join(kp, ip, *_cells(lo, hi, cell)[::-1])
+    ext = hi - lo
+    level = np.zeros(len(lo), dtype=np.int64)
+    c = cell
+    left = np.ones(len(lo), dtype=bool)
+    L = 0
+    while left.any():
+        count = (np.floor(hi[left] / c) - np.floor(lo[left] / c) + 1).prod(axis=1)
+        done = np.flatnonzero(left)[count <= _LEVEL_CELLS]
+        level[done] = L
+        left[done] = False
+        L += 1
+        c *= 4
+        if c > 1e6:  # cannot happen for LDraw parts; keep the rest at this level
+            level[left] = L
+            break
+    del ext
+    outs_a, outs_b = [], []
+    for lev in np.unique(level).tolist():
+        c = cell * 4 ** lev
+        bsel = np.flatnonzero(level == lev)
+        _, kp = _cells(p, p, c)
+        o2 = np.lexsort((kp, owner))
+        ow, kp = owner[o2], kp[o2]
+        once = np.r_[True, (ow[1:] != ow[:-1]) | (kp[1:] != kp[:-1])]
+        ib, kb = _cells(lo[bsel], hi[bsel], c)
+        i, j = _join(kp[once], ow[once], kb, bsel[ib])
+        outs_a.append(i)
+        outs_b.append(j)
+    return np.concatenate(outs_a), np.concatenate(outs_b)
+
+
+def _points_in_boxes(p: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(point, box) index pairs with the point inside the box, each pair once (multi-level grid join)."""
+    i, j = _grid_join(p, np.arange(len(p)), lo, hi, 4.0)
+    if not len(i):
+        return i, j
     ok = np.all(lo[j] <= p[i], axis=1) & np.all(p[i] <= hi[j], axis=1)
     return i[ok], j[ok]
 
@@ -271,27 +310,23 @@ def _segments_near_boxes(o: np.ndarray, u: np.ndarray, length: np.ndarray, lo: n
                          hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Candidate (segment, box) pairs: every box the segment ``o + s u, 0 <= s <= length`` meets is listed.
 
-    The segments are sampled every half cell; a box grown by a quarter cell
-    holds a sample of every segment that meets it, so joining the samples'
-    cells with the grown boxes' cells misses none (pairs may repeat).
+    The segments are sampled every ``_RAY_CELL / 2``; a box grown by half
+    that spacing holds a sample of every segment that meets it, so the
+    grid join of the samples with the grown boxes misses none. Samples that
+    fall outside a grown box are dropped; a pair may repeat.
     """
     empty = np.zeros(0, np.int64)
     if not len(o) or not len(lo):
         return empty, empty
-    cell = _grid_cell(lo, hi, _RAY_CELL)
-    step = cell / 2
+    step = _RAY_CELL / 2
     k = np.ceil(length / step).astype(np.int64) + 1
     seg = np.repeat(np.arange(len(o)), k)
     n = np.arange(int(k.sum())) - np.repeat(np.cumsum(k) - k, k)
     pts = o[seg] + u[seg] * np.minimum(n * step, length[seg])[:, None]
-    _, kp = _cells(pts, pts, cell)
-    # consecutive samples of one segment often fall in the same cell: list each (segment, cell) once
-    o2 = np.lexsort((kp, seg))
-    seg, kp = seg[o2], kp[o2]
-    once = np.r_[True, (seg[1:] != seg[:-1]) | (kp[1:] != kp[:-1])]
-    seg, kp = seg[once], kp[once]
-    ib, kb = _cells(lo - step / 2, hi + step / 2, cell)
-    return _join(kp, seg, kb, ib)
+    glo, ghi = lo - step / 2, hi + step / 2
+    s_i, b_j = _grid_join(pts, np.arange(len(pts)), glo, ghi, _RAY_CELL)
+    ok = np.all(glo[b_j] <= pts[s_i], axis=1) & np.all(pts[s_i] <= ghi[b_j], axis=1)
+    return seg[s_i[ok]], b_j[ok]
 
 
 def _split_t_junctions(vertices: np.ndarray, faces: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -9,7 +9,6 @@ import re
 from functools import lru_cache
 
 import numpy as np
-from scipy.spatial import cKDTree
 
 from ..element import Element
 from ..geometry.types import Pose
@@ -35,6 +34,8 @@ def _local_vertices(part_id: str) -> np.ndarray:
 def _matches(a: np.ndarray, b: np.ndarray) -> bool:
     if len(a) != len(b) or not len(a):
         return len(a) == len(b)
+    from scipy.spatial import cKDTree
+
     d, _ = cKDTree(b).query(a)
     return bool(np.max(d) <= _SYM_TOL)
 
