@@ -12,12 +12,13 @@ import logging
 import sys
 import time
 import warnings
+import os
 from pathlib import Path
 
 from bricklayer import read_ldraw
 from bricklayer.assembly import assembly_sequence
 
-OFFICIAL = Path("/work/shared/models/official")
+OFFICIAL = Path(os.environ.get("BRICKWRIGHT_MODELS_DIR", Path(__file__).resolve().parents[1].parent / "shared" / "models" / "official"))
 
 
 def main(argv=None) -> int:

@@ -31,7 +31,7 @@ import tempfile
 import time
 from pathlib import Path
 
-OFFICIAL = Path("/work/shared/models/official")
+OFFICIAL = Path(os.environ.get("BRICKWRIGHT_MODELS_DIR", Path(__file__).resolve().parents[1].parent / "shared" / "models" / "official"))
 # run as a script from anywhere: put the repository first on the path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 

@@ -27,9 +27,10 @@ import argparse
 import logging
 import sys
 import time
+import os
 from pathlib import Path
 
-OFFICIAL = Path("/work/shared/models/official")
+OFFICIAL = Path(os.environ.get("BRICKWRIGHT_MODELS_DIR", Path(__file__).resolve().parents[1].parent / "shared" / "models" / "official"))
 DEFAULT = ("70814_Emmets_Constructo_Mech.mpd", "6080_Kings_Castle.mpd")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 

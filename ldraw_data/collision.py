@@ -266,7 +266,6 @@ def _grid_join(p: np.ndarray, owner: np.ndarray, lo: np.ndarray, hi: np.ndarray,
     empty = np.zeros(0, np.int64)
     if not len(p) or not len(lo):
         return empty, empty
-    ext = hi - lo
     level = np.zeros(len(lo), dtype=np.int64)
     c = cell
     left = np.ones(len(lo), dtype=bool)
@@ -281,7 +280,6 @@ def _grid_join(p: np.ndarray, owner: np.ndarray, lo: np.ndarray, hi: np.ndarray,
         if c > 1e6:  # cannot happen for LDraw parts; keep the rest at this level
             level[left] = L
             break
-    del ext
     outs_a, outs_b = [], []
     for lev in np.unique(level).tolist():
         c = cell * 4 ** lev
@@ -312,8 +310,8 @@ def _segments_near_boxes(o: np.ndarray, u: np.ndarray, length: np.ndarray, lo: n
 
     The segments are sampled every ``_RAY_CELL / 2``; a box grown by half
     that spacing holds a sample of every segment that meets it, so the
-    grid join of the samples with the grown boxes misses none. Samples that
-    fall outside a grown box are dropped; a pair may repeat.
+    grid join of the samples with the grown boxes misses none (a pair may
+    repeat).
     """
     empty = np.zeros(0, np.int64)
     if not len(o) or not len(lo):
@@ -323,10 +321,7 @@ def _segments_near_boxes(o: np.ndarray, u: np.ndarray, length: np.ndarray, lo: n
     seg = np.repeat(np.arange(len(o)), k)
     n = np.arange(int(k.sum())) - np.repeat(np.cumsum(k) - k, k)
     pts = o[seg] + u[seg] * np.minimum(n * step, length[seg])[:, None]
-    glo, ghi = lo - step / 2, hi + step / 2
-    s_i, b_j = _grid_join(pts, np.arange(len(pts)), glo, ghi, _RAY_CELL)
-    ok = np.all(glo[b_j] <= pts[s_i], axis=1) & np.all(pts[s_i] <= ghi[b_j], axis=1)
-    return seg[s_i[ok]], b_j[ok]
+    return _grid_join(pts, seg, lo - step / 2, hi + step / 2, _RAY_CELL)
 
 
 def _split_t_junctions(vertices: np.ndarray, faces: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

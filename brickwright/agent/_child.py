@@ -362,37 +362,24 @@ def op_explore(req: dict) -> dict:
         return {"passed": False}
 
 
-def _find_renderer():
-    """The first rendering function that exists: bricklayer.render, brickwright.render.render_build/render."""
-    bl = _State.bricklayer
-    cands = []
-    if bl is not None:
-        r = getattr(bl, "render", None)
-        cands.append(getattr(r, "render_build", None) if r is not None and not callable(r) else r)
-    try:
-        import importlib
-
-        mod = importlib.import_module("brickwright.render")
-        cands += [getattr(mod, "render_build", None), getattr(mod, "render", None)]
-    except Exception:  # noqa: BLE001 - not there yet
-        pass
-    return next((c for c in cands if callable(c)), None)
-
-
 def op_render(req: dict) -> dict:
-    fn = _find_renderer()
-    if fn is None:
-        return {"passed": False, "text": "rendering not available in this installation (no bricklayer.render or "
-                                          "brickwright.render); use validate and explore instead"}
+    """Render the current build to ``req["out"]`` (PNG) from ``req["view"]`` (default: the six-view sheet)."""
     ns: dict[str, Any] = {}
     try:
+        from bricklayer.render import RenderBackendError, save_render
+    except ImportError as exc:
+        return {"passed": False, "text": f"rendering not available ({exc}); use validate and explore instead"}
+    try:
         ns = load_build(req["source"], req["build_path"])
+        if "create_build" not in ns:
+            return {"passed": False, "text": "build.py defines no create_build(); nothing to render"}
         build = ns["create_build"]()
-        result = fn(build, req["out"])
-        path = req["out"] if not isinstance(result, (str, os.PathLike)) else os.fspath(result)
-        if isinstance(result, (bytes, bytearray)):
-            Path(req["out"]).write_bytes(result)
-        return {"passed": True, "image": path, "text": f"rendered to {Path(path).name}"}
+        view = req.get("view") or "sheet"
+        path = save_render(build, req["out"], view=view, size=(1200, 800) if view == "sheet" else (800, 600),
+                           highlight_problems=bool(req.get("highlight_problems")))
+        return {"passed": True, "image": str(path), "text": f"rendered {view} view to {Path(path).name}"}
+    except RenderBackendError as exc:
+        return {"passed": False, "text": f"rendering not available: {exc}"}
     except MemoryError:
         raise
     except BaseException as exc:  # noqa: BLE001

@@ -42,8 +42,11 @@ TOOL_DEFINITIONS: list[dict] = [
          "text": {"type": "string", "description": "Lines to insert."}}, ["line", "text"]),
     _fn("validate", "Run create_build() and run_tests() and the collision and floating checks; returns what "
                     "fails, where, and what to try."),
-    _fn("render", "Render an image of the current build.",
-        {"view": {"type": "string", "description": "Camera: iso (default), front, back, left, right, top."}}),
+    _fn("render", "Render an image of the current build: by default a labelled sheet of six views "
+                  "(front, back, left, right, top, iso); colliding parts red and floating parts orange "
+                  "with highlight_problems.",
+        {"view": {"type": "string", "description": "sheet (default), iso, front, back, left, right, top."},
+         "highlight_problems": {"type": "boolean", "description": "Mark colliding/floating parts."}}),
     _fn("explore", "Run a Python snippet with every bricklayer name imported and `build` = create_build() "
                    "(plus build.py's own names); prints and the value of a last expression are returned as "
                    "text. Use it to search parts, inspect connectors or try an idea.",
@@ -318,11 +321,12 @@ class ToolBox:
         self._validated_sha = data["sha"] if data.get("passed") else None
         return ToolOutcome(text, bool(data.get("passed")), report=data)
 
-    def tool_render(self, view: str = "iso") -> ToolOutcome:
+    def tool_render(self, view: str = "sheet", highlight_problems: bool = False) -> ToolOutcome:
         self.renders += 1
         out = self.run_dir / "renders" / f"render_{self.renders:03d}_{view}.png"
         out.parent.mkdir(exist_ok=True)
-        res = self.worker.call("render", **self._worker_args(), out=str(out), view=view)
+        res = self.worker.call("render", **self._worker_args(), out=str(out), view=view,
+                               highlight_problems=highlight_problems)
         text = res.data.get("text") or (res.data.get("error") or {}).get("text", "render failed")
         image = res.data.get("image") if res.data.get("passed") else None
         return ToolOutcome(text, bool(image), image=image)

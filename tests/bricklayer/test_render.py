@@ -22,7 +22,7 @@ from ldraw_data.colors import get_color_table
 
 pytestmark = pytest.mark.render
 
-MODELS = Path("/work/shared/models/official")
+MODELS = Path(__file__).resolve().parents[2].parent / "shared" / "models" / "official"
 SIZE = (320, 240)
 
 

@@ -5,6 +5,8 @@ BrickNet's ``labels.json.xz`` rows, as noted next to each test.
 """
 
 import numpy as np
+from pathlib import Path
+
 import pytest
 
 from ldraw_data import connectors as C
@@ -302,7 +304,7 @@ def test_world_frames_find_mates_in_an_official_model():
 
     from ldraw_data import load_model
 
-    model = load_model("/work/shared/models/official/1180_1_Space_Port_Moon_Buggy.mpd")
+    model = load_model(Path(__file__).resolve().parents[2].parent / "shared" / "models" / "official" / "1180_1_Space_Port_Moon_Buggy.mpd")
     ids = [p.part_id for p in model.parts]
     assert len(ids) == 29 and "3626bp69" in ids and "4485" in ids
     wc = C.world_connector_frames(ids, model.transforms)

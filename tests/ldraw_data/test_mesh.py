@@ -34,7 +34,7 @@ from ldraw_data.mesh import (
 )
 
 STUD_VOLUME = 16 / 2 * 36 * math.sin(2 * math.pi / 16) * 4  # 440.8603...
-FALCON = Path("/work/shared/models/official/10179_1_Millennium_Falcon_UCS.mpd")
+FALCON = Path(__file__).resolve().parents[2].parent / "shared" / "models" / "official" / "10179_1_Millennium_Falcon_UCS.mpd"
 
 
 @pytest.fixture(autouse=True)
