@@ -8,9 +8,14 @@ catches each one:
   collision involving the moved part is reported.
 - ``lift``: a part at the top of a stack (nothing rests on it or is mated to
   it except the part below) is lifted 8 LDU (one plate) off its studs;
-  caught when it is reported floating.
+  caught when it is reported floating, or colliding when the lift drove it
+  into a part above (one defect, one message).
 
-Prints the detection rate per fault kind; ``--json`` writes the rows.
+Each push is also classed by the joint between the two parts (``minifig``
+joints, ``technic`` pins and axles, ``hinge`` and other point joints,
+``clip/bar``, ``stud``, or ``rest`` for a part only resting on the other).
+Prints the detection rate per fault kind and per joint class; ``--json``
+writes the rows.
 Usage: ``python benchmarks/fault_injection.py [--per-model N] [--seed S]``.
 """
 
@@ -23,7 +28,12 @@ import random
 from pathlib import Path
 
 MODELS = ["1788_Treasure_Chest", "6831_1_Message_Decoder", "6905_Biwing_Blaster", "10156_1_LEGO_Truck",
-          "6957_1_Solar_Snooper", "6232_1_Skeleton_Crew"]
+          "6957_1_Solar_Snooper", "6232_1_Skeleton_Crew", "6712_1_Sheriff_s_Showdown", "10029_Lunar_Lander",
+          "21109_Exo_Suit"]
+#: Joint class of a (lower, upper) pair from the connector types that mate them (the first that matches).
+_CLASSES = (("minifig", ("peg", "socket", "neck", "visor")), ("technic", ("pin", "axle")),
+            ("hinge", ("hinge", "control_stick", "turntable", "ball", "fixed")), ("clip/bar", ("clip", "bar")),
+            ("stud", ("stud", "tube")))
 HERE = Path(__file__).resolve().parent
 DEFAULT_MODELS = HERE.parent.parent / "shared" / "models" / "official"
 
@@ -77,6 +87,20 @@ def run(models_dir: Path, per_model: int, seed: int) -> list[dict]:
             lo, up = (a, b2) if eng.min_z[a] < eng.min_z[b2] else (b2, a)
             if eng.min_z[up] - eng.min_z[lo] > 4:
                 cand.add((lo, up))
+        from ldraw_data.connectors import connector_types
+
+        names = connector_types()
+        joint: dict = {}
+        for (a, _ca, b2, _cb), (c1, c2) in zip(cg.pairs.tolist(), cg.pair_codes().tolist()):
+            joint.setdefault((min(a, b2), max(a, b2)), set()).update((names[c1], names[c2]))
+
+        def klass(pair):
+            types = joint.get((min(pair), max(pair)), set())
+            for k, words in _CLASSES:
+                if any(w in t for t in types for w in words):
+                    return k
+            return "rest"
+
         reported = {tuple(x) for x in eng.reported().tolist()}
         cand = sorted(c for c in cand if tuple(sorted(c)) not in reported and eng.has_shape[c[0]] and eng.has_shape[c[1]]
                       )
@@ -98,7 +122,8 @@ def run(models_dir: Path, per_model: int, seed: int) -> list[dict]:
                 coll = b.colliding_placements
                 moved = [p for p in b.flattened_placements if p.leaf is newp and p.path[:-1] == fp.path[:-1]][0]
                 caught = any(moved in pair for pair in coll)
-                rows.append(dict(model=name, kind=f"push-{d}", part=fp.content.ldraw_id, caught=caught))
+                rows.append(dict(model=name, kind=f"push-{d}", joint=klass((lower, upper)),
+                                 part=fp.content.ldraw_id, other=flat[lower].content.ldraw_id, caught=caught))
             n_done += 1
             # lift: only for parts nothing else depends on
             if not (supports.get(upper, set()) - {lower}) and sup.supported[upper] and not sup.grounded[upper]:
@@ -106,8 +131,11 @@ def run(models_dir: Path, per_model: int, seed: int) -> list[dict]:
                 fp = b.flattened_placements[upper]
                 newp, owner = _move(b, fp, 8)
                 moved = [p for p in b.flattened_placements if p.leaf is newp and p.path[:-1] == fp.path[:-1]][0]
-                caught = moved in b.floating_placements
-                rows.append(dict(model=name, kind="lift", part=fp.content.ldraw_id, caught=caught))
+                floats = moved in b.floating_placements
+                hits = any(moved in pair for pair in b.colliding_placements)
+                rows.append(dict(model=name, kind="lift", joint=klass((lower, upper)), part=fp.content.ldraw_id,
+                                 other=flat[lower].content.ldraw_id, caught=floats or hits,
+                                 how="floating" if floats else ("collision" if hits else "")))
     return rows
 
 
@@ -124,6 +152,15 @@ if __name__ == "__main__":
     for k in kinds:
         sel = [r for r in rows if r["kind"] == k]
         print(f"{k:8s} {sum(r['caught'] for r in sel):4d}/{len(sel):4d}")
+    pushes = [r for r in rows if r["kind"].startswith("push")]
+    print(f"push     {sum(r['caught'] for r in pushes):4d}/{len(pushes):4d} over "
+          f"{len({r['model'] for r in pushes})} models")
+    for j in sorted({r["joint"] for r in pushes}):
+        sel = [r for r in pushes if r["joint"] == j]
+        print(f"  {j:9s} {sum(r['caught'] for r in sel):4d}/{len(sel):4d}")
+    lifts = [r for r in rows if r["kind"] == "lift" and r["caught"]]
+    print(f"lift caught as floating {sum(r['how'] == 'floating' for r in lifts)}, "
+          f"as a collision {sum(r['how'] == 'collision' for r in lifts)}")
     print(f"total    {sum(r['caught'] for r in rows):4d}/{len(rows):4d} "
           f"({100 * sum(r['caught'] for r in rows) / max(len(rows), 1):.1f}%)")
     missed = [r for r in rows if not r["caught"]]

@@ -67,6 +67,16 @@ class Tolerances:
         the build (or of a separate object, see :mod:`bricklayer.validate.support`)
         count as standing on the ground (a minifigure's feet sit 2 LDU below a
         vehicle's tyres in official sets; 4 LDU = half a plate).
+    settle_drop : float, LDU
+        An object (parts joined by connections, resting contacts or overlaps)
+        that reaches no grounded part is lowered as one rigid body by this
+        much; what it then meets holds it up (:mod:`bricklayer.validate.support`).
+        Official files draw assemblies that sit on others by their weight a
+        little high: 10030 Imperial Star Destroyer's 1,246-part superstructure
+        first meets the hull when lowered 3 LDU (its 4 x 4 open-centre Technic
+        brick 32324 on the 2 x 2 locating post of 6541 bricks and pins 2780),
+        10283 Space Shuttle rests on its stand 2 LDU lower. Half a plate, so a
+        part lifted a plate (8 LDU) off its studs still floats.
     """
 
     grid: float = 0.05
@@ -76,6 +86,7 @@ class Tolerances:
     connector_axis_cos: float = 0.95
     collision_inset: float = 0.25
     ground_band: float = 4.0
+    settle_drop: float = 4.0
 
 
 #: The tolerances in force.

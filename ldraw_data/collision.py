@@ -18,7 +18,9 @@ volume. We inset *surfaces*, not volumes:
    Tile 1 x 2 Grille 2412b ends in corner vertices of its slot floors and
    runs over the open underside in between). Its edge would then move with
    those corners, down into the underside where the studs of the plate below
-   end (the tile was reported colliding with every plate it sits on). Every
+   end (the tile was reported colliding with every plate it sits on). Only
+   edges not shared by exactly two triangles (and the vertices of such edges)
+   can form a T-junction, so only those are searched. Every
    triangle with vertices closer than ``_T_TOL`` to the inside of its edges
    is replaced by a fan around its centroid through its corners and those
    vertices, so an edge's inset follows every vertex along it.
@@ -57,8 +59,8 @@ volume. We inset *surfaces*, not volumes:
    caps are stored, so any inset is one multiply-add.
 
 The result (merged vertices, faces, directions, caps) is cached on disk, one
-``.npz`` per part under ``cache_dir()/collision-<library fingerprint>-v<N>/``,
-written atomically. Embedded parts (MPD blocks) are cached under a hash of their triangles.
+raw binary file per part under ``cache_dir()/collision-<library fingerprint>-v<N>/``
+(:func:`_save`), written atomically. Embedded parts (MPD blocks) are cached under a hash of their triangles.
 """
 
 from __future__ import annotations
@@ -81,7 +83,7 @@ from .mesh import PartMesh, part_mesh
 log = logging.getLogger(__name__)
 
 #: Bump when the inset method changes: old cache files are then ignored.
-COLLISION_CACHE_VERSION = 3
+COLLISION_CACHE_VERSION = 4
 _MERGE = 1e-3  # LDU
 _MAX_STRETCH = 3.0
 #: A vertex closer than this (LDU) to the inside of another triangle's edge splits that triangle.
@@ -117,6 +119,9 @@ class CollisionShape:
         Largest inset each vertex takes (half the material thickness along
         its direction over ``|x|``; inf where the material is thick or open).
         None for shapes made without caps: no cap.
+    title : str
+        The part's LDraw title (first line of its file; the title of the part
+        it moved to for ``~Moved to`` aliases); ``""`` when unknown.
     """
 
     name: str
@@ -126,6 +131,7 @@ class CollisionShape:
     certified: bool
     hull: np.ndarray = None
     caps: np.ndarray = None
+    title: str = ""
 
     def inset_vertices(self, inset: float) -> np.ndarray:
         """Vertices moved inward.
@@ -344,7 +350,16 @@ def _split_t_junctions(vertices: np.ndarray, faces: np.ndarray) -> tuple[np.ndar
     p0, p1 = vertices[uniq[:, 0]], vertices[uniq[:, 1]]
     seg = p1 - p0
     seglen2 = np.einsum("ij,ij->i", seg, seg)
-    vi, ei = _points_in_boxes(vertices, np.minimum(p0, p1) - _T_TOL, np.maximum(p0, p1) + _T_TOL)
+    # Only edges not shared by exactly two faces can hold a T-junction (the split side's edges
+    # (a, v), (v, b) do not match (a, b)), and only vertices of such edges can sit on one.
+    open_edge = np.bincount(inv, minlength=len(uniq)) != 2
+    cand_e = np.flatnonzero(open_edge)
+    cand_v = np.unique(uniq[cand_e])
+    if not len(cand_e):
+        return vertices, faces
+    vi, ei = _points_in_boxes(vertices[cand_v], np.minimum(p0[cand_e], p1[cand_e]) - _T_TOL,
+                              np.maximum(p0[cand_e], p1[cand_e]) + _T_TOL)
+    vi, ei = cand_v[vi], cand_e[ei]
     ok = (vi != uniq[ei, 0]) & (vi != uniq[ei, 1]) & (seglen2[ei] > 0)
     vi, ei = vi[ok], ei[ok]
     d = vertices[vi] - p0[ei]
@@ -418,16 +433,16 @@ def _thickness_caps(vertices: np.ndarray, faces: np.ndarray, directions: np.ndar
     fn[~good_tri] = 0.0  # degenerate triangles are never left through (cos = 0)
     off = np.einsum("ij,ij->i", fn, t[:, 0])
     ray, tri = _segments_near_boxes(o, u, reach, t.min(axis=1), t.max(axis=1))
-    # leaving faces (cosine test first: it rejects most candidates with the fewest gathers)
-    f = fn[tri]
-    d = u[ray]
-    cos = np.einsum("ij,ij->i", f, d)
+    # leaving faces (cosine test first, in float32: it rejects most candidates with the fewest gathers)
+    fn32, u32 = fn.astype(np.float32), u.astype(np.float32)
+    cos = np.einsum("ij,ij->i", fn32[tri], u32[ray])
     keep = cos > _EXIT_COS
-    ray, tri, f, d, cos = ray[keep], tri[keep], f[keep], d[keep], cos[keep]
+    ray, tri, cos = ray[keep], tri[keep], cos[keep].astype(np.float64)
     # whose plane the ray crosses within reach
-    plane = off[tri] - np.einsum("ij,ij->i", f, o[ray])
+    plane = off[tri] - np.einsum("ij,ij->i", fn[tri], o[ray])
     keep = (plane >= -1e-4 * cos) & (plane <= reach[ray] * cos)
-    ray, tri, d = ray[keep], tri[keep], d[keep]
+    ray, tri = ray[keep], tri[keep]
+    d = u[ray]
     a = t[tri, 0]
     # Moller-Trumbore ray / triangle, vectorized over the candidate pairs
     e1, e2 = t[tri, 1] - a, t[tri, 2] - a
@@ -472,7 +487,7 @@ def shape_from_mesh(mesh: PartMesh) -> CollisionShape:
     directions = _directions(vertices, faces)
     caps = _thickness_caps(vertices, faces, directions)
     return CollisionShape(mesh.name, vertices, faces.astype(np.int32), directions,
-                          bool(mesh.certified), _hull(vertices), caps)
+                          bool(mesh.certified), _hull(vertices), caps, getattr(mesh, "title", "") or "")
 
 
 def _hull(vertices: np.ndarray) -> np.ndarray:
@@ -493,17 +508,32 @@ def _cache_folder(library: LDrawLibrary) -> Path:
 def _file_for(folder: Path, key: str) -> Path:
     h = hashlib.sha1(key.encode()).hexdigest()[:12]
     safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in key)[:60]
-    return folder / f"{safe}-{h}.npz"
+    return folder / f"{safe}-{h}.bin"
+
+
+_MAGIC = 0x4C44435348415045  # "LDCSHAPE"
 
 
 def _save(path: Path, shape: CollisionShape) -> None:
+    """Write a shape as one raw binary file (int64 header, then the arrays; read by :func:`_load`).
+
+    A raw layout loads about ten times faster than ``.npz`` (no zip, no
+    per-array header parsing): the Millennium Falcon reads its 244 shapes in
+    a few tens of milliseconds.
+    """
     path.parent.mkdir(parents=True, exist_ok=True)
+    title = shape.title.encode("utf-8")
+    hull = shape.hull if shape.hull is not None else np.zeros(0, np.int32)
+    caps = shape.caps if shape.caps is not None else np.full(len(shape.vertices), np.inf)
+    head = np.array([_MAGIC, COLLISION_CACHE_VERSION, len(shape.vertices), len(shape.faces), len(hull),
+                     int(bool(shape.certified)), len(title)], dtype=np.int64)
+    parts = [head.tobytes(), shape.vertices.astype(np.float32).tobytes(), shape.faces.astype(np.int32).tobytes(),
+             shape.directions.astype(np.float32).tobytes(), np.asarray(hull, np.int32).tobytes(),
+             caps.astype(np.float32).tobytes(), title]
     fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as fh:
-            np.savez(fh, vertices=shape.vertices.astype(np.float32), faces=shape.faces,
-                     directions=shape.directions.astype(np.float32), certified=np.array(shape.certified),
-                     hull=shape.hull, caps=shape.caps.astype(np.float32))
+            fh.write(b"".join(parts))
         os.replace(tmp, path)
     except OSError as exc:
         log.warning("could not write collision cache %s: %s", path, exc)
@@ -515,12 +545,44 @@ def _save(path: Path, shape: CollisionShape) -> None:
 
 def _load(path: Path, name: str) -> CollisionShape | None:
     try:
-        with np.load(path) as z:
-            return CollisionShape(name, z["vertices"].astype(np.float64), z["faces"],
-                                  z["directions"].astype(np.float64), bool(z["certified"]), z["hull"],
-                                  z["caps"].astype(np.float64))
-    except (OSError, KeyError, ValueError):
+        with open(path, "rb") as fh:
+            buf = fh.read()
+        head = np.frombuffer(buf, dtype=np.int64, count=7)
+        if head[0] != _MAGIC or head[1] != COLLISION_CACHE_VERSION:
+            return None
+        nv, nf, nh, cert, nt = (int(x) for x in head[2:])
+        off = 56
+        sizes = [(np.float32, nv * 3), (np.int32, nf * 3), (np.float32, nv * 3), (np.int32, nh), (np.float32, nv)]
+        arrs = []
+        for dt, count in sizes:
+            arrs.append(np.frombuffer(buf, dtype=dt, count=count, offset=off))
+            off += count * 4
+        if off + nt != len(buf):
+            return None
+        title = buf[off:off + nt].decode("utf-8", errors="replace")
+        v, f, d, h, c = arrs
+        return CollisionShape(name, v.reshape(nv, 3).astype(np.float64), f.reshape(nf, 3),
+                              d.reshape(nv, 3).astype(np.float64), bool(cert), h, c.astype(np.float64), title)
+    except (OSError, ValueError):
         return None
+
+
+def _library_title(key: str, lib: LDrawLibrary) -> str:
+    """Title (first line) of a library part, following ``~Moved to`` aliases; ``""`` when unknown."""
+    for _ in range(4):
+        path = lib.find(key)
+        if path is None:
+            return ""
+        try:
+            with open(path, "rb") as fh:
+                line = fh.readline().decode("utf-8", errors="replace").strip()
+        except OSError:
+            return ""
+        title = line[1:].strip() if line.startswith("0") else ""
+        if not title.lower().startswith("~moved to ") or len(title.split()) < 3:
+            return title
+        key = normalize_name(title.split()[2] + ".dat")
+    return title
 
 
 _MEMO: OrderedDict = OrderedDict()
@@ -574,6 +636,10 @@ def collision_shape(name: str, library: LDrawLibrary | None = None, *, embedded=
             shape = _load(path, key) if path.exists() else None
         if shape is None:
             shape = shape_from_mesh(mesh)
+            if embedded is None:
+                from dataclasses import replace
+
+                shape = replace(shape, title=_library_title(key, lib))
             _save(path, shape)
     _MEMO[memo_key] = shape
     if len(_MEMO) > _MEMO_MAX:

@@ -444,9 +444,17 @@ class Pose:
         """The translation part, LDU."""
         return Vec3(*map(float, self._m[:3, 3]))
 
+    @staticmethod
+    def _trusted(m: np.ndarray) -> "Pose":
+        """Wrap a (4, 4) matrix known to be a valid pose (a product of poses): no checks, no copy."""
+        m.flags.writeable = False
+        p = object.__new__(Pose)
+        p._m = m
+        return p
+
     def __matmul__(self, o):
         if isinstance(o, Pose):
-            return Pose.from_matrix(self._m @ o._m)
+            return Pose._trusted(self._m @ o._m)
         return self.apply_point(o)
 
     def apply_point(self, p) -> Vec3:

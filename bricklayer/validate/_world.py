@@ -8,7 +8,7 @@ distinct part) and never loop over placements in Python more than once.
 
 from __future__ import annotations
 
-__all__ = ["WorldArrays", "world_arrays", "part_key"]
+__all__ = ["WorldArrays", "world_arrays", "part_key", "flexible_mask", "FLEXIBLE_WORDS"]
 
 from dataclasses import dataclass
 
@@ -84,3 +84,79 @@ def world_arrays(build) -> WorldArrays:
         return WorldArrays(flat, poses, mt, keys, g)
 
     return build._cached("validate.world", make)
+
+
+#: Words of a part title that mark a flexible part (matched in lower case). Sources: LDraw titles of
+#: hose segments ("Hose Flexible Segment ..." 754-756, "Technic Flex-System Hose End" u9053; rigid
+#: hoses "Hose Rigid ..." are not matched), LSynth
+#: output ("LSynth Synthesis Part", "LSynth ... String Segment", MPD-embedded as "<set> - LS51.dat"),
+#: strings and chains ("Minifig Chain Link ..." 30104k02, alias 209).
+FLEXIBLE_WORDS = ("segment", "lsynth", "string", "hose flexible", "flex-system", "flex cable", "chain link", "rope")
+
+
+def _part_title(key: str, element, embedded) -> str:
+    """Title of a part: catalog name for library parts (following ``~Moved to`` aliases), the
+    first line of the file for MPD-embedded ones, ``""`` when unknown."""
+    from ldraw_data.catalog import get_catalog
+
+    cat = get_catalog()
+    if not key.startswith("?"):
+        title = cat.get(key).name if key in cat else ""
+    else:
+        title = ""
+        if embedded is not None:
+            want = key[1:].lower()
+            for f in embedded.files:
+                if f.key.lower() in (want, want + ".dat"):
+                    title = f.title or ""
+                    break
+    if title.lower().startswith("~moved to "):
+        target = title.split()[2] if len(title.split()) > 2 else ""
+        if target in cat:
+            title = cat.get(target).name
+    return title
+
+
+def flexible_mask(build) -> np.ndarray:
+    """(n,) bool over :attr:`LegoBuild.flattened_placements`: flexible or primitive placements.
+
+    A placement is flexible when its part title holds one of :data:`FLEXIBLE_WORDS` (hoses,
+    strings, LSynth output, chain links) or when it is an LDraw primitive (``p/`` folder, e.g.
+    ``4-4cyli`` scaled into rigging string in 6285 Black Seas Barracuda, ``stud3a`` in 21019
+    Eiffel Tower): a model that references a primitive draws with it a piece of string or a detail,
+    not a part one can buy. Such placements are never reported floating and are left out of the
+    component count (:mod:`bricklayer.validate.support`, :class:`.connections.ConnectionGraph`).
+
+    Parameters
+    ----------
+    build : LegoBuild
+
+    Returns
+    -------
+    (n,) bool ndarray
+    """
+
+    def make() -> np.ndarray:
+        from ldraw_data.library import get_library
+
+        from .collisions import _embedded_doc
+
+        wa = world_arrays(build)
+        lib = get_library()
+        memo = build._cache.setdefault("validate.flexible.memo", {})  # part key -> bool, kept across edits
+        emb = None
+        out = np.zeros(len(wa.placements), dtype=bool)
+        for key, idx in wa.groups.items():
+            flex = memo.get(key)
+            if flex is None:
+                if key.startswith("?") and emb is None:
+                    emb = _embedded_doc(build)
+                title = _part_title(key, wa.placements[idx[0]].content, emb).lower()
+                flex = any(w in title for w in FLEXIBLE_WORDS)
+                if not flex and not key.startswith("?"):
+                    flex = lib.is_primitive(key + ".dat")
+                memo[key] = flex
+            out[idx] = flex
+        return out
+
+    return build._cached("validate.flexible", make)

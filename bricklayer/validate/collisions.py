@@ -58,6 +58,8 @@ __all__ = [
     "CollisionRecord",
     "PRESS_FIT_ALLOWANCE",
     "LOOSE_MATE",
+    "SEAT",
+    "AXIAL_EXTRA",
     "unchecked_placements",
     "collision_engine",
 ]
@@ -104,13 +106,55 @@ PRESS_FIT_ALLOWANCE: dict[str, float] = {
 #: 0.7 LDU off the axis, so that a part pushed 1 LDU across a joint (or a stud pushed into its
 #: anti-stud) stays a collision. Such a pair gets its family's press-fit allowance.
 LOOSE_MATE: dict[str, float] = {"line": 0.7, "cos": 0.9}
+#: Press fits of point joints are excused only on their seat (LDU). The graph mates hinge, fixed and
+#: ball labels within ``TOL.joint_position`` (2.1 LDU) because some labels sit off the drawn rotation
+#: centre, so a minifigure arm or a hinge pushed 1 LDU into its mate stays mated; its press-fit
+#: allowance would then hide the push. A mated pair keeps its allowance only while the offset between
+#: its two connector origins (``perp`` off the first connector's axis, ``along`` it) is within ``tol``
+#: of the pair's nominal offset. Rotation about the joint axis (the joint's free motion) keeps
+#: ``perp`` and ``along`` for labels on the axis; a push of 1 LDU along the axis or across it changes
+#: them by 1 LDU, in any direction by at least 0.7 LDU. ``nominal`` maps a type pair to
+#: ``(perp, along, tol)``, default ``(0, 0, tol)``; the values are the offsets of all mated pairs of
+#: that kind on the 67 official models (median, and the spread where it is wide because the label
+#: sits off the axis and the offset turns with the joint: locking hinges 30364/30365 and 30386 at
+#: 0-2 LDU, so they keep the graph's 2.1 LDU and only the allowance size guards them).
+SEAT: dict = {
+    "tol": 0.6,
+    "nominal": {
+        "control_stick/control_stick_base": (2.0, 0.0, 0.6),
+        "hinge_2_in/hinge_2_on": (0.0, 0.0, 2.1),
+        "hinge_13_in/hinge_13_on": (0.0, 0.0, 2.1),
+        "hinge_15_in/hinge_15_on": (1.0, 0.0, 1.0),
+        "hinge_31_in/hinge_31_on": (1.0, 0.0, 1.0),
+        "hinge_49_in/hinge_49_on": (1.0, 0.0, 0.6),
+        "hinge_3_in/hinge_3_on": (0.4, 1.0, 1.1),
+        "hinge_14_in/hinge_14_on": (0.0, 0.75, 0.6),
+        "fixed_21_in/fixed_21_on": (0.0, 2.0, 0.6),
+        "neck_bracket/neck_mount": (0.0, 0.5, 0.6),
+        "towball/towball_socket": (0.0, 0.5, 0.6),
+        "constraction_ball/constraction_socket": (0.0, 0.0, 2.1),
+        "hip_peg/hip_socket": (0.25, 0.25, 0.6),
+        "shoulder_peg/shoulder_socket": (0.12, 0.0, 0.6),
+        "wrist_peg/wrist_socket": (0.12, 0.08, 0.6),
+    },
+}
+#: Extra inset per part (LDU) along the axis of a sliding or stud joint (:meth:`CollisionEngine._query_radial`):
+#: collars, end faces and stud roots of official files overlap their mates by up to about 0.5 LDU
+#: along the axis (friction pins 2780 / 6558 in thin beams 60484, 32316, 32140 of 75060 Slave I:
+#: 0.49-0.52 LDU), so both parts may be inset by 0.2 LDU more there (0.9 LDU of axial overlap is
+#: excused in all), while a part pushed 1 LDU along the joint into a stop still collides.
+AXIAL_EXTRA = 0.2
 #: Broad-phase boxes are grown by this much (LDU) so resting contacts are candidates.
 _MARGIN = 1.25
 #: Downward move (LDU) of the resting test (module notes, step 5).
 _REST_DROP = 1.0
 _ROT_Q = 1e-3
+#: Up to this many queried parts, the incremental broad phase tests their boxes against all boxes directly.
+_BRUTE_QUERIES = 32
 _POS_Q = 1e-2
-_PAIR_CACHE_VERSION = 1
+_PAIR_CACHE_VERSION = 2
+#: New narrow-phase answers kept in memory before the pair cache is rewritten (the rest at exit).
+_SAVE_BATCH = 256
 
 
 # ----------------------------------------------------------------------------------------------
@@ -164,6 +208,32 @@ class _ShapeStore:
         return m[0]
 
 
+    def radial_model(self, shape, mirrored: bool, inset: float, extra: float, axis: np.ndarray):
+        """BVH of a shape inset by ``inset`` plus ``extra`` across ``axis`` (model frame, unit), see
+        :meth:`CollisionEngine._query_radial`; at most ``shape.caps`` per vertex in total."""
+        k = (id(shape), mirrored, round(inset, 4), round(extra, 4), tuple(np.round(axis, 2).tolist()))
+        m = self.bvh.get(k)
+        if m is not None:
+            return m[0]
+        v, x, f = shape.vertices, shape.directions, shape.faces
+        if mirrored:
+            v = v * np.array([-1.0, 1.0, 1.0])
+            x = x * np.array([-1.0, 1.0, 1.0])
+            f = f[:, ::-1]
+        caps = shape.caps if shape.caps is not None else np.full(len(v), np.inf)
+        base = np.minimum(inset, caps)
+        more = np.clip(caps - base, 0.0, extra)
+        a = np.asarray(axis, dtype=np.float64)
+        xa = np.outer(x @ a, a)
+        v = v - base[:, None] * x - more[:, None] * (x - xa) - np.minimum(more, AXIAL_EXTRA)[:, None] * xa
+        m = fcl.BVHModel()
+        m.beginModel(len(v), len(f))
+        m.addSubModel(v, np.ascontiguousarray(f))
+        m.endModel()
+        self.bvh[k] = (m, shape)
+        return m
+
+
 _STORE = _ShapeStore()
 
 
@@ -211,6 +281,7 @@ class _PairMemo:
         self.hits = np.zeros(0, dtype=bool)
         self.new: dict[int, bool] = {}
         self.loaded = False
+        self._atexit = False
 
     def path(self):
         from ldraw_data.collision import COLLISION_CACHE_VERSION
@@ -247,8 +318,21 @@ class _PairMemo:
                     found[k], val[k] = True, v
         return found, val
 
-    def save(self):
+    def save(self, force: bool = False):
+        """Write new answers to disk (merged with what other processes wrote).
+
+        Small batches (fewer than ``_SAVE_BATCH`` new answers, e.g. after one
+        edit) wait for the next save or for the exit of the process
+        (``atexit``), so an incremental validation does not rewrite the file.
+        """
         if not self.new or os.environ.get("BRICKLAYER_NO_PAIR_CACHE"):
+            return
+        if not force and len(self.new) < _SAVE_BATCH:
+            if not self._atexit:
+                import atexit
+
+                atexit.register(self.save, True)
+                self._atexit = True
             return
         path = self.path()
         keys = np.concatenate([self.keys, np.fromiter(self.new.keys(), dtype=np.uint64, count=len(self.new))])
@@ -341,6 +425,7 @@ class CollisionEngine:
         self.pair_flags = np.zeros((0, 3), dtype=bool)     # hit, a rests on b, b rests on a
         self.embedded = None
         self._reported = None
+        self._verdicts: dict = {}               # (inst a, inst b) -> still colliding after allowances
 
     # -- per placement data
     def _prepare(self):
@@ -376,7 +461,7 @@ class CollisionEngine:
         self.box_lo, self.box_hi, self.min_z = lo, hi, lo[:, 2].copy()
         seg = np.zeros(n, dtype=bool)
         for key, idx in wa.groups.items():
-            seg[idx] = _is_segment(key, wa.placements[idx[0]].content, self.embedded)
+            seg[idx] = _is_segment(key, shapes.get(key), self.embedded)
         self.segment = seg
         parents: dict = {}
         self.parent = np.array([parents.setdefault(tuple(id(p) for p in fp.path[:-1]), len(parents))
@@ -429,6 +514,13 @@ class CollisionEngine:
         q = np.intersect1d(queried, use)
         if not len(q):
             return np.zeros((0, 2), dtype=np.int64)
+        if len(q) <= _BRUTE_QUERIES and len(q) < len(use):
+            # a few new parts (an edit): test their boxes against every box at once
+            ov = np.all(lo[None, :, :] <= hi[q, None, :], axis=2) & np.all(lo[q, None, :] <= hi[None, :, :], axis=2)
+            qi, j = np.nonzero(ov)
+            p = np.column_stack([q[qi], j])
+            p = np.sort(p[p[:, 0] != p[:, 1]], axis=1)
+            return np.unique(p, axis=0) if len(p) else p.reshape(0, 2)
         p = self._overlaps(q, lo, hi)
         if len(q) < len(use):
             # boxes that start before a queried box on x but overlap it
@@ -468,6 +560,40 @@ class CollisionEngine:
             _MEMO.new[hk] = v
             out[ks] = v
         return out
+
+    def _query_radial(self, i: int, j: int, extra: float, axis: np.ndarray) -> bool:
+        """Do parts i and j intersect with the common inset plus ``extra`` (LDU) across ``axis`` only?
+
+        The press fit of a sliding or stud joint (pin, axle, bar, clip,
+        stud) is radial: the pin's ridges press into the hole's wall. Each
+        vertex takes its extra inset along its direction with the component
+        along the joint axis (world, unit) cut to :data:`AXIAL_EXTRA`, so end
+        faces, collars and axle stops are inset by the common 0.25 LDU plus
+        0.2 LDU only: a pin or axle pushed 1 LDU along its hole into a stop,
+        or a collar pushed into the beam, stays a collision.
+        Memoized like :meth:`_query` (the axis, in each part's frame, is part
+        of the key).
+        """
+        t = self.transforms
+        la = t[i, :3, :3].T @ axis
+        lb = t[j, :3, :3].T @ axis
+        rel = _inv_rigid(t[i][None])[0] @ t[j]
+        level = (int(round(TOL.collision_inset * 1000)) + (int(round(extra * 1000)) << 12)
+                 + (int(round(AXIAL_EXTRA * 1000)) << 24))
+        ax_code = np.round(np.concatenate([la, lb]) * 100).astype(np.int64)
+        for c in ax_code.tolist():
+            level = (level * 1000003 + (c & 0xFFFF)) & 0x7FFFFFFFFFFF
+        ca = np.array([self.codes[i] * 2 + self.mirrored[i]])
+        cb = np.array([self.codes[j] * 2 + self.mirrored[j]])
+        h = _pair_hash(ca, cb, rel[None], np.array([level | (1 << 47)]))
+        found, val = _MEMO.lookup(h)
+        if found[0]:
+            return bool(val[0])
+        ma = _STORE.radial_model(self.shapes[self.keys[i]], bool(self.mirrored[i]), TOL.collision_inset, extra, la)
+        mb = _STORE.radial_model(self.shapes[self.keys[j]], bool(self.mirrored[j]), TOL.collision_inset, extra, lb)
+        v = _collide(ma, mb, rel)
+        _MEMO.new[int(h[0])] = v
+        return v
 
     def refresh(self) -> "CollisionEngine":
         """Bring the analysis up to date with the build (incrementally). Returns self."""
@@ -539,30 +665,51 @@ class CollisionEngine:
 
     # -- press fits
     def reported(self) -> np.ndarray:
-        """(r, 2) int: colliding pairs left after the press-fit allowances."""
+        """(r, 2) int: colliding pairs left after the press-fit allowances.
+
+        Incremental: the verdict on a pair depends only on its two
+        placements (their poses decide both the intersection and the
+        connectors mated between them), so it is kept per pair of instance
+        ids and only pairs new since the last call are decided.
+        """
         if self._reported is not None:
             return self._reported
-        from .connections import connection_graph
-
         cand = self.pairs[self.hit]
         cand = cand[~self.same_flexible(cand)]
         if not len(cand):
             self._reported = cand
             return cand
-        cg = connection_graph(self._build)
-        allow = _pair_allowances(cg)
-        for k, v in self._loose_allowances([p for p in map(tuple, cand.tolist()) if p not in allow]).items():
-            allow[k] = v
-        keep = np.ones(len(cand), dtype=bool)
-        extra = np.array([allow.get((int(i), int(j)), -1.0) for i, j in cand])
-        for value in sorted(set(extra.tolist()) - {-1.0}):
-            sel = np.flatnonzero(extra == value)
-            if value <= 0:
-                continue
-            a, b = cand[sel, 0], cand[sel, 1]
-            still = self._query(a, b, self.transforms[a], self.transforms[b], TOL.collision_inset + value / 2)
-            keep[sel] = still
-        _MEMO.save()
+        inst = self.inst
+        keys = [(int(x), int(y)) for x, y in zip(inst[cand[:, 0]].tolist(), inst[cand[:, 1]].tolist())]
+        verdict = self._verdicts
+        todo = [k for k, key in enumerate(keys) if key not in verdict]
+        log.debug("press fits: %d of %d colliding pairs to decide", len(todo), len(keys))
+        if todo:
+            from .connections import connection_graph
+
+            sub = cand[todo]
+            cg = connection_graph(self._build)
+            allow = _pair_allowances(cg, sub)
+            rest = [p for p in map(tuple, sub.tolist()) if p not in allow]
+            for k, v in self._loose_allowances(rest).items():
+                allow[k] = v
+            still = np.ones(len(sub), dtype=bool)
+            got = [allow.get((int(i), int(j)), (-1.0, None)) for i, j in sub]
+            extra = np.array([g[0] for g in got])
+            radial = np.array([g[1] is not None for g in got], dtype=bool)
+            for value in sorted(set(extra.tolist()) - {-1.0}):
+                if value <= 0:
+                    continue
+                sel = np.flatnonzero((extra == value) & ~radial)
+                a, b = sub[sel, 0], sub[sel, 1]
+                still[sel] = self._query(a, b, self.transforms[a], self.transforms[b],
+                                         TOL.collision_inset + value / 2)
+                for k in np.flatnonzero((extra == value) & radial).tolist():
+                    still[k] = self._query_radial(int(sub[k, 0]), int(sub[k, 1]), value / 2, np.array(got[k][1]))
+            for k, v in zip(todo, still.tolist()):
+                verdict[keys[k]] = v
+            _MEMO.save()
+        keep = np.fromiter((verdict[k] for k in keys), dtype=bool, count=len(keys))
         self._reported = cand[keep]
         return self._reported
 
@@ -586,7 +733,7 @@ class CollisionEngine:
             xi = ai.axis @ poses[i, :3, :3].T
             pj = aj.pos @ poses[j, :3, :3].T + poses[j, :3, 3]
             xj = aj.axis @ poses[j, :3, :3].T
-            best = -1.0
+            best, best_axis = -1.0, None
             for a in range(len(ai.code)):
                 d = pj - pi[a]
                 dist = np.linalg.norm(d, axis=1)
@@ -603,10 +750,12 @@ class CollisionEngine:
                     ok = (cos >= LOOSE_MATE["cos"] and perp <= LOOSE_MATE["line"]
                           and abs(along) <= ai.length[a] + aj.length[b] + LOOSE_MATE["line"])
                     if ok:
-                        best = max(best, PRESS_FIT_ALLOWANCE.get(_family(ai.code[a], names), 0.0),
-                                   PRESS_FIT_ALLOWANCE.get(_family(aj.code[b], names), 0.0))
+                        v = max(PRESS_FIT_ALLOWANCE.get(_family(ai.code[a], names), 0.0),
+                                PRESS_FIT_ALLOWANCE.get(_family(aj.code[b], names), 0.0))
+                        if v > best:
+                            best, best_axis = v, xi[a] / max(np.linalg.norm(xi[a]), 1e-12)
             if best >= 0:
-                out[(i, j)] = best
+                out[(i, j)] = (best, tuple(np.round(best_axis, 6).tolist()))
         return out
 
     def same_flexible(self, pairs: np.ndarray) -> np.ndarray:
@@ -675,27 +824,23 @@ class CollisionEngine:
         return (best + 2 * inset if best < max_shift else max_shift), best_dir
 
 
-def _is_segment(key: str, element, embedded) -> bool:
-    """True when the part's title names it a segment of a flexible element (see ``same_flexible``)."""
+def _is_segment(key: str, shape, embedded) -> bool:
+    """True when the part's title names it a segment of a flexible element (see ``same_flexible``).
+
+    Library parts take the title stored with their collision shape (the
+    file's first line, ``~Moved to`` aliases followed, see
+    :class:`ldraw_data.collision.CollisionShape`), which costs nothing once
+    the shape is loaded; MPD-embedded parts the title of their block.
+    """
     title = ""
     if not key.startswith("?"):
-        spec = getattr(element, "spec", None)
-        title = getattr(spec, "name", "") or ""
+        title = getattr(shape, "title", "") or ""
     elif embedded is not None:
         want = key[1:].lower()
         for f in embedded.files:
             if f.key.lower() in (want, want + ".dat"):
                 title = f.title or ""
                 break
-    if title.lower().startswith("~moved to "):  # an alias: the title of the part it moved to
-        from ldraw_data.library import get_library
-
-        try:
-            path = get_library().find(title.split()[2] + ".dat")
-            with open(path, encoding="utf-8", errors="replace") as fh:
-                title = fh.readline()
-        except (OSError, IndexError, LookupError, ValueError):
-            pass
     return "segment" in title.lower()
 
 
@@ -704,23 +849,73 @@ def _family(code: int, names) -> str:
     return "stud" if kind in ("stud", "hole") else kind
 
 
-def _pair_allowances(cg) -> dict:
-    """(i, j) part pair (i < j) -> largest press-fit allowance of the connectors mating them."""
+def _pair_allowances(cg, pairs: np.ndarray | None = None) -> dict:
+    """(i, j) part pair (i < j) -> largest press-fit allowance of the connectors mating them.
+
+    A mated connector pair grants its allowance only while it sits on its
+    joint (:data:`SEAT`): point joints (hinge, fixed and ball labels, which
+    the graph mates within ``TOL.joint_position`` = 2.1 LDU) must lie within
+    ``SEAT["tol"]`` of their nominal offset; pairs off their seat get 0
+    (only the common 0.5 LDU clearance). Sliding and stud joints are mated
+    by the graph within 0.5 LDU of their axis already.
+
+    Parameters
+    ----------
+    cg : ConnectionGraph
+    pairs : (m, 2) int, optional
+        Only these part pairs (``i < j``); default all mated pairs.
+    """
     names = connector_types()
     out: dict = {}
     if not len(cg.pairs):
         return out
-    codes = cg.pair_codes()
+    rows = cg.pairs
+    lo = np.minimum(rows[:, 0], rows[:, 2])
+    hi = np.maximum(rows[:, 0], rows[:, 2])
+    sel = np.arange(len(rows))
+    if pairs is not None:
+        n = max(int(hi.max()), int(np.max(pairs))) + 1 if len(pairs) else 1
+        sel = np.flatnonzero(np.isin(lo * n + hi, pairs[:, 0].astype(np.int64) * n + pairs[:, 1]))
+        if not len(sel):
+            return out
+    codes = cg.pair_codes()[sel]
+    w = cg._world
+    fa = cg._flat_index(rows[sel, 0], rows[sel, 1])
+    fb = cg._flat_index(rows[sel, 2], rows[sel, 3])
+    d = w["pos"][fb] - w["pos"][fa]
+    ax = w["axis"][fa]
+    along = np.abs(np.einsum("ij,ij->i", d, ax))
+    perp = np.linalg.norm(d - np.einsum("ij,ij->i", d, ax)[:, None] * ax, axis=1)
     fam_cache: dict = {}
-    for (a, _ca, b, _cb), (c1, c2) in zip(cg.pairs.tolist(), codes.tolist()):
+    pos_of = {r: k for k, r in enumerate(sel.tolist())}
+    for r, (c1, c2), pe, al in zip(sel.tolist(), codes.tolist(), perp.tolist(), along.tolist()):
         v = fam_cache.get((c1, c2))
         if v is None:
-            v = fam_cache[(c1, c2)] = max(PRESS_FIT_ALLOWANCE.get(_family(c1, names), 0.0),
-                                          PRESS_FIT_ALLOWANCE.get(_family(c2, names), 0.0))
-        k = (a, b) if a < b else (b, a)
-        if v > out.get(k, -1.0):
-            out[k] = v
+            v = fam_cache[(c1, c2)] = _connector_allowance(c1, c2, names)
+        value, nominal, slide = v
+        if nominal is not None and (abs(pe - nominal[0]) > nominal[2] or abs(al - nominal[1]) > nominal[2]):
+            value = 0.0
+        k = (int(lo[r]), int(hi[r]))
+        if value > out.get(k, (-1.0, None))[0]:
+            out[k] = (value, tuple(np.round(ax[pos_of[r]], 6).tolist())
+                      if slide else None)
     return out
+
+
+def _connector_allowance(c1: int, c2: int, names) -> tuple:
+    """(allowance LDU, nominal (perp, along, tol) or None when not seat-checked, sliding?) of a type pair."""
+    from .connections import SLIDING_TYPES
+
+    value = max(PRESS_FIT_ALLOWANCE.get(_family(c1, names), 0.0), PRESS_FIT_ALLOWANCE.get(_family(c2, names), 0.0))
+    k1, _, _ = _parse_type(names[c1])
+    k2, _, _ = _parse_type(names[c2])
+    # sliding joints and studs press radially: their extra inset is applied across the axis only
+    slide = (names[c1] in SLIDING_TYPES and names[c2] in SLIDING_TYPES) or (
+        _family(c1, names) == "stud" and _family(c2, names) == "stud")
+    if k1 in ("hinge", "fixed", "ball") or k2 in ("hinge", "fixed", "ball"):
+        pair = "/".join(sorted((names[c1], names[c2])))
+        return value, SEAT["nominal"].get(pair, (0.0, 0.0, SEAT["tol"])), slide
+    return value, None, slide
 
 
 def collision_engine(build) -> CollisionEngine:

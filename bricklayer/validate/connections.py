@@ -16,7 +16,11 @@ official models, see its docstring):
   within ``TOL.connector_position`` (0.5 LDU), hinge, fixed and ball labels
   (click hinges, minifigure joints, control sticks, tow balls) within
   ``TOL.joint_position`` (2.1 LDU: their label origins sit off the drawn
-  rotation centres); stud-family and fixed connectors need parallel axes
+  rotation centres); so is headgear on the stud of a minifigure head
+  (catalog name "Minifig Head ..."): measured on the official models, all
+  32 helmets 2446 (and prints) sit 1.19-1.26 LDU from the head's stud (their
+  BrickNet tube label lies at (0, -0.9, 0.8) in the part frame, off the
+  drawn centre), caps 4485 1.08, helmets 30168a 2.0; stud-family and fixed connectors need parallel axes
   (cosine >= ``TOL.connector_axis_cos``), hinges parallel or anti-parallel,
   balls any;
 - sliding joints (axle, pin, bar, clip and their holes): axes parallel or
@@ -35,7 +39,8 @@ milliseconds of connector work instead of a full rebuild.
 
 from __future__ import annotations
 
-__all__ = ["ConnectionGraph", "connection_graph", "part_connector_arrays", "find_mated_pairs", "SLIDING_TYPES"]
+__all__ = ["ConnectionGraph", "connection_graph", "part_connector_arrays", "embedded_aliases", "find_mated_pairs",
+           "SLIDING_TYPES"]
 
 from dataclasses import dataclass
 from functools import lru_cache
@@ -48,7 +53,7 @@ from ldraw_data.connectors import JointKind, connector_types, mate_matrix, type_
 
 from ..connector import Connector
 from ..constants import TOL
-from ._world import world_arrays
+from ._world import flexible_mask, world_arrays
 
 #: Types whose connectors slide along their axis and so use the line test.
 SLIDING_TYPES = frozenset({"axle", "axle_hole", "axle_bore", "pin", "pin_hole", "bar", "clip"})
@@ -117,6 +122,81 @@ def _arrays_for(element) -> _PartArrays:
                        np.array([_code_of()[c.type] for c in conns], dtype=np.int64), tuple(conns))
 
 
+#: Largest difference (LDU) between the bounding boxes of an MPD-embedded part and the library part
+#: its name points to for the embedded copy to take that part's connectors (module notes).
+_ALIAS_BOX_TOL = 1.0
+
+
+def _transformed(arr: _PartArrays, m: np.ndarray) -> _PartArrays:
+    """Connector arrays moved by the rigid (4, 4) ``m``."""
+    return _PartArrays(arr.pos @ m[:3, :3].T + m[:3, 3], arr.axis @ m[:3, :3].T, arr.length, arr.code, arr.conns)
+
+
+def embedded_aliases(build) -> dict:
+    """Connectors for MPD-embedded copies of library parts.
+
+    Official files embed unofficial copies of parts released later, named
+    ``"<set> - <part>.dat"`` (10283 Space Shuttle: ``"10283 - 61332.dat"``,
+    Philo's Technic Pin with Friction Type 2, library part 61332). Such a copy
+    has no BrickNet labels; it takes the library part's connectors when the
+    name after the last ``" - "`` is a catalog part and the two meshes'
+    bounding boxes (LDraw part frame) agree within ``_ALIAS_BOX_TOL`` (1 LDU),
+    so that a different part of the same number is not given wrong connectors.
+
+    Parameters
+    ----------
+    build : LegoBuild
+
+    Returns
+    -------
+    dict of str to _PartArrays
+        Part key (``"?<name>"``) -> connector arrays in the embedded element's
+        local frame (the importer places unknown parts with ``L2B``).
+    """
+    def make() -> dict:
+        from ldraw_data.catalog import get_catalog
+        from ldraw_data.collision import collision_shape
+
+        from ..element import Element
+        from ..geometry.ldraw_frame import L2B
+        from .collisions import _embedded_doc
+
+        wa = world_arrays(build)
+        keys = tuple(sorted(k for k in wa.groups if k.startswith("?")))
+        memo = build._cache.get("validate.aliases.memo")  # kept across edits: same embedded keys, same answer
+        if memo is not None and memo[0] == keys:
+            return memo[1]
+        out: dict = {}
+        build._cache["validate.aliases.memo"] = (keys, out)
+        emb = _embedded_doc(build) if keys else None
+        if emb is None:
+            return out
+        cat = get_catalog()
+        for key in keys:
+            tail = key[1:].rsplit(" - ", 1)[-1].strip()
+            if tail.lower().endswith(".dat"):
+                tail = tail[:-4]
+            if not tail or tail not in cat:
+                continue
+            try:
+                lib_el = Element(tail)
+                if not lib_el.connectors:
+                    continue
+                a = collision_shape(key[1:], embedded=emb).hull_points
+                b = collision_shape(cat.get(tail).part_id).hull_points
+            except Exception:  # noqa: BLE001 - any unreadable copy simply keeps no connectors
+                continue
+            if not len(a) or not len(b):
+                continue
+            diff = max(np.abs(a.min(0) - b.min(0)).max(), np.abs(a.max(0) - b.max(0)).max())
+            if diff > _ALIAS_BOX_TOL:
+                continue
+            out[key] = _transformed(part_connector_arrays(lib_el), L2B @ lib_el.local_to_ldraw)
+        return out
+
+    return build._cached("validate.aliases", make)
+
+
 def part_connector_arrays(element) -> _PartArrays:
     """Cached local connector arrays of an element.
 
@@ -148,10 +228,13 @@ class ConnectionGraph:
         ``(part_i, connector_i, part_j, connector_j)`` per mated connector pair.
     kinds : list of JointKind, length m
         Joint made by each row of :attr:`pairs`.
+    exempt : (n,) bool ndarray
+        Flexible or primitive placements left out of :attr:`components` when unmated.
     """
 
-    def __init__(self, placements, pairs: np.ndarray, kinds, world: dict):
+    def __init__(self, placements, pairs: np.ndarray, kinds, world: dict, exempt=None):
         self.placements = placements
+        self.exempt = np.zeros(len(placements), dtype=bool) if exempt is None else np.asarray(exempt, dtype=bool)
         self.pairs = pairs
         if isinstance(kinds, np.ndarray):
             kc = kinds.astype(np.int64)
@@ -188,8 +271,16 @@ class ConnectionGraph:
 
     @property
     def components(self) -> list:
-        """Connected components as lists of FlatPlacement, largest first (ties: first part first)."""
-        comps = [sorted(c) for c in nx.connected_components(self.graph)]
+        """Connected components as lists of FlatPlacement, largest first (ties: first part first).
+
+        Flexible or primitive placements (:attr:`exempt`, :func:`._world.flexible_mask`: string,
+        hose and LSynth segments, scaled primitives) that mate with nothing are left out: LDraw
+        draws one bent string as dozens of unconnected pieces (2,103 ``4-4cyli`` in 6285 Black Seas
+        Barracuda), which are not separate objects of the model.
+        """
+        ex = self.exempt
+        comps = [sorted(c) for c in nx.connected_components(self.graph)
+                 if not (len(c) == 1 and ex[next(iter(c))])]
         comps.sort(key=lambda c: (-len(c), c[0]))
         return [[self.placements[i] for i in c] for c in comps]
 
@@ -233,19 +324,44 @@ class ConnectionGraph:
         return list(self.graph.neighbors(i))
 
 
-_FIELDS = ("pos", "axis", "length", "code", "cidx", "inst")
+_FIELDS = ("pos", "axis", "length", "code", "cidx", "inst", "loose")
 
 
-def _transform_rows(wa, idx_all: np.ndarray, inst: np.ndarray) -> dict:
-    """World connector rows of placements ``idx_all`` (unsorted), with their instance ids."""
-    pos, axis, length, code, cidx, owner = [], [], [], [], [], []
+@lru_cache(maxsize=1)
+def _stud_codes() -> np.ndarray:
+    """(types,) bool: stud and open-stud type codes (the male stud family)."""
+    return np.array([n in ("stud", "open_stud") for n in connector_types()])
+
+
+@lru_cache(maxsize=None)
+def _head_id(pid: str) -> bool:
+    from ldraw_data.catalog import get_catalog
+
+    cat = get_catalog()
+    return pid in cat and cat.get(pid).name.lower().startswith("minifig head")
+
+
+def _is_minifig_head(element) -> bool:
+    """True for minifigure heads (catalog name "Minifig Head ..."): headgear mates on their stud
+    within ``TOL.joint_position`` (module notes)."""
+    return _head_id(element.ldraw_id)
+
+
+def _transform_rows(wa, idx_all: np.ndarray, inst: np.ndarray, aliases=None) -> dict:
+    """World connector rows of placements ``idx_all`` (unsorted), with their instance ids.
+
+    ``aliases``: part key -> connector arrays for MPD-embedded copies (:func:`embedded_aliases`)."""
+    pos, axis, length, code, cidx, owner, loose = [], [], [], [], [], [], []
+    stud_like = _stud_codes()
     sel = np.zeros(len(wa.placements), dtype=bool)
     sel[idx_all] = True
     for key, gidx in wa.groups.items():
         idx = gidx[sel[gidx]]
         if not len(idx):
             continue
-        arr = part_connector_arrays(wa.placements[idx[0]].content)
+        arr = aliases.get(key) if aliases and key.startswith("?") else None
+        if arr is None:
+            arr = part_connector_arrays(wa.placements[idx[0]].content)
         k = len(arr.code)
         if not k:
             continue
@@ -257,17 +373,20 @@ def _transform_rows(wa, idx_all: np.ndarray, inst: np.ndarray) -> dict:
         code.append(np.tile(arr.code, len(idx)))
         cidx.append(np.tile(np.arange(k), len(idx)))
         owner.append(np.repeat(idx, k))
+        head = _is_minifig_head(wa.placements[idx[0]].content)
+        loose.append(np.tile(stud_like[arr.code] & head, len(idx)))
     if not pos:
         z3 = np.zeros((0, 3))
         zi = np.zeros(0, dtype=np.int64)
-        return dict(pos=z3, axis=z3.copy(), length=np.zeros(0), code=zi, cidx=zi.copy(), inst=zi.copy())
+        return dict(pos=z3, axis=z3.copy(), length=np.zeros(0), code=zi, cidx=zi.copy(), inst=zi.copy(),
+                    loose=np.zeros(0, dtype=bool))
     owner_a = np.concatenate(owner)
     ax = np.vstack(axis)
     nrm = np.linalg.norm(ax, axis=1, keepdims=True)
     nrm[nrm == 0] = 1
     return dict(pos=np.vstack(pos), axis=ax / nrm, length=np.concatenate(length),
                 code=np.concatenate(code).astype(np.int64), cidx=np.concatenate(cidx).astype(np.int64),
-                inst=inst[owner_a])
+                inst=inst[owner_a], loose=np.concatenate(loose).astype(bool))
 
 
 def _finish(rows: dict, inst: np.ndarray, n_ids: int) -> dict:
@@ -313,12 +432,13 @@ class _ConnectionIndex:
 
     def refresh(self, build) -> tuple[dict, np.ndarray, list]:
         wa = world_arrays(build)
+        aliases = embedded_aliases(build)
         inst = self._instances(wa)
         n_ids = len(self._ids)
         alive = np.zeros(n_ids, dtype=bool)
         alive[inst] = True
         if self.rows is None:
-            rows = _transform_rows(wa, np.arange(len(inst)), inst)
+            rows = _transform_rows(wa, np.arange(len(inst)), inst, aliases)
             query = None
             old_pairs, old_kinds = np.zeros((0, 4), dtype=np.int64), np.zeros(0, dtype=np.int64)
         else:
@@ -329,7 +449,7 @@ class _ConnectionIndex:
             known[self._seen] = True
             new_idx = np.flatnonzero(~known[inst])
             keep = alive[old["inst"]]
-            new_rows = _transform_rows(wa, new_idx, inst)
+            new_rows = _transform_rows(wa, new_idx, inst, aliases)
             rows = {f: np.concatenate([old[f][keep], new_rows[f]]) for f in _FIELDS}
             query = np.concatenate([np.zeros(int(keep.sum()), dtype=bool), np.ones(len(new_rows["code"]), bool)])
             pk = np.all(alive[self.pairs_inst[:, [0, 2]]], axis=1) if len(self.pairs_inst) else np.zeros(0, bool)
@@ -362,7 +482,7 @@ def _world_connectors(build) -> dict:
     """World connector arrays of a build (``owner, pos, axis, length, code, cidx, start``), from scratch."""
     wa = world_arrays(build)
     inst = np.arange(len(wa.placements), dtype=np.int64)
-    return _finish(_transform_rows(wa, inst, inst), inst, len(inst))
+    return _finish(_transform_rows(wa, inst, inst, embedded_aliases(build)), inst, len(inst))
 
 
 def _pairs_within(tree_pts: np.ndarray, query_pts: np.ndarray, r: float) -> tuple[np.ndarray, np.ndarray]:
@@ -437,10 +557,15 @@ def _mated(w: dict, query=None) -> tuple[np.ndarray, np.ndarray]:
     is_slide = sliding_t[code]
     side = side_t[code]
     joint = joint_t[code]
+    loose = w.get("loose")
+    loose = np.zeros(len(code), dtype=bool) if loose is None else loose
     cands = []
     point = usable & ~is_slide
     for sel, r in ((point & ~joint, TOL.connector_position), (point & joint, TOL.joint_position)):
         cands += _point_candidates(pos, np.flatnonzero(sel & side), np.flatnonzero(sel & ~side), r, query)
+    if (point & loose).any():  # the stud of a minifigure head and the headgear on it
+        cands += _point_candidates(pos, np.flatnonzero(point & loose & side), np.flatnonzero(point & ~joint & ~side),
+                                   TOL.joint_position, query)
     cands += _slide_candidates(pos, length, np.flatnonzero(usable & is_slide & side),
                                np.flatnonzero(usable & is_slide & ~side), query)
     cands = [c for c in cands if len(c)]
@@ -458,7 +583,7 @@ def _mated(w: dict, query=None) -> tuple[np.ndarray, np.ndarray]:
     directional = directional_t[code[a]] | directional_t[code[b]]
     ball = ball_t[code[a]]
     axis_ok = ball | (np.where(directional, dots, np.abs(dots)) >= TOL.connector_axis_cos)
-    tol = np.where(joint[a], TOL.joint_position, TOL.connector_position)
+    tol = np.where(joint[a] | loose[a] | loose[b], TOL.joint_position, TOL.connector_position)
     point_ok = ~slide & (dist <= tol) & axis_ok
     proj = np.einsum("ij,ij->i", d, axis[a])
     perp = np.sqrt(np.maximum(dist ** 2 - proj ** 2, 0))
@@ -510,6 +635,6 @@ def connection_graph(build) -> ConnectionGraph:
         if idx is None:
             idx = build._cache["validate.connindex"] = _ConnectionIndex()
         w, pairs, kinds = idx.refresh(build)
-        return ConnectionGraph(world_arrays(build).placements, pairs, kinds, w)
+        return ConnectionGraph(world_arrays(build).placements, pairs, kinds, w, flexible_mask(build))
 
     return build._cached("connections", make)

@@ -66,6 +66,7 @@ from scipy.sparse.csgraph import breadth_first_order, connected_components
 
 from ..constants import TOL
 from .collisions import collision_engine
+from ._world import flexible_mask
 from .connections import connection_graph
 
 
@@ -113,6 +114,92 @@ def _reach(n: int, e: np.ndarray, roots: np.ndarray) -> np.ndarray:
     return out[:n]
 
 
+#: Smallest object (parts joined by support edges) that settles (module rules): assemblies set
+#: down whole by their weight - 10030's superstructure (1,246 parts), 10283's shuttle on its stand
+#: (1,739). Smaller pieces left hanging (a minifigure hand whose arm is deleted, a helmet whose head
+#: is deleted, 12 parts of a minifigure) must float even when they would drop a few LDU onto a part.
+SETTLE_MIN_PARTS = 20
+
+
+def _labels(n: int, e: np.ndarray) -> np.ndarray:
+    """(n,) object label of each part: components of the support edges taken both ways."""
+    und = coo_matrix((np.ones(len(e), dtype=np.int8), (e[:, 0], e[:, 1])), shape=(n, n))
+    return connected_components(und, directed=False)[1]
+
+
+def _box_pairs(lo: np.ndarray, hi: np.ndarray, q: np.ndarray, others: np.ndarray) -> np.ndarray:
+    """(m, 2) pairs (q[k], others[j]) whose boxes overlap; numpy in chunks of ``q``."""
+    out = []
+    step = max(1, 2_000_000 // max(len(others), 1))
+    for s in range(0, len(q), step):
+        qq = q[s:s + step]
+        ov = np.all((lo[qq, None, :] <= hi[None, others, :]) & (lo[None, others, :] <= hi[qq, None, :]), axis=2)
+        i, j = np.nonzero(ov)
+        out.append(np.column_stack([qq[i], others[j]]))
+    return np.vstack(out) if out else np.zeros((0, 2), dtype=np.intp)
+
+
+def _settle_edges(eng, labels: np.ndarray, supported: np.ndarray) -> np.ndarray:
+    """Support edges ``(supporter, part)`` of unsupported objects that settle onto another object.
+
+    Every object (parts joined by support edges) of at least
+    :data:`SETTLE_MIN_PARTS` parts that no grounded part reaches is moved
+    down as one rigid body by ``TOL.settle_drop``; each of
+    its parts whose inset mesh then meets a part of another object (and did
+    not meet it in place) rests on that part. See the module rules.
+    """
+    n = eng.n
+    has = eng.has_shape
+    size = np.bincount(labels[has], minlength=labels.max() + 1)
+    cand = np.flatnonzero(has & ~supported & (size[labels] >= SETTLE_MIN_PARTS))
+    if not len(cand):
+        return np.zeros((0, 2), dtype=np.intp)
+    drop = TOL.settle_drop
+    shaped = np.flatnonzero(has)
+    lo, hi = eng.box_lo.copy(), eng.box_hi
+    lo_q = lo.copy()
+    lo_q[:, 2] -= drop
+    # pairs (moved part, other part) whose boxes meet once the moved part is lowered
+    pairs = _box_pairs(np.where(np.isin(np.arange(n), cand)[:, None], lo_q, lo), hi, cand, shaped)
+    pairs = pairs[labels[pairs[:, 0]] != labels[pairs[:, 1]]]
+    if not len(pairs):
+        return np.zeros((0, 2), dtype=np.intp)
+    # already intersecting in place: those are hit edges (same object) or reported elsewhere
+    a, b = pairs[:, 0], pairs[:, 1]
+    t = eng.transforms
+    ta = t[a].copy()
+    ta[:, 2, 3] -= drop
+    moved = eng._query(a, b, ta, t[b], TOL.collision_inset)
+    pairs = pairs[moved]
+    if not len(pairs):
+        return pairs
+    still = eng._query(pairs[:, 0], pairs[:, 1], t[pairs[:, 0]], t[pairs[:, 1]], TOL.collision_inset)
+    pairs = pairs[~still]
+    return pairs[:, ::-1].astype(np.intp)
+
+
+#: Smallest gap (LDU, between bounding boxes) that separates an object standing on its own ground
+#: from every other object. Measured on the official models: the separate objects (stands, display
+#: plaques, minifigures beside a vehicle, the 10030 hull beside its stand) are 15.9 LDU or more from
+#: everything else; a part left hanging when its holder is deleted (a pistol whose hand is removed,
+#: the upper body of a minifigure without hips) is closer to its former neighbours than that.
+SEPARATE_GAP = 12.0
+
+
+def _near_other(lo: np.ndarray, hi: np.ndarray, members: np.ndarray, others: np.ndarray) -> bool:
+    """True when a box of ``members`` lies within :data:`SEPARATE_GAP` (Euclidean box gap) of one of ``others``."""
+    if not len(others):
+        return False
+    g = SEPARATE_GAP
+    p = _box_pairs(np.where(np.isin(np.arange(len(lo)), members)[:, None], lo - g, lo), hi + g * np.isin(
+        np.arange(len(lo)), members)[:, None], members, others)
+    if not len(p):
+        return False
+    a, b = p[:, 0], p[:, 1]
+    gap = np.maximum(0, np.maximum(lo[a] - hi[b], lo[b] - hi[a]))
+    return bool((np.sqrt((gap ** 2).sum(axis=1)) < g).any())
+
+
 def _own_ground(eng, labels: np.ndarray, supported: np.ndarray, ground: float) -> tuple[np.ndarray, dict]:
     """Lowest parts of separate objects standing on their own ground (module rules)."""
     n = eng.n
@@ -138,6 +225,8 @@ def _own_ground(eng, labels: np.ndarray, supported: np.ndarray, ground: float) -
         if reached[c] or touching[c]:
             continue
         members = np.flatnonzero((labels == c) & has)
+        if _near_other(lo, hi, members, shaped[labels[shaped] != c]):
+            continue
         low = float(mz[members].min())
         base = members[mz[members] <= low + band]
         others = shaped[labels[shaped] != c]
@@ -209,13 +298,18 @@ def support_graph(build) -> SupportResult:
                 edges += [p[sticker[p[:, 1]]], p[sticker[p[:, 0]]][:, ::-1]]
         e = np.vstack(edges).astype(np.intp) if edges else np.zeros((0, 2), dtype=np.intp)
         supported = _reach(n, e, np.flatnonzero(grounded))
-        und = coo_matrix((np.ones(len(e), dtype=np.int8), (e[:, 0], e[:, 1])), shape=(n, n))
-        _, labels = connected_components(und, directed=False)
+        labels = _labels(n, e)
+        settle = _settle_edges(eng, labels, supported)
+        if len(settle):
+            e = np.vstack([e, settle])
+            supported = _reach(n, e, np.flatnonzero(grounded))
+            labels = _labels(n, e)
         own_base, own = _own_ground(eng, labels, supported, ground)
         if own_base.any():
             grounded = grounded | own_base
             supported = _reach(n, e, np.flatnonzero(grounded))
-        floating = np.flatnonzero(~supported & has)
+        flexible = flexible_mask(build)
+        floating = np.flatnonzero(~supported & has & ~flexible)
         return SupportResult(ground, grounded, supported, floating, e, labels.astype(np.intp), own)
 
     return build._cached("validate.support", make)

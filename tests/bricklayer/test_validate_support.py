@@ -136,3 +136,71 @@ def test_unknown_part_has_no_connectors_without_a_library_search():
     assert el.connectors == ()
     assert time.perf_counter() - t < 0.05
     assert np.allclose(el.bounding_box.size.z, 8)  # empty geometry: one plate high grid box
+
+
+# ------------------------------------------------------------------ round 3: settling, flexible, headgear, aliases
+def _stack(y0: float, count: int, x: float = 0.0) -> list:
+    """``count`` 2x4 plates stacked upward from LDraw height ``y0`` (each 8 LDU above the last)."""
+    return [f"1 {x} {y0 - 8 * k} 0 3020.dat" for k in range(count)]
+
+
+def test_assembly_drawn_3_ldu_high_settles_onto_what_is_below():
+    # a 2x4 brick on the ground; a stack of SETTLE_MIN_PARTS plates drawn 3 LDU above its studs
+    # (its lowest plate at y = -11 instead of -8): lowered 4 LDU it rests on the brick
+    from bricklayer.validate.support import SETTLE_MIN_PARTS
+
+    b = _ldr("4 0 0 0 3001.dat", *_stack(-11, SETTLE_MIN_PARTS))
+    assert b.floating_placements == []
+    assert b.num_connected_components == 2  # resting is support, not a connection
+    # a small piece drawn 3 LDU high does not settle: it floats
+    b = _ldr("4 0 0 0 3001.dat", *_stack(-11, 3))
+    assert len(b.floating_placements) == 3
+    # the big assembly lifted a full plate (8 LDU) off the studs floats
+    b = _ldr("4 0 0 0 3001.dat", *_stack(-16, SETTLE_MIN_PARTS))
+    assert len(b.floating_placements) == SETTLE_MIN_PARTS
+
+
+def test_part_hanging_near_others_is_not_a_separate_object():
+    # a column of three 1x1 bricks; a 1x1 plate 5 LDU beside its top (nothing below it): it floats;
+    # 200 LDU away it is a separate object lying on its own ground (SEPARATE_GAP = 12 LDU)
+    col = ["4 0 0 0 3005.dat", "4 0 -24 0 3005.dat", "4 0 -48 0 3005.dat"]
+    b = _ldr(*col, "1 25 -48 0 3024.dat")
+    assert [p.content.ldraw_id for p in b.floating_placements] == ["3024"]
+    b = _ldr(*col, "1 200 -48 0 3024.dat")
+    assert b.floating_placements == []
+
+
+def test_primitive_used_as_string_is_exempt_from_floating_and_components():
+    # 6285 Black Seas Barracuda draws rigging with scaled 4-4cyli primitives
+    b = _ldr("4 0 0 0 3001.dat", "0 0 -200 0 4-4cyli.dat")
+    assert b.floating_placements == []
+    assert b.num_connected_components == 1
+    from bricklayer.validate._world import flexible_mask
+
+    assert flexible_mask(b).tolist() == [False, True]
+
+
+def test_helmet_label_off_centre_still_mates_on_the_head(official_dir):
+    # 2446's tube label lies 1.26 LDU from the head's stud (all 32 on the official models)
+    b = from_ldraw((official_dir / "6831_1_Message_Decoder.mpd").read_text())
+    flat = b.flattened_placements
+    helmet = next(i for i, p in enumerate(flat) if p.content.ldraw_id == "2446")
+    head = next(i for i, p in enumerate(flat) if p.content.ldraw_id.startswith("3626"))
+    assert connection_graph(b).graph.has_edge(helmet, head)
+    assert b.floating_placements == []
+    # lifted a plate, the helmet no longer mates
+    m = flat[helmet].pose.matrix.copy()
+    assert np.linalg.norm(m[:3, 3] + m[:3, 2] * 8 - flat[head].pose.matrix[:3, 3]) > TOL.joint_position
+
+
+def test_embedded_copy_of_a_library_part_gets_its_connectors():
+    from ldraw_data.library import get_library
+
+    body = get_library().read("3001.dat")
+    text = ("0 FILE main.ldr\n"
+            "1 4 0 0 0 1 0 0 0 1 0 0 0 1 x - 3001.dat\n"
+            "1 1 0 -24 0 1 0 0 0 1 0 0 0 1 3001.dat\n"
+            "0 NOFILE\n0 FILE x - 3001.dat\n" + body + "\n0 NOFILE\n")
+    b = from_ldraw(text)
+    assert b.num_connected_components == 1  # the brick is mated on the embedded copy's studs
+    assert b.floating_placements == []
