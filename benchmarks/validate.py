@@ -167,13 +167,14 @@ def run(models: Path, only: str | None, incremental: bool) -> list[dict]:
         t2 = time.perf_counter()
         details = collision_details(b, max_depth_estimates=400)
         causes = Counter(_cause(r) for r in details)
-        sup = support_graph(b)
+        sup = support_graph(b, separate_objects=True)  # to tell objects drawn apart from other floaters
         flat = b.flattened_placements
         row = dict(model=path.stem, parts=len(flat), read_s=round(t1 - t0, 3), validate_s=round(t2 - t1, 3),
                    parts_per_s=round(len(flat) / max(t2 - t1, 1e-9)), candidates=int(len(eng.pairs)),
                    colliding=len(coll), press_fits=int(len(eng.press_fits())), floating=len(flo),
                    components=comps, unchecked=len(unchecked_placements(b)),
                    collision_causes=dict(causes),
+                   floating_drawn_apart=len(flo) - len(sup.floating),
                    own_ground_objects={str(k): v for k, v in sup.own_ground.items()},
                    collisions=[r.message() for r in details[:40]],
                    floating_parts=[b.describe(flat[i]) for i in sup.floating.tolist()[:40]])

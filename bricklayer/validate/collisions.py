@@ -144,6 +144,7 @@ SEAT: dict = {
 #: 0.49-0.52 LDU), so both parts may be inset by 0.2 LDU more there (0.9 LDU of axial overlap is
 #: excused in all), while a part pushed 1 LDU along the joint into a stop still collides.
 AXIAL_EXTRA = 0.2
+_STUD_RADIAL = True
 #: Broad-phase boxes are grown by this much (LDU) so resting contacts are candidates.
 _MARGIN = 1.25
 #: Downward move (LDU) of the resting test (module notes, step 5).
@@ -910,7 +911,7 @@ def _connector_allowance(c1: int, c2: int, names) -> tuple:
     k1, _, _ = _parse_type(names[c1])
     k2, _, _ = _parse_type(names[c2])
     # sliding joints and studs press radially: their extra inset is applied across the axis only
-    slide = (names[c1] in SLIDING_TYPES and names[c2] in SLIDING_TYPES) or (
+    slide = (names[c1] in SLIDING_TYPES and names[c2] in SLIDING_TYPES) or _STUD_RADIAL and (
         _family(c1, names) == "stud" and _family(c2, names) == "stud")
     if k1 in ("hinge", "fixed", "ball") or k2 in ("hinge", "fixed", "ball"):
         pair = "/".join(sorted((names[c1], names[c2])))

@@ -26,10 +26,16 @@ Rules (issue #4, docs/bricklayer-api.md "Validation semantics"):
   * stickers (catalog name "Sticker ...") are held by any part they touch
     (broad-phase contact, 1.25 LDU): they are glued on, often on a side face
     (1180 Moon Buggy's logo sticker on its canopy).
-- **Separate objects.** Parts joined by any of these edges (taken both ways)
-  form an object. An object that no grounded part reaches stands on its own
-  ground (its lowest parts, within ``TOL.ground_band`` of its lowest point,
-  are grounded) when
+- **Separate objects drawn apart** (off by default: ``support_graph(build,
+  separate_objects=True)``; the official-set report uses it to classify what
+  it finds). Physically an object with nothing under it floats, and that is
+  what ``floating_placements`` reports: a plate hovering in mid-air beside a
+  build is a fault an agent must hear about. Official files, though, draw a
+  model and its stand, display base or loose accessories side by side at
+  different heights, a drawing convention; with the option, parts joined by
+  any of these edges (taken both ways) form an object, and an object that no
+  grounded part reaches stands on its own ground (its lowest parts, within
+  ``TOL.ground_band`` of its lowest point, are grounded) when
 
   * no part of another object lies below its lowest level under the
     footprint (bounding box in x and y) of those lowest parts, and
@@ -256,12 +262,16 @@ def _stickers(eng) -> np.ndarray:
     return out
 
 
-def support_graph(build) -> SupportResult:
+def support_graph(build, *, separate_objects: bool = False) -> SupportResult:
     """The (cached) support analysis of a build (see module rules).
 
     Parameters
     ----------
     build : LegoBuild
+    separate_objects : bool
+        Let objects drawn apart (touching nothing, nothing below them) stand on
+        their own lowest level, as official files draw stands and loose parts.
+        Off by default: physically such an object floats.
 
     Returns
     -------
@@ -304,7 +314,8 @@ def support_graph(build) -> SupportResult:
             e = np.vstack([e, settle])
             supported = _reach(n, e, np.flatnonzero(grounded))
             labels = _labels(n, e)
-        own_base, own = _own_ground(eng, labels, supported, ground)
+        own_base, own = (_own_ground(eng, labels, supported, ground) if separate_objects
+                         else (np.zeros(n, dtype=bool), {}))
         if own_base.any():
             grounded = grounded | own_base
             supported = _reach(n, e, np.flatnonzero(grounded))
@@ -312,7 +323,7 @@ def support_graph(build) -> SupportResult:
         floating = np.flatnonzero(~supported & has & ~flexible)
         return SupportResult(ground, grounded, supported, floating, e, labels.astype(np.intp), own)
 
-    return build._cached("validate.support", make)
+    return build._cached("validate.support" + (".apart" if separate_objects else ""), make)
 
 
 def floating_placements(build) -> list:

@@ -81,12 +81,14 @@ def test_brick_pushed_one_ldu_into_its_neighbour_is_one_collision_not_floating()
 
 
 # ------------------------------------------------------------------ separate objects, unknown bases
-def test_separate_object_stands_on_its_own_ground():
-    # a stand-alone stack 100 LDU above the lowest point, far from everything (as the
-    # ISD hull and its stand are drawn apart in 10030): it stands on its own ground
+def test_separate_object_stands_on_its_own_ground_only_when_asked():
+    # a stand-alone stack 100 LDU above the lowest point, far from everything: physically it floats
+    # (the default), but official files draw stands and loose parts apart like this (the ISD hull and
+    # its stand in 10030), and with separate_objects=True it stands on its own ground
     b = _ldr("4 0 0 0 3001.dat", "1 400 -100 0 3001.dat", "2 400 -124 0 3001.dat")
-    res = support_graph(b)
-    assert b.floating_placements == []
+    assert len(b.floating_placements) == 2
+    res = support_graph(b, separate_objects=True)
+    assert len(res.floating) == 0
     assert list(res.own_ground.values()) == [100.0]
     # the same stack with a brick under its footprint (but 76 LDU lower) floats
     b = _ldr("4 0 0 0 3001.dat", "1 0 -100 0 3001.dat", "2 0 -124 0 3001.dat")
@@ -112,7 +114,10 @@ def test_minifigure_accessories_held_in_hands_do_not_float(official_dir):
 def test_treasure_chest_on_unknown_baseplate_does_not_float(official_dir):
     b = from_ldraw((official_dir / "1788_Treasure_Chest.mpd").read_text())
     assert len(b.flattened_placements) == 186
-    assert b.floating_placements == []
+    # the chest stands on the unknown baseplate; only the crocodile (6026/6027/6028, lines 142-146),
+    # drawn lying tilted in the water apart from everything, floats as drawn
+    assert sorted(p.content.ldraw_id for p in b.floating_placements) == ["6026", "6027", "6028"]
+    assert len(support_graph(b, separate_objects=True).floating) == 0
 
 
 def test_incremental_connection_graph_equals_a_full_rebuild(official_dir):
@@ -167,7 +172,8 @@ def test_part_hanging_near_others_is_not_a_separate_object():
     b = _ldr(*col, "1 25 -48 0 3024.dat")
     assert [p.content.ldraw_id for p in b.floating_placements] == ["3024"]
     b = _ldr(*col, "1 200 -48 0 3024.dat")
-    assert b.floating_placements == []
+    assert [p.content.ldraw_id for p in b.floating_placements] == ["3024"]
+    assert len(support_graph(b, separate_objects=True).floating) == 0
 
 
 def test_primitive_used_as_string_is_exempt_from_floating_and_components():
@@ -204,3 +210,14 @@ def test_embedded_copy_of_a_library_part_gets_its_connectors():
     b = from_ldraw(text)
     assert b.num_connected_components == 1  # the brick is mated on the embedded copy's studs
     assert b.floating_placements == []
+
+
+def test_plate_hovering_in_mid_air_floats():
+    """A fresh review found this: a 2x2 plate 30 plates above nothing but air was not reported."""
+    from bricklayer import Color, Element, LegoBuild
+
+    b = LegoBuild()
+    b.add(Element("3031", Color.GREEN), (0, 0, 0))
+    hover = b.add(Element("3022", Color.RED), (8, 8, 30))
+    assert [p.leaf for p in b.floating_placements] == [hover]
+    assert not b.is_valid()
