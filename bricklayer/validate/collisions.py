@@ -143,7 +143,7 @@ SEAT: dict = {
 #: along the axis (friction pins 2780 / 6558 in thin beams 60484, 32316, 32140 of 75060 Slave I:
 #: 0.49-0.52 LDU), so both parts may be inset by 0.2 LDU more there (0.9 LDU of axial overlap is
 #: excused in all), while a part pushed 1 LDU along the joint into a stop still collides.
-AXIAL_EXTRA = 0.2
+AXIAL_EXTRA = 0.5
 _STUD_RADIAL = True
 #: Broad-phase boxes are grown by this much (LDU) so resting contacts are candidates.
 _MARGIN = 1.25
@@ -153,7 +153,7 @@ _ROT_Q = 1e-3
 #: Up to this many queried parts, the incremental broad phase tests their boxes against all boxes directly.
 _BRUTE_QUERIES = 32
 _POS_Q = 1e-2
-_PAIR_CACHE_VERSION = 2
+_PAIR_CACHE_VERSION = 3
 #: New narrow-phase answers kept in memory before the pair cache is rewritten (the rest at exit).
 _SAVE_BATCH = 256
 
@@ -212,7 +212,7 @@ class _ShapeStore:
     def radial_model(self, shape, mirrored: bool, inset: float, extra: float, axis: np.ndarray):
         """BVH of a shape inset by ``inset`` plus ``extra`` across ``axis`` (model frame, unit), see
         :meth:`CollisionEngine._query_radial`; at most ``shape.caps`` per vertex in total."""
-        k = (id(shape), mirrored, round(inset, 4), round(extra, 4), tuple(np.round(axis, 2).tolist()))
+        k = (id(shape), mirrored, round(inset, 4), round(extra, 4), AXIAL_EXTRA, tuple(np.round(axis, 2).tolist()))
         m = self.bvh.get(k)
         if m is not None:
             return m[0]

@@ -277,16 +277,16 @@ def op_validate(req: dict) -> dict:
             return out
         out["stage"] = "checks"
         out["fixed"] = fixed_checks(build)
+        if req.get("export"):  # export before run_tests, so a failing run_tests still leaves the model
+            out["stage"] = "export"
+            _State.bricklayer.write_ldraw(build, req["export"], overwrite=True)
+            out["exported"] = req["export"]
         out["stage"] = "run_tests"
         if "run_tests" in ns:
             report = TestReport.from_any(_call_run_tests(ns, build))
             out["tests"] = report.to_dict()
         else:
             out["tests"] = None
-        if req.get("export"):
-            out["stage"] = "export"
-            _State.bricklayer.write_ldraw(build, req["export"], overwrite=True)
-            out["exported"] = req["export"]
         out["stage"] = "done"
         tests_ok = out["tests"] is not None and out["tests"]["passed"]
         out["passed"] = bool(out["fixed"]["passed"] and tests_ok)
@@ -472,12 +472,14 @@ def main() -> None:
         finally:
             sys.stdout = sys.stderr = CappedWriter(0)
         resp["id"] = req.get("id")
+        resp["nonce"] = req.get("nonce")
         resp["ok"] = True
         resp["output"] = cap.text()
         try:
             send(resp)
         except MemoryError:
-            send({"id": req.get("id"), "ok": True, "passed": False, "restart": True, "output": "",
+            send({"id": req.get("id"), "nonce": req.get("nonce"), "ok": True, "passed": False, "restart": True,
+                  "output": "",
                   "error": {"type": "MemoryError", "line": None, "hint": "", "text": "MemoryError"}})
 
 

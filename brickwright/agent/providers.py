@@ -120,14 +120,20 @@ class OpenAIProvider(Provider):
                                      max_retries=2)
 
     def complete(self, messages: list[dict], tools: list[dict]) -> AssistantTurn:
+        where = self.base_url or "OpenAI"
         try:
             resp = self._client.chat.completions.create(model=self.model, messages=messages, tools=tools)
         except self._openai.OpenAIError as exc:
-            raise ProviderError(f"{self.base_url or 'OpenAI'}: {type(exc).__name__}: {exc}") from exc
-        if not resp.choices:
-            raise ProviderError(f"{self.base_url or 'OpenAI'} returned no choices")
-        choice = resp.choices[0]
-        msg = choice.message
+            raise ProviderError(f"{where}: {type(exc).__name__}: {exc}") from exc
+        except ValueError as exc:  # a body that is not JSON (json.JSONDecodeError is a ValueError)
+            raise ProviderError(f"{where} answered with something that is not a chat completion: {exc}") from exc
+        choices = getattr(resp, "choices", None)
+        if not choices:
+            raise ProviderError(f"{where} returned no choices")
+        choice = choices[0]
+        msg = getattr(choice, "message", None)
+        if msg is None:
+            raise ProviderError(f"{where} returned a choice without a message")
         calls = [{"id": tc.id, "name": tc.function.name, "arguments": tc.function.arguments or "{}"}
                  for tc in (msg.tool_calls or []) if getattr(tc, "function", None) is not None]
         message: dict[str, Any] = {"role": "assistant", "content": msg.content}

@@ -383,7 +383,7 @@ def generate(prompt: str, *, image: str | Path | None = None, from_path: str | P
         tr.write("request_log_tail", messages=messages[logged:])
         data, report_text = _finish(box, tr)
         fixed = data.get("fixed") or {}
-        has_build = bool(fixed)
+        has_build = bool(fixed) and (fixed.get("parts") or 0) > 0  # an empty build is not a valid model
         message = STOP_MESSAGES[stop].format(max_calls=max_calls, max_validate=max_validate,
                                              budget_usd=budget_usd or 0.0, error=error)
         if stop != "finalized":

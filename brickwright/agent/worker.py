@@ -14,6 +14,7 @@ __all__ = ["Worker", "WorkerResult", "DEFAULT_TIME_LIMIT", "DEFAULT_MEMORY_LIMIT
 import json
 import logging
 import os
+import secrets
 import selectors
 import signal
 import subprocess
@@ -33,6 +34,25 @@ DEFAULT_MEMORY_LIMIT = 2 * 1024**3
 DEFAULT_OUTPUT_LIMIT = 20_000
 #: Seconds allowed for a cold start (importing bricklayer); not charged to the request.
 STARTUP_TIMEOUT = 180.0
+
+
+#: Environment variables never handed to model-written code (API keys and other secrets).
+_SECRET_WORDS = ("KEY", "TOKEN", "SECRET", "PASSWORD", "CREDENTIAL", "AUTH")
+
+
+def _child_environment() -> dict[str, str]:
+    """The worker's environment: this process's, less anything that looks like a secret.
+
+    API keys (``OPENAI_API_KEY``, ``ANTHROPIC_API_KEY``, ``BRICKWRIGHT_API_KEY``, ...) would otherwise be
+    readable by the model's code and could end up in a transcript or be sent to the provider. The data and
+    cache folders are passed explicitly so the worker finds the same library and caches.
+    """
+    from ldraw_data.library import cache_dir, data_dir
+
+    env = {k: v for k, v in os.environ.items() if not any(w in k.upper() for w in _SECRET_WORDS)}
+    env["BRICKWRIGHT_DATA_DIR"] = str(data_dir())
+    env["BRICKWRIGHT_CACHE_DIR"] = str(cache_dir())
+    return env
 
 
 @dataclass
@@ -101,7 +121,7 @@ class Worker:
         """Start the child if it is not running (does not wait for it to be ready)."""
         if self._proc is not None and self._proc.poll() is None:
             return
-        env = dict(os.environ)
+        env = _child_environment()
         env.update({"BRICKWRIGHT_WORKER_MEMORY": str(self.memory_limit),
                     "BRICKWRIGHT_WORKER_OUTPUT": str(self.output_limit),
                     # one BLAS thread: the machine is shared and RLIMIT_AS counts every thread's arena
@@ -219,7 +239,10 @@ class Worker:
             return WorkerResult(False, {"passed": False, "error": {"type": "WorkerError", "text": str(exc)}},
                                 0.0, "crash")
         self._next_id += 1
-        req = {"id": self._next_id, "op": op, **payload}
+        # A fresh nonce per request: the reply must echo it. Model code runs in the child and could
+        # write to the reply pipe; a line without the nonce (forged, garbage) is never taken as the answer.
+        nonce = secrets.token_hex(16)
+        req = {"id": self._next_id, "nonce": nonce, "op": op, **payload}
         t0 = time.monotonic()
         try:
             assert self._proc is not None and self._proc.stdin is not None
@@ -252,7 +275,18 @@ class Worker:
                 "type": "WorkerCrash", "line": None, "hint": "",
                 "text": f"The build worker {what} while running this code; simplify it (fewer parts, no "
                         "deep recursion) and try again."}}, dt, kind)
-        data = json.loads(line)
+        try:
+            data = json.loads(line)
+        except ValueError:
+            data = None
+        if not isinstance(data, dict) or data.get("nonce") != nonce or data.get("id") != req["id"]:
+            self.restart()
+            return WorkerResult(False, {"passed": False, "error": {
+                "type": "ProtocolError", "line": None, "hint": "",
+                "text": "The build's code wrote to the worker's private reply channel (a file descriptor it "
+                        "does not own), so this result cannot be trusted and the worker was restarted. Do not "
+                        "write to raw file descriptors; use print()."}}, dt, "crash")
+        data.pop("nonce", None)
         if data.pop("restart", False):
             self.restart()
             return WorkerResult(True, data, dt, "memory")

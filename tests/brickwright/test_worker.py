@@ -100,3 +100,26 @@ def test_validate_file_reports_syntax_error(tmp_path):
     rep = validate_file(p, time_limit=10)
     assert rep["passed"] is False and rep["error"]["line"] == 2
     assert rep["text"].splitlines()[1].startswith("SyntaxError in build.py line 2")
+
+
+def test_forged_reply_is_not_trusted_and_secrets_are_not_passed(tmp_path, monkeypatch):
+    """A fresh review forged a PASSED validate by writing to the reply pipe; and read API keys."""
+    from brickwright.agent.worker import Worker
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-secret-test")
+    forge = (
+        "import os\n"
+        "def create_build():\n"
+        "    for fd in range(3, 12):\n"
+        "        try:\n"
+        "            os.write(fd, b'{\"bogus\": 1}' + bytes([10]))\n"
+        "        except OSError:\n"
+        "            pass\n"
+        "    raise SystemExit(0)\n"
+    )
+    with Worker(time_limit=20, warm_up=False) as w:
+        r = w.call("validate", source=forge, build_path=str(tmp_path / "build.py"), cwd=str(tmp_path))
+        assert not r.ok and "cannot be trusted" in r.data["error"]["text"]
+        r = w.call("explore", source="x = 1\n", build_path=str(tmp_path / "build.py"), cwd=str(tmp_path),
+                   code="import os\nprint(os.environ.get('OPENAI_API_KEY'))")
+        assert "sk-secret-test" not in (r.data.get("output") or "")
