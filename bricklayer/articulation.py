@@ -118,15 +118,27 @@ def joint_transform(joint: Joint, coord) -> np.ndarray:
     return f @ _coord_matrix(coord) @ np.linalg.inv(f)
 
 
+#: Largest gap between two sampled coordinates: 5 degrees of turn, a quarter stud (5 LDU) of slide.
+#: A part swept by a turning door between two samples moves at most r * 5 deg (~7 LDU at r = 80 LDU),
+#: so even a 1 x 1 round plate in the swing is met (a review showed 22.5 deg steps stepping over one).
+MAX_STEP = {"deg": 5.0, "studs": 0.25}
+
+
 def sample_range(motion: MotionRange, samples: int = 5) -> list:
-    """Coordinates sampled over a range: ``samples`` evenly spaced values per
-    degree of freedom, both limits and zero always included.
+    """Coordinates sampled over a range: at least ``samples`` evenly spaced values
+    per degree of freedom, and never further apart than :data:`MAX_STEP`; both
+    limits and zero always included.
 
     Parameters
     ----------
     motion : MotionRange
     samples : int
-        Values per degree of freedom (at least 2: the limits).
+        Minimum values per degree of freedom (at least 2: the limits).
+
+    Raises
+    ------
+    ValueError
+        When ``samples`` is below 2.
 
     Returns
     -------
@@ -135,16 +147,20 @@ def sample_range(motion: MotionRange, samples: int = 5) -> list:
         slides; a ball range samples each of its three angles alone (the
         others at zero).
     """
-    samples = max(2, int(samples))
+    if int(samples) < 2:
+        raise ValueError(f"samples must be at least 2 (both limits), got {samples}")
+    samples = int(samples)
     lo, hi = motion.lower, motion.upper
     fields = list(lo.__dataclass_fields__)
     cls = type(lo)
 
-    def axis_values(a, b):
-        vals = set(np.round(np.linspace(a, b, samples), 9).tolist()) | {0.0}
+    def axis_values(a, b, step):
+        n = max(samples, int(np.ceil((b - a) / step - 1e-9)) + 1)
+        vals = set(np.round(np.linspace(a, b, n), 9).tolist()) | {0.0}
         return sorted(vals, key=lambda v: (v != 0, v))
 
-    per = [axis_values(getattr(lo, f), getattr(hi, f)) for f in fields]
+    per = [axis_values(getattr(lo, f), getattr(hi, f), MAX_STEP["studs" if f.endswith("studs") else "deg"])
+           for f in fields]
     out = [cls()]
     if cls is Ball:
         for i, vals in enumerate(per):

@@ -143,7 +143,7 @@ SEAT: dict = {
 #: along the axis (friction pins 2780 / 6558 in thin beams 60484, 32316, 32140 of 75060 Slave I:
 #: 0.49-0.52 LDU), so both parts may be inset by 0.2 LDU more there (0.9 LDU of axial overlap is
 #: excused in all), while a part pushed 1 LDU along the joint into a stop still collides.
-AXIAL_EXTRA = 0.5
+AXIAL_EXTRA = 0.2
 _STUD_RADIAL = True
 #: Broad-phase boxes are grown by this much (LDU) so resting contacts are candidates.
 _MARGIN = 1.25

@@ -22,9 +22,14 @@ needs_validator = pytest.mark.skipif(not HAS_VALIDATOR, reason="bricklayer/valid
 def test_sample_range_includes_zero_and_limits():
     s = sample_range(MotionRange(Revolute(-45), Revolute(90)), 4)
     assert s[0] == Revolute(0)
-    assert [c.angle_deg for c in s] == [0.0, -45.0, 0.0, 45.0, 90.0][:1] + [-45.0, 45.0, 90.0]
+    # 135 degrees in steps of at most MAX_STEP (5 deg): every 5 degrees, zero first
+    assert [c.angle_deg for c in s] == [0.0] + [float(a) for a in range(-45, 91, 5) if a]
     cyl = sample_range(MotionRange(Cylindrical(0, 0), Cylindrical(90, 2)), 2)
-    assert set(cyl) == {Cylindrical(0, 0), Cylindrical(90, 0), Cylindrical(0, 2), Cylindrical(90, 2)}
+    # 19 angles (0..90 by 5) times 9 slides (0..2 studs by 0.25)
+    assert len(cyl) == 19 * 9
+    assert {Cylindrical(0, 0), Cylindrical(90, 0), Cylindrical(0, 2), Cylindrical(90, 2)} <= set(cyl)
+    with pytest.raises(ValueError, match="at least 2"):
+        sample_range(MotionRange(Revolute(-45), Revolute(90)), 1)
 
 
 def test_joint_transform_rejects_wrong_kind():
@@ -85,9 +90,10 @@ def test_pose_key_errors():
         posed(b, {"tower": Revolute(3)})  # placed with add(), not a joint
 
 
-#: Poses check_motion samples at samples=5: the zero pose once plus four non-zero values per joint
-#: (door 0..-90: -22.5, -45, -67.5, -90; crane and each car axle -180, -90, 90, 180; drawer 0.75 .. 3).
-EXAMPLE_POSES = {"articulation_door": 5, "articulation_crane": 5, "articulation_car": 9, "articulation_drawer": 5}
+#: Poses check_motion samples: the zero pose once plus, per joint, the non-zero values at most 5 degrees
+#: or a quarter stud apart (door 0..-90: 18; crane -180..180: 72; each car axle 72; drawer 0..3 studs: 12).
+EXAMPLE_POSES = {"articulation_door": 19, "articulation_crane": 73, "articulation_car": 145,
+                 "articulation_drawer": 13}
 #: Parts written by each example script (its posed snapshot, one type-1 line per part).
 EXAMPLE_PARTS = {"articulation_door": 3, "articulation_crane": 6, "articulation_car": 14, "articulation_drawer": 11}
 
@@ -109,9 +115,9 @@ def test_blocked_door_is_reported_at_the_open_pose():
 
     report = articulation_door.create_build(blocked=True).check_motion(samples=5)
     assert not report.passed
-    # closed, 22.5 and 45 degrees are free; the 1 x 1 brick at y 60..80 stops the door at 90 degrees
+    # the 1 x 1 brick at y 60..80 is reached from 75 degrees open on; up to 70 the swing is free
     bad = [list(f.positions.values())[0] for f in report.failures]
-    assert Revolute(-90.0) in bad and Revolute(0) not in bad and Revolute(-22.5) not in bad
+    assert sorted(c.angle_deg for c in bad) == [-90.0, -85.0, -80.0, -75.0]
     f = next(f for f in report.failures if list(f.positions.values())[0] == Revolute(-90.0))
     assert any("blocker" in a or "blocker" in b for a, b in f.colliding)
     assert "door/door" in str(report)
@@ -157,12 +163,15 @@ def test_car_axle_turns_in_both_frame_holes_and_carries_its_wheels():
 def test_blocked_car_is_reported_when_the_crank_points_up():
     report = _car(blocked=True).check_motion(samples=5)
     assert not report.passed
-    # the crank hangs 40 LDU below the axle (z 14): free at 0 and +-90 (horizontal, between the frame
-    # bricks), into the floor plate (z 24..32) at +-180; the rear axle carries no crank
+    # the crank hangs 40 LDU below the axle (z 14): free from 0 to +-90 (horizontal, between the frame
+    # bricks), into the floor plate (z 24..32) once it points above horizontal (every sample past 90
+    # degrees, 5 degrees apart); the rear axle carries no crank
     bad = {(lbl, c) for f in report.failures for lbl, c in f.positions.items()}
-    assert bad == {("axle_front", Revolute(-180.0)), ("axle_front", Revolute(180.0))}
+    assert bad == {("axle_front", Revolute(float(a))) for a in range(95, 181, 5)} | {
+        ("axle_front", Revolute(float(-a))) for a in range(95, 181, 5)}
     for f in report.failures:
-        assert [(a.split(":")[0], b_.split(":")[0]) for a, b_ in f.colliding] == [("floor", "crank")]
+        pairs = [(a.split(":")[0], b_.split(":")[0]) for a, b_ in f.colliding]
+        assert ("floor", "crank") in pairs and all("crank" in p for p in pairs)  # near vertical also the cab
         assert not f.floating and not f.disengaged
 
 
@@ -208,10 +217,10 @@ def test_drawer_is_prismatic_and_a_bare_axle_hole_too():
 def test_blocked_drawer_is_reported_once_it_reaches_the_wall():
     report = _drawer(blocked=True).check_motion(samples=5)
     assert not report.passed
-    # drawer floor front edge at y = 40 LDU, the wall y 0..20 LDU up to z 56: free at 0.75 studs
-    # (edge at 25), into the upper wall brick from 1.5 studs (edge at 10) to 3
+    # drawer floor front edge at y = 40 LDU, the wall y 0..20 LDU up to z 56: free up to 1 stud (edge
+    # at 20, touching the wall face), into the upper wall brick from 1.25 studs (edge at 15) to 3
     bad = [f.positions["drawer"] for f in report.failures]
-    assert bad == [Prismatic(1.5), Prismatic(2.25), Prismatic(3.0)]
+    assert bad == [Prismatic(s / 4) for s in range(5, 13)]
     for f in report.failures:
         assert ("drawer_floor", "blocker_high") in {(a.split(":")[0], b_.split(":")[0]) for a, b_ in f.colliding}
         assert not any("blocker_low" in a + b_ for a, b_ in f.colliding)  # 24 LDU tall, below the floor
