@@ -762,11 +762,20 @@ class LegoBuild(LegoGeometry):
 
     @property
     def alignment_box(self) -> Box:
-        """Union of the alignment boxes of all placements, LDU."""
+        """Union of the alignment boxes of the parts that sit on the stud grid, LDU.
+
+        Parts without upward studs or anti-studs (a window pane on its hinge, a
+        minifigure accessory) have only a snapped bounding box and are left out,
+        so they do not shift the grid of the build; a build of only such parts
+        uses all of them.
+        """
         return self._cached("abox", lambda: self._union_box("alignment_box"))
 
     def _union_box(self, attr: str) -> Box:
         flat = self.flattened_placements
+        if attr == "alignment_box":
+            grid = [p for p in flat if p.content.grid_aligned]
+            flat = grid or flat
         if not flat:
             return Box(Vec3(0, 0, 0), Vec3(0, 0, 0))
         corners = np.concatenate([p.pose.apply(getattr(p.content, attr).corners()) for p in flat])

@@ -74,6 +74,7 @@ class _PartGeometry:
     alignment_box: Box            # local, LDU
     connectors: tuple             # local Connectors
     has_mesh: bool
+    grid: bool = False            # the alignment box comes from upward studs / anti-studs
 
 
 def _snap(v: float, step: float, up: bool) -> float:
@@ -165,7 +166,7 @@ def _part_geometry(part_id: str, known: bool = True) -> _PartGeometry:
             conns.append(Connector(d.type, Pose.from_matrix(mi), d.length, d.joint_kind, d.index))
     from_local = np.linalg.inv(to_local)
     from_local.flags.writeable = False
-    return _PartGeometry(to_local, from_local, bbox, align, tuple(conns), has_mesh)
+    return _PartGeometry(to_local, from_local, bbox, align, tuple(conns), has_mesh, bool(len(grid)))
 
 
 class LegoGeometry:
@@ -390,6 +391,11 @@ class Element(LegoGeometry):
     def alignment_box(self) -> Box:
         """Grid box in the local frame: whole studs wide/deep, whole plates high; bottom-centre at the origin."""
         return self._geom.alignment_box
+
+    @property
+    def grid_aligned(self) -> bool:
+        """True when the alignment box comes from upward studs or anti-studs (False: snapped bounding box)."""
+        return self._geom.grid
 
     @property
     def connectors(self) -> tuple[Connector, ...]:

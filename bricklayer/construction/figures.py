@@ -272,7 +272,7 @@ def door(variant: str = "1x4x6", frame_color=Color.WHITE, door_color=Color.RED, 
     return b
 
 
-def window(variant: str = "1x2x2", frame_color=Color.WHITE, pane_color=Color.TRANS_CLEAR):
+def window(variant: str = "1x4x3", frame_color=Color.WHITE, pane_color=Color.TRANS_CLEAR):
     """A window frame with its glass or pane.
 
     Parameters
@@ -294,8 +294,10 @@ def window(variant: str = "1x2x2", frame_color=Color.WHITE, pane_color=Color.TRA
 
     Notes
     -----
-    The glass of ``"1x2x2"`` and ``"1x2x3"`` (60601, 60602) has no connector
-    labels (module notes): the validator reports it floating, not connected.
+    Only ``"1x4x3"`` (the default) validates: its pane hangs on hinge connectors.
+    The glass of ``"1x2x2"`` and ``"1x2x3"`` (60601, 60602) sits in grooves that
+    BrickNet does not label (module notes), so the validator reports that glass
+    floating and not connected; use those variants only where that is acceptable.
     """
     from ..build import LegoBuild
 

@@ -171,3 +171,15 @@ def test_mirror_raises_without_counterpart():
     c.add(Element("4073"), (0, 0, 0))
     with pytest.raises(ValueError, match="axis"):
         mirror(c, "z")
+
+
+def test_default_window_on_a_plate_is_valid_and_connected():
+    """The pane's snapped box must not shift the window off the studs (a review found a 4 LDU collision)."""
+    from bricklayer import Element, LegoBuild, window
+
+    b = LegoBuild()
+    b.add(Element("3020"), (0, 0, 0))
+    w = b.add(window(), (0, 0, 1))
+    assert {p.content.ldraw_id for p in b.flattened_placements} == {"3020", "3853", "3854"}
+    assert w.alignment_box.min.z == 8
+    assert b.is_valid() and b.is_connected()
