@@ -35,8 +35,9 @@ def create_build() -> LegoBuild:
     house.add(Element("3004", wall), (7, 3, 7), Rotation.DEG_90)
     roof = house.add(Element("3036", Color.DARK_BLUISH_GREY), (0, 0, 10), name="roof")  # plate 6 x 8
     for x in range(0, 8, 2):
-        house.add(Element("3039", Color.RED), (x, 1, 11), Rotation.DEG_180)  # slopes face front
-        house.add(Element("3039", Color.RED), (x, 3, 11))                    # slopes face back
+        # 3039 unturned slopes down toward -Y (front) with its studs at the back: a ridge in the middle
+        house.add(Element("3039", Color.RED), (x, 1, 11))                    # front row slopes to the front
+        house.add(Element("3039", Color.RED), (x, 3, 11), Rotation.DEG_180)  # back row slopes to the back
     assert base is house.named("base") and roof is house.named("roof")
     return house
 

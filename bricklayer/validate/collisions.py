@@ -24,14 +24,29 @@ Pipeline (issue #4; validator notes)
    pose rounded to 1e-3 / 0.01 LDU, inset): in memory, and on disk under
    ``cache_dir()/collision-pairs-*.npz`` (official sets repeat the same brick
    pairs thousands of times).
-4. **Press fits.** A colliding pair that is mated through a connector
-   (:mod:`.connections`) is reported only when it still collides with each
-   mesh inset by a further half of the family's allowance (so the two
-   surfaces may overlap by up to the allowance): see :data:`PRESS_FIT_ALLOWANCE`.
+4. **Press fits** (local to the joint). A colliding pair that is mated
+   through a connector (:mod:`.connections`) is reported only when it still
+   collides with each mesh inset by a further half of the family's
+   allowance (:data:`PRESS_FIT_ALLOWANCE`), applied only where the joint
+   presses:
+
+   * sliding joints (pin, axle, bar, clip) and studs press radially: the
+     extra inset is applied across the joint axis, and only
+     :data:`AXIAL_EXTRA` along it (:meth:`CollisionEngine._query_radial`),
+     so a pin, axle or hat pushed along its joint into a stop, or a collar
+     pushed into a beam, is still caught;
+   * point joints (hinges, minifigure shoulders / wrists / hips, control
+     sticks, tow balls) get their allowance only while they sit on their
+     seat (:data:`SEAT`): the offset of the two connector origins within
+     0.6 LDU of its nominal value, so a minifigure arm or hinge pushed 1 LDU
+     into its mate (still mated: the graph's 2.1 LDU joint tolerance) loses
+     the allowance.
+
    A colliding pair the graph leaves unmated but whose sliding connectors
    (clip / bar, axle, pin) mate within :data:`LOOSE_MATE` (0.7 LDU off the
    axis: hand-posed minifigure hands and rounded matrices) gets the same
-   allowance.
+   (radial) allowance. Verdicts are kept per pair of placements, so after an
+   edit only new colliding pairs are decided (:meth:`CollisionEngine.reported`).
 4b. **Flexible parts.** Segments of one flexible part (hose, string, belt,
    LSynth output: "segment" in the part title, following "~Moved to"
    aliases) under the same parent are pieces of one physical part drawn
