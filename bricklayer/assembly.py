@@ -46,6 +46,8 @@ from __future__ import annotations
 __all__ = [
     "DIRECTIONS",
     "SAMPLE_STEP",
+    "TIME_BUDGET",
+    "MAX_GROUP",
     "AssemblyPlan",
     "assembly_sequence",
     "write_instructions",
@@ -56,7 +58,7 @@ import heapq
 import logging
 import re
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -73,6 +75,8 @@ SAMPLE_STEP = 1.0
 _FLEX = re.compile(r"sticker|hose|string|cable|chain|rubber band|cloth|cape|flex|electric wire|ribbon", re.I)
 _ELASTIC = re.compile(r"tyre|tire|rubber", re.I)
 _PRESS_INSETS = (0.5, 1.0)  # extra inset (LDU) tried for pairs touching at the final pose: stud, then others
+#: Default planning time budget per model (seconds), see :func:`assembly_sequence`.
+TIME_BUDGET = 30.0
 
 
 def _name(el) -> str:
@@ -114,140 +118,295 @@ def skip_reason(placement, has_shape: bool = True, mirrored: bool = False) -> st
 
 
 # --------------------------------------------------------------------------------------------
-# geometry adapter over the validator's collision engine
+# geometry adapter over the validator (every private attribute of bricklayer.validate is read here)
 
 
 class _Geometry:
-    """Per-placement inset collision geometry of one build (adapter over ``collision_engine``)."""
+    """Inset collision geometry, joints and support of one build (adapter over the validator).
+
+    Public validator API used: ``collision_engine`` (``n``, ``transforms``,
+    ``mirrored``, ``has_shape``, ``box_lo``, ``box_hi``, ``min_z``, ``keys``,
+    ``shapes``), ``connection_graph`` (``pairs``, ``pair_codes()``),
+    ``support_graph`` (``grounded``, ``edges``). Private ones, all here:
+    ``CollisionEngine.wa.placements`` (the flattened placements in engine
+    order), ``collisions._STORE.model`` (the inset FCL BVH of a shape),
+    ``collisions._collide`` (one FCL test at a relative pose),
+    ``ConnectionGraph._world["axis"]`` and ``ConnectionGraph._flat_index``
+    (world axes of mated connectors), ``CollisionEngine._loose_allowances`` (joint axis of loosely
+    mated touching pairs), ``ldraw_data.connectors._parse_type``
+    (connector family of a type name).
+    """
 
     def __init__(self, build):
+        from ldraw_data.connectors import _parse_type, connector_types
+
+        from .validate.collisions import _STORE, _collide
         from .validate.collisions import collision_engine
         from .validate.connections import connection_graph
         from .validate.support import support_graph
 
+        self._store, self._collide_fn = _STORE, _collide
         eng = collision_engine(build)
         self.eng = eng
         self.n = eng.n
         self.t = eng.transforms
-        self.inv = np.linalg.inv(self.t)
+        self.inv = np.linalg.inv(self.t) if self.n else self.t
         self.mirrored = eng.mirrored
         self.has = eng.has_shape
         ins = TOL.collision_inset
         self.lo = eng.box_lo + ins
         self.hi = eng.box_hi - ins
         self.min_z = eng.min_z
-        sup = support_graph(build)
-        self.grounded = sup.grounded
+        self.flat = eng.wa.placements
+        # separate objects (stands, loose parts drawn apart) stand on their own level, as official files draw them
+        sup = support_graph(build, separate_objects=True)
+        self.grounded = np.asarray(sup.grounded, dtype=bool)
         nb = [set() for _ in range(self.n)]
-        cg = connection_graph(build)
-        edges = [cg.pairs[:, [0, 2]]] if len(cg.pairs) else []
         if len(sup.edges):
-            edges.append(sup.edges)
-        for e in edges:
-            for a, b in e.tolist():
+            for a, b in np.unique(np.sort(sup.edges, axis=1), axis=0).tolist():
                 if a != b:
                     nb[a].add(b)
                     nb[b].add(a)
+        cg = connection_graph(build)
+        # joints: (i, j) -> world axes (unit) of the non-stud joints mating them (pins, axles, bars, clips,
+        # hinges, minifigure joints, balls): the pair separates along them, and its own overlap is no block
+        self.joint_axes: dict = {}
+        if len(cg.pairs):
+            for a, b in cg.pairs[:, [0, 2]].tolist():
+                if a != b:
+                    nb[a].add(b)
+                    nb[b].add(a)
+            names = connector_types()
+            codes = cg.pair_codes()
+            fam = {}
+            for c in np.unique(codes).tolist():
+                fam[c] = _parse_type(names[c])[0] not in ("stud", "hole")
+            axes = cg._world["axis"][cg._flat_index(cg.pairs[:, 0], cg.pairs[:, 1])]
+            for (a, _, b, _), (c1, c2), ax in zip(cg.pairs.tolist(), codes.tolist(), axes):
+                if a == b or not (fam[c1] or fam[c2]):
+                    continue
+                nrm = float(np.linalg.norm(ax))
+                if nrm < 1e-9:
+                    continue
+                ax = ax / nrm
+                for key in ((a, b), (b, a)):
+                    lst = self.joint_axes.setdefault(key, [])
+                    if not any(abs(float(ax @ v)) > 0.999 for v in lst):
+                        lst.append(ax)
+        # touching pairs the graph leaves unmated but whose sliding connectors mate loosely (hand-posed
+        # minifigure hands holding tools): the validator's loose press-fit match gives their joint axis
+        if len(eng.pairs) and eng.hit.any():
+            mated = set(map(tuple, np.sort(cg.pairs[:, [0, 2]], axis=1).tolist())) if len(cg.pairs) else set()
+            rest = [(a, b) for a, b in eng.pairs[eng.hit].tolist() if (a, b) not in mated and a != b]
+            if rest:
+                for (a, b), (_, ax) in eng._loose_allowances(rest).items():
+                    if ax is None:
+                        continue
+                    ax = np.asarray(ax, dtype=np.float64)
+                    for key in ((a, b), (b, a)):
+                        self.joint_axes.setdefault(key, []).append(ax)
+                    nb[a].add(b)
+                    nb[b].add(a)
         self.neighbors = nb
-        flat = eng.wa.placements
         self.skip = {}
         self.elastic = np.zeros(self.n, dtype=bool)
-        for i, fp in enumerate(flat):
+        for i, fp in enumerate(self.flat):
             r = skip_reason(fp, bool(self.has[i]), bool(self.mirrored[i]))
             if r:
                 self.skip[i] = r
             elif fp.content._known and _ELASTIC.search(_name(fp.content)):
                 self.elastic[i] = True
+        self._dirs: dict = {}
+        self._cands: dict = {}
+        self.usable = self.has.copy()
+        if self.skip:
+            self.usable[list(self.skip)] = False
 
+    # -- narrow phase
+    def model(self, i: int, inset: float):
+        return self._store.model(self.eng.shapes[self.eng.keys[i]], bool(self.mirrored[i]), inset)
+
+    def collide(self, ma, mb, rel) -> bool:
+        return self._collide_fn(ma, mb, rel)
+
+    # -- directions
     def directions(self, i: int) -> list:
-        """Candidate insertion directions of part i: the six world axes, then its own axes when tilted."""
+        """Candidate insertion directions of part i: ``(name, unit vector)``.
+
+        The six world axes; the part's own axes when it is tilted; the axes of
+        its pin, axle, bar, clip and hinge joints (both ways) when not along a
+        world axis.
+        """
+        hit = self._dirs.get(i)
+        if hit is not None:
+            return hit
         out = [(n, d) for n, d in zip(_DIR_NAMES, DIRECTIONS)]
+
+        def add(name, v):
+            v = v / np.linalg.norm(v)
+            if not any(float(v @ d) > 0.999 for _, d in out):
+                out.append((name, v))
+
+        for j in self.neighbors[i]:
+            for ax in self.joint_axes.get((i, j), ()):
+                add("joint" + _vec_name(ax), ax)
+                add("joint" + _vec_name(-ax), -ax)
         r = self.t[i][:3, :3]
         if not np.allclose(np.abs(r), np.round(np.abs(r)), atol=1e-3):
             for k, n in enumerate(("part-y", "part+x", "part-x", "part+z", "part-z", "part+y")):
                 # LDraw part frame: -Y is up, so "down onto studs" is +Y
                 axis = np.array([[0, 1, 0], [1, 0, 0], [-1, 0, 0], [0, 0, 1], [0, 0, -1], [0, -1, 0]][k], float)
-                v = r @ axis
-                out.append((n, v / np.linalg.norm(v)))
+                add(n, r @ axis)
+        self._dirs[i] = out
         return out
 
-    def model(self, i: int, inset: float):
-        from .validate.collisions import _STORE
+    def candidates(self, i: int, dv: np.ndarray) -> np.ndarray:
+        """Parts whose inset boxes meet the box part i sweeps when it leaves along ``-dv``, nearest first."""
+        key = (i, tuple(np.round(dv, 4).tolist()))
+        hit = self._cands.get(key)
+        if hit is not None:
+            return hit
+        lo, hi = self.lo[i].copy(), self.hi[i].copy()
+        lo[dv > 1e-9] = -np.inf
+        hi[dv < -1e-9] = np.inf
+        ok = self.usable & np.all(self.lo < hi, axis=1) & np.all(self.hi > lo, axis=1)
+        ok[i] = False
+        c = np.flatnonzero(ok)
+        if len(c):
+            # entry distance of the box along the removal direction -dv
+            r = -dv
+            ent = np.zeros(len(c))
+            for a in range(3):
+                if abs(r[a]) > 1e-9:
+                    e = (self.lo[c, a] - self.hi[i, a]) / r[a] if r[a] > 0 else (self.hi[c, a] - self.lo[i, a]) / r[a]
+                    ent = np.maximum(ent, e)
+            c = c[np.argsort(ent, kind="stable")]
+        self._cands[key] = c
+        return c
 
-        return _STORE.model(self.eng.shapes[self.eng.keys[i]], bool(self.mirrored[i]), inset)
+    def blocks(self, u: int, j: int, dv: np.ndarray) -> bool:
+        """Does part j stop part u from coming in along unit vector dv (equally: from leaving along -dv)?"""
+        if self.elastic[u] or self.elastic[j]:
+            return False
+        for ax in self.joint_axes.get((u, j), ()):
+            if abs(float(ax @ dv)) > _JOINT_COS:
+                return False  # a pin, clip or hinge goes in along its joint axis: the mate's overlap is the fit
+        s_lo, s_hi = self._interval(u, j, dv)
+        if s_hi <= s_lo:
+            return False
+        rel = self.inv[u] @ self.t[j]
+        dloc = self.inv[u][:3, :3] @ dv
+        key = (self.eng.keys[u], bool(self.mirrored[u]), self.eng.keys[j], bool(self.mirrored[j]),
+               np.round(rel[:3], 2).tobytes(), np.round(dloc, 3).tobytes())
+        hit = _PATH_MEMO.get(key)
+        if hit is not None:
+            return hit
+        # the two parts at their final poses: choose the inset (press fits), or ignore a real collision
+        inset = TOL.collision_inset
+        ma, mb = self.model(u, inset), self.model(j, inset)
+        if self.collide(ma, mb, rel):
+            for extra in _PRESS_INSETS:
+                inset = TOL.collision_inset + extra
+                ma, mb = self.model(u, inset), self.model(j, inset)
+                if not self.collide(ma, mb, rel):
+                    break
+            else:
+                _PATH_MEMO[key] = False
+                return False
+        blocked = self._sweep(u, ma, mb, rel, dloc, s_lo, s_hi, inset)
+        _PATH_MEMO[key] = blocked
+        return blocked
+
+    def _sweep(self, u, ma, mb, rel, dloc, s_lo, s_hi, inset) -> bool:
+        """Sampled path test: j at ``rel`` moved by ``s * dloc`` (u's frame), s over [s_lo, s_hi] every <= 1 LDU.
+
+        The first :data:`_SINGLE` samples one by one (a blocker is met at once); the rest with a
+        swept copy of u (:data:`_CHUNK` copies 1 LDU apart in one BVH), one FCL test per chunk.
+        """
+        n = max(1, int(np.ceil((s_hi - s_lo) / SAMPLE_STEP)))
+        r = rel.copy()
+        first = min(n + 1, _SINGLE)
+        for k in range(first):
+            r[:3, 3] = rel[:3, 3] + dloc * (s_lo + k * SAMPLE_STEP)
+            if self.collide(ma, mb, r):
+                return True
+        s = s_lo + first * SAMPLE_STEP
+        if s > s_hi:
+            return False
+        mc = self.swept_model(u, inset, dloc, build=(s_hi - s) > _BUILD_SWEPT)
+        if mc is None:  # a short rest: sample on (building a swept copy costs about 200 tests)
+            while s <= s_hi + 1e-9:
+                r[:3, 3] = rel[:3, 3] + dloc * s
+                if self.collide(ma, mb, r):
+                    return True
+                s += SAMPLE_STEP
+            return False
+        while s <= s_hi + 1e-9:
+            r[:3, 3] = rel[:3, 3] + dloc * s
+            if self.collide(mc, mb, r):
+                return True
+            s += _CHUNK * SAMPLE_STEP
+        return False
+
+    def swept_model(self, u: int, inset: float, dloc: np.ndarray, build: bool = True):
+        """BVH of part u (inset) copied :data:`_CHUNK` times at ``-k * dloc`` (k = 0..CHUNK-1, LDU), u's frame.
+
+        None when it is not built yet and ``build`` is False."""
+        import fcl
+
+        shape = self.eng.shapes[self.eng.keys[u]]
+        mir = bool(self.mirrored[u])
+        key = (id(shape), mir, round(inset, 4), tuple(np.round(dloc, 3).tolist()))
+        hit = _SWEPT.get(key)
+        if hit is not None:
+            return hit[0]
+        _SWEPT_ASKED[key] = _SWEPT_ASKED.get(key, 0) + 1
+        if not build or _SWEPT_ASKED[key] < _SWEPT_REUSE:
+            return None  # built only for paths asked for again and again (a build costs ~200 tests)
+        v = shape.inset_vertices(inset)
+        f = shape.faces
+        if mir:
+            v = v * np.array([-1.0, 1.0, 1.0])
+            f = f[:, ::-1]
+        off = -np.arange(_CHUNK)[:, None] * SAMPLE_STEP * dloc[None, :]
+        vv = (v[None, :, :] + off[:, None, :]).reshape(-1, 3)
+        ff = (f[None, :, :] + (np.arange(_CHUNK) * len(v))[:, None, None]).reshape(-1, 3)
+        m = fcl.BVHModel()
+        m.beginModel(len(vv), len(ff))
+        m.addSubModel(vv, np.ascontiguousarray(ff))
+        m.endModel()
+        _SWEPT[key] = (m, shape)
+        return m
+
+    def _interval(self, u: int, j: int, dv: np.ndarray) -> tuple[float, float]:
+        """Range of s >= 0 over which u's box, moved by -s * dv, overlaps j's box."""
+        s_lo, s_hi = 0.0, np.inf
+        for a in range(3):
+            lo_u, hi_u, lo_j, hi_j = self.lo[u, a], self.hi[u, a], self.lo[j, a], self.hi[j, a]
+            da = dv[a]
+            if abs(da) < 1e-9:
+                if lo_u >= hi_j or lo_j >= hi_u:
+                    return 0.0, 0.0
+                continue
+            a1, a2 = (lo_u - hi_j) / da, (hi_u - lo_j) / da
+            s_lo, s_hi = max(s_lo, min(a1, a2)), min(s_hi, max(a1, a2))
+        return s_lo, s_hi
 
 
 _PATH_MEMO: dict = {}
+_SWEPT: dict = {}
+_SWEPT_ASKED: dict = {}
+#: Path samples tested one by one before a swept copy takes over; copies per swept BVH.
+_SINGLE = 4
+_CHUNK = 8
+#: A swept copy is built for a path with more than this many samples left (LDU).
+_BUILD_SWEPT = 64.0
+#: ... and asked for this many times.
+_SWEPT_REUSE = 3
 
 
-def _collide(ma, mb, rel) -> bool:
-    from .validate.collisions import _collide as c
-
-    return c(ma, mb, rel)
-
-
-def _interval(g: _Geometry, u: int, j: int, dv: np.ndarray) -> tuple[float, float]:
-    """Range of s >= 0 over which u's box, moved by -s * dv, overlaps j's box."""
-    s_lo, s_hi = 0.0, np.inf
-    for a in range(3):
-        lo_u, hi_u, lo_j, hi_j = g.lo[u, a], g.hi[u, a], g.lo[j, a], g.hi[j, a]
-        da = dv[a]
-        if abs(da) < 1e-9:
-            if lo_u >= hi_j or lo_j >= hi_u:
-                return 0.0, 0.0
-            continue
-        a1, a2 = (lo_u - hi_j) / da, (hi_u - lo_j) / da
-        s_lo, s_hi = max(s_lo, min(a1, a2)), min(s_hi, max(a1, a2))
-    return s_lo, s_hi
-
-
-def _path_blocked(g: _Geometry, u: int, j: int, dv: np.ndarray) -> bool:
-    """Does part u, moving along unit vector dv into its place, meet placed part j on the way?"""
-    if g.elastic[u] or g.elastic[j]:
-        return False
-    s_lo, s_hi = _interval(g, u, j, dv)
-    if s_hi <= s_lo:
-        return False
-    rel = g.inv[u] @ g.t[j]
-    dloc = g.inv[u][:3, :3] @ dv
-    key = (g.eng.keys[u], bool(g.mirrored[u]), g.eng.keys[j], bool(g.mirrored[j]),
-           np.round(rel[:3], 2).tobytes(), np.round(dloc, 3).tobytes())
-    hit = _PATH_MEMO.get(key)
-    if hit is not None:
-        return hit
-    # the two parts at their final poses: choose the inset (press fits), or ignore a real collision
-    inset = TOL.collision_inset
-    ma, mb = g.model(u, inset), g.model(j, inset)
-    if _collide(ma, mb, rel):
-        for extra in _PRESS_INSETS:
-            inset = TOL.collision_inset + extra
-            ma, mb = g.model(u, inset), g.model(j, inset)
-            if not _collide(ma, mb, rel):
-                break
-        else:
-            _PATH_MEMO[key] = False
-            return False
-    n = max(1, int(np.ceil((s_hi - s_lo) / SAMPLE_STEP)))
-    ss = s_lo + (np.arange(n) + 0.5) * ((s_hi - s_lo) / n)
-    blocked = False
-    # moving u back by s along -dv is moving j by +s*dv in u's frame
-    for s in ss:
-        r = rel.copy()
-        r[:3, 3] += dloc * s
-        if _collide(ma, mb, r):
-            blocked = True
-            break
-    _PATH_MEMO[key] = blocked
-    return blocked
-
-
-def _swept_candidates(g: _Geometry, u: int, dv: np.ndarray, alive: np.ndarray) -> np.ndarray:
-    """Alive parts whose boxes meet the box swept by part u coming in along dv from far away."""
-    lo, hi = g.lo[u].copy(), g.hi[u].copy()
-    lo[dv > 1e-9] = -np.inf
-    hi[dv < -1e-9] = np.inf
-    ok = alive & np.all(g.lo < hi, axis=1) & np.all(g.hi > lo, axis=1)
-    return np.flatnonzero(ok)
+def _vec_name(v: np.ndarray) -> str:
+    return "(" + ",".join(f"{x:.2f}".rstrip("0").rstrip(".").replace("-0", "-0") for x in v) + ")"
 
 
 # --------------------------------------------------------------------------------------------
@@ -257,11 +416,11 @@ def _swept_candidates(g: _Geometry, u: int, dv: np.ndarray, alive: np.ndarray) -
 @dataclass
 class _Unit:
     idx: np.ndarray          # flat indices (planning level) of the parts it carries
-    content: object          # Element (coloured) or LegoBuild
+    content: object          # Element, LegoBuild, or None for a subassembly found by the planner
     pose: object             # Pose in the planning frame
     color: int | None        # sub-build colour
     label: str
-    children: list | None = None   # for a sub-build: its placements as units (lazy)
+    sub: dict | None = None  # subassembly: its own plan (order, directions, units)
 
 
 @dataclass
@@ -272,13 +431,15 @@ class AssemblyPlan:
     ----------
     order : list of int
         Indices into ``build.flattened_placements`` in the order they are added
-        (parts of a kept sub-build in its own order).
+        (parts of a kept sub-build or subassembly in its own order).
     steps : list of list of int
         The order grouped into building steps (LDraw ``0 STEP`` groups of the
-        top level; a kept sub-build is one step).
+        top level; a kept sub-build or subassembly is one step).
     directions : dict of int to str
-        Insertion direction of each placed part (``"down"``, ``"+x"``, ...; a
-        part of a kept sub-build: the direction within its sub-build).
+        Insertion direction of each placed part (``"down"``, ``"+x"``, ...,
+        ``"joint(x,y,z)"`` along a joint axis, ``"part+x"`` along a tilted
+        part's axis; a part of a kept sub-build or subassembly: its direction
+        within it).
     failed : dict of int to str
         Parts that could not be placed, and why.
     skipped : dict of int to str
@@ -292,6 +453,11 @@ class AssemblyPlan:
         parts, then a step of failed ones), ready for ``write_ldraw``.
     seconds : float
         Time taken.
+    n_parts : int
+        Number of flattened placements.
+    subassemblies : list of (list of int, str)
+        Rigid groups the planner found that must be built apart and inserted
+        whole (parts, insertion direction), at the top level.
     """
 
     order: list
@@ -304,6 +470,7 @@ class AssemblyPlan:
     sequence: object
     seconds: float = 0.0
     n_parts: int = 0
+    subassemblies: list = field(default_factory=list)
 
     @property
     def placed_share(self) -> float:
@@ -317,7 +484,11 @@ class AssemblyPlan:
         return not self.failed
 
     def summary(self, build=None, k: int = 10) -> dict:
-        """JSON-ready summary; with the build, failed parts are described by name."""
+        """JSON-ready summary; with the build, failed parts are described by name.
+
+        ``failure_causes`` counts failed parts by cause (the reason up to its
+        first colon).
+        """
         flat = build.flattened_placements if build is not None else None
 
         def desc(i):
@@ -327,26 +498,33 @@ class AssemblyPlan:
         for r in self.skipped.values():
             key = r.split(" (")[0]
             reasons[key] = reasons.get(key, 0) + 1
+        causes: dict = {}
+        for r in self.failed.values():
+            key = r.split(":")[0]
+            causes[key] = causes.get(key, 0) + 1
         return {
             "parts": self.n_parts, "placed": len(self.order), "skipped": len(self.skipped),
             "failed": len(self.failed), "placed_share": round(self.placed_share, 4),
             "steps": len(self.steps), "subbuilds_kept": self.subbuilds, "subbuilds_dissolved": self.dissolved,
-            "skipped_reasons": reasons,
+            "subassemblies": len(self.subassemblies),
+            "skipped_reasons": reasons, "failure_causes": causes,
             "failures": [{"part": desc(i), "reason": r} for i, r in list(self.failed.items())[:k]],
             "seconds": round(self.seconds, 2),
         }
 
 
 class _Planner:
-    def __init__(self, max_parts_per_step: int):
+    def __init__(self, max_parts_per_step: int, deadline: float):
         self.max_step = max_parts_per_step
-        self.sub_plans: dict = {}   # id(sub-build) -> (plan result dict) or None when it cannot be kept
+        self.deadline = deadline
+        self.sub_plans: dict = {}   # id(sub-build) -> plan result dict, or None when it cannot be kept
         self.kept = 0
         self.dissolved = 0
+        self.groups: list = []      # (flat indices at top level or None, direction) of subassemblies
 
     # -- units of a planning build
     @staticmethod
-    def _units_of(build, flat, placements, base: int, pose, color, prefix: str) -> list:
+    def _units_of(flat, placements, base: int, pose, color, prefix: str) -> list:
         from .build import LegoBuild
 
         out = []
@@ -354,6 +532,8 @@ class _Planner:
         for i, p in enumerate(placements):
             if isinstance(p.content, LegoBuild):
                 m = p.content.brick_count
+                if m == 0:
+                    continue
                 c = p.color if p.color is not None else color
                 out.append(_Unit(np.arange(k, k + m), p.content, pose @ p.pose, c,
                                  f"{prefix}{p.content.name or 'sub-build'}"))
@@ -364,141 +544,8 @@ class _Planner:
         return out
 
     def _children(self, unit: _Unit, flat) -> list:
-        return self._units_of(None, flat, unit.content._placements, int(unit.idx[0]), unit.pose, unit.color,
+        return self._units_of(flat, unit.content._placements, int(unit.idx[0]), unit.pose, unit.color,
                               unit.label + "/")
-
-    # -- sequence one build in its own frame
-    def plan(self, build) -> dict:
-        """Sequence a build in its own frame by disassembly (see module notes)."""
-        from .build import LegoBuild
-
-        g = _Geometry(build)
-        flat = g.eng.wa.placements
-        units = self._expand(self._units_of(build, flat, build._placements, 0, _identity(), None, ""), flat)
-        alive = np.zeros(g.n, dtype=bool)          # parts still in the (dis)assembly
-        removed: list = []                         # (unit, direction name), removal order
-        failed: dict = {}
-        while True:
-            units = [u for u in units if len(self._planned(g, u))]
-            owner = np.full(g.n, -1)
-            parts_of = []
-            for k, u in enumerate(units):
-                p = self._planned(g, u)
-                owner[p] = k
-                parts_of.append(p)
-            alive = owner >= 0
-            m = len(units)
-            if not m:
-                break
-            nbr = [set() for _ in range(m)]
-            for k, p in enumerate(parts_of):
-                for i in p.tolist():
-                    for j in g.neighbors[i]:
-                        o = owner[j]
-                        if o >= 0 and o != k:
-                            nbr[k].add(int(o))
-            grounded = np.array([bool(g.grounded[p].any()) for p in parts_of])
-            gone = np.zeros(m, dtype=bool)
-            why: dict = {}
-            for k in range(m):
-                if not grounded[k] and not nbr[k]:
-                    gone[k] = True
-                    for i in parts_of[k].tolist():
-                        failed[i] = ("floating: not on the ground and not connected to or resting on any other "
-                                     "part")
-                    alive[parts_of[k]] = False
-            heap = [(-float(g.hi[parts_of[k], 2].max()), k) for k in range(m) if not gone[k]]
-            heapq.heapify(heap)
-            waiters: dict = {}
-
-            zkey = [float(g.min_z[p].min()) for p in parts_of]
-
-            def n_alive(k):
-                return sum(1 for v in nbr[k] if not gone[v])
-
-            progress = True
-            while heap:
-                _, k = heapq.heappop(heap)
-                if gone[k]:
-                    continue
-                u = units[k]
-                if not grounded[k] and n_alive(k) == 0:
-                    why[k] = "lost every neighbour"
-                    continue
-                dep = _cut_off(k, nbr, gone, grounded, zkey)
-                if dep:
-                    why[k] = "holds up " + build.describe(flat[int(parts_of[dep[0]][0])])
-                    for v in dep:
-                        waiters.setdefault(v, []).append(k)
-                    continue
-                parts = parts_of[k]
-                alive[parts] = False  # the unit does not block itself
-                d_ok, blockers = None, {}
-                for dname, dv in g.directions(int(parts[0])):
-                    hit = None
-                    for i in parts.tolist():
-                        for j in _swept_candidates(g, i, dv, alive).tolist():
-                            if _path_blocked(g, i, j, dv):
-                                hit = j
-                                break
-                        if hit is not None:
-                            break
-                    if hit is None:
-                        d_ok = dname
-                        break
-                    blockers[dname] = hit
-                if d_ok is None:
-                    alive[parts] = True
-                    why[k] = "blocked in every direction: " + ", ".join(
-                        f"{dn} by {build.describe(flat[v])}" for dn, v in list(blockers.items())[:6])
-                    for v in set(int(owner[b]) for b in blockers.values()):
-                        waiters.setdefault(v, []).append(k)
-                    continue
-                gone[k] = True
-                removed.append((u, d_ok))
-                for w in waiters.pop(k, ()):
-                    if not gone[w]:
-                        heapq.heappush(heap, (-float(g.hi[parts_of[w], 2].max()), w))
-            left = [k for k in range(m) if not gone[k]]
-            if not left:
-                break
-            subs = [k for k in left if isinstance(units[k].content, LegoBuild) and len(units[k].idx) > 1]
-            if subs:
-                # dissolve the stuck sub-builds and go on with their placements
-                keep = [units[k] for k in left if k not in subs]
-                for k in subs:
-                    self.dissolved += 1
-                    self.kept -= 1
-                    keep.extend(self._expand(self._children(units[k], flat), flat))
-                units = keep
-                continue
-            for k in left:
-                for i in parts_of[k].tolist():
-                    failed[i] = why.get(k, "could not be placed")
-            break
-        seq_units = removed[::-1]
-        order: list[int] = []
-        directions: dict = {}
-        placed = np.zeros(g.n, dtype=bool)
-        for u, name in seq_units:
-            if isinstance(u.content, LegoBuild):
-                sub = self.sub_plans[id(u.content)]
-                off = int(u.idx[0])
-                order.extend(off + i for i in sub["order"])
-                for i, dn in sub["directions"].items():
-                    directions[off + i] = dn
-            else:
-                p = self._planned(g, u)
-                order.extend(p.tolist())
-                for i in p.tolist():
-                    directions[i] = name
-            placed[self._planned(g, u)] = True
-        return dict(order=order, directions=directions, failed=failed, skip=dict(g.skip), units=seq_units,
-                    flat=flat, placed=placed)
-
-    @staticmethod
-    def _planned(g, u) -> np.ndarray:
-        return np.array([i for i in u.idx.tolist() if i not in g.skip], dtype=np.int64)
 
     def _expand(self, units: list, flat) -> list:
         """Replace sub-build units that cannot be sequenced on their own by their placements."""
@@ -522,36 +569,389 @@ class _Planner:
                 out.append(u)
         return out
 
+    def plan(self, build) -> dict:
+        """Sequence a build in its own frame by disassembly (see module notes)."""
+        g = _Geometry(build)
+        flat = g.flat
+        units = self._expand(self._units_of(flat, build._placements, 0, _identity(), None, ""), flat)
+        s = _Search(self, g, units, g.grounded.copy(), allow_groups=True)
+        removed, failed = s.run()
+        return self._result(g, removed, failed)
 
-def _cut_off(k: int, nbr: list, gone: np.ndarray, grounded: np.ndarray, zkey: list, cap: int = 4000) -> list:
-    """Remaining neighbours of unit k that would no longer reach the ground without k.
+    def _result(self, g, removed: list, failed: dict) -> dict:
+        from .build import LegoBuild
 
-    Best-first search from each neighbour towards low units (the ground is
-    usually a few steps down); a search that visits more than ``cap`` units
-    counts as cut off (the unit waits rather than risk stranding parts).
-    """
-    good: set = set()
-    out = []
-    for v in nbr[k]:
-        if gone[v] or grounded[v] or v in good:
-            continue
-        seen = {v, k}
-        heap = [(zkey[v], v)]
-        found = False
-        while heap and len(seen) < cap:
-            _, x = heapq.heappop(heap)
-            if grounded[x] or x in good:
-                found = True
+        seq_units = removed[::-1]
+        order: list[int] = []
+        directions: dict = {}
+        placed = np.zeros(g.n, dtype=bool)
+        for u, name in seq_units:
+            if isinstance(u.content, LegoBuild):
+                sub = self.sub_plans[id(u.content)]
+                off = int(u.idx[0])
+                order.extend(off + i for i in sub["order"])
+                for i, dn in sub["directions"].items():
+                    directions[off + i] = dn
+            elif u.sub is not None:
+                order.extend(u.sub["order"])
+                directions.update(u.sub["directions"])
+            else:
+                p = _planned(g, u)
+                order.extend(p.tolist())
+                for i in p.tolist():
+                    directions[i] = name
+            placed[_planned(g, u)] = True
+        return dict(order=order, directions=directions, failed=failed, skip=dict(g.skip), units=seq_units,
+                    flat=g.flat, placed=placed)
+
+
+def _planned(g, u) -> np.ndarray:
+    return np.array([i for i in u.idx.tolist() if i not in g.skip and g.has[i]], dtype=np.int64)
+
+
+#: Largest subassembly (parts) the planner forms when single parts deadlock.
+MAX_GROUP = 40
+#: Units tried as seeds of a subassembly per deadlock.
+_GROUP_SEEDS = 12
+#: A mated pin / axle / clip / hinge pair is not a block for motion within this cosine of its joint axis.
+_JOINT_COS = 0.95
+
+
+class _Search:
+    """Assembly by disassembly of a set of units over one geometry (module notes)."""
+
+    def __init__(self, planner: _Planner, g: _Geometry, units: list, roots: np.ndarray, allow_groups: bool):
+        self.pl, self.g = planner, g
+        self.allow_groups = allow_groups
+        n = g.n
+        self.units: list = []
+        self.parts: list = []
+        self.owner = np.full(n, -1)
+        self.alive = np.zeros(n, dtype=bool)
+        self.gone: list = []
+        self.roots = roots
+        self.nbr: list = []
+        self.ptr: dict = {}
+        for u in units:
+            self._add(u)
+
+    # -- unit bookkeeping
+    def _add(self, u: _Unit) -> int:
+        k = len(self.units)
+        p = _planned(self.g, u)
+        self.units.append(u)
+        self.parts.append(p)
+        self.gone.append(len(p) == 0)
+        self.nbr.append(set())
+        if len(p):
+            self.owner[p] = k
+            self.alive[p] = True
+            for i in p.tolist():
+                for j in self.g.neighbors[i]:
+                    o = int(self.owner[j])
+                    if o >= 0 and o != k and self.alive[j]:
+                        self.nbr[k].add(o)
+                        self.nbr[o].add(k)
+        return k
+
+    def _drop(self, k: int, removed: bool = True):
+        """Take unit k out (removed, failed or merged into another unit)."""
+        self.gone[k] = True
+        self.alive[self.parts[k]] = False
+        for v in self.nbr[k]:
+            self.nbr[v].discard(k)
+
+    def _replace(self, ks: list, new_units: list) -> list:
+        for k in ks:
+            self._drop(k)
+        return [self._add(u) for u in new_units]
+
+    def grounded(self, k: int) -> bool:
+        return bool(self.roots[self.parts[k]].any())
+
+    def top(self, k: int) -> float:
+        return float(self.g.hi[self.parts[k], 2].max())
+
+    # -- tests
+    def _dirs(self, k: int) -> list:
+        from .build import LegoBuild
+
+        u = self.units[k]
+        p = self.parts[k]
+        if len(p) == 1:
+            return self.g.directions(int(p[0]))
+        out = [(n, d) for n, d in zip(_DIR_NAMES, DIRECTIONS)]
+        if isinstance(u.content, LegoBuild):
+            r = np.asarray(u.pose.matrix)[:3, :3]
+            if not np.allclose(np.abs(r), np.round(np.abs(r)), atol=1e-3):
+                for c, n in enumerate(("sub+x", "sub+y", "sub+z")):
+                    out += [(n, r[:, c]), (n.replace("+", "-"), -r[:, c])]
+        return out
+
+    def first_blocker(self, k: int, di: int, dv: np.ndarray) -> int:
+        """A live part (not of unit k) that stops unit k along direction ``dv``, or -1."""
+        g, alive, own = self.g, self.alive, self.parts[k]
+        if len(own) == 1:
+            i = int(own[0])
+            c = g.candidates(i, dv)
+            key = (i, di)
+            p = self.ptr.get(key, 0)
+            while p < len(c):
+                j = int(c[p])
+                if alive[j] and g.blocks(i, j, dv):
+                    self.ptr[key] = p
+                    return j
+                p += 1
+            self.ptr[key] = p
+            return -1
+        mine = set(own.tolist())
+        for i in own.tolist():
+            for j in g.candidates(i, dv).tolist():
+                if alive[j] and j not in mine and g.blocks(i, j, dv):
+                    return j
+        return -1
+
+    def all_blockers(self, parts: set, dv: np.ndarray) -> set:
+        g, alive = self.g, self.alive
+        out = set()
+        for i in parts:
+            for j in g.candidates(i, dv).tolist():
+                if alive[j] and j not in parts and j not in out and g.blocks(i, j, dv):
+                    out.add(j)
+        return out
+
+    def cut_off(self, ks: set, cap: int = 6000) -> list:
+        """Remaining neighbours of units ``ks`` that would no longer reach a root without them.
+
+        Best-first search from each neighbour towards low units (the ground is
+        usually a few steps down); a search that visits more than ``cap``
+        units counts as cut off (the unit waits rather than risk stranding
+        parts).
+        """
+        good: set = set()
+        out = []
+        nb = set()
+        for k in ks:
+            nb |= self.nbr[k]
+        nb -= ks
+        for v in nb:
+            if self.gone[v] or v in good or self.grounded(v):
+                continue
+            seen = set(ks) | {v}
+            heap = [(self.zkey[v], v)]
+            found = False
+            while heap and len(seen) < cap:
+                _, x = heapq.heappop(heap)
+                if x in good or self.grounded(x):
+                    found = True
+                    break
+                for y in self.nbr[x]:
+                    if y not in seen and not self.gone[y]:
+                        seen.add(y)
+                        heapq.heappush(heap, (self.zkey[y], y))
+            if found:
+                good.update(seen - ks)
+            else:
+                out.append(v)
+        return out
+
+    def free_direction(self, k: int):
+        """(name, None) for the first free direction of unit k, else (None, {name: blocker part})."""
+        blockers = {}
+        for di, (dname, dv) in enumerate(self._dirs(k)):
+            j = self.first_blocker(k, di, dv)
+            if j < 0:
+                return dname, None
+            blockers[dname] = j
+        return None, blockers
+
+    # -- the search
+    def run(self) -> tuple[list, dict]:
+        g = self.g
+        removed: list = []
+        failed: dict = {}
+        self.zkey: dict = {}
+        for k in range(len(self.units)):
+            if not self.gone[k]:
+                self.zkey[k] = float(g.min_z[self.parts[k]].min())
+        # parts reaching no root at all: floating in the model as drawn
+        self._fail_floating(failed)
+        why: dict = {}
+        heap = [(-self.top(k), k) for k in range(len(self.units)) if not self.gone[k]]
+        heapq.heapify(heap)
+        waiters: dict = {}
+        while True:
+            while heap:
+                if time.perf_counter() > self.pl.deadline:
+                    break
+                _, k = heapq.heappop(heap)
+                if self.gone[k]:
+                    continue
+                if not self.grounded(k) and not self.nbr[k]:
+                    why[k] = ("lost", None)
+                    continue
+                dep = self.cut_off({k})
+                if dep:
+                    why[k] = ("holds", int(self.parts[dep[0]][0]))
+                    for v in dep:
+                        waiters.setdefault(v, []).append(k)
+                    continue
+                dname, blockers = self.free_direction(k)
+                if dname is None:
+                    why[k] = ("blocked", blockers)
+                    for v in set(int(self.owner[b]) for b in blockers.values()):
+                        waiters.setdefault(v, []).append(k)
+                    continue
+                self._drop(k)
+                removed.append((self.units[k], dname))
+                for w in waiters.pop(k, ()):
+                    if not self.gone[w]:
+                        heapq.heappush(heap, (-self.top(w), w))
+            left = [k for k in range(len(self.units)) if not self.gone[k]]
+            if not left:
                 break
-            for y in nbr[x]:
-                if y not in seen and not gone[y]:
+            if time.perf_counter() > self.pl.deadline:
+                for k in left:
+                    for i in self.parts[k].tolist():
+                        failed[i] = "time budget exceeded: not reached"
+                break
+            new = self._unstick(left, why, removed, failed)
+            waiters = {}
+            heap = [(-self.top(k), k) for k in range(len(self.units)) if not self.gone[k]]
+            heapq.heapify(heap)
+            for k in new:
+                self.zkey[k] = float(g.min_z[self.parts[k]].min())
+        return removed, failed
+
+    def _fail_floating(self, failed: dict):
+        seen = np.zeros(len(self.units), dtype=bool)
+        stack = [k for k in range(len(self.units)) if not self.gone[k] and self.grounded(k)]
+        for k in stack:
+            seen[k] = True
+        while stack:
+            k = stack.pop()
+            for v in self.nbr[k]:
+                if not seen[v] and not self.gone[v]:
+                    seen[v] = True
+                    stack.append(v)
+        for k in range(len(self.units)):
+            if not self.gone[k] and not seen[k]:
+                for i in self.parts[k].tolist():
+                    failed[i] = ("floating: not on the ground and not connected to or resting on any part "
+                                 "that is (the model as drawn)")
+                self._drop(k)
+
+    def _unstick(self, left: list, why: dict, removed: list, failed: dict) -> list:
+        """Deadlock: dissolve a stuck sub-build, else remove a subassembly, else give up on one unit."""
+        from .build import LegoBuild
+
+        subs = [k for k in left if isinstance(self.units[k].content, LegoBuild) and len(self.parts[k]) > 1]
+        if subs:
+            new_units = []
+            for k in subs:
+                self.pl.dissolved += 1
+                self.pl.kept -= 1
+                new_units.extend(self.pl._expand(self.pl._children(self.units[k], self.g.flat), self.g.flat))
+            return self._replace(subs, new_units)
+        if self.allow_groups:
+            grp = self._find_group(left)
+            if grp is not None:
+                ks, dname, sub = grp
+                u = _Unit(np.array(sorted(sub["order"])), None, None, None, "subassembly", sub=sub)
+                new = self._replace(list(ks), [u])
+                self._drop(new[0])
+                removed.append((u, dname))
+                return []
+        # give up on the highest unit that is blocked (freeing what it blocks), else the highest
+        blocked = [k for k in left if why.get(k, ("",))[0] == "blocked"]
+        k = max(blocked or left, key=lambda x: (self.top(x), x))
+        text = self._why_text(why.get(k))
+        for i in self.parts[k].tolist():
+            failed[i] = text
+        self._drop(k)
+        return []
+
+    def _find_group(self, left: list):
+        """A smallest rigid group of stuck units that can leave together (see module notes), or None."""
+        seeds = sorted((k for k in left), key=lambda x: -self.top(x))[:_GROUP_SEEDS]
+        best = None
+        for k in seeds:
+            if time.perf_counter() > self.pl.deadline:
+                break
+            for dname, dv in self._dirs(k):
+                ks = {k}
+                parts = set(self.parts[k].tolist())
+                ok = False
+                while len(parts) <= MAX_GROUP:
+                    b = self.all_blockers(parts, dv)
+                    if not b:
+                        ok = True
+                        break
+                    more = {int(self.owner[j]) for j in b}
+                    ks |= more
+                    for v in more:
+                        parts |= set(self.parts[v].tolist())
+                if not ok or len(ks) < 2 or (best is not None and len(parts) >= best[0]):
+                    continue
+                if not self._connected(ks) or self.cut_off(ks):
+                    continue
+                sub = self._sequence_group(ks)
+                if sub is None:
+                    continue
+                best = (len(parts), ks, dname, sub)
+                if len(parts) <= 3:
+                    break
+            if best is not None:
+                break
+        return None if best is None else best[1:]
+
+    def _connected(self, ks: set) -> bool:
+        start = next(iter(ks))
+        seen, stack = {start}, [start]
+        while stack:
+            x = stack.pop()
+            for y in self.nbr[x]:
+                if y in ks and y not in seen:
                     seen.add(y)
-                    heapq.heappush(heap, (zkey[y], y))
-        if found:
-            good.update(seen - {k})
-        else:
-            out.append(v)
-    return out
+                    stack.append(y)
+        return len(seen) == len(ks)
+
+    def _sequence_group(self, ks: set):
+        """Order of a subassembly built in hand (every part joins the ones placed), or None."""
+        g = self.g
+        parts = sorted(set().union(*(set(self.parts[k].tolist()) for k in ks)))
+        root_opts = sorted(parts, key=lambda i: (g.min_z[i], i))[:1] + sorted(
+            parts, key=lambda i: -len(g.neighbors[i] & set(parts)))[:1]
+        for root in dict.fromkeys(root_opts):
+            roots = np.zeros(g.n, dtype=bool)
+            roots[root] = True
+            units = [_Unit(np.array([i]), g.flat[i].content, g.flat[i].pose, None, f"#{i}") for i in parts]
+            s = _Search(self.pl, g, units, roots, allow_groups=False)
+            rem, fail = s.run()
+            if not fail:
+                rem = rem[::-1]
+                order = [int(u.idx[0]) for u, _ in rem]
+                return {"order": order, "directions": {int(u.idx[0]): d for u, d in rem}, "units": rem}
+        return None
+
+    def _why_text(self, w) -> str:
+        if w is None:
+            return "could not be placed"
+        if w[0] == "holds":
+            return "holds up: " + self._desc(w[1]) + " (which cannot leave first)"
+        if w[0] == "lost":
+            return "lost every neighbour"
+        return "blocked in every direction: " + ", ".join(
+            f"{dn} by {self._desc(v)}" for dn, v in list(w[1].items())[:6])
+
+    def _desc(self, i: int) -> str:
+        fp = self.g.flat[i]
+        try:
+            name = fp.content.spec.name
+        except Exception:  # noqa: BLE001 - a part without catalogue entry has no name
+            name = ""
+        label = "/".join(str(p.content.name or "?") for p in fp.path[:-1])
+        return f"#{i} {fp.content.ldraw_id} ({name})" + (f" in {label}" if label else "")
 
 
 def _identity():
@@ -572,7 +972,7 @@ def _sequence_build(planner: _Planner, build, res: dict, memo: dict):
     n_in_step, last_dir, first = 0, None, True
     for u, dname in res["units"]:
         is_sub = isinstance(u.content, LegoBuild)
-        if not first and (is_sub or dname != last_dir or n_in_step >= planner.max_step):
+        if not first and (is_sub or u.sub is not None or dname != last_dir or n_in_step >= planner.max_step):
             seq.step()
             n_in_step = 0
         first = False
@@ -580,6 +980,19 @@ def _sequence_build(planner: _Planner, build, res: dict, memo: dict):
             sub = _sequence_build(planner, u.content, planner.sub_plans[id(u.content)], memo)
             seq.add_raw(sub, u.pose, color=u.color)
             n_in_step = planner.max_step  # a sub-build is a step of its own
+        elif u.sub is not None:
+            # a subassembly: an MPD submodel of its own with its own steps, inserted whole
+            planner.n_groups += 1
+            grp = LegoBuild(name=f"{build.name or 'model'}-subassembly-{planner.n_groups}")
+            last = None
+            for (v, dn) in u.sub["units"]:
+                if last is not None and dn != last:
+                    grp.step()
+                i = int(v.idx[0])
+                grp.add_raw(flat[i].content, flat[i].pose)
+                last = dn
+            seq.add_raw(grp, _identity())
+            n_in_step = planner.max_step
         else:
             for i in [i for i in u.idx.tolist() if i not in res["skip"]]:
                 seq.add_raw(flat[i].content, flat[i].pose)
@@ -598,7 +1011,7 @@ def _sequence_build(planner: _Planner, build, res: dict, memo: dict):
     return seq
 
 
-def assembly_sequence(build, *, max_parts_per_step: int = 6) -> AssemblyPlan:
+def assembly_sequence(build, *, max_parts_per_step: int = 6, time_budget: float | None = TIME_BUDGET) -> AssemblyPlan:
     """Find a buildable order of a build's parts (see module rules).
 
     Parameters
@@ -607,26 +1020,36 @@ def assembly_sequence(build, *, max_parts_per_step: int = 6) -> AssemblyPlan:
     max_parts_per_step : int
         Consecutive parts inserted in the same direction are grouped into
         steps of at most this many.
+    time_budget : float or None, seconds
+        Planning stops after this long; parts not reached by then are
+        reported failed ("time budget exceeded"). None: no limit.
 
     Returns
     -------
     AssemblyPlan
         Indices refer to ``build.flattened_placements``.
     """
+    from .build import LegoBuild
+
     t0 = time.perf_counter()
-    pl = _Planner(max_parts_per_step)
+    pl = _Planner(max_parts_per_step, t0 + (time_budget if time_budget is not None else 1e18))
     res = pl.plan(build)
+    pl.n_groups = 0
     seq = _sequence_build(pl, build, res, {})
     # steps of the top level in flat indices
     steps, cur, n_in, last = [], [], 0, None
-    from .build import LegoBuild
-
+    groups = []
     for u, dname in res["units"]:
-        if isinstance(u.content, LegoBuild):
+        if isinstance(u.content, LegoBuild) or u.sub is not None:
             if cur:
                 steps.append(cur)
-            off = int(u.idx[0])
-            steps.append([off + i for i in pl.sub_plans[id(u.content)]["order"]])
+            if u.sub is not None:
+                ids = list(u.sub["order"])
+                groups.append((ids, dname))
+            else:
+                off = int(u.idx[0])
+                ids = [off + i for i in pl.sub_plans[id(u.content)]["order"]]
+            steps.append(ids)
             cur, n_in, last = [], 0, None
             continue
         ids = [i for i in u.idx.tolist() if i not in res["skip"]]
@@ -638,10 +1061,9 @@ def assembly_sequence(build, *, max_parts_per_step: int = 6) -> AssemblyPlan:
         last = dname
     if cur:
         steps.append(cur)
-    # skipped parts inside kept sub-builds are counted at the top level too
     skipped = dict(res["skip"])
     plan = AssemblyPlan(res["order"], steps, res["directions"], res["failed"], skipped, pl.kept, pl.dissolved,
-                        seq, time.perf_counter() - t0, len(res["flat"]))
+                        seq, time.perf_counter() - t0, len(res["flat"]), groups)
     log.info("assembly sequence: %d of %d planned parts placed (%d skipped) in %.2f s", len(plan.order),
              plan.n_parts - len(skipped), len(skipped), plan.seconds)
     return plan

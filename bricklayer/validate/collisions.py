@@ -480,16 +480,20 @@ class CollisionEngine:
             seg[idx] = _is_segment(key, shapes.get(key), self.embedded)
         self.segment = seg
         parents: dict = {}
-        self.parent = np.array([parents.setdefault(tuple(id(p) for p in fp.path[:-1]), len(parents))
-                                for fp in wa.placements], dtype=np.int64)
         ids = self._ids
         inst = np.empty(n, dtype=np.int64)
+        parent = np.empty(n, dtype=np.int64)
+        tb = [r.tobytes() for r in t.reshape(n, 16)]
+        keys = wa.keys
         for i, fp in enumerate(wa.placements):
-            ik = (tuple(id(p) for p in fp.path), wa.keys[i], t[i].tobytes())
+            path = tuple(map(id, fp.path))
+            parent[i] = parents.setdefault(path[:-1], len(parents))
+            ik = (path, keys[i], tb[i])
             v = ids.get(ik)
             if v is None:
                 v = ids[ik] = len(ids)
             inst[i] = v
+        self.parent = parent
         self.inst = inst
 
     # -- broad phase (incremental)
