@@ -334,6 +334,26 @@ class TestContext:
         detail = "" if passed else _motion_detail(report)
         return self.check("motion", passed, detail)
 
+    def check_stable(self, min_tilt_deg: float = 0.0) -> CheckResult:
+        """Check that the build stands and holds together (:func:`bricklayer.stability.stability_check`).
+
+        Parameters
+        ----------
+        min_tilt_deg : float, degrees
+            Smallest critical tilt angle accepted: the build must not tip over on a slope of this
+            angle (``theta = arctan(d / h_c)``, centre of mass to support polygon edge over its height).
+
+        Returns
+        -------
+        CheckResult
+            Named ``"stable"``; fails when the centre of mass lies outside the support polygon, the
+            tilt angle is below ``min_tilt_deg``, or the stud-force equilibrium has no solution.
+        """
+        from bricklayer.stability import stability_check
+
+        ok, detail = stability_check(self.build, min_tilt_deg)
+        return self.check("stable", ok, "" if ok else detail)
+
     # -- result -------------------------------------------------------------------------------------------
     @property
     def checks(self) -> list[CheckResult]:

@@ -94,3 +94,15 @@ def test_check_motion_runs_the_build_check(needs_validator):
     # samples is passed on: 40 values per range are denser than 5 degrees (zero plus 39 more)
     r40 = TestContext(_door_build(True)).check_motion(samples=40)
     assert r40.detail.split(" poses fail")[0].endswith(" of 40")
+
+
+def test_check_stable_uses_the_stability_analysis():
+    """A 1x1 tower of four bricks tips at arctan(10 / 50) = 11.3 degrees (worked by hand in test_stability)."""
+    from bricklayer import Element, LegoBuild
+
+    b = LegoBuild()
+    for z in range(4):
+        b.add(Element("3005"), (0, 0, 3 * z))
+    assert TestContext(b).check_stable(min_tilt_deg=10.0).passed
+    r = TestContext(b).check_stable(min_tilt_deg=12.0)
+    assert not r.passed and r.name == "stable" and r.detail
