@@ -25,6 +25,7 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("models", nargs="*", type=Path)
     ap.add_argument("--out", type=Path)
+    ap.add_argument("--budget", type=float, default=30.0, help="planning time budget per model, seconds")
     a = ap.parse_args(argv)
     logging.basicConfig(level=logging.WARNING)
     warnings.simplefilter("ignore")
@@ -36,21 +37,28 @@ def main(argv=None) -> int:
         t1 = time.perf_counter()
         b.colliding_placements  # validator caches (collisions, support) are shared with the planner
         t2 = time.perf_counter()
-        plan = assembly_sequence(b)
+        plan = assembly_sequence(b, time_budget=a.budget)
         t3 = time.perf_counter()
         s = plan.summary(b, k=3)
         row = dict(model=m.name, parts=s["parts"], placed=s["placed"], skipped=s["skipped"], failed=s["failed"],
                    share=s["placed_share"], complete=plan.complete, read_s=round(t1 - t0, 2),
                    validate_s=round(t2 - t1, 2), plan_s=round(t3 - t2, 2), skipped_reasons=s["skipped_reasons"],
+                   failure_causes=s["failure_causes"], subassemblies=s["subassemblies"],
                    first_failures=s["failures"])
         rows.append(row)
         print(f"{m.name:55s} {row['parts']:5d} parts  placed {100 * row['share']:5.1f}%  skipped {row['skipped']:3d}  "
-              f"failed {row['failed']:4d}  validate {row['validate_s']:6.2f}s  plan {row['plan_s']:6.2f}s", flush=True)
+              f"failed {row['failed']:4d}  validate {row['validate_s']:6.2f}s  plan {row['plan_s']:6.2f}s  "
+              f"{'complete' if row['complete'] else row['failure_causes']}", flush=True)
     n = len(rows)
     full = sum(r["complete"] for r in rows)
     print(f"\n{full}/{n} models fully sequenced; mean share placed "
           f"{100 * sum(r['share'] for r in rows) / max(n, 1):.1f}%; plan time total "
           f"{sum(r['plan_s'] for r in rows):.1f}s")
+    causes: dict = {}
+    for r in rows:
+        for c, v in r["failure_causes"].items():
+            causes[c] = causes.get(c, 0) + v
+    print("failed parts by cause over all models:", causes)
     if a.out:
         a.out.write_text(json.dumps(rows, indent=2))
     return 0

@@ -20,12 +20,23 @@ A part (or a kept sub-build, see below) may be added when
    PRESS_FIT_ALLOWANCE`) added to the inset; a pair that collides even so
    is a collision the validator reports, and is not held against the path.
 
-Order: a greedy forward search, lowest part first (a part's lowest point,
-then its index): a part that does not hold yet waits until a neighbour is
-placed; a part that holds but is blocked in all six directions by placed parts
-stays blocked (placing more parts never frees a path) and is reported with
-its blockers. Answers of the path test depend only on the two parts, their
-relative pose and the direction, and are memoized.
+Order: assembly by disassembly over a directional blocking relation
+(docs/stability.md, "Assembly sequence"). Part j blocks part i in direction
+d when i, leaving its place along -d, meets j (test above). Candidates are
+the parts whose boxes the swept box meets, nearest first; each (part,
+direction) keeps a watched blocker, so a pair is tested at most once and a
+direction is re-examined only when its blocker has gone. A pair mated through
+a pin, axle, bar, clip, hinge, minifigure or ball joint (connection graph, or
+the validator's loose match of hands holding tools) does not block motion
+within 18 degrees of its joint axis, and joint axes are candidate
+directions. The highest free unit is removed when every remaining neighbour
+still reaches the ground (connection graph + support contacts); the reversed
+removal order is the sequence. Stage one tries straight down only, stage two
+every direction. When stuck: dissolve a stuck sub-build; else remove a
+subassembly (a stuck unit with its blockers in one direction, grown until the
+group can leave, connected, at most :data:`MAX_GROUP` parts, sequenced in hand
+on its own); else give up on the highest blocked unit and go on. A time
+budget stops the search; parts not reached are reported.
 
 Sub-builds (LDraw submodels) stay together: a sub-build is first sequenced on
 its own, in its own frame and on its own ground, and then inserted whole (all
@@ -402,7 +413,7 @@ _CHUNK = 8
 #: A swept copy is built for a path with more than this many samples left (LDU).
 _BUILD_SWEPT = 64.0
 #: ... and asked for this many times.
-_SWEPT_REUSE = 3
+_SWEPT_REUSE = 10 ** 9
 
 
 def _vec_name(v: np.ndarray) -> str:
@@ -626,12 +637,14 @@ class _Search:
         n = g.n
         self.units: list = []
         self.parts: list = []
+        self.gr: list = []
         self.owner = np.full(n, -1)
         self.alive = np.zeros(n, dtype=bool)
         self.gone: list = []
         self.roots = roots
         self.nbr: list = []
         self.ptr: dict = {}
+        self._own_sets: dict = {}
         for u in units:
             self._add(u)
 
@@ -641,6 +654,7 @@ class _Search:
         p = _planned(self.g, u)
         self.units.append(u)
         self.parts.append(p)
+        self.gr.append(bool(self.roots[p].any()) if len(p) else False)
         self.gone.append(len(p) == 0)
         self.nbr.append(set())
         if len(p):
@@ -667,7 +681,7 @@ class _Search:
         return [self._add(u) for u in new_units]
 
     def grounded(self, k: int) -> bool:
-        return bool(self.roots[self.parts[k]].any())
+        return self.gr[k]
 
     def top(self, k: int) -> float:
         return float(self.g.hi[self.parts[k], 2].max())
@@ -689,27 +703,41 @@ class _Search:
         return out
 
     def first_blocker(self, k: int, di: int, dv: np.ndarray) -> int:
-        """A live part (not of unit k) that stops unit k along direction ``dv``, or -1."""
+        """A live part (not of unit k) that stops unit k along direction ``dv``, or -1.
+
+        Watched blocker: the scan over (own part, candidate) resumes where it
+        stopped; candidates passed are dead, own, or do not block, which stays
+        so while the search goes on.
+        """
         g, alive, own = self.g, self.alive, self.parts[k]
-        if len(own) == 1:
-            i = int(own[0])
+        key = (k, di)
+        pi, p = self.ptr.get(key, (0, 0))
+        mine = None
+        while pi < len(own):
+            i = int(own[pi])
             c = g.candidates(i, dv)
-            key = (i, di)
-            p = self.ptr.get(key, 0)
             while p < len(c):
                 j = int(c[p])
-                if alive[j] and g.blocks(i, j, dv):
-                    self.ptr[key] = p
-                    return j
+                if alive[j]:
+                    if len(own) > 1:
+                        if mine is None:
+                            mine = self._mine(k)
+                        if j in mine:
+                            p += 1
+                            continue
+                    if g.blocks(i, j, dv):
+                        self.ptr[key] = (pi, p)
+                        return j
                 p += 1
-            self.ptr[key] = p
-            return -1
-        mine = set(own.tolist())
-        for i in own.tolist():
-            for j in g.candidates(i, dv).tolist():
-                if alive[j] and j not in mine and g.blocks(i, j, dv):
-                    return j
+            pi, p = pi + 1, 0
+        self.ptr[key] = (pi, 0)
         return -1
+
+    def _mine(self, k: int) -> set:
+        m = self._own_sets.get(k)
+        if m is None:
+            m = self._own_sets[k] = set(self.parts[k].tolist())
+        return m
 
     def all_blockers(self, parts: set, dv: np.ndarray) -> set:
         g, alive = self.g, self.alive
@@ -720,7 +748,7 @@ class _Search:
                     out.add(j)
         return out
 
-    def cut_off(self, ks: set, cap: int = 6000) -> list:
+    def cut_off(self, ks: set, cap: int = 400) -> list:
         """Remaining neighbours of units ``ks`` that would no longer reach a root without them.
 
         Best-first search from each neighbour towards low units (the ground is
@@ -755,10 +783,13 @@ class _Search:
                 out.append(v)
         return out
 
-    def free_direction(self, k: int):
-        """(name, None) for the first free direction of unit k, else (None, {name: blocker part})."""
+    def free_direction(self, k: int, full: bool = True):
+        """(name, None) for the first free direction of unit k, else (None, {name: blocker part}).
+
+        ``full`` False: straight down only (the first stage of the search)."""
         blockers = {}
-        for di, (dname, dv) in enumerate(self._dirs(k)):
+        dirs = self._dirs(k)
+        for di, (dname, dv) in enumerate(dirs if full else dirs[:1]):
             j = self.first_blocker(k, di, dv)
             if j < 0:
                 return dname, None
@@ -780,6 +811,7 @@ class _Search:
         heap = [(-self.top(k), k) for k in range(len(self.units)) if not self.gone[k]]
         heapq.heapify(heap)
         waiters: dict = {}
+        full = False
         while True:
             while heap:
                 if time.perf_counter() > self.pl.deadline:
@@ -796,7 +828,7 @@ class _Search:
                     for v in dep:
                         waiters.setdefault(v, []).append(k)
                     continue
-                dname, blockers = self.free_direction(k)
+                dname, blockers = self.free_direction(k, full)
                 if dname is None:
                     why[k] = ("blocked", blockers)
                     for v in set(int(self.owner[b]) for b in blockers.values()):
@@ -810,17 +842,26 @@ class _Search:
             left = [k for k in range(len(self.units)) if not self.gone[k]]
             if not left:
                 break
+            if not full and time.perf_counter() <= self.pl.deadline:
+                # stage two: the units stuck going straight down try every direction
+                full = True
+                waiters = {}
+                heap = [(-self.top(k), k) for k in left]
+                heapq.heapify(heap)
+                continue
             if time.perf_counter() > self.pl.deadline:
                 for k in left:
                     for i in self.parts[k].tolist():
                         failed[i] = "time budget exceeded: not reached"
                 break
             new = self._unstick(left, why, removed, failed)
+            full = False
             waiters = {}
             heap = [(-self.top(k), k) for k in range(len(self.units)) if not self.gone[k]]
             heapq.heapify(heap)
             for k in new:
-                self.zkey[k] = float(g.min_z[self.parts[k]].min())
+                if not self.gone[k]:
+                    self.zkey[k] = float(g.min_z[self.parts[k]].min())
         return removed, failed
 
     def _fail_floating(self, failed: dict):

@@ -1033,7 +1033,7 @@ def collision_details(build, max_depth_estimates: int = 200) -> list[CollisionRe
 
     eng = collision_engine(build)
     flat = eng.wa.placements
-    g = connection_graph(build).graph
+    g = connection_graph(build)
     out = []
     for k, (i, j) in enumerate(sorted(map(tuple, eng.reported().tolist()))):
         a, b = flat[i], flat[j]
@@ -1043,7 +1043,7 @@ def collision_details(build, max_depth_estimates: int = 200) -> list[CollisionRe
             depth, direction = float("nan"), (0.0, 0.0, 0.0)
         out.append(CollisionRecord(
             a, b, (a.content.ldraw_id, b.content.ldraw_id), (build.describe(a), build.describe(b)),
-            (_submodel(a), _submodel(b)), float(depth), direction, g.has_edge(i, j)))
+            (_submodel(a), _submodel(b)), float(depth), direction, g.mated(i, j)))
     return out
 
 

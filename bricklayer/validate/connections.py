@@ -244,23 +244,56 @@ class ConnectionGraph:
             self._kinds = list(kinds)
         self._kind_codes = kc
         self._world = world
-        g = nx.Graph()
+        self._graph = None
         n = len(placements)
-        g.add_nodes_from(range(n))
         if len(pairs):
-            # one edge per part pair with the set of joint kinds; grouped in numpy (JointKind hashing
-            # per row would dominate an incremental update)
             lo = np.minimum(pairs[:, 0], pairs[:, 2])
             hi = np.maximum(pairs[:, 0], pairs[:, 2])
-            u = np.unique(np.column_stack([lo, hi, kc]), axis=0)
-            keys = u[:, 0] * n + u[:, 1]
-            first = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]])
-            bounds = np.r_[first, len(u)].tolist()
-            ucol = u[:, 2].tolist()
-            ab = u[:, :2].tolist()
-            g.add_edges_from((ab[f][0], ab[f][1], {"kinds": _kind_set(tuple(ucol[f:e]))})
-                             for f, e in zip(bounds[:-1], bounds[1:]))
-        self.graph = g
+            self._edges = np.unique(np.column_stack([lo, hi]), axis=0)
+        else:
+            self._edges = np.zeros((0, 2), dtype=np.int64)
+        self._n = n
+
+    @property
+    def graph(self) -> nx.Graph:
+        """The part graph (networkx), built on first use: nodes 0..n-1, one edge per mated part pair
+        with attribute ``kinds`` (frozenset of JointKind)."""
+        if self._graph is None:
+            g = nx.Graph()
+            n = self._n
+            g.add_nodes_from(range(n))
+            pairs, kc = self.pairs, self._kind_codes
+            if len(pairs):
+                # one edge per part pair with the set of joint kinds; grouped in numpy (JointKind hashing
+                # per row would dominate)
+                lo = np.minimum(pairs[:, 0], pairs[:, 2])
+                hi = np.maximum(pairs[:, 0], pairs[:, 2])
+                u = np.unique(np.column_stack([lo, hi, kc]), axis=0)
+                keys = u[:, 0] * n + u[:, 1]
+                first = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]])
+                bounds = np.r_[first, len(u)].tolist()
+                ucol = u[:, 2].tolist()
+                ab = u[:, :2].tolist()
+                g.add_edges_from((ab[f][0], ab[f][1], {"kinds": _kind_set(tuple(ucol[f:e]))})
+                                 for f, e in zip(bounds[:-1], bounds[1:]))
+            self._graph = g
+        return self._graph
+
+    def mated(self, i: int, j: int) -> bool:
+        """True when parts ``i`` and ``j`` share at least one mated connector pair."""
+        a, b = min(i, j), max(i, j)
+        e = self._edges
+        return bool(len(e)) and bool(np.any((e[:, 0] == a) & (e[:, 1] == b)))
+
+    def _component_labels(self) -> np.ndarray:
+        """(n,) component label of each part: the connected components of :attr:`graph`, computed
+        with scipy's sparse-graph routine over the same edges (no networkx graph needed)."""
+        from scipy.sparse import coo_matrix
+        from scipy.sparse.csgraph import connected_components
+
+        n, e = self._n, self._edges
+        m = coo_matrix((np.ones(len(e)), (e[:, 0], e[:, 1])), shape=(n, n))
+        return connected_components(m, directed=False)[1]
 
     @property
     def kinds(self) -> list:
@@ -279,8 +312,11 @@ class ConnectionGraph:
         Barracuda), which are not separate objects of the model.
         """
         ex = self.exempt
-        comps = [sorted(c) for c in nx.connected_components(self.graph)
-                 if not (len(c) == 1 and ex[next(iter(c))])]
+        labels = self._component_labels()
+        order = np.argsort(labels, kind="stable")
+        cuts = np.flatnonzero(np.diff(labels[order])) + 1
+        comps = [c.tolist() for c in np.split(order, cuts)] if self._n else []
+        comps = [c for c in comps if not (len(c) == 1 and ex[c[0]])]
         comps.sort(key=lambda c: (-len(c), c[0]))
         return [[self.placements[i] for i in c] for c in comps]
 

@@ -51,3 +51,27 @@ def test_write_instructions(tmp_path):
     back = from_ldraw(text)
     assert back.brick_count == 3 and len(back.steps) == 3
     assert res["summary"]["placed"] == 3
+
+
+def test_time_budget_reports_what_was_not_reached():
+    # with no time at all nothing is placed, and every part says why
+    plan = assembly_sequence(tower(3), time_budget=0.0)
+    assert plan.order == [] and plan.placed_share == 0.0
+    assert set(plan.failed) == {0, 1, 2}
+    assert all(r.startswith("time budget exceeded") for r in plan.failed.values())
+
+
+def test_moon_buggy_is_fully_sequenced(official_dir):
+    # 1180 Space Port Moon Buggy (29 parts): a hinge base 3937 with its top 3938 (interlocked fingers, no
+    # straight path apart except along the hinge axis) and a radio 3962b held loosely by a minifigure hand
+    # 3820 (0.62 LDU off the clip axis): the greedy search of the first version placed 58.6 %
+    from bricklayer import read_ldraw
+
+    b = read_ldraw(official_dir / "1180_1_Space_Port_Moon_Buggy.mpd")
+    plan = assembly_sequence(b)
+    flat = b.flattened_placements
+    assert plan.complete and plan.placed_share == 1.0 and not plan.skipped
+    assert sorted(plan.order) == list(range(len(flat)))
+    top = next(i for i, fp in enumerate(flat) if fp.content.ldraw_id == "3938")
+    base = next(i for i, fp in enumerate(flat) if fp.content.ldraw_id == "3937")
+    assert plan.order.index(base) < plan.order.index(top)

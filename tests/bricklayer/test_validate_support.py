@@ -221,3 +221,15 @@ def test_plate_hovering_in_mid_air_floats():
     hover = b.add(Element("3022", Color.RED), (8, 8, 30))
     assert [p.leaf for p in b.floating_placements] == [hover]
     assert not b.is_valid()
+
+
+def test_components_equal_networkx_components_of_the_graph(official_dir):
+    """Components come from the part graph: scipy over its edges equals networkx on the graph itself."""
+    import networkx as nx
+
+    b = from_ldraw((official_dir / "6232_1_Skeleton_Crew.mpd").read_text())
+    cg = connection_graph(b)
+    ours = sorted(sorted(b.flattened_placements.index(p) for p in c) for c in cg.components)
+    ex = cg.exempt
+    theirs = sorted(sorted(c) for c in nx.connected_components(cg.graph) if not (len(c) == 1 and ex[next(iter(c))]))
+    assert ours == theirs and len(ours) == b.num_connected_components
