@@ -161,7 +161,13 @@ class _Geometry:
         self.eng = eng
         self.n = eng.n
         self.t = eng.transforms
-        self.inv = np.linalg.inv(self.t) if self.n else self.t
+        # rigid inverse (scaled primitives of official files may be singular; they are skipped anyway)
+        self.inv = np.zeros_like(self.t)
+        if self.n:
+            rt = np.transpose(self.t[:, :3, :3], (0, 2, 1))
+            self.inv[:, :3, :3] = rt
+            self.inv[:, :3, 3] = -np.einsum("nij,nj->ni", rt, self.t[:, :3, 3])
+            self.inv[:, 3, 3] = 1.0
         self.mirrored = eng.mirrored
         self.has = eng.has_shape
         ins = TOL.collision_inset
@@ -865,18 +871,45 @@ class _Search:
         return removed, failed
 
     def _fail_floating(self, failed: dict):
+        """Components reaching no root stand on their own lowest unit when it rests on a part left out
+        of the planning (a vehicle on its flexible treads) or when drawn apart with nothing below;
+        a component lying above other parts without touching them is floating (reported)."""
+        g = self.g
         seen = np.zeros(len(self.units), dtype=bool)
-        stack = [k for k in range(len(self.units)) if not self.gone[k] and self.grounded(k)]
-        for k in stack:
-            seen[k] = True
-        while stack:
-            k = stack.pop()
-            for v in self.nbr[k]:
-                if not seen[v] and not self.gone[v]:
-                    seen[v] = True
-                    stack.append(v)
-        for k in range(len(self.units)):
-            if not self.gone[k] and not seen[k]:
+
+        def spread(start):
+            comp, stack = [], list(start)
+            for k in stack:
+                seen[k] = True
+            while stack:
+                k = stack.pop()
+                comp.append(k)
+                for v in self.nbr[k]:
+                    if not seen[v] and not self.gone[v]:
+                        seen[v] = True
+                        stack.append(v)
+            return comp
+
+        spread([k for k in range(len(self.units)) if not self.gone[k] and self.grounded(k)])
+        for k0 in range(len(self.units)):
+            if self.gone[k0] or seen[k0]:
+                continue
+            comp = spread([k0])
+            low = min(comp, key=lambda x: (self.zkey[x], x))
+            parts = self.parts[low]
+            # what lies under it: a left-out part (treads, hoses) or nothing at all
+            lo, hi = g.lo[parts].min(axis=0), g.hi[parts].max(axis=0)
+            under = np.flatnonzero(np.all(g.lo[:, :2] < hi[:2], axis=1) & np.all(g.hi[:, :2] > lo[:2], axis=1)
+                                   & (g.hi[:, 2] <= lo[2] + 1.0))
+            under = [j for j in under.tolist() if self.owner[j] < 0 or j in g.skip]
+            blocked_below = any(self.owner[j] >= 0 and j not in g.skip for j in np.flatnonzero(
+                np.all(g.lo[:, :2] < hi[:2], axis=1) & np.all(g.hi[:, :2] > lo[:2], axis=1)
+                & (g.hi[:, 2] <= lo[2] + 1.0)).tolist())
+            if under or not blocked_below:
+                self.gr[low] = True
+                log.info("assembly: %d units stand on their own lowest part %s", len(comp), self._desc(int(parts[0])))
+                continue
+            for k in comp:
                 for i in self.parts[k].tolist():
                     failed[i] = ("floating: not on the ground and not connected to or resting on any part "
                                  "that is (the model as drawn)")
