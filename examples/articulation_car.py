@@ -19,19 +19,17 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bricklayer import Color, Element, LegoBuild, MotionRange, Mounting, Revolute, Rotation, write_ldraw  # noqa: E402
+from bricklayer import Color, Element, LegoBuild, MotionRange, Revolute, write_ldraw  # noqa: E402
+from car import _slide_to  # noqa: E402
+from car import create_build as static_car  # noqa: E402
 
-#: Full turn either way: the range check_motion samples (-180, -90, 0, 90, 180 at samples=5).
+#: Full turn either way: the range check_motion samples (every 5 degrees, both limits and zero).
 WHEEL_TURN = MotionRange(Revolute(-180), Revolute(180))
 
 
-def _slide_to(axle_conn, target_y: float) -> float:
-    """Slide (studs) along an axle connector that puts its origin at world y = target_y (LDU)."""
-    return (target_y - axle_conn.position.y) / axle_conn.axis.y / 20.0
-
-
 def create_build(blocked: bool = False) -> LegoBuild:
-    """The car; ``blocked`` adds the crank that stops the front axle at +-180 degrees.
+    """The car of ``examples/car.py`` with both axles declared to turn; ``blocked`` adds the crank that
+    stops the front axle once it points above horizontal.
 
     Parameters
     ----------
@@ -44,22 +42,10 @@ def create_build(blocked: bool = False) -> LegoBuild:
         (the movable joints), ``wheel_<front|rear>_<left|right>``, cab and lights, and ``crank``
         when blocked.
     """
-    car = LegoBuild(name="articulated_car")
-    left = car.add(Element("3702", Color.BLACK), (0, 0, 0), name="frame_left")     # y 0..20 LDU
-    car.add(Element("3702", Color.BLACK), (0, 3, 0), name="frame_right")            # y 60..80 LDU
-    car.stack(Element("3035", Color.RED), on=left, name="floor")                     # plate 4 x 8 over both
-    wheel = Element("4288", Color.BLACK)
-    hub = wheel.find_connector("axle_hole")
-    for tag, x in (("front", 140), ("rear", 20)):
-        hole = car.find_connector("pin_hole", toward=(x, 0, 14))
-        axle_el = Element("3706", Color.LIGHT_BLUISH_GREY)                           # axle 6 (120 LDU)
-        car.connect(axle_el, axle_el.find_connector("axle"), hole, target_position=_slide_to(hole, 40),
-                    motion=WHEEL_TURN, name=f"axle_{tag}")                         # centred at y = 40
-        axle = next(c for c in car.connectors if c.type == "axle" and abs(c.position.x - x) < 1e-6)
-        # hub centres 9.5 LDU outside the brick faces; the left wheel turned over (tyre outward)
-        car.connect(wheel, hub, axle, mounting=Mounting.FLIPPED, target_position=_slide_to(axle, -9.5),
-                    name=f"wheel_{tag}_left")
-        car.connect(wheel, hub, axle, target_position=_slide_to(axle, 89.5), name=f"wheel_{tag}_right")
+    car = static_car()
+    car.name = "articulated_car"
+    for tag in ("front", "rear"):
+        car.set_motion(car.joint(f"axle_{tag}"), WHEEL_TURN)
     if blocked:
         axle = next(c for c in car.connectors if c.type == "axle" and abs(c.position.x - 140) < 1e-6)
         arm = Element("6632", Color.RED)                                             # liftarm 1 x 3, axle holes at ends
@@ -67,11 +53,6 @@ def create_build(blocked: bool = False) -> LegoBuild:
         car.connect(arm, arm.find_connector("axle_hole", toward=(0, -20, 8)), axle,
                     target_position=_slide_to(axle, 40), target_rotation=180,  # arm z -35..23 LDU
                     name="crank")
-    cab = car.add(Element("3001", Color.WHITE), (2, 0, 4), Rotation.DEG_90, name="cab_rear")
-    car.add(Element("3001", Color.WHITE), (4, 0, 4), Rotation.DEG_90, name="cab_front")
-    car.stack(Element("3031", Color.WHITE), on=cab, name="roof")                       # 4 x 4 roof
-    car.add(Element("3024", Color.YELLOW), (7, 0, 4), name="light_left")
-    car.add(Element("3024", Color.YELLOW), (7, 3, 4), name="light_right")
     return car
 
 
