@@ -171,7 +171,11 @@ def minifigure(torso=Color.RED, legs=Color.BLUE, *, hips=None, arms=None, hands=
     head_m = lift @ _m(_ry(head_angle), (0, -24, 0))
     _place(b, Element("3626c", head), head_m, "head")
     if headgear:
-        _place(b, Element(headgear, headgear_color), head_m, "headgear")
+        hg = Element(headgear, headgear_color)
+        if hg.spec.category != "Minifig Headwear":
+            raise ValueError(f"headgear {headgear!r} is a {hg.spec.category} part ({hg.spec.name}), not minifigure "
+                             "headwear; try search_parts('minifig hair') or search_parts('minifig helmet')")
+        _place(b, hg, head_m, "headgear")
     _place(b, Element("973", torso), lift @ _m(), "torso")
     _place(b, Element("3815b", hips), lift @ _m(None, (0, 32, 0)), "hips")
     # legs: positive = forward = toward LDraw -Z, i.e. a negative turn about LDraw +X
@@ -261,6 +265,9 @@ def door(variant: str = "1x4x6", frame_color=Color.WHITE, door_color=Color.RED, 
     # the door's hinge pin is at its -X end: a left hinge takes it as it is, a right hinge turned over
     target = b.find_connector("hinge_9_on", toward=Direction.LEFT if hinge == "left" else Direction.RIGHT)
     kwargs = {"mounting": Mounting.FLIPPED} if hinge == "right" else {}
+    if swing is not None and not (0 < float(swing) <= 180):
+        raise ValueError(f"swing is how far the door opens, 0 < swing <= 180 degrees, got {swing!r}; "
+                         "hinge='left' or 'right' chooses the side")
     if swing is not None:
         from ..joints import MotionRange, Revolute
 

@@ -119,6 +119,8 @@ def _lookup(family: str, key: tuple, shown: str, describe) -> str:
 
 
 def _wd(w, d) -> tuple[float, float]:
+    if isinstance(w, bool) or isinstance(d, bool):
+        raise SizeNotAvailableError(f"sizes are positive whole studs, got {w!r} x {d!r}")
     w, d = float(w), float(d)
     if w <= 0 or d <= 0:
         raise SizeNotAvailableError(f"sizes are positive whole studs, got {w:g} x {d:g}")

@@ -183,3 +183,16 @@ def test_default_window_on_a_plate_is_valid_and_connected():
     assert {p.content.ldraw_id for p in b.flattened_placements} == {"3020", "3853", "3854"}
     assert w.alignment_box.min.z == 8
     assert b.is_valid() and b.is_connected()
+
+
+def test_helpers_reject_bad_arguments_with_hints():
+    """Review findings: booleans as sizes, a negative swing, a brick as headgear."""
+    from bricklayer import Color, brick, door, minifigure
+    from bricklayer.construction import SizeNotAvailableError
+
+    with pytest.raises(SizeNotAvailableError):
+        brick(True, 2)
+    with pytest.raises(ValueError, match="0 < swing <= 180"):
+        door(swing=-90)
+    with pytest.raises(ValueError, match="not minifigure headwear"):
+        minifigure(Color.RED, Color.BLUE, headgear="3001")
