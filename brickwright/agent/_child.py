@@ -311,6 +311,8 @@ def op_explore(req: dict) -> dict:
     build_path = req["build_path"]
     ns: dict[str, Any] = {}
     notes = []
+    saved = sys.stdout, sys.stderr
+    sys.stdout = sys.stderr = CappedWriter(0)  # build.py's own prints would crowd out the snippet's output
     try:
         ns = load_build(req["source"], build_path)
         if "create_build" in ns:
@@ -326,6 +328,8 @@ def op_explore(req: dict) -> dict:
         build = None
         notes.append("(build.py failed, `build` is None: " + format_exception(exc, build_path, ns, "build.py")["text"]
                      + ")")
+    finally:
+        sys.stdout, sys.stderr = saved
     scope: dict[str, Any] = {"__name__": "__explore__", "__builtins__": builtins}
     bl = _State.bricklayer
     if bl is not None:

@@ -333,7 +333,7 @@ class ToolBox:
 
     def tool_explore(self, code: str) -> ToolOutcome:
         res = self.worker.call("explore", **self._worker_args(), code=code)
-        if not res.ok:
+        if not res.ok or res.data.get("error"):
             return ToolOutcome(res.data["error"]["text"], False)
         out = res.data.get("output") or "(no output; print something or end with an expression)"
         return ToolOutcome(out.rstrip(), bool(res.data.get("passed")))

@@ -116,3 +116,10 @@ def test_anthropic_message_conversion():
     assert conv[1]["content"][1] == {"type": "tool_use", "id": "c2", "name": "explore", "input": {"code": "1"}}
     # both tool results go back in one user message (Anthropic requires alternating roles)
     assert [b["tool_use_id"] for b in conv[2]["content"]] == ["c1", "c2"]
+
+
+def test_explore_shows_the_snippet_output_even_when_build_py_prints_a_lot(box):
+    box.run("write_build", {"content": "from bricklayer import *\n\ndef create_build():\n"
+                                       "    print('x' * 50000)\n    return LegoBuild()\n"})
+    r = box.run("explore", {"code": "print('alive')"})
+    assert "alive" in r.text and "xxxxx" not in r.text
