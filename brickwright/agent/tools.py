@@ -92,6 +92,27 @@ def _write_atomic(path: Path, text: str) -> None:
     atomic_write(path, text)
 
 
+_JSON_TYPES = {"string": str, "integer": int, "boolean": bool, "number": (int, float), "object": dict}
+
+
+def _argument_problem(name: str, args: dict) -> str | None:
+    """What is wrong with a tool call's arguments against its JSON schema (None when they fit)."""
+    spec = next(t["function"]["parameters"] for t in TOOL_DEFINITIONS if t["function"]["name"] == name)
+    props, required = spec.get("properties", {}), spec.get("required", [])
+    wanted = ", ".join(f"{k} ({v.get('type', 'any')})" for k, v in props.items()) or "no arguments"
+    missing = [k for k in required if k not in args]
+    unknown = [k for k in args if k not in props]
+    if missing or unknown:
+        what = "; ".join(filter(None, [f"missing {', '.join(missing)}" if missing else "",
+                                       f"unknown {', '.join(unknown)}" if unknown else ""]))
+        return f"{name} takes {wanted}: {what}."
+    for k, v in args.items():
+        typ = _JSON_TYPES.get(props[k].get("type"))
+        if typ is not None and (not isinstance(v, typ) or (typ is int and isinstance(v, bool))):
+            return f"{name}: {k} must be a {props[k]['type']}, got {type(v).__name__} {v!r:.40}."
+    return None
+
+
 def format_validation(data: dict, *, limit_note: str | None = None) -> str:
     """Render a worker validation record as the compact report the model reads.
 
@@ -233,6 +254,9 @@ class ToolBox:
         fn = getattr(self, f"tool_{name}", None) if name in TOOL_NAMES else None
         if fn is None:
             return ToolOutcome(f"Error: unknown tool {name!r}; the tools are {', '.join(TOOL_NAMES)}.", False)
+        problem = _argument_problem(name, args)
+        if problem:
+            return ToolOutcome(f"Error: {problem}", False)
         try:
             return fn(**args)
         except TypeError as exc:

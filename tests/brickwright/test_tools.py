@@ -47,7 +47,7 @@ def test_insert_build_at_line(box):
 
 def test_bad_arguments_and_unknown_tool(box):
     assert "not valid JSON" in box.run("write_build", "{oops").text
-    assert "bad arguments" in box.run("write_build", {"text": "x"}).text
+    assert box.run("write_build", {"text": "x"}).text == "Error: write_build takes content (string): missing content; unknown text."
     assert "unknown tool 'paint'" in box.run("paint", {}).text
 
 
