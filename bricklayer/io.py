@@ -83,11 +83,9 @@ def _doc_to_build(doc: LDrawDocument, library, warnings: list, lines: list[str])
         return out
 
     def block_text(f: LDrawFile) -> str:
-        """The block's own lines (after its 0 FILE line, up to the next block)."""
-        nxt = [s for s in starts if s > f.first_line]
-        end = (nxt[0] - 1) if nxt else len(lines)
-        body = lines[f.first_line: end]
-        while body and body[-1].strip().upper() in ("", "0 NOFILE"):
+        """The block's own lines as text (see ``block_lines``), trailing blank lines dropped."""
+        body = [t for _no, t in block_lines(f)]
+        while body and not body[-1].strip():
             body.pop()
         return "\n".join(body)
     elements: dict = {}

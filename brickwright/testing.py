@@ -122,25 +122,8 @@ class TestReport:
 
 
 def _describe(build: Any, placement: Any) -> str:
-    """Short label of a placement: ``build.describe(placement)`` (name path, part id, part name, colour) when the
-    build offers it, else its name plus part id and colour."""
-    describe = getattr(build, "describe", None)
-    if describe is not None:
-        try:
-            return str(describe(placement))
-        except Exception:  # noqa: BLE001 - fall back below
-            pass
-    name = None
-    try:
-        name = build.name_of(placement)
-    except Exception:  # noqa: BLE001 - unnamed placements are normal
-        name = None
-    content = getattr(placement, "content", None)
-    part = getattr(content, "ldraw_id", None)
-    color = getattr(content, "color", None)
-    color_name = getattr(color, "name", None) or (str(color) if color is not None else "")
-    what = f"{part} {color_name}".strip() if part else type(content).__name__
-    return f"{name!r} ({what})" if name else f"<{what}>"
+    """Short label of a placement: ``LegoBuild.describe`` (name path, part id, part name, colour)."""
+    return str(build.describe(placement))
 
 
 def _list(build: Any, items: list[Any]) -> str:

@@ -72,14 +72,13 @@ __all__ = ["CollisionShape", "collision_shape", "shape_from_mesh", "COLLISION_CA
 
 import hashlib
 import logging
-import os
-import tempfile
 from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
+from .fileio import atomic_write
 from .library import LDrawLibrary, cache_dir, get_library, normalize_name
 from .mesh import PartMesh, part_mesh
 
@@ -533,17 +532,10 @@ def _save(path: Path, shape: CollisionShape) -> None:
     parts = [head.tobytes(), shape.vertices.astype(np.float32).tobytes(), shape.faces.astype(np.int32).tobytes(),
              shape.directions.astype(np.float32).tobytes(), np.asarray(hull, np.int32).tobytes(),
              caps.astype(np.float32).tobytes(), title]
-    fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
     try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(b"".join(parts))
-        os.replace(tmp, path)
+        atomic_write(path, b"".join(parts))
     except OSError as exc:
         log.warning("could not write collision cache %s: %s", path, exc)
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
 
 
 def _load(path: Path, name: str) -> CollisionShape | None:

@@ -81,13 +81,13 @@ __all__ = [
 
 import logging
 import os
-import tempfile
 import threading
 from dataclasses import dataclass, field
 
 import fcl
 import numpy as np
 
+from ldraw_data.fileio import atomic_writer
 from ldraw_data.collision import collision_shape
 from ldraw_data.connectors import _parse_type, connector_types
 from ldraw_data.errors import PartNotFoundError
@@ -361,11 +361,8 @@ class _PairMemo:
         keys, first = np.unique(keys, return_index=True)
         self.keys, self.hits, self.new = keys, hits[first], {}
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
-            with os.fdopen(fd, "wb") as fh:
+            with atomic_writer(path, "wb") as fh:
                 np.savez(fh, keys=self.keys, hits=self.hits)
-            os.replace(tmp, path)
         except OSError as exc:
             log.warning("could not write the collision pair cache %s: %s", path, exc)
 
