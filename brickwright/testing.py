@@ -71,6 +71,7 @@ class TestReport:
 
     @property
     def passed(self) -> bool:
+        """True when every check passed (and at least one was made)."""
         return bool(self.checks) and all(c.passed for c in self.checks)
 
     @property

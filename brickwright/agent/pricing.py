@@ -84,4 +84,5 @@ class Usage:
 
     @property
     def total_tokens(self) -> int:
+        """Prompt plus completion tokens of the run."""
         return self.prompt_tokens + self.completion_tokens

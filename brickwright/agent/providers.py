@@ -63,6 +63,7 @@ class AssistantTurn:
 
     @property
     def content(self) -> str:
+        """The assistant text of the turn ("" when it only called tools)."""
         c = self.message.get("content")
         return c if isinstance(c, str) else ""
 
@@ -120,6 +121,13 @@ class OpenAIProvider(Provider):
                                      max_retries=2)
 
     def complete(self, messages: list[dict], tools: list[dict]) -> AssistantTurn:
+        """Send the conversation and tool definitions; return the assistant turn.
+
+        Raises
+        ------
+        ProviderError
+            When the server fails or answers with something that is not a chat completion.
+        """
         where = self.base_url or "OpenAI"
         try:
             resp = self._client.chat.completions.create(model=self.model, messages=messages, tools=tools)
@@ -213,6 +221,13 @@ class AnthropicProvider(Provider):
         return system, out
 
     def complete(self, messages: list[dict], tools: list[dict]) -> AssistantTurn:
+        """Send the conversation and tool definitions; return the assistant turn.
+
+        Raises
+        ------
+        ProviderError
+            When the server fails or answers with something that is not a chat completion.
+        """
         system, conv = self._convert(messages)
         atools = [{"name": t["function"]["name"], "description": t["function"].get("description", ""),
                    "input_schema": t["function"]["parameters"]} for t in tools]

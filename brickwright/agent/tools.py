@@ -212,14 +212,17 @@ class ToolBox:
     # -- files -------------------------------------------------------------------------------------------
     @property
     def build_path(self) -> Path:
+        """The run folder's build.py."""
         return self.run_dir / "build.py"
 
     @property
     def ldr_path(self) -> Path:
+        """Where the build is exported: the run folder's model.ldr."""
         return self.run_dir / "model.ldr"
 
     @property
     def source(self) -> str:
+        """Current text of build.py ("" before the first write)."""
         return self.build_path.read_text(encoding="utf-8")
 
     def _write(self, text: str) -> None:
@@ -264,6 +267,7 @@ class ToolBox:
 
     # -- tools -------------------------------------------------------------------------------------------
     def tool_read_build(self) -> ToolOutcome:
+        """read_build: build.py with line numbers."""
         src = self.source
         if not src:
             return ToolOutcome("build.py is empty.")
@@ -272,10 +276,12 @@ class ToolBox:
         return ToolOutcome("\n".join(f"{i:>{width}}| {line}" for i, line in enumerate(lines, 1)))
 
     def tool_write_build(self, content: str) -> ToolOutcome:
+        """write_build: replace build.py with ``content`` (written atomically)."""
         self._write(content)
         return ToolOutcome(f"build.py written ({len(content.splitlines())} lines). Call validate to check it.")
 
     def tool_edit_build(self, old_text: str, new_text: str) -> ToolOutcome:
+        """edit_build: replace the one exact occurrence of ``old_text`` (0 or several matches are refused)."""
         src = self.source
         if not old_text:
             return ToolOutcome("Error: old_text is empty; give the exact text to replace.", False)
@@ -291,6 +297,7 @@ class ToolBox:
         return ToolOutcome(f"Replaced 1 occurrence at line {at}. Call validate to check it.")
 
     def tool_insert_build(self, line: int, text: str) -> ToolOutcome:
+        """insert_build: insert ``text`` before 1-based ``line`` (number of lines + 1 appends)."""
         lines = self.source.splitlines(keepends=True)
         try:
             line = int(line)
@@ -339,6 +346,7 @@ class ToolBox:
         return data, format_validation(data, limit_note=note)
 
     def tool_validate(self) -> ToolOutcome:
+        """validate: run build.py in the worker (fixed checks and run_tests); the compact report."""
         self.validate_calls += 1
         data, text = self.validate()
         self.last_validate = data
@@ -346,6 +354,7 @@ class ToolBox:
         return ToolOutcome(text, bool(data.get("passed")), report=data)
 
     def tool_render(self, view: str = "sheet", highlight_problems: bool = False) -> ToolOutcome:
+        """render: a PNG of the build (default the six-view sheet), returned as an image."""
         self.renders += 1
         out = self.run_dir / "renders" / f"render_{self.renders:03d}_{view}.png"
         out.parent.mkdir(exist_ok=True)
@@ -356,6 +365,7 @@ class ToolBox:
         return ToolOutcome(text, bool(image), image=image)
 
     def tool_explore(self, code: str) -> ToolOutcome:
+        """explore: run a snippet with bricklayer and ``build`` in scope; its printed output."""
         res = self.worker.call("explore", **self._worker_args(), code=code)
         if not res.ok or res.data.get("error"):
             return ToolOutcome(res.data["error"]["text"], False)
@@ -363,6 +373,7 @@ class ToolBox:
         return ToolOutcome(out.rstrip(), bool(res.data.get("passed")))
 
     def tool_finalize(self, summary: str = "") -> ToolOutcome:
+        """finalize: accepted only when the last validate passed and build.py is unchanged since."""
         if self.last_validate is None:
             return ToolOutcome("Refused: call validate first; finalize is accepted only after a passing validate.",
                                False)
