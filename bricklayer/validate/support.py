@@ -72,6 +72,7 @@ from scipy.sparse.csgraph import breadth_first_order, connected_components
 
 from ..constants import TOL
 from .collisions import collision_engine
+from ._capture import captured_edges
 from ._world import flexible_mask
 from .connections import connection_graph
 
@@ -314,12 +315,19 @@ def support_graph(build, *, separate_objects: bool = False) -> SupportResult:
             e = np.vstack([e, settle])
             supported = _reach(n, e, np.flatnonzero(grounded))
             labels = _labels(n, e)
+        flexible = flexible_mask(build)
+        cand = np.flatnonzero(~supported & has & ~flexible)
+        if len(cand):
+            cap = captured_edges(eng, supported, cand)
+            if len(cap):
+                e = np.vstack([e, cap])
+                supported = _reach(n, e, np.flatnonzero(grounded))
+                labels = _labels(n, e)
         own_base, own = (_own_ground(eng, labels, supported, ground) if separate_objects
                          else (np.zeros(n, dtype=bool), {}))
         if own_base.any():
             grounded = grounded | own_base
             supported = _reach(n, e, np.flatnonzero(grounded))
-        flexible = flexible_mask(build)
         floating = np.flatnonzero(~supported & has & ~flexible)
         return SupportResult(ground, grounded, supported, floating, e, labels.astype(np.intp), own)
 

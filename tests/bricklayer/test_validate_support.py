@@ -233,3 +233,22 @@ def test_components_equal_networkx_components_of_the_graph(official_dir):
     ex = cg.exempt
     theirs = sorted(sorted(c) for c in nx.connected_components(cg.graph) if not (len(c) == 1 and ex[next(iter(c))]))
     assert ours == theirs and len(ours) == b.num_connected_components
+
+
+def test_window_glass_captured_in_its_frame_is_held():
+    """Glass 60602 has no connector labels; in its frame 60593 (as 10224 Town Hall draws it: same
+    pose, 10 LDU in front of the frame's origin) it meets the frame after 0.75-1.5 LDU in every axis
+    direction, so it cannot fall (``bricklayer.validate._capture``). Without the frame it floats."""
+    from bricklayer import Color
+
+    def build(frame: bool) -> LegoBuild:
+        b = LegoBuild()
+        b.add_raw(Element("3020", Color.RED), Pose(translation=(0, 0, 0)))
+        if frame:
+            b.add_raw(Element("60593", Color.WHITE), Pose(translation=(0, 10, 8)))
+        b.add_raw(Element("60602", Color.TRANS_CLEAR), Pose(translation=(0, 0, 8)))
+        return b
+
+    b = build(True)
+    assert b.colliding_placements == [] and b.floating_placements == []
+    assert [p.content.ldraw_id for p in build(False).floating_placements] == ["60602"]
