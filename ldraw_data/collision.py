@@ -11,8 +11,17 @@ LDraw geometry is a triangle soup, often not closed (the bottom of a brick
 is open) and not always BFC-certified, so "inside" is not defined by a
 volume. We inset *surfaces*, not volumes:
 
-1. Vertices closer than 1e-3 LDU are merged (LDraw files round to 4
-   decimals); degenerate triangles are dropped.
+1. Vertices closer than 2e-3 LDU are merged (LDraw files round to 4
+   decimals, and subfiles placed by rounded matrices land their shared
+   corners up to about 1e-3 LDU apart); degenerate triangles are dropped.
+   Rounding to a 1e-3 grid alone split such near-duplicates whenever a grid
+   boundary fell between them (Tile 3 x 2 with angled end 22385: corners
+   0.0004 LDU apart; Technic pin 6558: 719 of 2,182 vertices): each copy
+   then bordered an open seam, its inset direction came from one side only
+   and the thickness test met the other copy's faces at distance 0, so the
+   vertex never moved (cap 0). Near-duplicates are now joined as the
+   connected components of the pairs closer than ``2 * _MERGE`` (a k-d
+   tree; chains longer than a few 1e-3 LDU do not occur in LDraw parts).
 2. T-junctions are removed. LDraw meshes are not conforming: a vertex of
    one triangle often lies inside the edge of another (the long slot wall of
    Tile 1 x 2 Grille 2412b ends in corner vertices of its slot floors and
@@ -85,7 +94,7 @@ from .mesh import PartMesh, part_mesh
 log = logging.getLogger(__name__)
 
 #: Bump when the inset method changes: old cache files are then ignored.
-COLLISION_CACHE_VERSION = 4
+COLLISION_CACHE_VERSION = 5
 _MERGE = 1e-3  # LDU
 _MAX_STRETCH = 3.0
 #: A vertex closer than this (LDU) to the inside of another triangle's edge splits that triangle.
@@ -189,12 +198,33 @@ def _unique_rows(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _merge(tris: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(vertices (v, 3), faces (f, 3)) of a (t, 3, 3) triangle soup (LDU), near-duplicates joined.
+
+    Vertices on one ``_MERGE`` grid cell are merged first; then vertices
+    closer than ``2 * _MERGE`` (split by a cell boundary) are joined as
+    connected components of their close pairs, each keeping its first
+    member's position (module notes, step 1). Triangles left with a repeated
+    corner are dropped.
+    """
     verts = tris.reshape(-1, 3)
     keys = np.round(verts / _MERGE).astype(np.int64)
     first, inverse = _unique_rows(keys)
+    v = verts[first].astype(np.float64)
+    if len(v) > 1:
+        from scipy.sparse import coo_matrix
+        from scipy.sparse.csgraph import connected_components
+        from scipy.spatial import cKDTree
+
+        close = cKDTree(v).query_pairs(2 * _MERGE, output_type="ndarray")
+        if len(close):
+            graph = coo_matrix((np.ones(len(close)), (close[:, 0], close[:, 1])), shape=(len(v), len(v)))
+            _, label = connected_components(graph, directed=False)
+            _, rep, relabel = np.unique(label, return_index=True, return_inverse=True)
+            v = v[rep]
+            inverse = relabel.reshape(-1)[inverse]
     faces = inverse.reshape(-1, 3).astype(np.int64)
     ok = (faces[:, 0] != faces[:, 1]) & (faces[:, 1] != faces[:, 2]) & (faces[:, 0] != faces[:, 2])
-    return verts[first].astype(np.float64), faces[ok]
+    return v, faces[ok]
 
 
 def _orient_uncertified(vertices: np.ndarray, faces: np.ndarray) -> np.ndarray:
