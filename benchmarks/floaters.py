@@ -12,9 +12,14 @@ cluster floats as one piece, so it has one cause, found by measurement:
   connector of a held part (same BrickNet mate table) lie D LDU apart, beyond the connection
   tolerance (``TOL.joint_position``): the file draws the part slightly off its mate (tilted
   axles, arms posed off their clips). D is reported per cluster.
-- ``side contact only``: it touches a held part (collision broad phase, 1.25 LDU) but neither
-  mates nor rests on it.
-- ``in the air``: no held part within 1.25 LDU and no compatible connector within 8 LDU.
+- ``touches only a holder without connector labels``: it touches (collision broad phase,
+  1.25 LDU) a held part that has no labels, such as an MPD-embedded hull ("6245 - 2551"): the
+  holder's holes and clips are unknown to the validator.
+- ``no connector labels``: as above, the cluster's own parts have none.
+- ``hangs on a flexible part``: it touches a chain, string or hose (exempt from support).
+- ``side contact only``: it touches a held part but neither mates nor rests on it.
+- ``in the air``: no held part within 1.25 LDU and no compatible connector within 8 LDU; the
+  gap to the nearest held part's box is reported.
 
 Usage::
 
@@ -27,6 +32,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import logging
 import sys
 import warnings
@@ -42,6 +48,16 @@ HERE = Path(__file__).resolve().parent
 DEFAULT_MODELS = HERE.parent.parent / "shared" / "models" / "official"
 #: Search radius (LDU) for a compatible connector of a held part.
 NEAR = 8.0
+
+
+_FLEX = re.compile(r"chain|string|hose|rope|cable|flex|segment|lsynth", re.I)
+
+
+def _name(fp) -> str:
+    try:
+        return fp.content.spec.name or ""
+    except Exception:  # noqa: BLE001 - unknown part: no catalog name
+        return ""
 
 
 def _world_connectors(flat, idx):
@@ -108,7 +124,13 @@ def classify(build) -> list[dict]:
     for c in np.unique(lab[fl]).tolist():
         members = fl[lab[fl] == c]
         pos, code, _ = _world_connectors(flat, members)
-        touches = any(held[j] for i in members.tolist() for j in contact[i])
+        touching = sorted({j for i in members.tolist() for j in contact[i] if held[j]})
+        touches = bool(touching)
+        bare = [j for j in touching if not len(flat[j].content.connectors)]
+        if len(members):
+            gap = np.maximum(0.0, np.maximum(lo[held] - hi[members].max(axis=0), lo[members].min(axis=0) - hi[held]))
+            gap = float(np.linalg.norm(gap, axis=1).min()) if held.any() else float("inf")
+        flexible_near = any(_FLEX.search(_name(flat[j])) for i in members.tolist() for j in contact[i])
         dist = None
         if len(pos):
             clo, chi = lo[members].min(axis=0) - NEAR, hi[members].max(axis=0) + NEAR
@@ -123,14 +145,20 @@ def classify(build) -> list[dict]:
                             dist = d if dist is None else min(dist, d)
         if dist is not None:
             cause = "drawn off its connector"
+        elif bare:
+            cause = "touches only a holder without connector labels"
         elif not len(pos):
             cause = "no connector labels" + (" (side contact only)" if touches else "")
+        elif flexible_near:
+            cause = "hangs on a flexible part (chain, string, hose)"
         elif touches:
             cause = "side contact only"
         else:
             cause = "in the air"
         out.append(dict(size=int(len(members)), cause=cause,
                         distance=None if dist is None else round(dist, 2),
+                        gap=None if not np.isfinite(gap) else round(gap, 2),
+                        holders_without_labels=[build.describe(flat[j]) for j in bare[:2]],
                         parts=[build.describe(flat[i]) for i in members.tolist()[:4]]))
     return out
 
@@ -155,6 +183,10 @@ def main(argv=None) -> int:
         print(f"{path.stem}: {rows[-1]['floating']} floating in {len(cl)} clusters", flush=True)
         for c in cl:
             d = "" if c["distance"] is None else f" {c['distance']} LDU"
+            if c["cause"] == "in the air":
+                d = f" (gap to the nearest held part {c['gap']} LDU)"
+            if c["holders_without_labels"]:
+                d = f" ({c['holders_without_labels'][0]})"
             print(f"    {c['size']:4d}  {c['cause']}{d}: {'; '.join(c['parts'][:2])}")
             tot_parts[c["cause"]] += c["size"]
             tot_clusters[c["cause"]] += 1

@@ -25,6 +25,8 @@ from .geometry.types import Anchor, Box, Mat3, Pose, Rotation, Vec3, as_position
 from .joints import Joint, JointKind, MotionRange, Mounting
 
 _ids = itertools.count(1)
+#: Bumped by every edit of any build: :meth:`LegoBuild._state_key` is memoized against it.
+_EDIT_SERIAL = [0]
 
 
 class Placement(LegoGeometry):
@@ -179,6 +181,10 @@ class LegoBuild(LegoGeometry):
         self._joints: list[Joint] = list(joints)
         self._rev = 0
         self._cache: dict = {}
+        #: revision -> number of top-level placements, for every revision since the last edit that was
+        #: not an append at the end (see :meth:`_appended_since`).
+        self._hist: dict[int, int] = {0: 0}
+        self._key_memo = None
         self.name = name
         #: MPD-embedded part files (stickers, bent parts) this build uses:
         #: normalized name -> (name, LDraw text of the block); written back by ``to_ldraw``.
@@ -202,22 +208,63 @@ class LegoBuild(LegoGeometry):
             self._current_step = len(steps) - 1
 
     # ------------------------------------------------------------------ bookkeeping
-    def _touch(self) -> None:
+    def _touch(self, kind: str = "edit") -> None:
+        """Record an edit. ``kind``: ``"append"`` (one placement added at the end), ``"meta"``
+        (placements unchanged: steps, joints, motion ranges) or ``"edit"`` (anything else)."""
         self._rev += 1
+        _EDIT_SERIAL[0] += 1
+        if kind == "edit":
+            self._hist = {self._rev: len(self._placements)}
+        else:
+            self._hist[self._rev] = len(self._placements)
 
     def _state_key(self, _seen=None) -> tuple:
-        """Key that changes when this build or any nested build changes."""
+        """Key that changes when this build or any nested build changes (memoized until the next
+        edit of any build)."""
+        memo = self._key_memo
+        if memo is not None and memo[0] == _EDIT_SERIAL[0]:
+            return memo[1]
         subs = []
         for p in self._placements:
             if isinstance(p.content, LegoBuild):
                 subs.append(p.content._state_key())
-        return (id(self), self._rev, tuple(subs))
+        key = (id(self), self._rev, tuple(subs))
+        self._key_memo = (_EDIT_SERIAL[0], key)
+        return key
 
-    def _cached(self, key: str, fn):
+    def _appended_since(self, old_state: tuple) -> int | None:
+        """Number of top-level placements at ``old_state`` (a :meth:`_state_key`) when every edit
+        since then only appended placements at the end of this build (nested builds unchanged);
+        None otherwise. Caches use it to extend their value instead of rebuilding it
+        (:meth:`_cached`): the flattened placements of such a state start with the old ones."""
+        new = self._state_key()
+        if old_state[0] != new[0]:
+            return None
+        k = self._hist.get(old_state[1])
+        if k is None or new[2][:len(old_state[2])] != old_state[2]:
+            return None
+        return k
+
+    def _cached(self, key: str, fn, extend=None):
+        """Value of ``fn()`` cached against the state of the build.
+
+        ``extend(old_value, k)``, when given, is tried after append-only edits
+        (:meth:`_appended_since`, ``k`` top-level placements before them): it
+        returns the value for the current state from the old one (or None to
+        fall back to ``fn()``).
+        """
         state = self._state_key()
         hit = self._cache.get(key)
-        if hit is not None and hit[0] == state:
-            return hit[1]
+        if hit is not None:
+            if hit[0] == state:
+                return hit[1]
+            if extend is not None:
+                k = self._appended_since(hit[0])
+                if k is not None:
+                    val = extend(hit[1], k)
+                    if val is not None:
+                        self._cache[key] = (state, val)
+                        return val
         val = fn()
         self._cache[key] = (state, val)
         return val
@@ -240,7 +287,7 @@ class LegoBuild(LegoGeometry):
         if name is not None:
             self._names[name] = p
         self._step_of[id(p)] = self._current_step
-        self._touch()
+        self._touch("append" if index is None else "edit")
         return p
 
     def _all_builds(self) -> set:
@@ -554,7 +601,7 @@ class LegoBuild(LegoGeometry):
             cp = mapping.get(id(j.child_placement))
             if cp is not None:
                 self._joints.append(Joint(j.parent.moved(pose), j.child.moved(pose), cp, j.kind, j.motion))
-        self._touch()
+        self._touch("meta")
         return list(mapping.values())
 
     def remove(self, target) -> None:
@@ -620,7 +667,7 @@ class LegoBuild(LegoGeometry):
     def step(self) -> int:
         """Start a new build step: placements added from now on go into it. Returns its index."""
         self._current_step += 1
-        self._touch()
+        self._touch("meta")
         return self._current_step
 
     # ------------------------------------------------------------------ names and queries
@@ -722,28 +769,29 @@ class LegoBuild(LegoGeometry):
         if motion is not None and motion.kind not in (joint.kind, JointKind.REVOLUTE, JointKind.PRISMATIC):
             raise ValueError(f"a {joint.kind.name.lower()} joint cannot move as {motion.kind.name.lower()}")
         joint.motion = motion
-        self._touch()
+        self._touch("meta")
 
     @property
     def flattened_placements(self) -> list[FlatPlacement]:
         """Every element placement, recursively, with its pose in this build's frame."""
-        return self._cached("flat", self._flatten)
+        return self._cached("flat", self._flatten, lambda old, k: old + self._flatten(k))
 
-    def _flatten(self) -> list[FlatPlacement]:
+    def _flatten(self, start: int = 0) -> list[FlatPlacement]:
+        """Flattened placements of the top-level placements from index ``start`` on."""
         out: list[FlatPlacement] = []
 
-        def walk(build: LegoBuild, pose: Pose, path: tuple, color):
-            for p in build._placements:
+        def walk(placements, pose: Pose, path: tuple, color):
+            for p in placements:
                 w = pose @ p.pose
                 if isinstance(p.content, LegoBuild):
-                    walk(p.content, w, path + (p,), p.color if p.color is not None else color)
+                    walk(p.content._placements, w, path + (p,), p.color if p.color is not None else color)
                 else:
                     el = p.content
                     if color is not None and int(el.color) == 16:
                         el = el.with_color(color)
                     out.append(FlatPlacement(el, w, path + (p,)))
 
-        walk(self, Pose(), (), None)
+        walk(self._placements[start:], Pose(), (), None)
         return out
 
     @property

@@ -166,31 +166,36 @@ class LDrawLibrary:
         return f"LDrawLibrary({str(self.root)!r})"
 
     @cached_property
-    def _index(self) -> dict[str, Path]:
-        index: dict[str, Path] = {}
+    def _walk(self) -> tuple[dict[str, str], dict[str, str]]:
+        """(key -> file path as str, key -> search folder) over the search folders, first wins.
+
+        Plain strings: a Path per file costs about 0.7 s on the 60,000-file library."""
+        index: dict[str, str] = {}
+        folders: dict[str, str] = {}
         for folder in SEARCH_FOLDERS:
             base = _ci_child(self.root, folder)
             if base is None or not base.is_dir():
                 continue
-            for dirpath, _dirnames, filenames in os.walk(base):
-                rel_dir = os.path.relpath(dirpath, base)
-                prefix = "" if rel_dir == "." else rel_dir.replace(os.sep, "/").lower() + "/"
+            base_s = str(base)
+            for dirpath, _dirnames, filenames in os.walk(base_s):
+                rel_dir = dirpath[len(base_s):].strip(os.sep)
+                prefix = rel_dir.replace(os.sep, "/").lower() + "/" if rel_dir else ""
                 for fn in filenames:
                     key = prefix + fn.lower()
-                    index.setdefault(key, Path(dirpath) / fn)
-        return index
+                    if key not in index:
+                        index[key] = os.path.join(dirpath, fn)
+                        folders[key] = folder
+        return index, folders
 
-    @cached_property
+    @property
+    def _index(self) -> dict[str, str]:
+        """Key (lower case, ``/``-separated, relative to its search folder) -> file path (str)."""
+        return self._walk[0]
+
+    @property
     def _folder_of(self) -> dict[str, str]:
         """Key -> name of the search folder it came from ('parts', 'p', ...)."""
-        out: dict[str, str] = {}
-        for key, path in self._index.items():
-            rel = path.relative_to(self.root).as_posix()
-            for folder in SEARCH_FOLDERS:
-                if rel.lower().startswith(folder.lower() + "/"):
-                    out[key] = folder
-                    break
-        return out
+        return self._walk[1]
 
     def find(self, name: str) -> Path | None:
         """Path of a referenced file, or None.
@@ -201,7 +206,8 @@ class LDrawLibrary:
             Reference as written in LDraw (``"3001.dat"``, ``"s\\3001s01.dat"``,
             ``"48\\1-4cyli.dat"``); case and separator do not matter.
         """
-        return self._index.get(normalize_name(name))
+        p = self._index.get(normalize_name(name))
+        return None if p is None else Path(p)
 
     def folder_of(self, name: str) -> str | None:
         """Which search folder (``"parts"``, ``"p"``, ...) holds ``name``, or None."""
@@ -233,7 +239,7 @@ class LDrawLibrary:
             ``(file name in lower case, e.g. "3001.dat", path)``, sorted by name.
         """
         out = [
-            (key, path)
+            (key, Path(path))
             for key, path in self._index.items()
             if "/" not in key and key.endswith(".dat") and self._folder_of.get(key) in ("parts", "Unofficial/parts")
         ]

@@ -32,6 +32,7 @@ __all__ = ["CAPTURE_PLAY", "CAPTURE_STEP", "captured_edges"]
 import numpy as np
 
 from ..constants import TOL
+from .collisions import _MEMO
 
 #: Largest free travel (LDU) along an axis for a part still to count as captured in that direction.
 CAPTURE_PLAY = 2.0
@@ -43,23 +44,18 @@ _DIRS = np.array([[0, 0, -1], [0, 0, 1], [1, 0, 0], [-1, 0, 0], [0, 1, 0], [0, -
 def _first_hit(eng, i: int, others: np.ndarray, d: np.ndarray) -> np.ndarray:
     """Travel (LDU) after which part ``i``, moved along unit ``d``, first meets each of ``others``.
 
-    ``inf`` where it meets it within no step up to :data:`CAPTURE_PLAY`.
+    ``inf`` where it meets it within no step up to :data:`CAPTURE_PLAY`. All
+    steps go to the engine's memoized pair test in one batch (the answers
+    are kept in the on-disk pair cache, so a warm run builds no mesh).
     """
-    from .collisions import _STORE, _collide, _inv_rigid
-
-    ins = TOL.collision_inset
-    ma = _STORE.model(eng.shapes[eng.keys[i]], bool(eng.mirrored[i]), ins)
-    out = np.full(len(others), np.inf)
     steps = np.arange(CAPTURE_STEP, CAPTURE_PLAY + 1e-9, CAPTURE_STEP)
-    for k, j in enumerate(others.tolist()):
-        mb = _STORE.model(eng.shapes[eng.keys[j]], bool(eng.mirrored[j]), ins)
-        for s in steps:
-            t = eng.transforms[i].copy()
-            t[:3, 3] += d * s
-            if _collide(ma, mb, _inv_rigid(t[None])[0] @ eng.transforms[j]):
-                out[k] = s
-                break
-    return out
+    k = len(steps)
+    ib = np.repeat(np.asarray(others, dtype=np.int64), k)
+    ia = np.full(len(ib), i, dtype=np.int64)
+    ta = np.repeat(eng.transforms[i][None], len(ib), axis=0)
+    ta[:, :3, 3] += np.tile(steps, len(others))[:, None] * d[None, :]
+    hit = eng._query(ia, ib, ta, eng.transforms[ib], TOL.collision_inset).reshape(len(others), k)
+    return np.where(hit.any(axis=1), steps[np.argmax(hit, axis=1)], np.inf)
 
 
 def captured_edges(eng, supported: np.ndarray, candidates: np.ndarray) -> np.ndarray:
@@ -111,4 +107,5 @@ def captured_edges(eng, supported: np.ndarray, candidates: np.ndarray) -> np.nda
             else:
                 rest.append(i)
         left = rest
+    _MEMO.save()
     return np.array(edges, dtype=np.intp).reshape(-1, 2)

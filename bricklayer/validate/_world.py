@@ -65,25 +65,37 @@ def world_arrays(build) -> WorldArrays:
     WorldArrays
     """
 
-    def make() -> WorldArrays:
-        flat = build.flattened_placements
-        n = len(flat)
+    def make(flat=None, start: int = 0, old: WorldArrays | None = None) -> WorldArrays:
+        flat = build.flattened_placements if flat is None else flat
+        new = flat[start:]
+        n = len(new)
         poses = np.empty((n, 4, 4))
-        for i, fp in enumerate(flat):
+        for i, fp in enumerate(new):
             poses[i] = fp.pose._m
-        keys = [part_key(fp.content) for fp in flat]
+        keys = [part_key(fp.content) for fp in new]
         groups: dict[str, list[int]] = {}
         for i, k in enumerate(keys):
-            groups.setdefault(k, []).append(i)
+            groups.setdefault(k, []).append(i + start)
         g = {k: np.asarray(v, dtype=np.intp) for k, v in groups.items()}
         mt = np.empty_like(poses)
         for k, idx in g.items():
             el = flat[idx[0]].content
             to_local = el.ldraw_to_local if el._known else L2B
-            mt[idx] = poses[idx] @ to_local
-        return WorldArrays(flat, poses, mt, keys, g)
+            mt[idx - start] = poses[idx - start] @ to_local
+        if old is None:
+            return WorldArrays(flat, poses, mt, keys, g)
+        merged = dict(old.groups)
+        for k, idx in g.items():
+            merged[k] = np.concatenate([merged[k], idx]) if k in merged else idx
+        return WorldArrays(flat, np.concatenate([old.poses, poses]), np.concatenate([old.mesh_transforms, mt]),
+                           old.keys + keys, merged)
 
-    return build._cached("validate.world", make)
+    def extend(old: WorldArrays, k: int) -> WorldArrays:
+        # append-only edits (LegoBuild._appended_since): the old placements come first, unchanged
+        flat = build.flattened_placements
+        return make(flat, len(old.placements), old)
+
+    return build._cached("validate.world", make, extend)
 
 
 #: Words of a part title that mark a flexible part (matched in lower case). Sources: LDraw titles of
@@ -136,7 +148,7 @@ def flexible_mask(build) -> np.ndarray:
     (n,) bool ndarray
     """
 
-    def make() -> np.ndarray:
+    def make(old: np.ndarray | None = None) -> np.ndarray:
         from ldraw_data.library import get_library
 
         from .collisions import _embedded_doc
@@ -146,7 +158,14 @@ def flexible_mask(build) -> np.ndarray:
         memo = build._cache.setdefault("validate.flexible.memo", {})  # part key -> bool, kept across edits
         emb = None
         out = np.zeros(len(wa.placements), dtype=bool)
-        for key, idx in wa.groups.items():
+        if old is not None:
+            out[:len(old)] = old
+            groups: dict = {}
+            for i in range(len(old), len(wa.placements)):
+                groups.setdefault(wa.keys[i], []).append(i)
+        else:
+            groups = wa.groups
+        for key, idx in groups.items():
             flex = memo.get(key)
             if flex is None:
                 if key.startswith("?") and emb is None:
@@ -154,9 +173,13 @@ def flexible_mask(build) -> np.ndarray:
                 title = _part_title(key, wa.placements[idx[0]].content, emb).lower()
                 flex = any(w in title for w in FLEXIBLE_WORDS)
                 if not flex and not key.startswith("?"):
-                    flex = lib.is_primitive(key + ".dat")
+                    # primitives live in p/, p/48/, p/8/: only such paths need the library's folder index
+                    # (building it walks every library path, about 1 s)
+                    path = lib.find(key + ".dat")
+                    flex = (path is not None and path.parent.name.lower() in ("p", "48", "8")
+                            and lib.is_primitive(key + ".dat"))
                 memo[key] = flex
             out[idx] = flex
         return out
 
-    return build._cached("validate.flexible", make)
+    return build._cached("validate.flexible", make, lambda old, k: make(old))

@@ -13,11 +13,15 @@ Pipeline (issue #4; validator notes)
    every FCL transform is a proper rotation. MPD-embedded parts (stickers,
    bent parts) get their geometry from ``build.embedded_files``; parts found
    nowhere have no geometry and are listed by :func:`unchecked_placements`.
-2. **Broad phase.** One FCL ``DynamicAABBTreeCollisionManager`` over the
-   whole build holds a box per placement (the inset shape's bounds, grown by
-   ``_MARGIN`` so that resting contacts are found too). It is kept between
-   validations and updated incrementally: after an edit only placements whose
-   path or pose changed are removed or inserted and queried.
+2. **Broad phase.** A box per placement (the inset shape's bounds, grown by
+   ``_MARGIN`` so that resting contacts are found too; sweep and prune
+   along the axis with the shortest sweep lists, :meth:`CollisionEngine._overlaps`).
+   The analysed pairs are kept between validations: after an edit only
+   placements whose path or pose changed are queried. After append-only
+   edits (``LegoBuild._appended_since``: parts added at the end of the top
+   level) the per-placement arrays are extended rather than rebuilt and only
+   the new parts' boxes are tested against all boxes, so adding a part to
+   the 5,247-part Millennium Falcon costs a few milliseconds here.
 3. **Narrow phase.** A pair collides when FCL finds an intersection of the
    two inset meshes. The answer depends only on the two parts and their
    relative pose, so it is memoized on a 64-bit hash of (part, part, relative
@@ -441,23 +445,39 @@ class CollisionEngine:
         self._verdicts: dict = {}               # (inst a, inst b) -> still colliding after allowances
 
     # -- per placement data
-    def _prepare(self):
+    def _prepare(self, start: int = 0) -> bool:
+        """Per-placement arrays; with ``start`` > 0 (append-only edits, see :meth:`refresh`) the
+        first ``start`` placements are kept and only the ones after them are computed. Returns
+        False when that is not possible (MPD-embedded parts changed)."""
         wa = world_arrays(self._build)
-        self.embedded = _embedded_doc(self._build)
+        emb = _embedded_doc(self._build)
+        if start and emb is not self.embedded:
+            return False
+        self.embedded = emb
         n = len(wa.placements)
-        t = wa.mesh_transforms.copy()
-        mirrored = np.linalg.det(t[:, :3, :3]) < 0
+        m = n - start
+        t = wa.mesh_transforms[start:].copy()
+        mirrored = np.linalg.det(t[:, :3, :3]) < 0 if m else np.zeros(0, dtype=bool)
         t[mirrored] = t[mirrored] @ _MIRROR
-        shapes = {}
-        codes = np.zeros(n, dtype=np.int64)
-        has = np.zeros(n, dtype=bool)
-        lo = np.zeros((n, 3))
-        hi = np.zeros((n, 3))
-        for key, idx in wa.groups.items():
+        shapes = self.shapes if start else {}
+        codes = np.zeros(m, dtype=np.int64)
+        has = np.zeros(m, dtype=bool)
+        seg = np.zeros(m, dtype=bool)
+        lo = np.zeros((m, 3))
+        hi = np.zeros((m, 3))
+        if start:
+            groups: dict = {}
+            for i in range(start, n):
+                groups.setdefault(wa.keys[i], []).append(i - start)
+            groups = {k: np.asarray(v, dtype=np.intp) for k, v in groups.items()}
+        else:
+            groups = wa.groups
+        for key, idx in groups.items():
             s = _STORE.shape(key, self.embedded)
             shapes[key] = s
+            seg[idx] = _is_segment(key, s, self.embedded)
             if s is None:
-                lo[idx] = hi[idx] = wa.poses[idx, :3, 3]
+                lo[idx] = hi[idx] = wa.poses[idx + start, :3, 3]
                 continue
             has[idx] = True
             codes[idx] = _code(key)
@@ -469,29 +489,33 @@ class CollisionEngine:
                 h = hull * np.array([-1.0, 1.0, 1.0]) if mir else hull
                 w = np.einsum("nij,kj->nki", t[sel, :3, :3], h) + t[sel, None, :3, 3]
                 lo[sel], hi[sel] = w.min(axis=1), w.max(axis=1)
-        self.wa, self.n, self.transforms, self.mirrored = wa, n, t, mirrored
-        self.keys, self.shapes, self.codes, self.has_shape = wa.keys, shapes, codes, has
-        self.box_lo, self.box_hi, self.min_z = lo, hi, lo[:, 2].copy()
-        seg = np.zeros(n, dtype=bool)
-        for key, idx in wa.groups.items():
-            seg[idx] = _is_segment(key, shapes.get(key), self.embedded)
-        self.segment = seg
-        parents: dict = {}
+        if not start:
+            self._parents = {}
+        parents = self._parents
         ids = self._ids
-        inst = np.empty(n, dtype=np.int64)
-        parent = np.empty(n, dtype=np.int64)
-        tb = [r.tobytes() for r in t.reshape(n, 16)]
+        inst = np.empty(m, dtype=np.int64)
+        parent = np.empty(m, dtype=np.int64)
+        tb = [r.tobytes() for r in t.reshape(m, 16)]
         keys = wa.keys
-        for i, fp in enumerate(wa.placements):
+        for i, fp in enumerate(wa.placements[start:]):
             path = tuple(map(id, fp.path))
             parent[i] = parents.setdefault(path[:-1], len(parents))
-            ik = (path, keys[i], tb[i])
+            ik = (path, keys[i + start], tb[i])
             v = ids.get(ik)
             if v is None:
                 v = ids[ik] = len(ids)
             inst[i] = v
-        self.parent = parent
-        self.inst = inst
+        if start:
+            t, mirrored = np.concatenate([self.transforms, t]), np.concatenate([self.mirrored, mirrored])
+            codes, has = np.concatenate([self.codes, codes]), np.concatenate([self.has_shape, has])
+            lo, hi = np.concatenate([self.box_lo, lo]), np.concatenate([self.box_hi, hi])
+            seg, parent = np.concatenate([self.segment, seg]), np.concatenate([self.parent, parent])
+            inst = np.concatenate([self.inst, inst])
+        self.wa, self.n, self.transforms, self.mirrored = wa, n, t, mirrored
+        self.keys, self.shapes, self.codes, self.has_shape = wa.keys, shapes, codes, has
+        self.box_lo, self.box_hi, self.min_z = lo, hi, lo[:, 2].copy()
+        self.segment, self.parent, self.inst = seg, parent, inst
+        return True
 
     # -- broad phase (incremental)
     def _overlaps(self, q: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
@@ -617,6 +641,22 @@ class CollisionEngine:
         state = self._build._state_key()
         if self._state == state:
             return self
+        if self._state is not None and self._build._appended_since(self._state) is not None:
+            # append-only edits: the first self.n placements are unchanged, keep their arrays and pairs
+            n_old = self.n
+            if self._prepare(n_old):
+                new_pairs = self._broad(np.arange(n_old, self.n))
+                flags = self._analyse(new_pairs)
+                self.pair_ids = np.vstack([self.pair_ids, self.inst[new_pairs]])
+                self.pair_flags = np.vstack([self.pair_flags, flags])
+                self.pairs = np.vstack([self.pairs, new_pairs])  # new_pairs are i < j already
+                self.hit = np.concatenate([self.hit, flags[:, 0]])
+                self.rests = np.vstack([self.rests, flags[:, 1:]])
+                self._prev_inst = self.inst
+                self._state = state
+                self._reported = None
+                _MEMO.save()
+                return self
         self._prepare()
         inst = self.inst
         id_to_idx = np.full(len(self._ids), -1, dtype=np.int64)
@@ -624,8 +664,6 @@ class CollisionEngine:
         # keep analysed pairs whose two placements are unchanged
         keep = np.all(id_to_idx[self.pair_ids] >= 0, axis=1) if len(self.pair_ids) else np.zeros(0, dtype=bool)
         old_ids, old_flags = self.pair_ids[keep], self.pair_flags[keep]
-        known = np.zeros(len(id_to_idx), dtype=bool)
-        known[np.unique(self.pair_ids)] = True if len(self.pair_ids) else False
         seen_before = self._state is not None
         if seen_before:
             prev = self._prev_inst

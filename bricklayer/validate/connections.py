@@ -32,9 +32,12 @@ official models, see its docstring):
 Everything is vectorized: per distinct part one batched transform of its
 connector arrays, then array tests over all candidate pairs. The graph is
 kept between edits (:class:`_ConnectionIndex`): after an edit only the
-connectors of new or moved placements are transformed and queried, so
-adding one part to the 5,247-part Millennium Falcon (10179) costs a few
-milliseconds of connector work instead of a full rebuild.
+connectors of new or moved placements are transformed and queried. After
+append-only edits (``LegoBuild._appended_since``) the world connector rows
+are extended, not re-sorted, and a few queried connectors (up to
+``_BRUTE_QUERIES``) are matched by distances to all rows instead of building k-d
+trees, so adding one part to the 5,247-part Millennium Falcon (10179) costs
+a few milliseconds of connector work instead of a full rebuild.
 """
 
 from __future__ import annotations
@@ -65,6 +68,8 @@ _AXLE_MIN_OVERLAP = 4.0  # BrickNet _AXLE_MIN_OVERLAP
 #: Nearest neighbours examined per point connector (several parts may share a spot, e.g. a stud
 #: under a plate and the tube of a round brick).
 _K_NEAREST = 8
+#: Up to this many query points, candidate neighbours are found by distances to all points (no k-d tree).
+_BRUTE_QUERIES = 64
 _KINDS = list(JointKind)
 _KIND_INDEX = {k: i for i, k in enumerate(_KINDS)}
 
@@ -247,9 +252,10 @@ class ConnectionGraph:
         self._graph = None
         n = len(placements)
         if len(pairs):
-            lo = np.minimum(pairs[:, 0], pairs[:, 2])
-            hi = np.maximum(pairs[:, 0], pairs[:, 2])
-            self._edges = np.unique(np.column_stack([lo, hi]), axis=0)
+            lo = np.minimum(pairs[:, 0], pairs[:, 2]).astype(np.int64)
+            hi = np.maximum(pairs[:, 0], pairs[:, 2]).astype(np.int64)
+            u = np.unique(lo * max(n, 1) + hi)  # lexicographic (lo, hi) order, as unique(axis=0)
+            self._edges = np.column_stack([u // max(n, 1), u % max(n, 1)])
         else:
             self._edges = np.zeros((0, 2), dtype=np.int64)
         self._n = n
@@ -505,6 +511,13 @@ class _ConnectionIndex:
         self.kind_codes = np.concatenate([old_kinds, kind_codes]).astype(np.int64)
         self.rows = {f: w[f] for f in _FIELDS}
         self._seen = np.unique(inst)
+        return self._output(w, inst)
+
+    def _output(self, w: dict, inst: np.ndarray) -> tuple[dict, np.ndarray, np.ndarray]:
+        """Record the state reached and return ``(world rows, pairs in placement indices, kinds)``,
+        the pairs sorted by (part_i, connector_i, part_j, connector_j)."""
+        n_ids = len(self._ids)
+        self._inst, self._n, self._w = inst, len(inst), w
         id_to_idx = np.full(n_ids, -1, dtype=np.int64)
         id_to_idx[inst] = np.arange(len(inst))
         pi = self.pairs_inst
@@ -512,6 +525,44 @@ class _ConnectionIndex:
             if len(pi) else np.zeros((0, 4), dtype=np.int64)
         order = np.lexsort((out[:, 3], out[:, 2], out[:, 1], out[:, 0])) if len(out) else np.zeros(0, np.int64)
         return w, out[order], self.kind_codes[order]
+
+    def append(self, build, n_old: int):
+        """Fast path of :meth:`refresh` after append-only edits (``LegoBuild._appended_since``):
+        the first ``n_old`` placements are those of the last refresh, unchanged; only the
+        connectors of the placements after them are transformed and matched. Returns None when
+        the index is not in that state (then :meth:`refresh` is used)."""
+        if self.rows is None or getattr(self, "_n", -1) != n_old:
+            return None
+        wa = world_arrays(build)
+        n = len(wa.placements)
+        ids = self._ids
+        keys = [(tuple(id(p) for p in fp.path), wa.keys[i], wa.poses[i].tobytes())
+                for i, fp in zip(range(n_old, n), wa.placements[n_old:])]
+        if any(k in ids for k in keys) or len(set(keys)) != len(keys):
+            return None  # an instance seen before: let refresh sort out which rows are alive
+        new_ids = np.arange(len(ids), len(ids) + len(keys), dtype=np.int64)
+        for k, v in zip(keys, new_ids.tolist()):
+            ids[k] = v
+        inst = np.concatenate([self._inst, new_ids])
+        new_idx = np.arange(n_old, n)
+        rows = _transform_rows(wa, new_idx, inst, embedded_aliases(build))
+        owner = new_idx[np.searchsorted(new_ids, rows["inst"])]
+        order = np.lexsort((rows["cidx"], owner))
+        old = self._w
+        w = {f: np.concatenate([old[f], rows[f][order]]) for f in _FIELDS}
+        w["owner"] = np.concatenate([old["owner"], owner[order]])
+        counts = np.bincount(owner - n_old, minlength=n - n_old) if len(owner) else np.zeros(n - n_old, np.int64)
+        w["start"] = np.concatenate([old["start"], old["start"][-1] + np.cumsum(counts)])
+        query = np.zeros(len(w["code"]), dtype=bool)
+        query[len(old["code"]):] = True
+        pairs, kind_codes = _mated(w, query)
+        new_inst_pairs = np.column_stack([inst[pairs[:, 0]], pairs[:, 1], inst[pairs[:, 2]], pairs[:, 3]]) \
+            if len(pairs) else np.zeros((0, 4), dtype=np.int64)
+        self.pairs_inst = np.vstack([self.pairs_inst, new_inst_pairs]).astype(np.int64)
+        self.kind_codes = np.concatenate([self.kind_codes, kind_codes]).astype(np.int64)
+        self.rows = {f: w[f] for f in _FIELDS}
+        self._seen = np.concatenate([self._seen, new_ids])
+        return self._output(w, inst)
 
 
 def _world_connectors(build) -> dict:
@@ -526,6 +577,17 @@ def _pairs_within(tree_pts: np.ndarray, query_pts: np.ndarray, r: float) -> tupl
     if not len(tree_pts) or not len(query_pts):
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
     k = min(_K_NEAREST, len(tree_pts))
+    if len(query_pts) <= _BRUTE_QUERIES:
+        # a few queries (an incremental edit): distances to every point beat building a tree
+        ii, jj = [], []
+        for j, q in enumerate(query_pts):
+            d = np.sqrt(((tree_pts - q) ** 2).sum(axis=1))
+            near = np.flatnonzero(d < r)  # cKDTree's distance_upper_bound is strict
+            if len(near) > k:
+                near = near[np.argsort(d[near], kind="stable")[:k]]
+            ii.append(near)
+            jj.append(np.full(len(near), j, dtype=np.int64))
+        return np.concatenate(ii).astype(np.int64), np.concatenate(jj)
     dd, ii = cKDTree(tree_pts).query(query_pts, k=k, distance_upper_bound=r)
     dd, ii = dd.reshape(len(query_pts), k), ii.reshape(len(query_pts), k)
     hit = np.isfinite(dd)
@@ -566,7 +628,12 @@ def _slide_candidates(pos, length, sm: np.ndarray, sf: np.ndarray, query) -> lis
             r = np.maximum(radius(q), radius(other).max())
         else:
             r = radius(q)
-        lists = cKDTree(pos[other]).query_ball_point(pos[q], r=r)
+        if len(q) <= _BRUTE_QUERIES:  # a few queries: distances to every point beat building a tree
+            po = pos[other]
+            lists = [np.flatnonzero(((po - pos[a]) ** 2).sum(axis=1) <= rr * rr)
+                     for a, rr in zip(q.tolist(), np.broadcast_to(r, len(q)).tolist())]
+        else:
+            lists = cKDTree(pos[other]).query_ball_point(pos[q], r=r)
         lens = np.fromiter((len(x) for x in lists), dtype=np.int64, count=len(lists))
         if lens.sum():
             found = other[np.concatenate([np.asarray(x, dtype=np.int64) for x in lists if len(x)])]
@@ -587,7 +654,7 @@ def _mated(w: dict, query=None) -> tuple[np.ndarray, np.ndarray]:
     sliding_t, directional_t, ball_t, _, side_t, joint_t = _type_tables()
     mm = mate_matrix()
     # only connectors of a type that mates with something present can pair
-    present = np.unique(code)
+    present = np.flatnonzero(np.bincount(code, minlength=len(mm)))  # sorted type codes present (np.unique)
     useful = present[(mm[np.ix_(present, present)] >= 0).any(axis=1)]
     usable = np.isin(code, useful)
     is_slide = sliding_t[code]
@@ -666,11 +733,12 @@ def connection_graph(build) -> ConnectionGraph:
         Rebuilt only when the build changed; then only new or moved
         placements are matched (see module notes).
     """
-    def make():
+    def make(old=None):
         idx = build._cache.get("validate.connindex")
         if idx is None:
             idx = build._cache["validate.connindex"] = _ConnectionIndex()
-        w, pairs, kinds = idx.refresh(build)
+        got = idx.append(build, old._n) if old is not None else None
+        w, pairs, kinds = got if got is not None else idx.refresh(build)
         return ConnectionGraph(world_arrays(build).placements, pairs, kinds, w, flexible_mask(build))
 
-    return build._cached("connections", make)
+    return build._cached("connections", make, lambda old, k: make(old))

@@ -263,6 +263,44 @@ def _stickers(eng) -> np.ndarray:
     return out
 
 
+def _captured(build, eng, supported: np.ndarray, cand: np.ndarray) -> np.ndarray:
+    """:func:`._capture.captured_edges`, reused across append-only edits.
+
+    The capture test of a candidate looks only at supported parts within a few
+    LDU of it. After parts are appended (``LegoBuild._appended_since``), when
+    the old parts' support before capture and the old candidates are
+    unchanged and no new part lies within :data:`_CAPTURE_REACH` of an old
+    candidate, the old candidates get the same answer (their neighbourhoods
+    are the same) and the new ones, which see no old candidate, are tested
+    alone: the result is that of a full call.
+    """
+    memo = build._cache.get("validate.capture.memo")
+    state = build._state_key()
+    cap = None
+    if memo is not None and (memo[0] == state or build._appended_since(memo[0]) is not None):
+        _, n0, sup0, cand0, cap0 = memo
+        old_c = cand[cand < n0]
+        if n0 <= eng.n and np.array_equal(supported[:n0], sup0) and np.array_equal(old_c, cand0):
+            new = np.flatnonzero(eng.has_shape[n0:]) + n0
+            lo, hi, g = eng.box_lo, eng.box_hi, _CAPTURE_REACH
+            near = (len(new) and len(cand0) and bool(np.any(
+                np.all(lo[new, None, :] <= hi[None, cand0, :] + g, axis=2)
+                & np.all(hi[new, None, :] >= lo[None, cand0, :] - g, axis=2))))
+            if not near:
+                new_c = cand[cand >= n0]
+                cap = np.vstack([cap0, captured_edges(eng, supported, new_c)]) if len(new_c) else cap0
+    if cap is None:
+        cap = captured_edges(eng, supported, cand)
+    cap = np.asarray(cap, dtype=np.intp).reshape(-1, 2)
+    build._cache["validate.capture.memo"] = (state, eng.n, supported.copy(), cand.copy(), cap)
+    return cap
+
+
+#: Box distance (LDU) beyond which a part cannot change the capture test of another: well over the
+#: test's reach (``CAPTURE_PLAY`` plus both insets, :mod:`._capture`).
+_CAPTURE_REACH = 8.0
+
+
 def support_graph(build, *, separate_objects: bool = False) -> SupportResult:
     """The (cached) support analysis of a build (see module rules).
 
@@ -318,7 +356,7 @@ def support_graph(build, *, separate_objects: bool = False) -> SupportResult:
         flexible = flexible_mask(build)
         cand = np.flatnonzero(~supported & has & ~flexible)
         if len(cand):
-            cap = captured_edges(eng, supported, cand)
+            cap = _captured(build, eng, supported, cand)
             if len(cap):
                 e = np.vstack([e, cap])
                 supported = _reach(n, e, np.flatnonzero(grounded))
