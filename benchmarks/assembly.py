@@ -25,7 +25,7 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("models", nargs="*", type=Path)
     ap.add_argument("--out", type=Path)
-    ap.add_argument("--budget", type=float, default=30.0, help="planning time budget per model, seconds")
+    ap.add_argument("--budget", type=float, default=60.0, help="planning time budget per model, seconds")
     a = ap.parse_args(argv)
     logging.basicConfig(level=logging.WARNING)
     warnings.simplefilter("ignore")
@@ -51,9 +51,11 @@ def main(argv=None) -> int:
               f"{'complete' if row['complete'] else row['failure_causes']}", flush=True)
     n = len(rows)
     full = sum(r["complete"] for r in rows)
+    times = sorted(r["plan_s"] for r in rows)
     print(f"\n{full}/{n} models fully sequenced; mean share placed "
           f"{100 * sum(r['share'] for r in rows) / max(n, 1):.1f}%; plan time total "
-          f"{sum(r['plan_s'] for r in rows):.1f}s")
+          f"{sum(times):.1f}s, per model median {times[n // 2] if n else 0:.1f}s, max {max(times, default=0):.1f}s, "
+          f"{sum(t < 10 for t in times)} under 10 s")
     causes: dict = {}
     for r in rows:
         for c, v in r["failure_causes"].items():

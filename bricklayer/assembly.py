@@ -35,8 +35,19 @@ removal order is the sequence. Stage one tries straight down only, stage two
 every direction. When stuck: dissolve a stuck sub-build; else remove a
 subassembly (a stuck unit with its blockers in one direction, grown until the
 group can leave, connected, at most :data:`MAX_GROUP` parts, sequenced in hand
-on its own); else give up on the highest blocked unit and go on. A time
-budget stops the search; parts not reached are reported.
+on its own); else give up on the highest blocked unit and go on.
+
+Time budget: the search may use :data:`_SEARCH_SHARE` (3/4) of it. The units
+it has not reached by then are placed first, lowest first, each checked by the
+two rules against the ones placed before it; those that pass are placed (the
+parts the search removed follow in its order), the others are reported failed
+with the reason ("floating when placed bottom-up ..." or "blocked in every
+direction"), and those not checked when the whole budget is spent as "time
+budget exceeded".
+
+Cost: a pair's answer is memoized per (part, part, direction) in the build and
+per (shapes, relative pose, direction) across builds; whether a pair meets at
+its final pose is read from the validator's narrow phase (no FCL call).
 
 Sub-builds (LDraw submodels) stay together: a sub-build is first sequenced on
 its own, in its own frame and on its own ground, and then inserted whole (all
@@ -47,7 +58,8 @@ are planned one by one in the parent.
 
 Left out, added in a last step: stickers and parts without geometry (no
 placement to test), MPD-embedded parts (bent hoses), mirrored placements
-(official files draw bent flexible parts as mirrored segments), and flexible
+(official files draw bent flexible parts as mirrored segments), scaled placements
+(primitives stretched into rigging lines), and flexible
 parts by name (hose, string, cable, chain, rubber band, cloth, cape, flex):
 their drawn shape is the bent final one, which cannot travel along a line.
 """
@@ -87,7 +99,7 @@ _FLEX = re.compile(r"sticker|hose|string|cable|chain|rubber band|cloth|cape|flex
 _ELASTIC = re.compile(r"tyre|tire|rubber", re.I)
 _PRESS_INSETS = (0.5, 1.0)  # extra inset (LDU) tried for pairs touching at the final pose: stud, then others
 #: Default planning time budget per model (seconds), see :func:`assembly_sequence`.
-TIME_BUDGET = 30.0
+TIME_BUDGET = 60.0
 
 
 def _name(el) -> str:
@@ -97,7 +109,7 @@ def _name(el) -> str:
         return ""
 
 
-def skip_reason(placement, has_shape: bool = True, mirrored: bool = False) -> str | None:
+def skip_reason(placement, has_shape: bool = True, mirrored: bool = False, scaled: bool = False) -> str | None:
     """Why a part is left out of the sequence (added in a last step), or None.
 
     Parameters
@@ -107,6 +119,10 @@ def skip_reason(placement, has_shape: bool = True, mirrored: bool = False) -> st
         The validator found collision geometry for it.
     mirrored : bool
         Its world transform mirrors (determinant < 0).
+    scaled : bool
+        Its world transform is not a rotation (columns not of unit length): a primitive stretched into a
+        rope or rigging line (6285 Black Seas Barracuda draws 2,098 scaled ``4-4cyli``), which is a
+        string, not a rigid part (benchmarks/official_report.md).
 
     Returns
     -------
@@ -119,6 +135,8 @@ def skip_reason(placement, has_shape: bool = True, mirrored: bool = False) -> st
         return "MPD-embedded part (sticker or bent flexible part)"
     if mirrored:
         return "mirrored placement (bent flexible segment)"
+    if scaled:
+        return "scaled placement (primitive stretched into a string or rope)"
     try:
         name = el.spec.name
     except Exception:  # noqa: BLE001 - a part without catalogue entry is kept
@@ -227,8 +245,11 @@ class _Geometry:
         self.neighbors = nb
         self.skip = {}
         self.elastic = np.zeros(self.n, dtype=bool)
+        if self.n:
+            rr = self.t[:, :3, :3]
+            scaled = np.abs(np.einsum("nji,njk->nik", rr, rr) - np.eye(3)).max(axis=(1, 2)) > 1e-3
         for i, fp in enumerate(self.flat):
-            r = skip_reason(fp, bool(self.has[i]), bool(self.mirrored[i]))
+            r = skip_reason(fp, bool(self.has[i]), bool(self.mirrored[i]), bool(scaled[i]))
             if r:
                 self.skip[i] = r
             elif fp.content._known and _ELASTIC.search(_name(fp.content)):
@@ -238,6 +259,13 @@ class _Geometry:
         self.usable = self.has.copy()
         if self.skip:
             self.usable[list(self.skip)] = False
+        # pairs whose inset meshes meet at the final pose (the validator's narrow phase, same inset)
+        self.hit_pairs = set()
+        if len(eng.pairs):
+            for a, b in eng.pairs[eng.hit].tolist():
+                self.hit_pairs.add((a, b))
+                self.hit_pairs.add((b, a))
+        self._memo: dict = {}
 
     # -- narrow phase
     def model(self, i: int, inset: float):
@@ -303,6 +331,13 @@ class _Geometry:
 
     def blocks(self, u: int, j: int, dv: np.ndarray) -> bool:
         """Does part j stop part u from coming in along unit vector dv (equally: from leaving along -dv)?"""
+        mk = (u, j, dv.tobytes())
+        hit = self._memo.get(mk)
+        if hit is None:
+            hit = self._memo[mk] = self._blocks(u, j, dv)
+        return hit
+
+    def _blocks(self, u: int, j: int, dv: np.ndarray) -> bool:
         if self.elastic[u] or self.elastic[j]:
             return False
         for ax in self.joint_axes.get((u, j), ()):
@@ -321,7 +356,7 @@ class _Geometry:
         # the two parts at their final poses: choose the inset (press fits), or ignore a real collision
         inset = TOL.collision_inset
         ma, mb = self.model(u, inset), self.model(j, inset)
-        if self.collide(ma, mb, rel):
+        if (u, j) in self.hit_pairs:
             for extra in _PRESS_INSETS:
                 inset = TOL.collision_inset + extra
                 ma, mb = self.model(u, inset), self.model(j, inset)
@@ -531,9 +566,11 @@ class AssemblyPlan:
 
 
 class _Planner:
-    def __init__(self, max_parts_per_step: int, deadline: float):
+    def __init__(self, max_parts_per_step: int, deadline: float, check_deadline: float):
         self.max_step = max_parts_per_step
-        self.deadline = deadline
+        self.deadline = deadline              # the disassembly search stops here
+        self.check_deadline = check_deadline  # the forward check of the parts it did not reach stops here
+        self.depth = 0
         self.sub_plans: dict = {}   # id(sub-build) -> plan result dict, or None when it cannot be kept
         self.kept = 0
         self.dissolved = 0
@@ -590,8 +627,12 @@ class _Planner:
         """Sequence a build in its own frame by disassembly (see module notes)."""
         g = _Geometry(build)
         flat = g.flat
-        units = self._expand(self._units_of(flat, build._placements, 0, _identity(), None, ""), flat)
-        s = _Search(self, g, units, g.grounded.copy(), allow_groups=True)
+        self.depth += 1
+        try:
+            units = self._expand(self._units_of(flat, build._placements, 0, _identity(), None, ""), flat)
+        finally:
+            self.depth -= 1
+        s = _Search(self, g, units, g.grounded.copy(), allow_groups=True, top=self.depth == 0)
         removed, failed = s.run()
         return self._result(g, removed, failed)
 
@@ -626,6 +667,9 @@ def _planned(g, u) -> np.ndarray:
     return np.array([i for i in u.idx.tolist() if i not in g.skip and g.has[i]], dtype=np.int64)
 
 
+#: Share of the time budget the disassembly search may use; the rest is for the forward check of the
+#: parts it did not reach (:meth:`_Search._forward_check`).
+_SEARCH_SHARE = 0.75
 #: Largest subassembly (parts) the planner forms when single parts deadlock.
 MAX_GROUP = 40
 #: Units tried as seeds of a subassembly per deadlock.
@@ -637,9 +681,11 @@ _JOINT_COS = 0.95
 class _Search:
     """Assembly by disassembly of a set of units over one geometry (module notes)."""
 
-    def __init__(self, planner: _Planner, g: _Geometry, units: list, roots: np.ndarray, allow_groups: bool):
+    def __init__(self, planner: _Planner, g: _Geometry, units: list, roots: np.ndarray, allow_groups: bool,
+                 top: bool = False):
         self.pl, self.g = planner, g
         self.allow_groups = allow_groups
+        self.top_level = top
         n = g.n
         self.units: list = []
         self.parts: list = []
@@ -651,6 +697,7 @@ class _Search:
         self.nbr: list = []
         self.ptr: dict = {}
         self._own_sets: dict = {}
+        self._bad_groups: set = set()
         for u in units:
             self._add(u)
 
@@ -856,9 +903,12 @@ class _Search:
                 heapq.heapify(heap)
                 continue
             if time.perf_counter() > self.pl.deadline:
-                for k in left:
-                    for i in self.parts[k].tolist():
-                        failed[i] = "time budget exceeded: not reached"
+                if self.top_level:
+                    removed.extend(self._forward_check(left, failed))
+                else:
+                    for k in left:
+                        for i in self.parts[k].tolist():
+                            failed[i] = "time budget exceeded: not reached"
                 break
             new = self._unstick(left, why, removed, failed)
             full = False
@@ -869,6 +919,49 @@ class _Search:
                 if not self.gone[k]:
                     self.zkey[k] = float(g.min_z[self.parts[k]].min())
         return removed, failed
+
+    def _forward_check(self, left: list, failed: dict) -> list:
+        """Units the search did not reach, placed bottom-up and each checked against the ones before it.
+
+        The disassembly ran out of time with ``left`` still in the model: they come first in the
+        assembly order, lowest first. Each is checked by the two rules against the units of ``left``
+        placed before it (support: it stands on the ground or touches one of them; path: a free
+        direction). Returns ``(unit, direction)`` in removal order (the reverse of placing) for the
+        ones that pass; the others are reported failed with the reason, and so is everything left
+        when :attr:`_Planner.check_deadline` passes.
+        """
+        g = self.g
+        order = sorted(left, key=lambda k: (self.zkey[k], self.top(k), k))
+        present = np.zeros(g.n, dtype=bool)
+        passed = []
+        for n_done, k in enumerate(order):
+            parts = self.parts[k]
+            if time.perf_counter() > self.pl.check_deadline:
+                for v in order[n_done:]:
+                    for i in self.parts[v].tolist():
+                        failed[i] = "time budget exceeded: not reached"
+                break
+            mine = set(parts.tolist())
+            holds = self.grounded(k) or any(present[j] for i in mine for j in g.neighbors[i])
+            dname, blockers = None, {}
+            for dn, dv in self._dirs(k):
+                b = next((j for i in mine for j in g.candidates(i, dv).tolist()
+                          if present[j] and j not in mine and g.blocks(i, j, dv)), -1)
+                if b < 0:
+                    dname = dn
+                    break
+                blockers[dn] = b
+            present[parts] = True
+            if holds and dname is not None:
+                passed.append((self.units[k], dname))
+                continue
+            text = ("floating when placed bottom-up after the time budget ran out: touches no part placed "
+                    "before it" if not holds else self._why_text(("blocked", blockers)))
+            for i in parts.tolist():
+                failed[i] = text
+        for k in left:
+            self._drop(k)
+        return passed[::-1]
 
     def _fail_floating(self, failed: dict):
         """Components reaching no root stand on their own lowest unit when it rests on a part left out
@@ -969,8 +1062,12 @@ class _Search:
                     continue
                 if not self._connected(ks) or self.cut_off(ks):
                     continue
+                fk = frozenset(ks)
+                if fk in self._bad_groups:
+                    continue
                 sub = self._sequence_group(ks)
                 if sub is None:
+                    self._bad_groups.add(fk)  # its parts do not change: it cannot be built in hand later either
                     continue
                 best = (len(parts), ks, dname, sub)
                 if len(parts) <= 3:
@@ -1106,7 +1203,8 @@ def assembly_sequence(build, *, max_parts_per_step: int = 6, time_budget: float 
     from .build import LegoBuild
 
     t0 = time.perf_counter()
-    pl = _Planner(max_parts_per_step, t0 + (time_budget if time_budget is not None else 1e18))
+    budget = time_budget if time_budget is not None else 1e18
+    pl = _Planner(max_parts_per_step, t0 + _SEARCH_SHARE * budget, t0 + budget)
     res = pl.plan(build)
     pl.n_groups = 0
     seq = _sequence_build(pl, build, res, {})

@@ -75,3 +75,30 @@ def test_moon_buggy_is_fully_sequenced(official_dir):
     top = next(i for i, fp in enumerate(flat) if fp.content.ldraw_id == "3938")
     base = next(i for i, fp in enumerate(flat) if fp.content.ldraw_id == "3937")
     assert plan.order.index(base) < plan.order.index(top)
+
+
+def test_path_test_stops_a_brick_sliding_over_a_stud():
+    # a 1x1 brick 3005 at the origin (inset box x 0.25..19.75 LDU, its stud top at 24 + 4 - 0.25 = 27.75 LDU)
+    # and a 1x4 brick 3010 three studs away (x 60.25..139.75). With its bottom one brick up (z 24 LDU) the
+    # 1x4 brick leaving along -x (coming in along +x) passes over the stud from s = 60.25 - 19.75 = 40.5 to
+    # 139.75 - 0.25 = 139.5 LDU, and its end wall meets the stud; one plate higher (bottom 32 LDU) its
+    # box clears the stud (32.25 > 27.75) and nothing is in the way
+    import numpy as np
+
+    from bricklayer.assembly import _Geometry
+
+    for z, blocked in ((3, True), (4, False)):
+        b = LegoBuild()
+        b.add(Element("3005"), (0, 0, 0))
+        b.add(Element("3010"), (3, 0, z))
+        g = _Geometry(b)
+        assert g.lo[1, 0] == 60.25 and g.hi[0, 2] == 27.75 and g.lo[1, 2] == 8 * z + 0.25
+        along_x = np.array([1.0, 0.0, 0.0])
+        lo, hi = g._interval(1, 0, along_x)
+        if blocked:
+            assert (lo, hi) == (40.5, 139.5)
+        else:
+            assert hi <= lo
+        assert g.blocks(1, 0, along_x) is blocked
+        # the other way and straight down the 1x1 brick is not on the path
+        assert not g.blocks(1, 0, -along_x) and not g.blocks(1, 0, np.array([0.0, 0.0, -1.0]))
