@@ -49,6 +49,18 @@ Cost: a pair's answer is memoized per (part, part, direction) in the build and
 per (shapes, relative pose, direction) across builds; whether a pair meets at
 its final pose is read from the validator's narrow phase (no FCL call).
 
+Snap fits. Parts mated through a minifigure joint (hip, waist, shoulder,
+wrist, neck) or a snap socket (turntable, tow ball, ball joint: BrickNet
+``*_peg`` / ``*_socket`` labels) are pressed together with flex and turned
+into pose, so the pair never blocks each other. When the search is stuck, a
+stuck part and a touching part blocking it that each block the other in every
+direction (:meth:`_Geometry.snap_fit`) are taken as a snap fit too: two rigid
+parts so interlocked cannot meet along any line, yet the official model is
+built, so one of them flexes (a turntable top 3404 clicked onto its base
+3403 without a label, a slotted pin's lip 3673 through a wheel hub 6118).
+Every other part still blocks them; the plan counts such pairs
+(``AssemblyPlan.snap_fits``).
+
 Sub-builds (LDraw submodels) stay together: a sub-build is first sequenced on
 its own, in its own frame and on its own ground, and then inserted whole (all
 its parts move together along one direction) as one step of its parent. A
@@ -120,7 +132,8 @@ def skip_reason(placement, has_shape: bool = True, mirrored: bool = False, scale
     mirrored : bool
         Its world transform mirrors (determinant < 0).
     scaled : bool
-        Its world transform is not a rotation (columns not of unit length): a primitive stretched into a
+        Its world transform is not a rotation (``|R^T R - I|`` above 0.1; rounded rotation matrices of
+        official files reach 0.06, 10030's tilted sub-builds): a primitive stretched into a
         rope or rigging line (6285 Black Seas Barracuda draws 2,098 scaled ``4-4cyli``), which is a
         string, not a rigid part (benchmarks/official_report.md).
 
@@ -206,6 +219,9 @@ class _Geometry:
         # joints: (i, j) -> world axes (unit) of the non-stud joints mating them (pins, axles, bars, clips,
         # hinges, minifigure joints, balls): the pair separates along them, and its own overlap is no block
         self.joint_axes: dict = {}
+        #: pairs mated through a minifigure joint (hip, waist, shoulder, wrist, neck: BrickNet ``*_peg`` /
+        #: ``*_socket`` labels): snapped together with flex and turned into pose, they never block each other
+        self.snap_joints: set = set()
         if len(cg.pairs):
             for a, b in cg.pairs[:, [0, 2]].tolist():
                 if a != b:
@@ -217,7 +233,10 @@ class _Geometry:
             for c in np.unique(codes).tolist():
                 fam[c] = _parse_type(names[c])[0] not in ("stud", "hole")
             axes = cg._world["axis"][cg._flat_index(cg.pairs[:, 0], cg.pairs[:, 1])]
+            minifig = {c: bool(_MINIFIG_JOINT.search(names[c])) for c in fam}
             for (a, _, b, _), (c1, c2), ax in zip(cg.pairs.tolist(), codes.tolist(), axes):
+                if a != b and (minifig[c1] or minifig[c2]):
+                    self.snap_joints.update(((a, b), (b, a)))
                 if a == b or not (fam[c1] or fam[c2]):
                     continue
                 nrm = float(np.linalg.norm(ax))
@@ -247,7 +266,7 @@ class _Geometry:
         self.elastic = np.zeros(self.n, dtype=bool)
         if self.n:
             rr = self.t[:, :3, :3]
-            scaled = np.abs(np.einsum("nji,njk->nik", rr, rr) - np.eye(3)).max(axis=(1, 2)) > 1e-3
+            scaled = np.abs(np.einsum("nji,njk->nik", rr, rr) - np.eye(3)).max(axis=(1, 2)) > 0.1
         for i, fp in enumerate(self.flat):
             r = skip_reason(fp, bool(self.has[i]), bool(self.mirrored[i]), bool(scaled[i]))
             if r:
@@ -265,6 +284,14 @@ class _Geometry:
             for a, b in eng.pairs[eng.hit].tolist():
                 self.hit_pairs.add((a, b))
                 self.hit_pairs.add((b, a))
+        # broad-phase neighbours (boxes within 1.25 LDU): the pairs that can be snap fits
+        self.contact = set()
+        if len(eng.pairs):
+            for a, b in eng.pairs.tolist():
+                self.contact.add((a, b))
+                self.contact.add((b, a))
+        #: snap fits: minifigure joints and pairs found by :meth:`snap_fit` (both orders)
+        self.snap: set = set(self.snap_joints)
         self._memo: dict = {}
 
     # -- narrow phase
@@ -331,6 +358,8 @@ class _Geometry:
 
     def blocks(self, u: int, j: int, dv: np.ndarray) -> bool:
         """Does part j stop part u from coming in along unit vector dv (equally: from leaving along -dv)?"""
+        if (u, j) in self.snap:
+            return False
         mk = (u, j, dv.tobytes())
         hit = self._memo.get(mk)
         if hit is None:
@@ -430,6 +459,28 @@ class _Geometry:
         _SWEPT[key] = (m, shape)
         return m
 
+    def snap_fit(self, u: int, j: int) -> bool:
+        """Are touching parts u and j a snap fit (module notes)? Marks the pair when so.
+
+        True when they touch (collision broad phase) and j blocks u in every
+        candidate direction of u, and u blocks j in every direction of j: two
+        rigid parts so interlocked cannot be put together along any line, yet
+        the official model is built, so one of them flexes (a turntable top
+        3404 clicked onto its base 3403, a slotted pin's lip 3673 through a
+        wheel hub 6118, a clip over a bar) or turns into place. The pair then
+        no longer blocks each other; every other part still does.
+        """
+        if (u, j) in self.snap:
+            return True
+        if (u, j) not in self.contact:
+            return False
+        for a, b in ((u, j), (j, u)):
+            if not all(self.blocks(a, b, dv) for _, dv in self.directions(a)):
+                return False
+        self.snap.add((u, j))
+        self.snap.add((j, u))
+        return True
+
     def _interval(self, u: int, j: int, dv: np.ndarray) -> tuple[float, float]:
         """Range of s >= 0 over which u's box, moved by -s * dv, overlaps j's box."""
         s_lo, s_hi = 0.0, np.inf
@@ -510,6 +561,9 @@ class AssemblyPlan:
     subassemblies : list of (list of int, str)
         Rigid groups the planner found that must be built apart and inserted
         whole (parts, insertion direction), at the top level.
+    snap_fits : int
+        Touching part pairs interlocked in every direction, taken as snap fits
+        (one part flexes into place; module notes).
     """
 
     order: list
@@ -523,6 +577,7 @@ class AssemblyPlan:
     seconds: float = 0.0
     n_parts: int = 0
     subassemblies: list = field(default_factory=list)
+    snap_fits: int = 0
 
     @property
     def placed_share(self) -> float:
@@ -558,7 +613,7 @@ class AssemblyPlan:
             "parts": self.n_parts, "placed": len(self.order), "skipped": len(self.skipped),
             "failed": len(self.failed), "placed_share": round(self.placed_share, 4),
             "steps": len(self.steps), "subbuilds_kept": self.subbuilds, "subbuilds_dissolved": self.dissolved,
-            "subassemblies": len(self.subassemblies),
+            "subassemblies": len(self.subassemblies), "snap_fits": self.snap_fits,
             "skipped_reasons": reasons, "failure_causes": causes,
             "failures": [{"part": desc(i), "reason": r} for i, r in list(self.failed.items())[:k]],
             "seconds": round(self.seconds, 2),
@@ -574,6 +629,7 @@ class _Planner:
         self.sub_plans: dict = {}   # id(sub-build) -> plan result dict, or None when it cannot be kept
         self.kept = 0
         self.dissolved = 0
+        self.snap_fits = 0          # part pairs found to be snap fits (``_Geometry.snap_fit``)
         self.groups: list = []      # (flat indices at top level or None, direction) of subassemblies
 
     # -- units of a planning build
@@ -676,6 +732,7 @@ MAX_GROUP = 40
 _GROUP_SEEDS = 12
 #: A mated pin / axle / clip / hinge pair is not a block for motion within this cosine of its joint axis.
 _JOINT_COS = 0.95
+_MINIFIG_JOINT = re.compile(r"_(peg|socket)$|^neck")
 
 
 class _Search:
@@ -1012,6 +1069,22 @@ class _Search:
         """Deadlock: dissolve a stuck sub-build, else remove a subassembly, else give up on one unit."""
         from .build import LegoBuild
 
+        # snap fits between a stuck part and the part blocking it everywhere (one pass over the stuck)
+        found = 0
+        for k in left:
+            w = why.get(k)
+            if not w or w[0] != "blocked" or not w[1]:
+                continue
+            for j in set(w[1].values()):
+                for i in self.parts[k].tolist():
+                    if (i, j) in self.g.contact and (i, j) not in self.g.snap and self.g.snap_fit(i, j):
+                        found += 1
+            if time.perf_counter() > self.pl.deadline:
+                break
+        if found:
+            self.pl.snap_fits += found
+            why.clear()
+            return []
         subs = [k for k in left if isinstance(self.units[k].content, LegoBuild) and len(self.parts[k]) > 1]
         if subs:
             new_units = []
@@ -1235,7 +1308,7 @@ def assembly_sequence(build, *, max_parts_per_step: int = 6, time_budget: float 
         steps.append(cur)
     skipped = dict(res["skip"])
     plan = AssemblyPlan(res["order"], steps, res["directions"], res["failed"], skipped, pl.kept, pl.dissolved,
-                        seq, time.perf_counter() - t0, len(res["flat"]), groups)
+                        seq, time.perf_counter() - t0, len(res["flat"]), groups, pl.snap_fits)
     log.info("assembly sequence: %d of %d planned parts placed (%d skipped) in %.2f s", len(plan.order),
              plan.n_parts - len(skipped), len(skipped), plan.seconds)
     return plan
