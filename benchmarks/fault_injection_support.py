@@ -12,7 +12,11 @@ faults and checks the validator:
   is reported.
   When the up axis is the axis of one of the part's sliding connectors that
   is mated in the intact model (a bar in a clip, a round brick on an axle),
-  the part slides and stays held: ``lift-along-slide``, right when it is *not* reported floating.
+  and the slide is still mated after the lift (the two connectors still
+  overlap by ``connections._AXLE_MIN_OVERLAP``), the part slides and stays held:
+  ``lift-along-slide``, right when it is *not* reported floating. Slid out of
+  its mate (a revolver 30132 whose 6 LDU grip keeps 2.2 LDU in the hand's
+  clip), it is a plain ``lift``.
 - ``delete``: one part that holds others is deleted; the parts whose every
   support path (in the support graph of the intact model) ran through it must
   all be reported floating.
@@ -132,7 +136,7 @@ def run(models_dir: Path, per_model: int, seed: int) -> list[dict]:
             moved = b.flattened_placements[k]
             coll = [pr for pr in b.colliding_placements if moved in pr]
             label = f"{name} #{i} {fp.content.ldraw_id} ({fp.content.spec.name})"
-            if _slides(fp, i, m[:3, 2], mated):
+            if _slides(fp, i, m[:3, 2], mated) and connection_graph(b).graph.degree(k) > 0:
                 # moved along the axis of its own bar / axle / pin: it slides in its clip, hand or hole and
                 # is still held, so the right answer is "not floating"
                 rows.append(dict(model=name, kind="lift-along-slide", part=label,

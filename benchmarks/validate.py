@@ -126,12 +126,27 @@ def _cause(rec, profile: str | None = None) -> str:
 _FINDINGS = """## Collision findings (checked by hand)
 
 Colliding pairs on the 67 official models: 7,156 before the first round, 3,396 after round 2, 3,498 after
-round 3 (press fits local to the joint), 3,309 after round 4 (below). Press fits excused: 1,755 -> 963.
+round 3 (press fits local to the joint), 3,309 after round 4, 3,255 after round 5 (below). Press fits excused:
+1,755 -> 963 -> 958.
 
 Fixed in the validator in earlier rounds: T-junctions (Tile 1 x 2 Grille 2412b / 30244 on every plate),
 thin material caps (pins 6558, chain links 57518), flexible segments of one parent (about 2,300 pairs),
 minifigure hands on accessory bars (loose clip / bar mates), press fits local to the joint (``SEAT``,
 ``AXIAL_EXTRA`` in ``bricklayer/validate/collisions.py``).
+
+### Round 5: open borders inset along the surface (``ldraw_data/collision.py`` step 6, cache v9)
+
+Vertices on open boundary edges (one triangle, or two on the same side) also move sideways, into the
+surface, by the inset (capped at half the triangle extent ahead and half the height across each border;
+never taking more than 0.001 LDU per LDU off a face's own inset: a 0.1 slack made pins 3673 collide with
+round brick 6222, whose fits leave exactly 0.5 LDU). Effect: 3,309 -> 3,255 reported pairs (70814 203 ->
+184, 70816 477 -> 454, 10283 71 -> 65), press fits excused 963 -> 958; `thin` pairs 420 -> 407, stickers
+38 -> 17, flexible 367 -> 344, but the "thin walls or open edges" class 157 -> 167: border vertices now
+carry a cap (``max(c, 0.25)``), so some pairs no longer separate at the 1.5 LDU profile inset and move
+there from `deep` / `2-3`. Two Dish 2 x 2 2654 40 LDU apart did not collide before this round either (the
+39.994 LDU example predates round 4). Fault injection: push 404/405 (same 6831 hand miss), lifts 20/21
+(same 1788 miss); ``fault_injection_support.py --per-model 12`` 210/211 with and without this round (miss:
+6712 revolver 30132 lift-along-slide, from the support side).
 
 ### Round 4: near-duplicate vertices (``ldraw_data/collision.py`` step 1, cache v5)
 
@@ -174,14 +189,11 @@ Examined (pair by pair on 70816, 70814, 10213; by part pair elsewhere):
   (26), 10019 3032 plates with 3660 / 2877 / 2458 (28), 70814 scaled ``4-4cyli`` rigging into 88072 (12);
   earlier examples: 10179 3023 / 3666 at 27 degrees (0.64 LDU), 30359a under 2431 (0.68 LDU). This class
   grew (389 -> 491) because merged vertices now move: pairs that were "stuck" are now measured shallow.
-- **Thin walls or open edges (157)**: the overlap cannot be measured by inset, not necessarily a fault of
+- **Thin walls or open edges (167; 157 before round 5)**: the overlap cannot be measured by inset, not necessarily a fault of
   the model: 10283 6141 on 32803 (6), 21321 embedded 30350cp01 tile on 4697b (5), 10019 2625 / 30504,
   10179 47905 / 6636 (the side tile drawn 29 LDU from the brick centre where its stud puts it at 28).
-  Open boundaries are still inset only along their faces' normals (an open rim whose faces all face up
-  moves only down: Dish 2 x 2 2654 side by side 39.994 LDU apart, 10179 #300/#20-#21), so open sheets
-  touching edge to edge collide; an in-plane inset of border vertices is the next fix (a first try moved
-  189 pairs into "mated beyond allowance" through borders left inside closed parts; with near-duplicates
-  merged most of those borders are gone, not retried in this round).
+  Open borders are now also inset along the surface (round 5); the pairs left meet where borders are
+  capped (narrow strips) or where a border vertex's sideways move would cost a face its own inset.
 - **Stickers (38)**: 70816 sticker sheet 6074343 (k, j, p, n, g, h: 0.7-0.9 LDU shift depth) laid on 6070,
   2340, 3001, 11477: a sticker is a 0.25 LDU sheet drawn on or slightly into the surface; its caps stop
   it from insetting (thin). Real as drawn (a sticker is not a brick), better excused by a sticker rule.

@@ -9,7 +9,9 @@ Method
 ------
 LDraw geometry is a triangle soup, often not closed (the bottom of a brick
 is open) and not always BFC-certified, so "inside" is not defined by a
-volume. We inset *surfaces*, not volumes:
+volume. We inset *surfaces*, not volumes: every face plane moves inward along
+its normal (steps 4-5; the normal of a non-BFC part is guessed, step 3), and
+the vertices on open borders also move inward along the surface (step 6):
 
 1. Vertices closer than 2e-3 LDU are merged (LDraw files round to 4
    decimals, and subfiles placed by rounded matrices land their shared
@@ -67,8 +69,35 @@ volume. We inset *surfaces*, not volumes:
    244 distinct parts), all steps: about 4 s of CPU cold (15 s with the
    single-level grid and a T-junction search over every edge; 2.4 s before
    steps 2 and 5 existed); shapes are built once and cached on disk.
-6. The inset mesh is ``vertices - min(inset, cap) * x``. The directions and
-   caps are stored, so any inset is one multiply-add.
+6. Open borders. Steps 4-5 move a vertex only across its faces: a vertex on
+   an open boundary edge (open brick bottoms, stud and tube ends, dish and
+   cone rims, single sheets) would keep its place along the surface, so two
+   open sheets meeting edge to edge still intersect after the inset. An edge
+   is open when one triangle uses it, or two triangles on the same side of
+   it (a sheet drawn once per winding, whose normals cancel in step 4); edges
+   of three or more triangles are not. Each open-edge vertex also moves along
+   the surface, away from its open edges, by the inset: direction ``t``
+   solving ``w_i . t = 1`` (least squares, ``|t| <= 3``) over the unit
+   in-plane normals ``w_i`` of its open edges pointing into their triangles,
+   so a sheet's corner moves in from both borders; ``t`` is made
+   perpendicular to ``x``. Cap: the sideways move is at most half the
+   smallest extent along ``t`` of the vertex's triangles (no triangle ahead,
+   no move), and across each open border at most half the height of its
+   triangle over it (two borders of a narrow strip meet at most in its
+   middle): the largest inset ``c`` that keeps the full move within both.
+   ``t`` is scaled by ``k = min(1, c / 0.25)`` so that at the validator's
+   inset the normal inset stays whole and the border moves sideways as far
+   as it may; the vertex cap becomes ``min(cap, max(c, 0.25))``. ``k`` is
+   lowered further where the move would take more than 0.001 LDU per LDU of
+   inset off the inset of one of the vertex's faces (a border shared by
+   surfaces at an angle, curved sheets; a 0.025 LDU loss already made a
+   Technic pin collide with Brick 4 x 4 Round 6222, whose fits leave exactly
+   the 0.5 LDU of the insets). The direction stored is ``x - k t``. The
+   lateral move shrinks a surface within itself (:func:`_open_edge_lateral`; cost, Millennium Falcon: 0.7 s
+   of CPU cold, steps 1-5 4.9 s).
+7. The inset mesh is ``vertices - min(inset, cap) * x`` (``x`` with the
+   lateral part of step 6). The directions and caps are stored, so any
+   inset is one multiply-add.
 
 The result (merged vertices, faces, directions, caps) is cached on disk, one
 raw binary file per part under ``cache_dir()/collision-<library fingerprint>-v<N>/``
@@ -94,7 +123,7 @@ from .mesh import PartMesh, part_mesh
 log = logging.getLogger(__name__)
 
 #: Bump when the inset method changes: old cache files are then ignored.
-COLLISION_CACHE_VERSION = 5
+COLLISION_CACHE_VERSION = 9
 _MERGE = 1e-3  # LDU
 _MAX_STRETCH = 3.0
 #: A vertex closer than this (LDU) to the inside of another triangle's edge splits that triangle.
@@ -105,6 +134,11 @@ _CAP_REACH = 1.25
 _EXIT_COS = 0.05
 #: Grid cell (LDU) of the ray / triangle candidate search (fastest of 1, 2, 4 on large parts).
 _RAY_CELL = 2.0
+#: Inset (LDU) at which an open border moves sideways by its whole lateral cap (the validator's inset).
+_LATERAL_FULL = 0.25
+#: Outward move (LDU per LDU of inset) an open border may make through the plane of one of its faces
+#: (curved sheets: ``t`` leaves each facet's plane slightly).
+_LATERAL_SLACK = 1e-3
 
 
 @dataclass(frozen=True, eq=False)
@@ -121,14 +155,16 @@ class CollisionShape:
         Triangles, outward CCW where the orientation is known.
     directions : (v, 3) float64
         Inward offset direction per vertex, scaled so each adjacent face
-        plane moves by 1 LDU per unit of inset (see module notes).
+        plane moves by 1 LDU per unit of inset, plus, on open borders, an
+        in-surface part away from the border (module notes, steps 4 and 6).
     certified : bool
         True when the orientation came from BFC, False when trimesh guessed it.
     hull : (h,) int
         Indices of the vertices on the convex hull (all when the hull fails).
     caps : (v,) float64, LDU
         Largest inset each vertex takes (half the material thickness along
-        its direction over ``|x|``; inf where the material is thick or open).
+        its direction over ``|x|``, and on open borders the lateral cap of
+        step 6; inf where the material is thick or open).
         None for shapes made without caps: no cap.
     title : str
         The part's LDraw title (first line of its file; the title of the part
@@ -151,7 +187,7 @@ class CollisionShape:
         ----------
         inset : float, LDU
             Distance every face plane moves inward (0.25 for collision tests),
-            at most :attr:`caps` per vertex (thin material, module notes step 5).
+            at most :attr:`caps` per vertex (thin material and open borders, module notes steps 5-6).
 
         Returns
         -------
@@ -495,6 +531,136 @@ def _thickness_caps(vertices: np.ndarray, faces: np.ndarray, directions: np.ndar
     return caps
 
 
+def _open_edge_lateral(vertices: np.ndarray, faces: np.ndarray, directions: np.ndarray,
+                       caps: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(directions, caps) with vertices on open boundary edges also moved inward along the surface.
+
+    Module notes, step 6. An edge is open when one triangle uses it, or
+    two triangles that lie on the same side of it (a sheet drawn twice, once
+    per winding). Per open-edge vertex the in-surface direction ``t`` solves
+    ``w_i . t = 1`` in the least-squares sense over the unit in-plane normals
+    ``w_i`` of its open edges that point into their triangles (``|t|`` capped
+    at ``_MAX_STRETCH``), so a straight border moves by the inset and a sheet's
+    corner moves along both borders. The lateral move may reach at most
+    ``L`` = half the smallest extent along ``t`` of the vertex's triangles
+    (so two borders of a narrow strip never cross); ``t`` is scaled by ``k =
+    min(1, L / (|t| _LATERAL_FULL))`` and the cap becomes ``min(cap, max(L /
+    |t|, _LATERAL_FULL))``: at the validator's inset (0.25 LDU) a border moves
+    by ``min(inset, L)`` sideways and the full inset along its normal. ``t`` is
+    scaled down further where it would move the vertex out through the plane
+    of one of its faces (a border meeting another surface at an angle).
+
+    Parameters
+    ----------
+    vertices : (v, 3) float64, LDU
+    faces : (f, 3) int
+    directions : (v, 3) float64
+        Per-vertex inward directions of step 4.
+    caps : (v,) float64, LDU
+        Thickness caps of step 5.
+
+    Returns
+    -------
+    directions : (v, 3) float64
+        ``x - k t`` (the vertex moves by ``-inset * direction``).
+    caps : (v,) float64, LDU
+    """
+    nv = len(vertices)
+    if not len(faces):
+        return directions, caps
+    f = faces.astype(np.int64)
+    # every (face, edge) as (a, b, opposite corner c)
+    a = np.concatenate([f[:, 0], f[:, 1], f[:, 2]])
+    b = np.concatenate([f[:, 1], f[:, 2], f[:, 0]])
+    c = np.concatenate([f[:, 2], f[:, 0], f[:, 1]])
+    lo, hi = np.minimum(a, b), np.maximum(a, b)
+    _, inv, cnt = np.unique(lo * nv + hi, return_inverse=True, return_counts=True)
+    inv = inv.reshape(-1)
+    pa, pb, pc = vertices[a], vertices[b], vertices[c]
+    edge = pb - pa
+    elen = np.linalg.norm(edge, axis=1)
+    ok_e = elen > 1e-9
+    eu = edge / np.where(ok_e, elen, 1.0)[:, None]
+    w = (pc - pa) - np.einsum("ij,ij->i", pc - pa, eu)[:, None] * eu
+    h = np.linalg.norm(w, axis=1)
+    ok = ok_e & (h > 1e-9)
+    w = w / np.where(ok, h, 1.0)[:, None]
+    ecount = cnt[inv]
+    open_ = ok & (ecount == 1)
+    # two triangles on the same side of their shared edge: a double-sided sheet's border
+    two = np.flatnonzero(ok & (ecount == 2))
+    if len(two):
+        order = two[np.argsort(inv[two], kind="stable")]
+        same = inv[order[0::2]] == inv[order[1::2]]
+        first, second = order[0::2][same], order[1::2][same]
+        agree = np.einsum("ij,ij->i", w[first], w[second]) > 0.999
+        open_[first[agree]] = True
+        open_[second[agree]] = True
+    idx = np.flatnonzero(open_)
+    if not len(idx):
+        return directions, caps
+    ends = np.concatenate([a[idx], b[idx]])
+    wn = np.concatenate([w[idx], w[idx]])
+    hn = np.concatenate([h[idx], h[idx]])  # height of the border's triangle over it (LDU)
+    bv, ends = np.unique(ends, return_inverse=True)
+    ends = ends.reshape(-1)
+    outer = (wn[:, :, None] * wn[:, None, :]).reshape(-1, 9)
+    m = np.stack([np.bincount(ends, outer[:, i], len(bv)) for i in range(9)], axis=1).reshape(-1, 3, 3)
+    bsum = np.stack([np.bincount(ends, wn[:, i], len(bv)) for i in range(3)], axis=1)
+    t = np.einsum("vij,vj->vi", np.linalg.pinv(m, rcond=1e-3, hermitian=True), bsum)
+    # sideways only: no part along the vertex's own inset direction (a border shared by two surfaces at an
+    # angle, e.g. a hole's cylinder ending on a wall, would otherwise undo the normal inset)
+    xv = directions[bv]
+    xx = np.einsum("ij,ij->i", xv, xv)
+    t -= (np.einsum("ij,ij->i", t, xv) / np.where(xx > 1e-12, xx, 1.0))[:, None] * xv
+    tl = np.linalg.norm(t, axis=1)
+    big = tl > _MAX_STRETCH
+    t[big] *= (_MAX_STRETCH / tl[big])[:, None]
+    tl = np.minimum(tl, _MAX_STRETCH)
+    # across each open border the move (inset * k * w . t) may reach at most half its triangle's height
+    wt = np.einsum("ij,ij->i", wn, t[ends])
+    across = np.full(len(bv), np.inf)
+    pos = wt > 1e-9
+    np.minimum.at(across, ends[pos], 0.5 * hn[pos] / wt[pos])
+    keep = tl > 1e-6
+    bv, t, tl, across = bv[keep], t[keep], tl[keep], across[keep]
+    if not len(bv):
+        return directions, caps
+    slot = np.full(nv, -1, dtype=np.int64)
+    slot[bv] = np.arange(len(bv))
+    # incident (face, corner) pairs of the open-edge vertices
+    fv = f.reshape(-1)
+    fi = np.repeat(np.arange(len(f)), 3)
+    sel = np.flatnonzero(slot[fv] >= 0)
+    s, fsel = slot[fv[sel]], fi[sel]
+    tu = t[s] / tl[s, None]
+    rel = vertices[f[fsel]] - vertices[fv[sel]][:, None, :]  # (m, 3, 3): the face's corners from the vertex
+    extent = np.einsum("mkj,mj->mk", rel, tu).max(axis=1)
+    reach = np.full(len(bv), np.inf)
+    fwd = extent > 1e-6
+    np.minimum.at(reach, s[fwd], extent[fwd])
+    half = np.where(np.isfinite(reach), 0.5 * reach, 0.0)  # L (LDU); no triangle ahead: no lateral move
+    # the sideways move may undo at most _LATERAL_SLACK of any face's inset: n . k t <= slack (n outward)
+    tri = vertices[f[fsel]]
+    n = np.cross(tri[:, 1] - tri[:, 0], tri[:, 2] - tri[:, 0])
+    nl = np.linalg.norm(n, axis=1)
+    good = nl > 1e-12
+    n = n / np.where(good, nl, 1.0)[:, None]
+    nt = np.einsum("ij,ij->i", n, t[s])
+    out = good & (nt > 1e-9)
+    kmax = np.ones(len(bv))
+    np.minimum.at(kmax, s[out], _LATERAL_SLACK / nt[out])
+    lc = np.minimum(half / tl, across)  # largest inset at which the full lateral move stays within its caps
+    k = np.minimum(np.minimum(1.0, lc / _LATERAL_FULL), kmax)
+    moved = k > 1e-9
+    bv, t, k, lc = bv[moved], t[moved], k[moved], lc[moved]
+    directions = directions.copy()
+    directions[bv] -= k[:, None] * t
+    caps = caps.copy()
+    caps[bv] = np.minimum(caps[bv], np.maximum(lc, _LATERAL_FULL))
+    return directions, caps
+
+
 def shape_from_mesh(mesh: PartMesh) -> CollisionShape:
     """The :class:`CollisionShape` of a part mesh (see module notes for the method).
 
@@ -518,6 +684,7 @@ def shape_from_mesh(mesh: PartMesh) -> CollisionShape:
     vertices, faces = _split_t_junctions(vertices, faces)
     directions = _directions(vertices, faces)
     caps = _thickness_caps(vertices, faces, directions)
+    directions, caps = _open_edge_lateral(vertices, faces, directions, caps)
     return CollisionShape(mesh.name, vertices, faces.astype(np.int32), directions,
                           bool(mesh.certified), _hull(vertices), caps, getattr(mesh, "title", "") or "")
 

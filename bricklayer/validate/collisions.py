@@ -773,7 +773,7 @@ class CollisionEngine:
         connectors mate within the looser :data:`LOOSE_MATE` tolerances (module notes, step 4)."""
         from ldraw_data.connectors import mate_kind
 
-        from .connections import SLIDING_TYPES, part_connector_arrays
+        from .connections import _AXLE_MIN_HALF, _AXLE_MIN_OVERLAP, SLIDING_TYPES, part_connector_arrays
 
         names = connector_types()
         sliding = np.array([n in SLIDING_TYPES for n in names])
@@ -802,8 +802,12 @@ class CollisionEngine:
                         continue  # point joints (studs, hinges, balls): the graph's own tolerance only
                     along = float(d[b] @ xi[a])
                     perp = float(np.sqrt(max(dist[b] ** 2 - along ** 2, 0.0)))
+                    # the same overlap along the slide as the connection graph (BrickNet 4 LDU): a bar
+                    # slid out of its clip is not pressed in any more
+                    overlap = (max(ai.length[a], _AXLE_MIN_HALF) + max(aj.length[b], _AXLE_MIN_HALF)
+                               - abs(along))
                     ok = (cos >= LOOSE_MATE["cos"] and perp <= LOOSE_MATE["line"]
-                          and abs(along) <= ai.length[a] + aj.length[b] + LOOSE_MATE["line"])
+                          and overlap >= _AXLE_MIN_OVERLAP)
                     if ok:
                         v = max(PRESS_FIT_ALLOWANCE.get(_family(ai.code[a], names), 0.0),
                                 PRESS_FIT_ALLOWANCE.get(_family(aj.code[b], names), 0.0))

@@ -1,10 +1,11 @@
-"""Collision shapes (ldraw_data.collision) on real library parts: merging of near-duplicate vertices."""
+"""Collision shapes (ldraw_data.collision) on real library parts: merging of near-duplicate vertices,
+sideways inset of open borders."""
 
 import numpy as np
 import pytest
 from scipy.spatial import cKDTree
 
-from ldraw_data.collision import shape_from_mesh
+from ldraw_data.collision import _directions, _open_edge_lateral, _thickness_caps, shape_from_mesh
 from ldraw_data.mesh import part_mesh
 
 
@@ -45,3 +46,68 @@ def test_brick_corners_unchanged():
     k = np.argmin(np.linalg.norm(s.vertices - [40.0, 24.0, 20.0], axis=1))
     assert np.allclose(s.vertices[k], [40.0, 24.0, 20.0])
     assert np.allclose(np.abs(s.directions[k]), 1.0, atol=1e-6)
+
+
+def _lateral(v, f):
+    d = _directions(v, f)
+    return _open_edge_lateral(v, f, d, _thickness_caps(v, f, d))
+
+
+# a 10 x 10 LDU open sheet in y = 0 (two triangles, outward normal +y), module notes step 6
+_SHEET_V = np.array([[0, 0, 0], [10, 0, 0], [10, 0, 10], [0, 0, 10]], dtype=float)
+_SHEET_F = np.array([[0, 2, 1], [0, 3, 2]])
+
+
+def test_open_sheet_borders_move_in_along_the_sheet():
+    # every corner is on two open borders: t solves w . t = 1 for both inward edge normals, e.g. (1, 0, 1)
+    # at (0, 0, 0); with the normal inset (0, 1, 0) the sheet shrinks to [0.25, 9.75]^2 and drops 0.25.
+    # Cap: corner (10, 0, 0) lies in one triangle whose extent along t / |t| = (-1, 0, 1) / sqrt(2) is
+    # 10 / sqrt(2); L = half = 3.536, L / |t| = 2.5. Corner (0, 0, 0): two triangles, extent 10 sqrt(2),
+    # L / |t| = 5.
+    d, caps = _lateral(_SHEET_V, _SHEET_F)
+    assert np.allclose(d, [[-1, 1, -1], [1, 1, -1], [1, 1, 1], [-1, 1, 1]])
+    assert np.allclose(caps, [5.0, 2.5, 5.0, 2.5])
+    inset = _SHEET_V - np.minimum(0.25, caps)[:, None] * d
+    assert np.allclose(inset, [[0.25, -0.25, 0.25], [9.75, -0.25, 0.25], [9.75, -0.25, 9.75], [0.25, -0.25, 9.75]])
+
+
+def test_double_sided_sheet_shrinks_in_its_plane():
+    # the same sheet drawn once per winding: its normals cancel (x = 0, step 4), its borders are used by
+    # two triangles on the same side, so they count as open and the sheet shrinks to [0.25, 9.75]^2 in y = 0
+    f2 = np.vstack([_SHEET_F, _SHEET_F[:, ::-1]])
+    d, caps = _lateral(_SHEET_V, f2)
+    inset = _SHEET_V - np.minimum(0.25, caps)[:, None] * d
+    assert np.allclose(inset, [[0.25, 0, 0.25], [9.75, 0, 0.25], [9.75, 0, 9.75], [0.25, 0, 9.75]])
+
+
+def test_narrow_strip_borders_do_not_cross():
+    # a 10 x 0.2 LDU open strip: its long borders may each move at most half the 0.2 LDU width sideways
+    v = np.array([[0, 0, 0], [10, 0, 0], [10, 0, 0.2], [0, 0, 0.2]], dtype=float)
+    d, caps = _lateral(v, _SHEET_F)
+    inset = v - np.minimum(0.25, caps)[:, None] * d
+    assert (inset[[0, 1], 2] <= 0.1 + 1e-9).all() and (inset[[2, 3], 2] >= 0.1 - 1e-9).all()
+    assert (inset[[0, 1], 2] > 0).all()  # but they do move in
+    assert np.allclose(inset[:, 1], -0.25)  # the normal inset stays whole
+
+
+def test_stud_base_moves_up_the_stud():
+    # Brick 2 x 4 3001: the stud cylinders (radius 6, 4 LDU high) stand open on the top face (y = 0);
+    # their bottom circle moves up the stud by the inset (y = -0.25) and in by the normal inset;
+    # cap: half the 4 LDU wall height (L = 2)
+    s = _shape("3001")
+    r = np.hypot(s.vertices[:, 0] - 10, s.vertices[:, 2] - 10)
+    base = np.isclose(r, 6, atol=1e-3) & np.isclose(s.vertices[:, 1], 0)
+    assert base.sum() == 16
+    v = s.inset_vertices(0.25)
+    assert np.allclose(v[base, 1], -0.25)
+    assert np.allclose(s.caps[base], 2.0)
+
+
+@pytest.mark.parametrize("shift,hit", [(0, False), (1, True)])
+def test_dishes_side_by_side(shift, hit):
+    # Dish 2 x 2 2654 (2654a): rim radius 20, so two dishes 40 LDU apart touch rim to rim; pushed
+    # 1 LDU into each other they overlap by 1 LDU, more than the 0.5 LDU the insets leave
+    from bricklayer import from_ldraw
+
+    b = from_ldraw(f"1 1 0 0 0 1 0 0 0 1 0 0 0 1 2654.dat\n1 2 {40 - shift} 0 0 1 0 0 0 1 0 0 0 1 2654.dat\n")
+    assert (len(b.colliding_placements) == 1) is hit
