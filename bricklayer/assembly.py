@@ -12,12 +12,18 @@ A part (or a kept sub-build, see below) may be added when
    directions - straight down onto studs first, then +X, -X, +Y, -Y, and up -
    from far away to its place, its collision mesh (each surface inset by
    ``TOL.collision_inset`` = 0.25 LDU, :mod:`ldraw_data.collision`) meets no
-   placed part. The path is sampled in steps of at most 1 LDU over the stretch
+   placed part. Along a world axis, for two parts at axis-aligned rotations, the
+   column test of :mod:`bricklayer._columns` decides (both meshes rasterised
+   into 0.5 LDU columns along the axis, min and max surface height per
+   column: u meets j iff in a shared column j's surface
+   lies ahead of u's; exact up to the grid, blind to features thinner than
+   0.5 LDU across the motion). Along other directions (joint axes, tilted
+   parts' axes) and for tilted parts, the path is sampled in steps of at most 1 LDU over the stretch
    where the two parts' bounding boxes overlap (a part's walls are 1.5 LDU or
    more thick, and the insets leave another 0.5 LDU). A pair that already
    touches at the final pose (a stud's press fit) is tested with the
    press-fit allowance of the validator (:data:`~bricklayer.validate.collisions.
-   PRESS_FIT_ALLOWANCE`) added to the inset; a pair that collides even so
+   PRESS_FIT_ALLOWANCE`) added to the inset and the sampled test; a pair that collides even so
    is a collision the validator reports, and is not held against the path.
 
 Order: assembly by disassembly over a directional blocking relation
@@ -98,6 +104,7 @@ from pathlib import Path
 
 import numpy as np
 
+from . import _columns
 from .constants import TOL
 
 log = logging.getLogger(__name__)
@@ -293,6 +300,7 @@ class _Geometry:
         #: snap fits: minifigure joints and pairs found by :meth:`snap_fit` (both orders)
         self.snap: set = set(self.snap_joints)
         self._memo: dict = {}
+        self._rasters: dict = {}
 
     # -- narrow phase
     def model(self, i: int, inset: float):
@@ -382,6 +390,15 @@ class _Geometry:
         hit = _PATH_MEMO.get(key)
         if hit is not None:
             return hit
+        if (u, j) not in self.hit_pairs:
+            a = self._world_axis(dv)
+            if a is not None:
+                blocked = self.columns_block(u, j, dv)
+                if blocked is not None:
+                    if _COLUMN_LOG is not None:
+                        _COLUMN_LOG.append((u, j, a, float(dv[a]), blocked))
+                    _PATH_MEMO[key] = blocked
+                    return blocked
         # the two parts at their final poses: choose the inset (press fits), or ignore a real collision
         inset = TOL.collision_inset
         ma, mb = self.model(u, inset), self.model(j, inset)
@@ -397,6 +414,44 @@ class _Geometry:
         blocked = self._sweep(u, ma, mb, rel, dloc, s_lo, s_hi, inset)
         _PATH_MEMO[key] = blocked
         return blocked
+
+    @staticmethod
+    def _world_axis(dv: np.ndarray):
+        """Index of the world axis dv lies along (unit, within 1e-9), else None."""
+        ad = np.abs(dv)
+        a = int(ad.argmax())
+        if abs(ad[a] - 1.0) > 1e-9 or ad.sum() - ad[a] > 1e-9:
+            return None
+        return a
+
+    def world_raster(self, i: int, a: int):
+        """Column raster of part i along world axis a (:func:`bricklayer._columns.world_raster`), kept per build;
+        None when the part is not at an axis-aligned rotation."""
+        k = (i, a)
+        if k in self._rasters:
+            return self._rasters[k]
+        key = self.eng.keys[i]
+        r = _columns.world_raster(self.eng.shapes[key], key, bool(self.mirrored[i]), TOL.collision_inset,
+                                  self.t[i], a)
+        self._rasters[k] = r
+        return r
+
+    def columns_block(self, u: int, j: int, dv: np.ndarray):
+        """Column test (module :mod:`bricklayer._columns`): does u, leaving along -dv (a world axis), meet j?
+
+        Exact up to the 0.5 LDU column grid (misses features thinner than a column across the
+        motion). None when dv is no world axis or a part is tilted: use the sampled test.
+        """
+        a = self._world_axis(dv)
+        if a is None:
+            return None
+        ru = self.world_raster(u, a)
+        if ru is None:
+            return None
+        rj = self.world_raster(j, a)
+        if rj is None:
+            return None
+        return _columns.meets(ru, rj, forward=bool(dv[a] < 0))
 
     def _sweep(self, u, ma, mb, rel, dloc, s_lo, s_hi, inset) -> bool:
         """Sampled path test: j at ``rel`` moved by ``s * dloc`` (u's frame), s over [s_lo, s_hi] every <= 1 LDU.
@@ -497,6 +552,8 @@ class _Geometry:
 
 
 _PATH_MEMO: dict = {}
+#: When a list, every pair the column test decides is appended as (u, j, world axis, dv[axis], blocked).
+_COLUMN_LOG = None
 _SWEPT: dict = {}
 _SWEPT_ASKED: dict = {}
 #: Path samples tested one by one before a swept copy takes over; copies per swept BVH.

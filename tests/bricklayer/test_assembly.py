@@ -102,3 +102,88 @@ def test_path_test_stops_a_brick_sliding_over_a_stud():
         assert g.blocks(1, 0, along_x) is blocked
         # the other way and straight down the 1x1 brick is not on the path
         assert not g.blocks(1, 0, -along_x) and not g.blocks(1, 0, np.array([0.0, 0.0, -1.0]))
+
+
+def test_column_raster_of_a_1x1_brick():
+    # 3005 at the origin, axis-aligned: inset 0.25 LDU, its footprint x, y 0.25..19.75 LDU holds the column
+    # centres 0.25, 0.75, ..., 19.75 (40 a side, 1600 columns); along z the highest surface is the stud
+    # top 24 + 4 - 0.25 = 27.75 LDU over the stud, the top face 24 - 0.25 = 23.75 LDU at the corner
+    # column, and the lowest is the wall bottom 0.25 LDU at the corner; across x the raster runs
+    # along the brick's 24 + 4 LDU height (z 0.25..27.75, 56 columns over the stud's height band)
+    import numpy as np
+
+    from bricklayer.assembly import _Geometry
+
+    b = LegoBuild()
+    b.add(Element("3005"), (0, 0, 0))
+    g = _Geometry(b)
+    r = g.world_raster(0, 2)
+    assert r.m0.tolist() == [0, 0] and r.m1.tolist() == [40, 40]
+    lo, hi = r.window(r.m0, r.m1)
+    assert np.isfinite(lo).sum() == 1600
+    assert hi[20, 20] == 27.75 and hi[0, 0] == 23.75 and lo[0, 0] == 0.25
+    rx = g.world_raster(0, 0)
+    assert rx.m0.tolist() == [0, 0] and rx.m1.tolist() == [40, 56]  # (y, z) columns: z 0..28 LDU
+    lo, hi = rx.window(rx.m0, rx.m1)
+    assert lo[0, 0] == 0.25 and hi[0, 0] == 19.75  # wall faces x 0.25 and 19.75 LDU
+
+
+def test_column_test_worked_values():
+    # 1x4 brick 3010 (part 1) beside / over a 1x1 brick 3005 (part 0, at the origin). blocks(1, 0, dv):
+    # does the 1x1 brick stop the 1x4 brick coming in along dv (leaving along -dv)?
+    import numpy as np
+
+    from bricklayer.assembly import DIRECTIONS, _DIR_NAMES, _Geometry
+
+    def answers(pos):
+        b = LegoBuild()
+        b.add(Element("3005"), (0, 0, 0))
+        b.add(Element("3010"), pos)
+        g = _Geometry(b)
+        out = {}
+        for n, d in zip(_DIR_NAMES, DIRECTIONS):
+            out[n] = g.columns_block(1, 0, d)
+            s_lo, s_hi = g._interval(1, 0, d)
+            fcl = s_hi > s_lo and g._sweep(1, g.model(1, 0.25), g.model(0, 0.25), g.inv[1] @ g.t[0],
+                                           g.inv[1][:3, :3] @ d, s_lo, s_hi, 0.25)
+            assert out[n] == fcl, n  # the sampled FCL test agrees
+        return out
+
+    # same level, touching at x = 20 LDU (inset faces 19.75 and 20.25: neighbouring columns): only coming
+    # in along +x (leaving along -x) runs into the 1x1 brick
+    assert answers((1, 0, 0)) == {"down": False, "+x": True, "-x": False, "+y": False, "-y": False, "up": False}
+    # resting on it (bottom at 24 LDU, the stud 24..28 inside): goes on from above only
+    assert answers((0, 0, 3)) == {"down": False, "+x": True, "-x": True, "+y": True, "-y": True, "up": True}
+    # one brick higher (bottom 48.25 > stud top 27.75): free sideways, not from below
+    assert answers((0, 0, 6)) == {"down": False, "+x": False, "-x": False, "+y": False, "-y": False, "up": True}
+
+
+def test_column_test_of_a_tilted_part_agrees_with_the_sampled_test():
+    # (optional tilted rasters) a 1x4 brick 3010 turned 30 degrees about z, standing on the ground
+    # beside / over a 1x1 brick 3005:
+    # the column raster of a tilted part is its own (not a permutation of the local one); it must give
+    # the FCL sampled test's answers in all six directions
+    import numpy as np
+
+    from bricklayer import _columns
+    from bricklayer.assembly import DIRECTIONS, _Geometry
+
+    c, s = np.cos(np.pi / 6), np.sin(np.pi / 6)
+    for shift, z in (((30.0, 0.0, 0.0), 0.0), ((-10.0, 10.0, 0.0), 24.0)):
+        pose = np.eye(4)
+        pose[:3, :3] = [[c, -s, 0], [s, c, 0], [0, 0, 1]]
+        pose[:3, 3] = (shift[0], shift[1], z)
+        b = LegoBuild()
+        b.add(Element("3005"), (0, 0, 0))
+        b.add_raw(Element("3010"), pose)
+        g = _Geometry(b)
+        assert _columns.axis_map(g.t[1][:3, :3]) is None  # tilted: the planner keeps the sampled test
+        assert g.columns_block(1, 0, DIRECTIONS[0]) is None
+        rs = [_columns.world_raster(g.eng.shapes[g.eng.keys[i]], g.eng.keys[i], False, 0.25, g.t[i], a, tilted=True)
+              for i in (0, 1) for a in range(3)]
+        for d in DIRECTIONS:
+            a = int(np.abs(d).argmax())
+            s_lo, s_hi = g._interval(1, 0, d)
+            fcl = bool(s_hi > s_lo and g._sweep(1, g.model(1, 0.25), g.model(0, 0.25), g.inv[1] @ g.t[0],
+                                                g.inv[1][:3, :3] @ d, s_lo, s_hi, 0.25))
+            assert _columns.meets(rs[3 + a], rs[a], forward=bool(d[a] < 0)) == fcl, (shift, d)
