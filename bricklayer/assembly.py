@@ -1038,14 +1038,31 @@ class _Search:
         """Units the search did not reach, placed bottom-up and each checked against the ones before it.
 
         The disassembly ran out of time with ``left`` still in the model: they come first in the
-        assembly order, lowest first. Each is checked by the two rules against the units of ``left``
+        assembly order, lowest first among those standing on the ground or touching a unit already
+        ordered (a breadth-first walk of the support and connection graph). Each is checked by the two rules against the units of ``left``
         placed before it (support: it stands on the ground or touches one of them; path: a free
         direction). Returns ``(unit, direction)`` in removal order (the reverse of placing) for the
         ones that pass; the others are reported failed with the reason, and so is everything left
         when :attr:`_Planner.check_deadline` passes.
         """
         g = self.g
-        order = sorted(left, key=lambda k: (self.zkey[k], self.top(k), k))
+        # lowest first among the units that stand on the ground or touch one already in the order
+        # (support and connection neighbours), so each comes after something that holds it
+        key = {k: (self.zkey[k], self.top(k), k) for k in left}
+        heap = [key[k] for k in left if self.grounded(k)]
+        heapq.heapify(heap)
+        seen = {h[2] for h in heap}
+        order = []
+        while heap:
+            k = heapq.heappop(heap)[2]
+            order.append(k)
+            for i in self.parts[k].tolist():
+                for j in g.neighbors[i]:
+                    v = int(self.owner[j])
+                    if v in key and v not in seen:
+                        seen.add(v)
+                        heapq.heappush(heap, key[v])
+        order += sorted((k for k in left if k not in seen), key=lambda k: key[k])
         present = np.zeros(g.n, dtype=bool)
         passed = []
         for n_done, k in enumerate(order):
