@@ -252,3 +252,13 @@ def test_window_glass_captured_in_its_frame_is_held():
     b = build(True)
     assert b.colliding_placements == [] and b.floating_placements == []
     assert [p.content.ldraw_id for p in build(False).floating_placements] == ["60602"]
+
+
+def test_star_destroyer_superstructure_settles_onto_its_hull(official_dir):
+    """10030: the 1,246-part superstructure is drawn above the hull and first meets it when lowered
+    5 LDU (inset meshes; ``TOL.settle_drop`` 6 LDU); the hull with it stands on its own ground,
+    72.35 LDU above the stand drawn apart. Before the drop was raised, all 2,927 parts floated."""
+    b = from_ldraw((official_dir / "10030_1_Imperial_Star_Destroyer_UCS.mpd").read_text())
+    s = support_graph(b, separate_objects=True)
+    assert len(s.floating) < 30
+    assert list(s.own_ground.values()) == [72.351]
