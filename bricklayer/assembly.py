@@ -186,7 +186,7 @@ class _Geometry:
     (connector family of a type name).
     """
 
-    def __init__(self, build):
+    def __init__(self, build, separate_objects: bool = False):
         from ldraw_data.connectors import _parse_type, connector_types
 
         from .validate.collisions import _STORE, _collide
@@ -214,7 +214,7 @@ class _Geometry:
         self.min_z = eng.min_z
         self.flat = eng.wa.placements
         # separate objects (stands, loose parts drawn apart) stand on their own level, as official files draw them
-        sup = support_graph(build, separate_objects=True)
+        sup = support_graph(build, separate_objects=separate_objects)
         self.grounded = np.asarray(sup.grounded, dtype=bool)
         nb = [set() for _ in range(self.n)]
         if len(sup.edges):
@@ -678,8 +678,10 @@ class AssemblyPlan:
 
 
 class _Planner:
-    def __init__(self, max_parts_per_step: int, deadline: float, check_deadline: float):
+    def __init__(self, max_parts_per_step: int, deadline: float, check_deadline: float,
+                 separate_objects: bool = False):
         self.max_step = max_parts_per_step
+        self.separate_objects = separate_objects
         self.deadline = deadline              # the disassembly search stops here
         self.check_deadline = check_deadline  # the forward check of the parts it did not reach stops here
         self.depth = 0
@@ -738,7 +740,7 @@ class _Planner:
 
     def plan(self, build) -> dict:
         """Sequence a build in its own frame by disassembly (see module notes)."""
-        g = _Geometry(build)
+        g = _Geometry(build, self.separate_objects)
         flat = g.flat
         self.depth += 1
         try:
@@ -1129,7 +1131,7 @@ class _Search:
             blocked_below = any(self.owner[j] >= 0 and j not in g.skip for j in np.flatnonzero(
                 np.all(g.lo[:, :2] < hi[:2], axis=1) & np.all(g.hi[:, :2] > lo[:2], axis=1)
                 & (g.hi[:, 2] <= lo[2] + 1.0)).tolist())
-            if under or not blocked_below:
+            if under or (self.pl.separate_objects and not blocked_below):
                 self.gr[low] = True
                 log.info("assembly: %d units stand on their own lowest part %s", len(comp), self._desc(int(parts[0])))
                 continue
@@ -1329,7 +1331,8 @@ def _sequence_build(planner: _Planner, build, res: dict, memo: dict):
     return seq
 
 
-def assembly_sequence(build, *, max_parts_per_step: int = 6, time_budget: float | None = TIME_BUDGET) -> AssemblyPlan:
+def assembly_sequence(build, *, max_parts_per_step: int = 6, time_budget: float | None = TIME_BUDGET,
+                      separate_objects: bool = False) -> AssemblyPlan:
     """Find a buildable order of a build's parts (see module rules).
 
     Parameters
@@ -1340,18 +1343,35 @@ def assembly_sequence(build, *, max_parts_per_step: int = 6, time_budget: float 
         steps of at most this many.
     time_budget : float or None, seconds
         Planning stops after this long; parts not reached by then are
-        reported failed ("time budget exceeded"). None: no limit.
+        reported failed ("time budget exceeded"). None: no limit. Three
+        quarters go to the search, the rest to checking the parts it did not
+        reach bottom-up; loading collision shapes and rasters the first time
+        (cold caches) is not counted against it.
+    separate_objects : bool
+        Let objects drawn apart (touching nothing, nothing below them) stand on
+        their own ground, as official files draw stands and loose parts
+        (:func:`bricklayer.validate.support.support_graph`). Off by default, as
+        in the validator: a part hanging in the air cannot be placed.
 
     Returns
     -------
     AssemblyPlan
         Indices refer to ``build.flattened_placements``.
+
+    Raises
+    ------
+    ValueError
+        ``max_parts_per_step`` below 1 or a negative ``time_budget``.
     """
+    if int(max_parts_per_step) < 1:
+        raise ValueError(f"max_parts_per_step must be 1 or more, not {max_parts_per_step}")
+    if time_budget is not None and not time_budget >= 0:
+        raise ValueError(f"time_budget must be a number of seconds >= 0 or None, not {time_budget}")
     from .build import LegoBuild
 
     t0 = time.perf_counter()
     budget = time_budget if time_budget is not None else 1e18
-    pl = _Planner(max_parts_per_step, t0 + _SEARCH_SHARE * budget, t0 + budget)
+    pl = _Planner(max_parts_per_step, t0 + _SEARCH_SHARE * budget, t0 + budget, separate_objects)
     res = pl.plan(build)
     pl.n_groups = 0
     seq = _sequence_build(pl, build, res, {})
@@ -1389,7 +1409,8 @@ def assembly_sequence(build, *, max_parts_per_step: int = 6, time_budget: float 
 
 
 def write_instructions(build, out_dir, *, images: bool = True, max_images: int = 200, size=(800, 600),
-                       max_parts_per_step: int = 6) -> dict:
+                       max_parts_per_step: int = 6, time_budget: float | None = TIME_BUDGET,
+                       separate_objects: bool = False, overwrite: bool = False) -> dict:
     """Write the assembly sequence as an MPD with ``0 STEP`` groups and, with the renderer, an image per step.
 
     What ``brickwright instructions MODEL --out DIR`` calls.
@@ -1405,25 +1426,50 @@ def write_instructions(build, out_dir, *, images: bool = True, max_images: int =
     max_images : int
         Render at most this many steps (the last ones are dropped).
     size : (width, height), pixels
-    max_parts_per_step : int
+    max_parts_per_step, time_budget, separate_objects
+        As for :func:`assembly_sequence`.
+    overwrite : bool
+        Replace the files of an earlier run in ``out_dir`` (and remove its step
+        images). Without it, a folder that already holds ``steps.mpd``,
+        ``plan.json`` or step images is left alone and FileExistsError raised.
 
     Returns
     -------
     dict
         ``{"mpd": Path, "plan": Path, "images": [Path, ...], "summary": dict, "image_error": str or None}``.
+
+    Raises
+    ------
+    FileExistsError
+        Output files exist and ``overwrite`` is False.
+    NotADirectoryError
+        ``out_dir`` is a file.
     """
     import json
+
+    from ldraw_data.fileio import atomic_write
 
     from .build import LegoBuild
     from .io import write_ldraw
 
     out = Path(out_dir)
+    if out.exists() and not out.is_dir():
+        raise NotADirectoryError(f"{out} is a file; give a folder for the instructions")
+    old = ([p for p in (out / "steps.mpd", out / "plan.json") if p.exists()] + sorted(out.glob("step-*.png"))
+           if out.is_dir() else [])
+    if old and not overwrite:
+        raise FileExistsError(f"{out} already holds instructions ({old[0].name}"
+                              f"{f' and {len(old) - 1} more files' if len(old) > 1 else ''}); "
+                              "pass overwrite=True (CLI: --force) to replace them")
+    plan = assembly_sequence(build, max_parts_per_step=max_parts_per_step, time_budget=time_budget,
+                             separate_objects=separate_objects)
     out.mkdir(parents=True, exist_ok=True)
-    plan = assembly_sequence(build, max_parts_per_step=max_parts_per_step)
+    for p in out.glob("step-*.png"):  # images of an earlier run would mix with this one's
+        p.unlink()
     mpd = write_ldraw(plan.sequence, out / "steps.mpd", overwrite=True, title=f"{build.name or 'model'} - assembly sequence")
     summary = plan.summary(build)
     pj = out / "plan.json"
-    pj.write_text(json.dumps(summary, indent=2), encoding="utf-8")
+    atomic_write(pj, json.dumps(summary, indent=2))
     paths, err = [], None
     if images:
         try:

@@ -55,6 +55,11 @@ def _is_header_line(text: str) -> bool:
     return up[0] == "0" and up[1:2] != ["STEP"] and up[1:2] != [_NAME_META] and up[1:3] != ["BFC", "INVERTNEXT"]
 
 
+def _bad_colour(code) -> str:
+    return (f"colour code {code} is not defined in LDConfig.ldr; use a code it defines (e.g. 4 for red, "
+            "16 to inherit the parent's colour) or a direct colour 0x2RRGGBB")
+
+
 def _element_for(part_id: str, color: int, known: bool, cache: dict) -> Element:
     key = (part_id, color, known)
     e = cache.get(key)
@@ -148,7 +153,10 @@ def _doc_to_build(doc: LDrawDocument, library, warnings: list, lines: list[str])
                     warned.add(key)
                     warnings.append(LDrawWarning(doc.source, it.line,
                         f"unknown part {it.name!r} kept as a placement without geometry or connectors"))
-                el = _element_for(pid, it.color, known, elements)
+                try:
+                    el = _element_for(pid, it.color, known, elements)
+                except ValueError:
+                    raise LDrawParseError(doc.source, it.line, _bad_colour(it.color)) from None
                 if blk is not None:
                     embed(blk)
                 pose = Pose.from_matrix(L2B @ mat @ el.local_to_ldraw if known else L2B @ mat @ B2L)
@@ -159,7 +167,12 @@ def _doc_to_build(doc: LDrawDocument, library, warnings: list, lines: list[str])
             if name is not None and name in b._names:
                 warnings.append(LDrawWarning(doc.source, it.line, f"duplicate name {name!r}; second one dropped"))
                 name = None
-            pl = b.add_raw(content, pose, name=name, color=sub_color)
+            try:
+                pl = b.add_raw(content, pose, name=name, color=sub_color)
+            except ValueError:
+                if sub_color is None:
+                    raise
+                raise LDrawParseError(doc.source, it.line, _bad_colour(sub_color)) from None
             pl.origin = (f.name, it.line)
             if notes:
                 pl.ldraw_notes, notes = tuple(notes), []

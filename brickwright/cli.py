@@ -213,20 +213,49 @@ def validate(model: Path = typer.Argument(..., help=".ldr, .mpd or build.py"),
 def instructions(model: Path = typer.Argument(..., help=".ldr, .mpd or build.py"),
                  out: Path = typer.Option(..., help="Folder for steps.mpd, plan.json and step images."),
                  images: bool = typer.Option(True, help="Render an image per step."),
-                 max_parts_per_step: int = typer.Option(6, help="Parts per step at most.")):
-    """Find a buildable assembly order and write it as LDraw steps (and pictures)."""
+                 max_images: int = typer.Option(200, min=0, help="Render at most this many steps."),
+                 max_parts_per_step: int = typer.Option(6, min=1, help="Parts per step at most."),
+                 budget: float = typer.Option(60.0, min=0.0, help="Planning time budget, seconds."),
+                 separate_objects: bool = typer.Option(
+                     False, "--separate-objects",
+                     help="Objects drawn apart (stands, loose parts) stand on their own ground, as official "
+                          "files draw them."),
+                 force: bool = typer.Option(False, "--force", help="Replace instructions already in OUT.")):
+    """Find a buildable assembly order and write it as LDraw steps (and pictures).
+
+    Exits 1 when some parts could not be placed (the reasons are listed)."""
     from bricklayer.assembly import write_instructions
 
     from .inspect_model import load_build
 
+    if out.exists() and not out.is_dir():
+        _fail(f"{out} is a file; --out takes a folder")
     build, _ = _load_model_or_script(model)
     if build is None:
         build = load_build(model)
-    res = write_instructions(build, out, images=images, max_parts_per_step=max_parts_per_step)
-    typer.echo(res["summary"])
+    try:
+        res = write_instructions(build, out, images=images, max_images=max_images,
+                                 max_parts_per_step=max_parts_per_step, time_budget=budget,
+                                 separate_objects=separate_objects, overwrite=force)
+    except FileExistsError as exc:
+        _fail(str(exc).replace("overwrite=True (CLI: --force)", "--force"))
+    s = res["summary"]
+    typer.echo(f"{model.name}: {s['placed']} of {s['parts'] - s['skipped']} parts placed "
+               f"({100 * s['placed_share']:.1f}%), {s['skipped']} left to a last step "
+               f"({', '.join(f'{k}: {v}' for k, v in s['skipped_reasons'].items()) or 'none'}), "
+               f"{s['failed']} could not be placed; {s['steps']} steps in {s['seconds']} s")
+    for f in s["failures"]:
+        typer.echo(f"  NOT PLACED {f['part']}: {f['reason']}")
+    if s["failed"] > len(s["failures"]):
+        typer.echo(f"  ... and {s['failed'] - len(s['failures'])} more (plan.json)")
     typer.echo(f"steps: {res['mpd']}")
+    typer.echo(f"plan: {res['plan']}")
+    if res["images"]:
+        typer.echo(f"images: {len(res['images'])} in {out}")
     if res.get("image_error"):
         typer.echo(f"images: {res['image_error']}", err=True)
+    if s["failed"]:
+        raise typer.Exit(1)
 
 
 # ----------------------------------------------------------------------------- render

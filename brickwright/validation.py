@@ -59,6 +59,46 @@ def _where(d: dict) -> str:
     return f"{d['label']}{sub} at grid ({g}){loc}"
 
 
+def _not_catalog_parts(build) -> tuple[list, list, list]:
+    """Placements that break "only real catalog parts" (README): (unknown, not parts, scaled).
+
+    Unknown: no geometry, neither in the library nor embedded in the file
+    (:func:`bricklayer.validate.collisions.unchecked_placements`). Not parts: files
+    of a library sub-folder (``s/``, ``48/``) or of ``p/`` (primitives; LDraw spec:
+    parts live in ``parts/``). Scaled: world rotation with ``|R^T R - I| > 0.1``
+    (rounded matrices of official files stay under 0.06).
+    """
+    import numpy as np
+
+    from bricklayer.validate.collisions import unchecked_placements
+
+    flat = build.flattened_placements
+    unknown = unchecked_placements(build)
+    lib = None
+    try:
+        from ldraw_data.library import get_library
+
+        lib = get_library()
+    except Exception:  # noqa: BLE001 - no library: nothing can be told about folders
+        pass
+    not_parts, scaled = [], []
+    unknown_ids = {id(p.leaf) for p in unknown}
+    for fp in flat:
+        if id(fp.leaf) in unknown_ids:
+            continue
+        pid = fp.content.ldraw_id
+        if lib is not None and getattr(fp.content, "_known", True):
+            key = pid.lower().replace("\\", "/") + ("" if pid.lower().endswith(".dat") else ".dat")
+            folder = lib.folder_of(key)
+            if folder is not None and ("/" in key or folder.lower().endswith("p")):
+                not_parts.append(fp)
+                continue
+        r = fp.pose.matrix[:3, :3]
+        if np.abs(r.T @ r - np.eye(3)).max() > 0.1:
+            scaled.append(fp)
+    return unknown, not_parts, scaled
+
+
 def validation_report(build, *, source: str = "build", expected_components: int | None = None) -> dict:
     """Validate a build and describe every problem with a hint.
 
@@ -73,7 +113,8 @@ def validation_report(build, *, source: str = "build", expected_components: int 
     Returns
     -------
     dict
-        ``valid`` (no collisions, nothing floating, and the expected component
+        ``valid`` (no collisions, nothing floating, only catalog parts - no
+        ``unknown_parts``, ``not_parts`` or ``scaled`` placements - and the expected component
         count if given), ``parts``, ``unique_parts`` (distinct part ids),
         ``unique_elements`` (distinct part id and colour), ``collisions`` (list
         of {a, b, overlap_ldu, mated}), ``floating`` (list), ``components``
@@ -89,7 +130,11 @@ def validation_report(build, *, source: str = "build", expected_components: int 
     floating = [describe_placement(build, p) for p in build.floating_placements]
     comps = build.connected_components
     sizes = [len(c) for c in comps]
-    ok = not cols and not floating
+    unknown, not_parts, scaled = _not_catalog_parts(build)
+    unknown = [describe_placement(build, p) for p in unknown]
+    not_parts = [describe_placement(build, p) for p in not_parts]
+    scaled = [describe_placement(build, p) for p in scaled]
+    ok = not cols and not floating and not unknown and not not_parts and not scaled
     if expected_components is not None and len(comps) != expected_components:
         ok = False
     problems = []
@@ -109,6 +154,19 @@ def validation_report(build, *, source: str = "build", expected_components: int 
     if floating:
         problems.append("  try: rest it on studs of a supported part (stack(..., on=...)), connect() it to one, "
                         "or add a part below it that reaches the ground")
+    for kind, rows, hint in (
+            ("UNKNOWN PART", unknown, "not in the LDraw library nor embedded in the file, so it cannot be "
+             "checked: use a real part id (`brickwright search`)"),
+            ("NOT A PART", not_parts, "a sub-part (s/) or primitive (p/) of the LDraw library placed as if "
+             "it were a part: use the catalog part it belongs to"),
+            ("SCALED", scaled, "its rotation matrix scales or squashes it (|R^T R - I| > 0.1): real parts "
+             "cannot be scaled; use an orthonormal rotation")):
+        for d in rows[:MAX_LISTED]:
+            problems.append(f"{kind} {_where(d)}")
+        if len(rows) > MAX_LISTED:
+            problems.append(f"... and {len(rows) - MAX_LISTED} more")
+        if rows:
+            problems.append(f"  {hint}")
     if expected_components is not None and len(comps) != expected_components or (
             expected_components is None and len(comps) > 1):
         problems.append(f"COMPONENTS {len(comps)} separate pieces (sizes {sizes[:10]}"
@@ -120,4 +178,5 @@ def validation_report(build, *, source: str = "build", expected_components: int 
             "unique_parts": len({p.content.ldraw_id for p in flat}),
             "unique_elements": len({p.content for p in flat}),
             "collisions": cols, "floating": floating, "components": len(comps), "component_sizes": sizes,
+            "unknown_parts": unknown, "not_parts": not_parts, "scaled": scaled,
             "problems": problems, "text": "\n".join([head] + problems)}

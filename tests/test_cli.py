@@ -119,3 +119,27 @@ def test_empty_model_is_an_error(tmp_path):
     empty.write_text("0 nothing here\n")
     r = run("validate", str(empty))
     assert r.exit_code == 1 and "no parts found" in r.output
+
+
+def test_instructions_refuse_to_overwrite_and_fail_on_unplaced_parts(tmp_path):
+    # a brick on the ground and one hanging 500 LDU up and away: the second cannot be placed
+    model = tmp_path / "float.ldr"
+    model.write_text("1 4 0 0 0 1 0 0 0 1 0 0 0 1 3001.dat\n1 4 300 -502 -300 1 0 0 0 1 0 0 0 1 3001.dat\n")
+    out = tmp_path / "steps"
+    r = runner.invoke(app, ["instructions", str(model), "--out", str(out), "--no-images"])
+    assert r.exit_code == 1 and "1 of 2 parts placed" in r.output and "NOT PLACED" in r.output
+    before = (out / "steps.mpd").read_text()
+    r = runner.invoke(app, ["instructions", str(model), "--out", str(out), "--no-images"])
+    assert r.exit_code == 1 and "--force" in r.output
+    assert (out / "steps.mpd").read_text() == before
+    # drawn apart on purpose (as official files draw stands): both placed
+    r = runner.invoke(app, ["instructions", str(model), "--out", str(out), "--no-images", "--force",
+                            "--separate-objects"])
+    assert r.exit_code == 0 and "2 of 2 parts placed" in r.output
+
+
+def test_unknown_colour_code_names_file_and_line(tmp_path):
+    model = tmp_path / "c.ldr"
+    model.write_text("1 4 0 0 0 1 0 0 0 1 0 0 0 1 3001.dat\n1 999 0 -24 0 1 0 0 0 1 0 0 0 1 3001.dat\n")
+    r = runner.invoke(app, ["validate", str(model)])
+    assert r.exit_code == 1 and "c.ldr:2: colour code 999" in r.output and "Traceback" not in r.output

@@ -50,8 +50,9 @@ Rules (issue #4, docs/bricklayer-api.md "Validation semantics"):
   a part below it or touches its neighbours, so it still floats.
 - **Unknown bases.** A part without geometry (not in the library nor
   embedded) cannot be checked; parts whose lowest point lies within
-  ``TOL.ground_band`` above the origin of such a part are taken to stand on
-  it and are grounded. In 1788 Treasure Chest the whole chest stands on the
+  ``TOL.ground_band`` above the origin of such a part, and whose centre lies
+  within :data:`UNKNOWN_BASE_REACH` of it in x and y (half the width of a
+  32 x 32 baseplate), are taken to stand on it and are grounded. In 1788 Treasure Chest the whole chest stands on the
   baseplate ``3334H.DAT``, which the library lacks (its origin is its top
   face, LDraw convention for baseplates); without this rule 145 of its 186
   parts were reported floating.
@@ -184,6 +185,10 @@ def _settle_edges(eng, labels: np.ndarray, supported: np.ndarray) -> np.ndarray:
     pairs = pairs[~still]
     return pairs[:, ::-1].astype(np.intp)
 
+
+#: Largest distance (LDU, in x and in y) from the origin of an unknown part to the centre of a part
+#: taken to stand on it (module rules): half the width of the largest baseplate, 32 x 32 studs.
+UNKNOWN_BASE_REACH = 320.0
 
 #: Smallest gap (LDU, between bounding boxes) that separates an object standing on its own ground
 #: from every other object. Measured on the official models: the separate objects (stands, display
@@ -327,10 +332,12 @@ def support_graph(build, *, separate_objects: bool = False) -> SupportResult:
         mz = eng.min_z
         ground = float(mz[has].min()) if has.any() else float(mz.min())
         grounded = has & (mz <= ground + TOL.ground_band)
-        unknown_z = eng.wa.poses[~has, 2, 3]
-        if len(unknown_z):
-            dz = mz[:, None] - unknown_z[None, :]
-            grounded |= has & np.any((dz >= -0.5) & (dz <= TOL.ground_band), axis=1)
+        unknown = eng.wa.poses[~has, :3, 3]
+        if len(unknown):
+            dz = mz[:, None] - unknown[None, :, 2]
+            mid = (eng.box_lo[:, :2] + eng.box_hi[:, :2]) / 2
+            dxy = np.abs(mid[:, None, :] - unknown[None, :, :2]).max(axis=2)
+            grounded |= has & np.any((dz >= -0.5) & (dz <= TOL.ground_band) & (dxy <= UNKNOWN_BASE_REACH), axis=1)
         edges = []
         cg = connection_graph(build)
         if len(cg.pairs):

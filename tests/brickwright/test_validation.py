@@ -1,0 +1,40 @@
+"""The validation report: only catalog parts are valid (README, issue #4)."""
+
+from __future__ import annotations
+
+from bricklayer import from_ldraw
+from brickwright.validation import validation_report
+
+
+def _report(text: str) -> dict:
+    return validation_report(from_ldraw(text), source="t.ldr")
+
+
+def test_unknown_part_makes_the_build_not_valid_and_grounds_nothing_far_away():
+    # a brick hangs 500 LDU up; an unknown part 5,000 LDU away at its height must not hold it
+    r = _report("1 4 0 0 0 1 0 0 0 1 0 0 0 1 3001.dat\n"
+                "1 4 5000 -500 5000 1 0 0 0 1 0 0 0 1 nosuchpart.dat\n"
+                "1 4 0 -524 0 1 0 0 0 1 0 0 0 1 3001.dat\n")
+    assert not r["valid"]
+    assert [d["part_id"] for d in r["unknown_parts"]] == ["nosuchpart"]
+    assert [d["line"] for d in r["floating"]] == [3]
+
+
+def test_a_model_of_only_a_missing_part_is_not_valid():
+    r = _report("1 4 0 0 0 1 0 0 0 1 0 0 0 1 nosuchpart.dat\n")
+    assert not r["valid"] and len(r["unknown_parts"]) == 1
+
+
+def test_subparts_and_primitives_placed_as_parts_are_not_parts():
+    r = _report("1 4 0 0 0 1 0 0 0 1 0 0 0 1 s/3001s01.dat\n1 4 0 -30 0 1 0 0 0 1 0 0 0 1 4-4cyli.dat\n")
+    assert not r["valid"]
+    assert [d["part_id"] for d in r["not_parts"]] == ["s/3001s01", "4-4cyli"]
+
+
+def test_a_scaled_brick_is_not_valid_but_a_rounded_rotation_is():
+    r = _report("1 4 0 0 0 1 0 0 0 1 0 0 0 1 3001.dat\n1 4 0 -24 0 2 0 0 0 2 0 0 0 2 3001.dat\n")
+    assert not r["valid"] and [d["line"] for d in r["scaled"]] == [2]
+    # official files round rotation matrices to 3-4 decimals: 0.7071 is a rotation, not a scale
+    r = _report("1 4 0 0 0 1 0 0 0 1 0 0 0 1 3001.dat\n"
+                "1 4 0 -24 0 0.7071 0 0.7071 0 1 0 -0.7071 0 0.7071 3001.dat\n")
+    assert r["scaled"] == []
