@@ -64,6 +64,9 @@ direction (:meth:`_Geometry.snap_fit`) are taken as a snap fit too: two rigid
 parts so interlocked cannot meet along any line, yet the official model is
 built, so one of them flexes (a turntable top 3404 clicked onto its base
 3403 without a label, a slotted pin's lip 3673 through a wheel hub 6118).
+So is a stuck part that one touching part alone blocks in every direction
+(a clip 61252 on a handle 60478, a canopy 2466 turned down on its hinge
+plate, a magnet 2959c01 in its holder 2607).
 Every other part still blocks them; the plan counts such pairs
 (``AssemblyPlan.snap_fits``).
 
@@ -514,7 +517,7 @@ class _Geometry:
         _SWEPT[key] = (m, shape)
         return m
 
-    def snap_fit(self, u: int, j: int) -> bool:
+    def snap_fit(self, u: int, j: int, one_sided: bool = False) -> bool:
         """Are touching parts u and j a snap fit (module notes)? Marks the pair when so.
 
         True when they touch (collision broad phase) and j blocks u in every
@@ -524,12 +527,15 @@ class _Geometry:
         3404 clicked onto its base 3403, a slotted pin's lip 3673 through a
         wheel hub 6118, a clip over a bar) or turns into place. The pair then
         no longer blocks each other; every other part still does.
+        ``one_sided``: the caller found j to be the only part blocking u, in every
+        direction, and that is enough: a clip 61252 on a handle 60478, a canopy 2466
+        on its hinge plate 4276b, a magnet 2959c01 in its holder 2607).
         """
         if (u, j) in self.snap:
             return True
         if (u, j) not in self.contact:
             return False
-        for a, b in ((u, j), (j, u)):
+        for a, b in (() if one_sided else ((u, j), (j, u))):
             if not all(self.blocks(a, b, dv) for _, dv in self.directions(a)):
                 return False
         self.snap.add((u, j))
@@ -1151,9 +1157,11 @@ class _Search:
             w = why.get(k)
             if not w or w[0] != "blocked" or not w[1]:
                 continue
-            for j in set(w[1].values()):
+            only = set(w[1].values())
+            for j in only:
                 for i in self.parts[k].tolist():
-                    if (i, j) in self.g.contact and (i, j) not in self.g.snap and self.g.snap_fit(i, j):
+                    one = len(only) == 1
+                    if (i, j) in self.g.contact and (i, j) not in self.g.snap and self.g.snap_fit(i, j, one):
                         found += 1
             if time.perf_counter() > self.pl.deadline:
                 break
