@@ -18,6 +18,10 @@ supported ones. Measured on 10224 Town Hall: each glass 60602 in its frame
 60593 meets the frame after 1.5 LDU down or up, 1.0 along the frame and
 0.75 across it (inset meshes, 0.25 LDU steps).
 
+Known limit: glass drawn 1 LDU high in its frame touches the top of the
+groove (it meets the frame at the first step up) and is reported floating,
+though a real pane would drop 1 LDU and sit in the groove.
+
 A part lifted off its studs or left hanging after its holder is removed
 has free travel of a plate (8 LDU) or more downwards, so it is not captured
 and still floats (fault-injection benchmarks). Escape along a diagonal is

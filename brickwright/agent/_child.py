@@ -173,12 +173,13 @@ def format_exception(exc: BaseException, build_path: str, ns: dict[str, Any] | N
         ``type``, ``message``, ``line`` (1-based line in build.py or None), ``code`` (that line), ``hint``,
         ``text`` (the compact report: location, code line, message, hint, short trace).
     """
+    fname = os.path.basename(build_path) if build_path else "build.py"
     etype = type(exc).__name__
     message = str(exc)
     if isinstance(exc, SyntaxError):
         line, col = exc.lineno, exc.offset
         code = (exc.text or "").rstrip("\n")
-        text = f"SyntaxError in build.py line {line}" + (f", column {col}" if col else "") + f": {exc.msg}"
+        text = f"SyntaxError in {fname} line {line}" + (f", column {col}" if col else "") + f": {exc.msg}"
         if code:
             text += f"\n  {line:>4} | {code}"
             if col:
@@ -189,7 +190,7 @@ def format_exception(exc: BaseException, build_path: str, ns: dict[str, Any] | N
     line = user[-1].lineno if user else None
     code = (user[-1].line or "").strip() if user else ""
     hint = did_you_mean(exc, ns)
-    head = f"{etype} in {where}" + (f" at build.py line {line}" if line else "") + ":"
+    head = f"{etype} in {where}" + (f" at {fname} line {line}" if line else "") + ":"
     parts = [head]
     if code:
         parts.append(f"  {line:>4} | {code}")
