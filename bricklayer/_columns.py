@@ -278,11 +278,7 @@ def local_raster(shape, name: str, mirrored: bool, inset: float, axis: int, off:
     path = _disk_path(name, key) if cacheable else None
     r = _load(path) if cacheable else None
     if r is None:
-        v = shape.inset_vertices(inset)
-        f = shape.faces
-        if mirrored:
-            v = v * np.array([-1.0, 1.0, 1.0])
-            f = f[:, ::-1]
+        v, f = shape.inset_mesh(inset, mirrored)
         if rot is not None:
             v = v @ rot.T
         r = _rasterise(np.asarray(v, dtype=np.float64), np.asarray(f, dtype=np.int64), int(axis), off)

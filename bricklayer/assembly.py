@@ -502,11 +502,7 @@ class _Geometry:
         _SWEPT_ASKED[key] = _SWEPT_ASKED.get(key, 0) + 1
         if not build or _SWEPT_ASKED[key] < _SWEPT_REUSE:
             return None  # built only for paths asked for again and again (a build costs ~200 tests)
-        v = shape.inset_vertices(inset)
-        f = shape.faces
-        if mir:
-            v = v * np.array([-1.0, 1.0, 1.0])
-            f = f[:, ::-1]
+        v, f = shape.inset_mesh(inset, mir)
         off = -np.arange(_CHUNK)[:, None] * SAMPLE_STEP * dloc[None, :]
         vv = (v[None, :, :] + off[:, None, :]).reshape(-1, 3)
         ff = (f[None, :, :] + (np.arange(_CHUNK) * len(v))[:, None, None]).reshape(-1, 3)

@@ -197,6 +197,18 @@ class CollisionShape:
             return self.vertices - inset * self.directions
         return self.vertices - np.minimum(inset, self.caps)[:, None] * self.directions
 
+    def inset_mesh(self, inset: float, mirrored: bool = False) -> tuple[np.ndarray, np.ndarray]:
+        """The inset mesh, mirrored in x when asked: ``(vertices (v, 3) LDU, faces (f, 3) int)``.
+
+        A mirrored placement (determinant < 0, official files draw bent hoses so) is
+        the part mirrored in its local x with the faces' winding reversed, so
+        that the outside stays outside.
+        """
+        v = self.inset_vertices(inset)
+        if not mirrored:
+            return v, self.faces
+        return v * np.array([-1.0, 1.0, 1.0]), self.faces[:, ::-1]
+
     @property
     def is_empty(self) -> bool:
         """True when the part has no triangles."""

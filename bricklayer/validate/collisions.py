@@ -214,11 +214,7 @@ class _ShapeStore:
         k = (id(shape), mirrored, round(inset, 4))
         m = self.bvh.get(k)
         if m is None:
-            v = shape.inset_vertices(inset)
-            f = shape.faces
-            if mirrored:
-                v = v * np.array([-1.0, 1.0, 1.0])
-                f = f[:, ::-1]
+            v, f = shape.inset_mesh(inset, mirrored)
             m = fcl.BVHModel()
             m.beginModel(len(v), len(f))
             m.addSubModel(v, f)
