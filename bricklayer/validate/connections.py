@@ -4,8 +4,8 @@ Rules (BrickNet's mating tables, ``bricknet/core.py`` and ``graph.py``, with
 our tolerances from :data:`bricklayer.constants.TOL`, each measured on the 67
 official models, see its docstring):
 
-- candidate pairs come from k-d trees over world connector positions
-  (scipy ``cKDTree``), never all pairs: point connectors are paired within
+- candidate pairs come from a spatial grid index (sorted cell keys) over world connector positions
+  (a uniform grid of sorted cell keys, numpy), never all pairs: point connectors are paired within
   their position tolerance; each sliding connector is queried with its own
   radius (``2 * half_length - min_overlap + line tolerance``; a pair that can
   overlap is found from the side of its longer member);
@@ -35,8 +35,8 @@ kept between edits (:class:`_ConnectionIndex`): after an edit only the
 connectors of new or moved placements are transformed and queried. After
 append-only edits (``LegoBuild._appended_since``) the world connector rows
 are extended, not re-sorted, and a few queried connectors (up to
-``_BRUTE_QUERIES``) are matched by distances to all rows instead of building k-d
-trees, so adding one part to the 5,247-part Millennium Falcon (10179) costs
+``_BRUTE_QUERIES``) are matched by distances to all rows instead of the grid
+index, so adding one part to the 5,247-part Millennium Falcon (10179) costs
 a few milliseconds of connector work instead of a full rebuild.
 """
 
@@ -50,7 +50,6 @@ from functools import lru_cache
 
 import networkx as nx
 import numpy as np
-from scipy.spatial import cKDTree
 
 from ldraw_data.connectors import JointKind, connector_types, mate_matrix, type_label
 
@@ -68,7 +67,7 @@ _AXLE_MIN_OVERLAP = 4.0  # BrickNet _AXLE_MIN_OVERLAP
 #: Nearest neighbours examined per point connector (several parts may share a spot, e.g. a stud
 #: under a plate and the tube of a round brick).
 _K_NEAREST = 8
-#: Up to this many query points, candidate neighbours are found by distances to all points (no k-d tree).
+#: Up to this many query points, candidate neighbours are found by distances to all points (no grid index).
 _BRUTE_QUERIES = 64
 _KINDS = list(JointKind)
 _KIND_INDEX = {k: i for i, k in enumerate(_KINDS)}
@@ -86,7 +85,7 @@ def _type_tables():
 
     Every mate in BrickNet's table pairs a "male" type (stud kind; axle, pin,
     bar; polarity ``in``) with a "female" one (hole kind; cross, socket, clip,
-    hole; polarity ``on``), which lets the k-d tree search go one way only.
+    hole; polarity ``on``), which lets the grid search go one way only.
     "Joint label" marks hinge, fixed and ball kinds (``TOL.joint_position``).
     """
     names = connector_types()
@@ -572,6 +571,56 @@ def _world_connectors(build) -> dict:
     return _finish(_transform_rows(wa, inst, inst, embedded_aliases(build)), inst, len(inst))
 
 
+def _grid_pairs(tree_pts: np.ndarray, query_pts: np.ndarray, r, strict: bool) -> tuple:
+    """All (i into tree_pts, j into query_pts, distance) with distance < r (``strict``) or <= r.
+
+    ``r``: a scalar or one radius per query point (LDU). A uniform grid of cells as
+    large as the largest radius, sorted cell keys and the 27 neighbouring cells of
+    each query: numpy only (scipy's k-d tree costs 0.5-0.8 s of import per process,
+    a third of a Falcon validation).
+    """
+    r = np.broadcast_to(np.asarray(r, dtype=np.float64), (len(query_pts),))
+    empty = np.zeros(0, dtype=np.int64)
+    if not len(tree_pts) or not len(query_pts):
+        return empty, empty, np.zeros(0)
+    level = np.ceil(np.log2(np.maximum(r, 1e-6)))
+    if level.min() != level.max():  # radii differ (slides of long axles): one grid per power of two
+        out = [], [], []
+        for lv in np.unique(level):
+            sel = np.flatnonzero(level == lv)
+            i, j, d = _grid_pairs(tree_pts, query_pts[sel], r[sel], strict)
+            out[0].append(i), out[1].append(sel[j]), out[2].append(d)
+        return tuple(np.concatenate(x) for x in out)
+    h = max(float(r.max()), 1e-6)
+    lo = np.minimum(tree_pts.min(axis=0), query_pts.min(axis=0))
+    ct = np.floor((tree_pts - lo) / h).astype(np.int64)
+    cq = np.floor((query_pts - lo) / h).astype(np.int64)
+    span = np.maximum(ct.max(axis=0), cq.max(axis=0)) + 3
+    mul = np.array([span[1] * span[2], span[2], 1], dtype=np.int64)
+    kt = (ct + 1) @ mul
+    order = np.argsort(kt, kind="stable")
+    ks = kt[order]
+    ii, jj = [], []
+    for off in np.array(np.meshgrid([-1, 0, 1], [-1, 0, 1], [-1, 0, 1], indexing="ij")).reshape(3, -1).T:
+        kq = (cq + 1 + off) @ mul
+        a = np.searchsorted(ks, kq, "left")
+        b = np.searchsorted(ks, kq, "right")
+        n = b - a
+        tot = int(n.sum())
+        if not tot:
+            continue
+        j = np.repeat(np.arange(len(query_pts)), n)
+        start = np.repeat(a - (np.cumsum(n) - n), n)
+        ii.append(order[start + np.arange(tot)])
+        jj.append(j)
+    if not ii:
+        return empty, empty, np.zeros(0)
+    i, j = np.concatenate(ii), np.concatenate(jj)
+    d = np.sqrt(((tree_pts[i] - query_pts[j]) ** 2).sum(axis=1))
+    keep = d < r[j] if strict else d <= r[j]
+    return i[keep], j[keep], d[keep]
+
+
 def _pairs_within(tree_pts: np.ndarray, query_pts: np.ndarray, r: float) -> tuple[np.ndarray, np.ndarray]:
     """(i into tree_pts, j into query_pts) of up to ``_K_NEAREST`` neighbours within ``r``."""
     if not len(tree_pts) or not len(query_pts):
@@ -588,10 +637,13 @@ def _pairs_within(tree_pts: np.ndarray, query_pts: np.ndarray, r: float) -> tupl
             ii.append(near)
             jj.append(np.full(len(near), j, dtype=np.int64))
         return np.concatenate(ii).astype(np.int64), np.concatenate(jj)
-    dd, ii = cKDTree(tree_pts).query(query_pts, k=k, distance_upper_bound=r)
-    dd, ii = dd.reshape(len(query_pts), k), ii.reshape(len(query_pts), k)
-    hit = np.isfinite(dd)
-    return ii[hit], np.repeat(np.arange(len(query_pts)), k).reshape(len(query_pts), k)[hit]
+    i, j, d = _grid_pairs(tree_pts, query_pts, r, strict=True)
+    # the k nearest of each query (ties by tree index), as a k-d tree query with an upper bound would
+    o = np.lexsort((i, d, j))
+    i, j = i[o], j[o]
+    first = np.searchsorted(j, j, "left")
+    keep = (np.arange(len(j)) - first) < k
+    return i[keep].astype(np.int64), j[keep].astype(np.int64)
 
 
 def _point_candidates(pos, males: np.ndarray, females: np.ndarray, r: float, query) -> list:
@@ -633,7 +685,11 @@ def _slide_candidates(pos, length, sm: np.ndarray, sf: np.ndarray, query) -> lis
             lists = [np.flatnonzero(((po - pos[a]) ** 2).sum(axis=1) <= rr * rr)
                      for a, rr in zip(q.tolist(), np.broadcast_to(r, len(q)).tolist())]
         else:
-            lists = cKDTree(pos[other]).query_ball_point(pos[q], r=r)
+            i, j, _ = _grid_pairs(pos[other], pos[q], r, strict=False)
+            if len(i):
+                pairs = np.column_stack([q[j], other[i]])
+                out.append(pairs if other is sf else pairs[:, ::-1])
+            continue
         lens = np.fromiter((len(x) for x in lists), dtype=np.int64, count=len(lists))
         if lens.sum():
             found = other[np.concatenate([np.asarray(x, dtype=np.int64) for x in lists if len(x)])]

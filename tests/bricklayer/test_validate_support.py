@@ -262,3 +262,20 @@ def test_star_destroyer_superstructure_settles_onto_its_hull(official_dir):
     s = support_graph(b, separate_objects=True)
     assert len(s.floating) < 30
     assert list(s.own_ground.values()) == [72.351]
+
+
+def test_grid_index_finds_exactly_the_pairs_within_the_radius():
+    """The connector spatial index (uniform grid, one per power of two of the radius) against all
+    pairs by brute force, strict and inclusive, scalar and per-query radii."""
+    from bricklayer.validate.connections import _grid_pairs
+
+    rng = np.random.default_rng(7)
+    tree = np.round(rng.uniform(-100, 100, (400, 3)) / 2) * 2  # on a 2 LDU lattice: exact ties at r
+    query = np.round(rng.uniform(-100, 100, (300, 3)) / 2) * 2
+    d = np.sqrt(((tree[:, None, :] - query[None, :, :]) ** 2).sum(axis=2))
+    for r, strict in ((2.0, True), (2.0, False), (rng.choice([1.0, 6.0, 40.0], 300), False)):
+        i, j, dist = _grid_pairs(tree, query, r, strict)
+        rr = np.broadcast_to(r, (300,))
+        want = np.argwhere(d < rr[None, :]) if strict else np.argwhere(d <= rr[None, :])
+        assert sorted(zip(i.tolist(), j.tolist())) == sorted(map(tuple, want.tolist()))
+        assert np.allclose(dist, d[i, j])
