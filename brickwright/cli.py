@@ -49,6 +49,12 @@ def _setup_logging(verbose: bool) -> None:
     logging.basicConfig(level=logging.INFO if verbose else logging.ERROR, format="%(levelname)s: %(message)s")
 
 
+@app.callback()
+def _main(verbose: bool = typer.Option(False, "--verbose", "-v", help="Log what the library does (INFO).")):
+    """BrickWright: build, validate, render and sequence LEGO models that can really be built."""
+    _setup_logging(verbose)
+
+
 # ----------------------------------------------------------------------------- library
 @library_app.command("install")
 @friendly
