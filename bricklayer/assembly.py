@@ -1424,8 +1424,9 @@ def write_instructions(build, out_dir, *, images: bool = True, max_images: int =
     build : LegoBuild
     out_dir : str or Path
         Created when missing. Gets ``steps.mpd``, ``plan.json`` and
-        ``step-0001.png`` ... (top-level steps, cumulative, when
-        :mod:`bricklayer.render` imports and works).
+        ``step-0001.png`` ... (cumulative pictures, one per group of at most
+        ``max_parts_per_step`` parts in assembly order, so a kept sub-build
+        is shown as it is built; when :mod:`bricklayer.render` imports and works).
     images : bool
     max_images : int
         Render at most this many steps (the last ones are dropped).
@@ -1483,7 +1484,11 @@ def write_instructions(build, out_dir, *, images: bool = True, max_images: int =
         else:
             flat = build.flattened_placements
             partial = LegoBuild(name="step")
-            for k, step in enumerate(plan.steps[:max_images]):
+            # a picture per group of at most max_parts_per_step parts, in order: a kept sub-build (one
+            # step of the top level) is shown as it is built, not all at once
+            shots = [step[c:c + max_parts_per_step] for step in plan.steps
+                     for c in range(0, len(step), max_parts_per_step)]
+            for k, step in enumerate(shots[:max_images]):
                 for i in step:
                     partial.add_raw(flat[i].content, flat[i].pose)
                 try:
