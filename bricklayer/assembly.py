@@ -164,6 +164,13 @@ def skip_reason(placement, has_shape: bool = True, mirrored: bool = False, scale
         name = el.spec.name
     except Exception:  # noqa: BLE001 - a part without catalogue entry is kept
         name = ""
+    if (name or "").startswith("~Moved to "):  # a renamed part is the part it moved to (209 -> 30104k02)
+        from ldraw_data.catalog import get_catalog
+
+        target = name[len("~Moved to "):].strip().lower()
+        cat = get_catalog()
+        if target in cat:
+            name = f"{name}: {cat.get(target).name}"
     if _FLEX.search(name or ""):
         return f"flexible part or sticker ({name})"
     return None
