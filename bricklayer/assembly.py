@@ -166,11 +166,12 @@ def skip_reason(placement, has_shape: bool = True, mirrored: bool = False, scale
         name = ""
     if (name or "").startswith("~Moved to "):  # a renamed part is the part it moved to (209 -> 30104k02)
         from ldraw_data.catalog import get_catalog
+        from ldraw_data.errors import LDrawError
 
-        target = name[len("~Moved to "):].strip().lower()
-        cat = get_catalog()
-        if target in cat:
-            name = f"{name}: {cat.get(target).name}"
+        try:
+            name = f"{name}: {get_catalog().resolve_moved(el.ldraw_id).name}"
+        except LDrawError:  # the target is missing: judged by its own title
+            pass
     if _FLEX.search(name or ""):
         return f"flexible part or sticker ({name})"
     return None

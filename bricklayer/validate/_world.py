@@ -106,22 +106,33 @@ def world_arrays(build) -> WorldArrays:
 FLEXIBLE_WORDS = ("segment", "lsynth", "string", "hose flexible", "flex-system", "flex cable", "chain link", "rope")
 
 
+def _embedded_title(key: str, embedded) -> str:
+    """First-line title of the MPD-embedded file of world-array key ``?name`` (``""`` when absent)."""
+    if embedded is None:
+        return ""
+    want = key[1:].lower()
+    for f in embedded.files:
+        if f.key.lower() in (want, want + ".dat"):
+            return f.title or ""
+    return ""
+
+
 def _part_title(key: str, element, embedded) -> str:
-    """Title of a part: catalog name for library parts (following ``~Moved to`` aliases), the
-    first line of the file for MPD-embedded ones, ``""`` when unknown."""
+    """Title of a part: catalog name for library parts (following ``~Moved to`` stubs,
+    :meth:`ldraw_data.catalog.Catalog.resolve_moved`), the first line of the file for MPD-embedded
+    ones, ``""`` when unknown."""
     from ldraw_data.catalog import get_catalog
+    from ldraw_data.errors import LDrawError
 
     cat = get_catalog()
     if not key.startswith("?"):
-        title = cat.get(key).name if key in cat else ""
-    else:
-        title = ""
-        if embedded is not None:
-            want = key[1:].lower()
-            for f in embedded.files:
-                if f.key.lower() in (want, want + ".dat"):
-                    title = f.title or ""
-                    break
+        if key not in cat:
+            return ""
+        try:
+            return cat.resolve_moved(key).name
+        except LDrawError:  # a stub whose target is missing: its own title
+            return cat.get(key).name
+    title = _embedded_title(key, embedded)
     if title.lower().startswith("~moved to "):
         target = title.split()[2] if len(title.split()) > 2 else ""
         if target in cat:

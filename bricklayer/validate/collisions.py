@@ -887,15 +887,9 @@ def _is_segment(key: str, shape, embedded) -> bool:
     :class:`ldraw_data.collision.CollisionShape`), which costs nothing once
     the shape is loaded; MPD-embedded parts the title of their block.
     """
-    title = ""
-    if not key.startswith("?"):
-        title = getattr(shape, "title", "") or ""
-    elif embedded is not None:
-        want = key[1:].lower()
-        for f in embedded.files:
-            if f.key.lower() in (want, want + ".dat"):
-                title = f.title or ""
-                break
+    from ._world import _embedded_title
+
+    title = (getattr(shape, "title", "") or "") if not key.startswith("?") else _embedded_title(key, embedded)
     return "segment" in title.lower()
 
 
