@@ -29,6 +29,8 @@ import logging
 import random
 from pathlib import Path
 
+from _faults import index_of, official_texts, replace_world
+
 MODELS = ["1788_Treasure_Chest", "6831_1_Message_Decoder", "6905_Biwing_Blaster", "10156_1_LEGO_Truck",
           "6957_1_Solar_Snooper", "6232_1_Skeleton_Crew", "6712_1_Sheriff_s_Showdown", "10029_Lunar_Lander",
           "21109_Exo_Suit"]
@@ -40,22 +42,14 @@ HERE = Path(__file__).resolve().parent
 DEFAULT_MODELS = HERE.parent.parent / "shared" / "models" / "official"
 
 
-def _move(build, fp, dz):
-    from bricklayer import Pose
-
-    owner = build
-    for p in fp.path[:-1]:
-        owner = p.content
-    leaf = fp.leaf
-    idx = owner.placements.index(leaf)
-    # translation in the owner's frame that moves the part by dz in the world
-    world_to_owner = (fp.pose @ leaf.pose.inverse()).inverse() if hasattr(leaf.pose, "inverse") else None
-    import numpy as np
-
-    m = np.linalg.inv((fp.pose.matrix @ np.linalg.inv(leaf.pose.matrix)))
-    d = m[:3, :3] @ np.array([0, 0, dz])
-    owner.remove(leaf)
-    return owner.add_raw(leaf.content, Pose(translation=tuple(d)) @ leaf.pose, index=idx), owner
+def _moved(build, i: int, dz: float):
+    """Move flattened placement ``i`` by ``dz`` LDU along world z; returns its new FlatPlacement."""
+    fp = build.flattened_placements[i]
+    world = fp.pose.matrix.copy()
+    world[2, 3] += dz
+    prefix = tuple(id(x) for x in fp.path[:-1])
+    leaf = replace_world(build, i, world)
+    return build.flattened_placements[index_of(build, leaf, prefix)]
 
 
 def _pressed_in(eng, lower: int, upper: int) -> bool:
@@ -85,11 +79,7 @@ def run(models_dir: Path, per_model: int, seed: int) -> list[dict]:
 
     rng = random.Random(seed)
     rows = []
-    for name in MODELS:
-        path = models_dir / f"{name}.mpd"
-        if not path.exists():
-            continue
-        text = path.read_text(errors="replace")
+    for name, text in official_texts(models_dir, MODELS):
         base = bricklayer.from_ldraw(text)
         eng = collision_engine(base)
         sup = support_graph(base)
@@ -138,9 +128,8 @@ def run(models_dir: Path, per_model: int, seed: int) -> list[dict]:
             for d in (1, 2, 5):
                 b = bricklayer.from_ldraw(text)
                 fp = b.flattened_placements[upper]
-                newp, owner = _move(b, fp, -d)
+                moved = _moved(b, upper, -d)
                 coll = b.colliding_placements
-                moved = [p for p in b.flattened_placements if p.leaf is newp and p.path[:-1] == fp.path[:-1]][0]
                 caught = any(moved in pair for pair in coll)
                 rows.append(dict(model=name, kind=f"push-{d}", joint=klass((lower, upper)),
                                  part=fp.content.ldraw_id, other=flat[lower].content.ldraw_id, caught=caught))
@@ -149,8 +138,7 @@ def run(models_dir: Path, per_model: int, seed: int) -> list[dict]:
             if not (supports.get(upper, set()) - {lower}) and sup.supported[upper] and not sup.grounded[upper]:
                 b = bricklayer.from_ldraw(text)
                 fp = b.flattened_placements[upper]
-                newp, owner = _move(b, fp, 8)
-                moved = [p for p in b.flattened_placements if p.leaf is newp and p.path[:-1] == fp.path[:-1]][0]
+                moved = _moved(b, upper, 8)
                 floats = moved in b.floating_placements
                 hits = any(moved in pair for pair in b.colliding_placements)
                 rows.append(dict(model=name, kind="lift", joint=klass((lower, upper)), part=fp.content.ldraw_id,

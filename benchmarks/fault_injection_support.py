@@ -35,6 +35,8 @@ from pathlib import Path
 
 import numpy as np
 
+from _faults import index_of, official_texts, owner_of, replace_world
+
 MODELS = ["6232_1_Skeleton_Crew", "1788_Treasure_Chest", "6831_1_Message_Decoder", "6905_Biwing_Blaster",
           "10156_1_LEGO_Truck", "6957_1_Solar_Snooper", "6712_1_Sheriff_s_Showdown", "1180_1_Space_Port_Moon_Buggy",
           "6861_1_X1_Patrol_Craft"]
@@ -45,34 +47,6 @@ LIFT = 8.0  # LDU: one plate
 #: on an axle). Pins (10 LDU deep) and clips are left out: a torso lifted along its neck pin runs into
 #: the head, a saddle along its clips comes off.
 _LONG_SLIDES = ("bar", "axle", "axle_hole", "axle_bore")
-
-
-def _owner(build, fp):
-    owner = build
-    for p in fp.path[:-1]:
-        owner = p.content
-    return owner
-
-
-def _replace(build, i: int, world: np.ndarray):
-    """Give flattened placement ``i`` the world pose ``world`` (4x4); returns the new leaf Placement."""
-    from bricklayer import Pose
-
-    fp = build.flattened_placements[i]
-    owner = _owner(build, fp)
-    leaf = fp.leaf
-    parent_world = fp.pose.matrix @ np.linalg.inv(leaf.pose.matrix)
-    local = np.linalg.inv(parent_world) @ world
-    idx = owner.placements.index(leaf)
-    owner.remove(leaf)
-    return owner.add_raw(leaf.content, Pose.from_matrix(local), index=idx)
-
-
-def _index_of(build, leaf, path_prefix) -> int:
-    for k, p in enumerate(build.flattened_placements):
-        if p.leaf is leaf and tuple(id(x) for x in p.path[:-1]) == path_prefix:
-            return k
-    raise LookupError("moved placement not found")
 
 
 def _slides(fp, i: int, direction: np.ndarray, mated: set) -> bool:
@@ -110,11 +84,7 @@ def run(models_dir: Path, per_model: int, seed: int) -> list[dict]:
 
     rng = random.Random(seed)
     rows = []
-    for name in MODELS:
-        path = models_dir / f"{name}.mpd"
-        if not path.exists():
-            continue
-        text = path.read_text(errors="replace")
+    for name, text in official_texts(models_dir, MODELS):
         base = bricklayer.from_ldraw(text)
         sup = support_graph(base)
         eng = collision_engine(base)
@@ -131,8 +101,8 @@ def run(models_dir: Path, per_model: int, seed: int) -> list[dict]:
             prefix = tuple(id(x) for x in fp.path[:-1])
             m = fp.pose.matrix.copy()
             m[:3, 3] += m[:3, 2] * LIFT
-            leaf = _replace(b, i, m)
-            k = _index_of(b, leaf, prefix)
+            leaf = replace_world(b, i, m)
+            k = index_of(b, leaf, prefix)
             moved = b.flattened_placements[k]
             coll = [pr for pr in b.colliding_placements if moved in pr]
             label = f"{name} #{i} {fp.content.ldraw_id} ({fp.content.spec.name})"
@@ -163,7 +133,7 @@ def run(models_dir: Path, per_model: int, seed: int) -> list[dict]:
             fp = flat[h]
             want = [flat[d] for d in dep.tolist()]
             want_ids = [(d.leaf, tuple(id(x) for x in d.path[:-1])) for d in want]
-            _owner(b, fp).remove(fp.leaf)
+            owner_of(b, fp).remove(fp.leaf)
             now = b.flattened_placements
             floating = {id(p.leaf) for p in b.floating_placements}
             got = [any(p.leaf is lf and tuple(id(x) for x in p.path[:-1]) == pre and id(lf) in floating
