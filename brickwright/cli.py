@@ -353,6 +353,7 @@ def replay(transcript: Path = typer.Argument(..., help="transcript.jsonl of a ru
 
 
 def main():  # pragma: no cover - console entry
+    """Entry point of the ``brickwright`` console script (pyproject ``[project.scripts]``)."""
     app()
 
 

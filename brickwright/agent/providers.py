@@ -87,6 +87,28 @@ class Provider:
         self.api_key = api_key
 
     def complete(self, messages: list[dict], tools: list[dict]) -> AssistantTurn:  # pragma: no cover
+        """Send the conversation and the tool definitions; return the assistant's turn.
+
+        Parameters
+        ----------
+        messages : list of dict
+            Chat messages in the OpenAI chat-completions shape (``role``, ``content``,
+            ``tool_calls``, ``tool_call_id``); providers convert them to their own API.
+        tools : list of dict
+            Tool definitions (``{"type": "function", "function": {name, description, parameters}}``,
+            parameters as JSON schema).
+
+        Returns
+        -------
+        AssistantTurn
+
+        Raises
+        ------
+        ProviderError
+            When the server fails or answers with something that is not an assistant turn.
+        NotImplementedError
+            On this abstract base.
+        """
         raise NotImplementedError
 
     def describe(self) -> dict[str, Any]:
