@@ -79,6 +79,13 @@ class Tolerances:
         meshes), 10283 Space Shuttle rests on its stand 2 LDU lower. Three
         quarters of a plate, so a part lifted a plate (8 LDU) off its studs
         still floats (and only objects of ``SETTLE_MIN_PARTS`` parts or more settle).
+    scale : float
+        Largest ``max |R^T R - I|`` of a placement's rotation that is still a
+        rotation. Official files round their matrices to 3-4 decimals and
+        compose them through sub-models: measured up to 0.06 (10030's tilted
+        sub-builds). Above it a placement is scaled (a primitive stretched into
+        a rope, or a fault): the planner leaves it out, the report calls it not
+        a part.
     """
 
     grid: float = 0.05
@@ -89,6 +96,7 @@ class Tolerances:
     collision_inset: float = 0.25
     ground_band: float = 4.0
     settle_drop: float = 6.0
+    scale: float = 0.1
 
 
 #: The tolerances in force.

@@ -65,12 +65,14 @@ def _not_catalog_parts(build) -> tuple[list, list, list]:
     Unknown: no geometry, neither in the library nor embedded in the file
     (:func:`bricklayer.validate.collisions.unchecked_placements`). Not parts: files
     of a library sub-folder (``s/``, ``48/``) or of ``p/`` (primitives; LDraw spec:
-    parts live in ``parts/``). Scaled: world rotation with ``|R^T R - I| > 0.1``
+    parts live in ``parts/``). Scaled: world rotation with ``|R^T R - I| > TOL.scale`` (0.1)
     (rounded matrices of official files stay under 0.06).
     """
     import numpy as np
 
+    from bricklayer.constants import TOL
     from bricklayer.validate.collisions import unchecked_placements
+    from ldraw_data.library import normalize_name
 
     flat = build.flattened_placements
     unknown = unchecked_placements(build)
@@ -88,13 +90,13 @@ def _not_catalog_parts(build) -> tuple[list, list, list]:
             continue
         pid = fp.content.ldraw_id
         if lib is not None and getattr(fp.content, "_known", True):
-            key = pid.lower().replace("\\", "/") + ("" if pid.lower().endswith(".dat") else ".dat")
+            key = normalize_name(pid if pid.lower().endswith(".dat") else pid + ".dat")
             folder = lib.folder_of(key)
             if folder is not None and ("/" in key or folder.lower().endswith("p")):
                 not_parts.append(fp)
                 continue
         r = fp.pose.matrix[:3, :3]
-        if np.abs(r.T @ r - np.eye(3)).max() > 0.1:
+        if np.abs(r.T @ r - np.eye(3)).max() > TOL.scale:
             scaled.append(fp)
     return unknown, not_parts, scaled
 
