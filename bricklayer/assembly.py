@@ -142,8 +142,8 @@ def skip_reason(placement, has_shape: bool = True, mirrored: bool = False, scale
     mirrored : bool
         Its world transform mirrors (determinant < 0).
     scaled : bool
-        Its world transform is not a rotation (``|R^T R - I|`` above 0.1; rounded rotation matrices of
-        official files reach 0.06, 10030's tilted sub-builds): a primitive stretched into a
+        Its world transform is not a rotation (``|R^T R - I|`` above ``TOL.scale``, 0.1; rounded rotation
+        matrices of official files reach 0.06, 10030's tilted sub-builds): a primitive stretched into a
         rope or rigging line (6285 Black Seas Barracuda draws 2,098 scaled ``4-4cyli``), which is a
         string, not a rigid part (benchmarks/official_report.md).
 
@@ -284,7 +284,7 @@ class _Geometry:
         self.elastic = np.zeros(self.n, dtype=bool)
         if self.n:
             rr = self.t[:, :3, :3]
-            scaled = np.abs(np.einsum("nji,njk->nik", rr, rr) - np.eye(3)).max(axis=(1, 2)) > 0.1
+            scaled = np.abs(np.einsum("nji,njk->nik", rr, rr) - np.eye(3)).max(axis=(1, 2)) > TOL.scale
         for i, fp in enumerate(self.flat):
             r = skip_reason(fp, bool(self.has[i]), bool(self.mirrored[i]), bool(scaled[i]))
             if r:
@@ -422,7 +422,7 @@ class _Geometry:
             else:
                 _PATH_MEMO[key] = False
                 return False
-        blocked = self._sweep(u, ma, mb, rel, dloc, s_lo, s_hi, inset)
+        blocked = self._sweep(ma, mb, rel, dloc, s_lo, s_hi)
         _PATH_MEMO[key] = blocked
         return blocked
 
@@ -464,11 +464,11 @@ class _Geometry:
             return None
         return _columns.meets(ru, rj, forward=bool(dv[a] < 0))
 
-    def _sweep(self, u, ma, mb, rel, dloc, s_lo, s_hi, inset) -> bool:
+    def _sweep(self, ma, mb, rel, dloc, s_lo, s_hi) -> bool:
         """Sampled path test: j at ``rel`` moved by ``s * dloc`` (u's frame), s over [s_lo, s_hi] every <= 1 LDU.
 
-        The first :data:`_SINGLE` samples one by one (a blocker is met at once); the rest with a
-        swept copy of u (:data:`_CHUNK` copies 1 LDU apart in one BVH), one FCL test per chunk.
+        One FCL test per sample; the first :data:`_SINGLE` at ``s_lo + k`` LDU (a blocker is
+        usually met at once; a path shorter than that is sampled up to the first point past ``s_hi``).
         """
         n = max(1, int(np.ceil((s_hi - s_lo) / SAMPLE_STEP)))
         r = rel.copy()
@@ -480,46 +480,12 @@ class _Geometry:
         s = s_lo + first * SAMPLE_STEP
         if s > s_hi:
             return False
-        mc = self.swept_model(u, inset, dloc, build=(s_hi - s) > _BUILD_SWEPT)
-        if mc is None:  # a short rest: sample on (building a swept copy costs about 200 tests)
-            while s <= s_hi + 1e-9:
-                r[:3, 3] = rel[:3, 3] + dloc * s
-                if self.collide(ma, mb, r):
-                    return True
-                s += SAMPLE_STEP
-            return False
         while s <= s_hi + 1e-9:
             r[:3, 3] = rel[:3, 3] + dloc * s
-            if self.collide(mc, mb, r):
+            if self.collide(ma, mb, r):
                 return True
-            s += _CHUNK * SAMPLE_STEP
+            s += SAMPLE_STEP
         return False
-
-    def swept_model(self, u: int, inset: float, dloc: np.ndarray, build: bool = True):
-        """BVH of part u (inset) copied :data:`_CHUNK` times at ``-k * dloc`` (k = 0..CHUNK-1, LDU), u's frame.
-
-        None when it is not built yet and ``build`` is False."""
-        import fcl
-
-        shape = self.eng.shapes[self.eng.keys[u]]
-        mir = bool(self.mirrored[u])
-        key = (id(shape), mir, round(inset, 4), tuple(np.round(dloc, 3).tolist()))
-        hit = _SWEPT.get(key)
-        if hit is not None:
-            return hit[0]
-        _SWEPT_ASKED[key] = _SWEPT_ASKED.get(key, 0) + 1
-        if not build or _SWEPT_ASKED[key] < _SWEPT_REUSE:
-            return None  # built only for paths asked for again and again (a build costs ~200 tests)
-        v, f = shape.inset_mesh(inset, mir)
-        off = -np.arange(_CHUNK)[:, None] * SAMPLE_STEP * dloc[None, :]
-        vv = (v[None, :, :] + off[:, None, :]).reshape(-1, 3)
-        ff = (f[None, :, :] + (np.arange(_CHUNK) * len(v))[:, None, None]).reshape(-1, 3)
-        m = fcl.BVHModel()
-        m.beginModel(len(vv), len(ff))
-        m.addSubModel(vv, np.ascontiguousarray(ff))
-        m.endModel()
-        _SWEPT[key] = (m, shape)
-        return m
 
     def snap_fit(self, u: int, j: int, one_sided: bool = False) -> bool:
         """Are touching parts u and j a snap fit (module notes)? Marks the pair when so.
@@ -564,15 +530,8 @@ class _Geometry:
 _PATH_MEMO: dict = {}
 #: When a list, every pair the column test decides is appended as (u, j, world axis, dv[axis], blocked).
 _COLUMN_LOG = None
-_SWEPT: dict = {}
-_SWEPT_ASKED: dict = {}
-#: Path samples tested one by one before a swept copy takes over; copies per swept BVH.
+#: Path samples taken at ``s_lo + k`` LDU first (see ``_Geometry._sweep``).
 _SINGLE = 4
-_CHUNK = 8
-#: A swept copy is built for a path with more than this many samples left (LDU).
-_BUILD_SWEPT = 64.0
-#: ... and asked for this many times.
-_SWEPT_REUSE = 10 ** 9
 
 
 def _vec_name(v: np.ndarray) -> str:

@@ -144,8 +144,8 @@ def test_column_test_worked_values():
         for n, d in zip(_DIR_NAMES, DIRECTIONS):
             out[n] = g.columns_block(1, 0, d)
             s_lo, s_hi = g._interval(1, 0, d)
-            fcl = s_hi > s_lo and g._sweep(1, g.model(1, 0.25), g.model(0, 0.25), g.inv[1] @ g.t[0],
-                                           g.inv[1][:3, :3] @ d, s_lo, s_hi, 0.25)
+            fcl = s_hi > s_lo and g._sweep(g.model(1, 0.25), g.model(0, 0.25), g.inv[1] @ g.t[0],
+                                           g.inv[1][:3, :3] @ d, s_lo, s_hi)
             assert out[n] == fcl, n  # the sampled FCL test agrees
         return out
 
@@ -184,8 +184,8 @@ def test_column_test_of_a_tilted_part_agrees_with_the_sampled_test():
         for d in DIRECTIONS:
             a = int(np.abs(d).argmax())
             s_lo, s_hi = g._interval(1, 0, d)
-            fcl = bool(s_hi > s_lo and g._sweep(1, g.model(1, 0.25), g.model(0, 0.25), g.inv[1] @ g.t[0],
-                                                g.inv[1][:3, :3] @ d, s_lo, s_hi, 0.25))
+            fcl = bool(s_hi > s_lo and g._sweep(g.model(1, 0.25), g.model(0, 0.25), g.inv[1] @ g.t[0],
+                                                g.inv[1][:3, :3] @ d, s_lo, s_hi))
             assert _columns.meets(rs[3 + a], rs[a], forward=bool(d[a] < 0)) == fcl, (shift, d)
 
 
