@@ -240,6 +240,9 @@ class _Geometry:
         #: pairs mated through a minifigure joint (hip, waist, shoulder, wrist, neck: BrickNet ``*_peg`` /
         #: ``*_socket`` labels): snapped together with flex and turned into pose, they never block each other
         self.snap_joints: set = set()
+        #: (i, j) -> [(world axis, world pivot)] of click-hinge joints (BrickNet ``hinge_*`` labels, not
+        #: minifigure joints) mating them: i may be turned about them into place (:meth:`turn_in`)
+        self.hinges: dict = {}
         if len(cg.pairs):
             for a, b in cg.pairs[:, [0, 2]].tolist():
                 if a != b:
@@ -250,11 +253,17 @@ class _Geometry:
             fam = {}
             for c in np.unique(codes).tolist():
                 fam[c] = _parse_type(names[c])[0] not in ("stud", "hole")
-            axes = cg._world["axis"][cg._flat_index(cg.pairs[:, 0], cg.pairs[:, 1])]
+            fi = cg._flat_index(cg.pairs[:, 0], cg.pairs[:, 1])
+            axes = cg._world["axis"][fi]
+            pivots = cg._world["pos"][fi]
             minifig = {c: bool(_MINIFIG_JOINT.search(names[c])) for c in fam}
-            for (a, _, b, _), (c1, c2), ax in zip(cg.pairs.tolist(), codes.tolist(), axes):
+            hinge = {c: _parse_type(names[c])[0] == "hinge" for c in fam}
+            for (a, _, b, _), (c1, c2), ax, pv in zip(cg.pairs.tolist(), codes.tolist(), axes, pivots):
                 if a != b and (minifig[c1] or minifig[c2]):
                     self.snap_joints.update(((a, b), (b, a)))
+                elif a != b and (hinge[c1] or hinge[c2]) and float(np.linalg.norm(ax)) > 1e-9:
+                    for key in ((a, b), (b, a)):
+                        self.hinges.setdefault(key, []).append((ax / np.linalg.norm(ax), np.asarray(pv, float)))
                 if a == b or not (fam[c1] or fam[c2]):
                     continue
                 nrm = float(np.linalg.norm(ax))
@@ -280,6 +289,7 @@ class _Geometry:
                     nb[a].add(b)
                     nb[b].add(a)
         self.neighbors = nb
+        self.hinged = {a for a, _ in self.hinges}
         self.skip = {}
         self.elastic = np.zeros(self.n, dtype=bool)
         if self.n:
@@ -512,6 +522,115 @@ class _Geometry:
         self.snap.add((j, u))
         return True
 
+    def _final_inset(self, u: int, j: int):
+        """Inset (LDU) at which parts u and j are tested on a path ending at their final poses: the common
+        one, or for a pair touching there the first press-fit inset that separates them; None when even
+        that does not (a collision the validator reports, not held against the path)."""
+        if (u, j) not in self.hit_pairs:
+            return TOL.collision_inset
+        rel = self.inv[u] @ self.t[j]
+        for extra in _PRESS_INSETS:
+            ins = TOL.collision_inset + extra
+            if not self.collide(self.model(u, ins), self.model(j, ins), rel):
+                return ins
+        return None
+
+    def _meets(self, u: int, pose: np.ndarray, others) -> int:
+        """The first of parts ``others`` that part u at world ``pose`` meets (insets as :meth:`_final_inset`),
+        or -1."""
+        inv = np.linalg.inv(pose)
+        for j in others:
+            ins = self._final_inset(u, j)
+            if ins is None:
+                continue
+            if self.collide(self.model(u, ins), self.model(j, ins), inv @ self.t[j]):
+                return j
+        return -1
+
+    def _box_at(self, u: int, pose: np.ndarray):
+        """World box (lo, hi) of part u's inset box moved from its final pose to ``pose``."""
+        lo, hi = self.lo[u], self.hi[u]
+        corners = np.array([[x, y, z] for x in (lo[0], hi[0]) for y in (lo[1], hi[1]) for z in (lo[2], hi[2])])
+        d = pose @ self.inv[u]
+        c = corners @ d[:3, :3].T + d[:3, 3]
+        return c.min(axis=0), c.max(axis=0)
+
+    def _near(self, lo, hi, alive: np.ndarray, u: int) -> np.ndarray:
+        ok = alive & self.usable & np.all(self.lo < hi, axis=1) & np.all(self.hi > lo, axis=1)
+        ok[u] = False
+        return np.flatnonzero(ok)
+
+    def turn_in(self, u: int, alive: np.ndarray, met: set | None = None):
+        """Put part u in by turning it on its hinge: ``(name, straight direction, turn)`` or None.
+
+        A part mated through a click hinge (a canopy on its hinge plate) is
+        clicked on with the hinge open and then turned shut. For each hinge
+        mate j and each opening angle (:data:`TURN_ANGLES`, both ways about
+        the hinge axis): the part, turned by that angle about the hinge axis
+        through the connector's origin, must come in straight along one of
+        its candidate directions (sampled every <= 1 LDU over the stretch where
+        its box meets the others') and then turn shut (sampled so that no
+        corner of its box moves more than 1 LDU between samples) without
+        meeting any live part other than j (the hinge's fingers click over
+        j's, a snap fit). ``turn`` is ``(axis, pivot, degrees)`` (world).
+        ``met`` collects the parts that stopped a try (to know when to try again).
+        """
+        met = set() if met is None else met
+        box = np.array([[x, y, z] for x in (self.lo[u, 0], self.hi[u, 0]) for y in (self.lo[u, 1], self.hi[u, 1])
+                        for z in (self.lo[u, 2], self.hi[u, 2])])
+        for (a, j), joints in self.hinges.items():
+            if a != u or not alive[j]:
+                continue
+            for axis, pivot in joints:
+                radius = float(np.linalg.norm(np.cross(box - pivot, axis), axis=1).max())
+                for deg in TURN_ANGLES:
+                    n = max(2, int(np.ceil(np.radians(abs(deg)) * max(radius, 1.0) / SAMPLE_STEP)) + 1)
+                    poses = [_turned(self.t[u], axis, pivot, deg * (1 - k / (n - 1))) for k in range(n - 1)]
+                    lo, hi = self._box_at(u, poses[0])
+                    for q in poses[1:]:
+                        b0, b1 = self._box_at(u, q)
+                        lo, hi = np.minimum(lo, b0), np.maximum(hi, b1)
+                    others = [x for x in self._near(lo, hi, alive, u).tolist() if x != j and (u, x) not in self.snap]
+                    hit = next((x for q in poses for x in [self._meets(u, q, others)] if x >= 0), -1)
+                    if hit >= 0:
+                        met.add(hit)
+                        continue
+                    for name, dv in self.directions(u):
+                        hit = self._straight_clear(u, poses[0], dv, alive, j)
+                        if hit < 0:
+                            return (f"{name} turned {deg:+d} deg on its hinge", dv,
+                                    (tuple(float(x) for x in axis), tuple(float(x) for x in pivot), float(deg)))
+                        met.add(hit)
+        return None
+
+    def _straight_clear(self, u: int, pose: np.ndarray, dv: np.ndarray, alive: np.ndarray, mate: int) -> int:
+        """The first live part (not ``mate``) part u meets coming in along unit vector dv to world ``pose``,
+        or -1 when the way is clear (sampled every :data:`SAMPLE_STEP` LDU while the boxes can meet)."""
+        lo, hi = self._box_at(u, pose)
+        slo, shi = lo.copy(), hi.copy()
+        slo[dv > 1e-9] = -np.inf
+        shi[dv < -1e-9] = np.inf
+        others = [x for x in self._near(slo, shi, alive, u).tolist() if x != mate and (u, x) not in self.snap]
+        far = 0.0
+        for x in others:
+            s_lo, s_hi = 0.0, np.inf
+            for ax in range(3):
+                if abs(dv[ax]) < 1e-9:
+                    continue
+                e1, e2 = (lo[ax] - self.hi[x, ax]) / dv[ax], (hi[ax] - self.lo[x, ax]) / dv[ax]
+                s_hi = min(s_hi, max(e1, e2))
+            far = max(far, s_hi if np.isfinite(s_hi) else 0.0)
+        q = pose.copy()
+        for k in range(int(np.ceil(far / SAMPLE_STEP)) + 1):
+            q[:3, 3] = pose[:3, 3] - dv * (k * SAMPLE_STEP)
+            b0, b1 = self._box_at(u, q)
+            near = [x for x in others if np.all(self.lo[x] < b1) and np.all(self.hi[x] > b0)]
+            if near:
+                hit = self._meets(u, q, near)
+                if hit >= 0:
+                    return hit
+        return -1
+
     def _interval(self, u: int, j: int, dv: np.ndarray) -> tuple[float, float]:
         """Range of s >= 0 over which u's box, moved by -s * dv, overlaps j's box."""
         s_lo, s_hi = 0.0, np.inf
@@ -528,6 +647,20 @@ class _Geometry:
 
 
 _PATH_MEMO: dict = {}
+#: Opening angles (degrees about the hinge axis) tried by :meth:`_Geometry.turn_in`, in order.
+TURN_ANGLES = (30, -30, 60, -60, 90, -90, 120, -120)
+
+
+def _turned(t: np.ndarray, axis: np.ndarray, pivot: np.ndarray, deg: float) -> np.ndarray:
+    """World pose ``t`` turned by ``deg`` degrees about the line through ``pivot`` along unit ``axis``."""
+    a = np.radians(deg)
+    x, y, z = axis
+    k = np.array([[0, -z, y], [z, 0, -x], [-y, x, 0]])
+    r = np.eye(3) + np.sin(a) * k + (1 - np.cos(a)) * (k @ k)
+    out = np.eye(4)
+    out[:3, :3] = r
+    out[:3, 3] = pivot - r @ pivot
+    return out @ t
 #: When a list, every pair the column test decides is appended as (u, j, world axis, dv[axis], blocked).
 _COLUMN_LOG = None
 #: Path samples taken at ``s_lo + k`` LDU first (see ``_Geometry._sweep``).
@@ -550,6 +683,8 @@ class _Unit:
     color: int | None        # sub-build colour
     label: str
     sub: dict | None = None  # subassembly: its own plan (order, directions, units)
+    dv: np.ndarray | None = None  # insertion direction (unit vector, planning frame) once placed
+    turn: tuple | None = None     # turned shut on its hinge after coming in: (axis, pivot, degrees), planning frame
 
 
 @dataclass
@@ -590,6 +725,18 @@ class AssemblyPlan:
     snap_fits : int
         Touching part pairs interlocked in every direction, taken as snap fits
         (one part flexes into place; module notes).
+    insertions : list of dict
+        Every move of the plan, in building order, for replaying and checking
+        it: ``parts`` (flat indices moving together: one part, or a whole kept
+        sub-build or subassembly once its own moves are done), ``direction``
+        ((3,) world unit vector of the motion into place, BrickLayer frame),
+        ``name`` (the direction's name as in ``directions``) and ``level``
+        (the assembly it goes into: 0 is the model on the ground, every other
+        number a sub-build or subassembly built in hand; the parts already in
+        it are those of the earlier insertions of the same level). A part
+        clicked on with its hinge open has ``turn``: ``axis`` and ``pivot``
+        (world, LDU) of the hinge and ``degrees``: it comes in along
+        ``direction`` turned by that angle about the hinge, then turns shut.
     """
 
     order: list
@@ -604,6 +751,7 @@ class AssemblyPlan:
     n_parts: int = 0
     subassemblies: list = field(default_factory=list)
     snap_fits: int = 0
+    insertions: list = field(default_factory=list)
 
     @property
     def placed_share(self) -> float:
@@ -716,7 +864,8 @@ class _Planner:
             units = self._expand(self._units_of(flat, build._placements, 0, _identity(), None, ""), flat)
         finally:
             self.depth -= 1
-        s = _Search(self, g, units, g.grounded.copy(), allow_groups=True, top=self.depth == 0)
+        top = self.depth == 0
+        s = _Search(self, g, units, g.grounded.copy(), allow_groups=True, top=top, in_hand=not top)
         removed, failed = s.run()
         return self._result(g, removed, failed)
 
@@ -767,10 +916,15 @@ class _Search:
     """Assembly by disassembly of a set of units over one geometry (module notes)."""
 
     def __init__(self, planner: _Planner, g: _Geometry, units: list, roots: np.ndarray, allow_groups: bool,
-                 top: bool = False):
+                 top: bool = False, in_hand: bool = False):
         self.pl, self.g = planner, g
         self.allow_groups = allow_groups
         self.top_level = top
+        #: built in hand (a sub-build or a subassembly): no ground; every part joins the ones placed
+        #: before it, so a removal must leave the rest in one piece (``roots`` unused)
+        self.in_hand = in_hand
+        self.n_left = 0
+        self._turn_met: dict = {}
         n = g.n
         self.units: list = []
         self.parts: list = []
@@ -796,6 +950,7 @@ class _Search:
         self.gone.append(len(p) == 0)
         self.nbr.append(set())
         if len(p):
+            self.n_left += 1
             self.owner[p] = k
             self.alive[p] = True
             for i in p.tolist():
@@ -808,6 +963,8 @@ class _Search:
 
     def _drop(self, k: int, removed: bool = True):
         """Take unit k out (removed, failed or merged into another unit)."""
+        if not self.gone[k]:
+            self.n_left -= 1
         self.gone[k] = True
         self.alive[self.parts[k]] = False
         for v in self.nbr[k]:
@@ -900,6 +1057,8 @@ class _Search:
         for k in ks:
             nb |= self.nbr[k]
         nb -= ks
+        if self.in_hand:
+            return self._splits(ks, nb)
         for v in nb:
             if self.gone[v] or v in good or self.grounded(v):
                 continue
@@ -921,6 +1080,51 @@ class _Search:
                 out.append(v)
         return out
 
+    def _splits(self, ks: set, nb: set) -> list:
+        """In hand: the neighbours of units ``ks`` that the rest no longer joins to the others without them.
+
+        The rest was one piece, so it stays one piece when the neighbours of ``ks`` still reach each other
+        (a breadth-first walk from one of them, stopping once all are found)."""
+        nb = {v for v in nb if not self.gone[v]}
+        if len(nb) <= 1:
+            return []
+        start = next(iter(nb))
+        want = set(nb) - {start}
+        seen = set(ks) | {start}
+        queue = [start]
+        while queue and want:
+            x = queue.pop()
+            for y in self.nbr[x]:
+                if y not in seen and not self.gone[y]:
+                    seen.add(y)
+                    want.discard(y)
+                    queue.append(y)
+        return sorted(want)
+
+    def _fail_disconnected(self, failed: dict):
+        """In hand: pieces not joined to the largest one are loose (the parent holds them); fail them."""
+        seen = np.zeros(len(self.units), dtype=bool)
+        comps = []
+        for k0 in range(len(self.units)):
+            if self.gone[k0] or seen[k0]:
+                continue
+            comp, stack = [], [k0]
+            seen[k0] = True
+            while stack:
+                k = stack.pop()
+                comp.append(k)
+                for v in self.nbr[k]:
+                    if not seen[v] and not self.gone[v]:
+                        seen[v] = True
+                        stack.append(v)
+            comps.append(comp)
+        comps.sort(key=lambda c: -sum(len(self.parts[k]) for k in c))
+        for comp in comps[1:]:
+            for k in comp:
+                for i in self.parts[k].tolist():
+                    failed[i] = "not joined to the rest of its sub-build (a loose piece its parent holds)"
+                self._drop(k)
+
     def free_direction(self, k: int, full: bool = True):
         """(name, None) for the first free direction of unit k, else (None, {name: blocker part}).
 
@@ -930,8 +1134,20 @@ class _Search:
         for di, (dname, dv) in enumerate(dirs if full else dirs[:1]):
             j = self.first_blocker(k, di, dv)
             if j < 0:
+                self.units[k].dv = dv
                 return dname, None
             blockers[dname] = j
+        p = self.parts[k]
+        if full and len(p) == 1 and int(p[0]) in self.g.hinged:
+            met = self._turn_met.get(k)
+            if met is None or not all(self.alive[x] for x in met):
+                met = set()
+                got = self.g.turn_in(int(p[0]), self.alive, met)
+                if got is not None:
+                    name, dv, turn = got
+                    self.units[k].dv, self.units[k].turn = dv, turn
+                    return name, None
+                self._turn_met[k] = met
         return None, blockers
 
     # -- the search
@@ -943,8 +1159,13 @@ class _Search:
         for k in range(len(self.units)):
             if not self.gone[k]:
                 self.zkey[k] = float(g.min_z[self.parts[k]].min())
-        # parts reaching no root at all: floating in the model as drawn
-        self._fail_floating(failed)
+        # parts reaching no root at all: floating in the model as drawn (in hand: pieces apart)
+        if self.in_hand:
+            self._fail_disconnected(failed)
+            if failed:
+                return removed, failed  # loose pieces: the sub-build is dissolved anyway
+        else:
+            self._fail_floating(failed)
         why: dict = {}
         heap = [(-self.top(k), k) for k in range(len(self.units)) if not self.gone[k]]
         heapq.heapify(heap)
@@ -957,7 +1178,7 @@ class _Search:
                 _, k = heapq.heappop(heap)
                 if self.gone[k]:
                     continue
-                if not self.grounded(k) and not self.nbr[k]:
+                if not self.nbr[k] and not (self.in_hand and self.n_left == 1) and not self.grounded(k):
                     why[k] = ("lost", None)
                     continue
                 dep = self.cut_off({k})
@@ -1051,6 +1272,7 @@ class _Search:
                           if present[j] and j not in mine and g.blocks(i, j, dv)), -1)
                 if b < 0:
                     dname = dn
+                    self.units[k].dv = dv
                     break
                 blockers[dn] = b
             present[parts] = True
@@ -1067,8 +1289,9 @@ class _Search:
 
     def _fail_floating(self, failed: dict):
         """Components reaching no root stand on their own lowest unit when it rests on a part left out
-        of the planning (a vehicle on its flexible treads) or when drawn apart with nothing below;
-        a component lying above other parts without touching them is floating (reported)."""
+        of the planning (a vehicle on its flexible treads); any other is floating (reported). Objects
+        drawn apart are roots already when ``separate_objects`` is on (the support graph's rule: a
+        gap of ``SEPARATE_GAP`` to every other object)."""
         g = self.g
         seen = np.zeros(len(self.units), dtype=bool)
 
@@ -1097,10 +1320,7 @@ class _Search:
             under = np.flatnonzero(np.all(g.lo[:, :2] < hi[:2], axis=1) & np.all(g.hi[:, :2] > lo[:2], axis=1)
                                    & (g.hi[:, 2] <= lo[2] + 1.0))
             under = [j for j in under.tolist() if self.owner[j] < 0 or j in g.skip]
-            blocked_below = any(self.owner[j] >= 0 and j not in g.skip for j in np.flatnonzero(
-                np.all(g.lo[:, :2] < hi[:2], axis=1) & np.all(g.hi[:, :2] > lo[:2], axis=1)
-                & (g.hi[:, 2] <= lo[2] + 1.0)).tolist())
-            if under or (self.pl.separate_objects and not blocked_below):
+            if under:
                 self.gr[low] = True
                 log.info("assembly: %d units stand on their own lowest part %s", len(comp), self._desc(int(parts[0])))
                 continue
@@ -1143,8 +1363,8 @@ class _Search:
         if self.allow_groups:
             grp = self._find_group(left)
             if grp is not None:
-                ks, dname, sub = grp
-                u = _Unit(np.array(sorted(sub["order"])), None, None, None, "subassembly", sub=sub)
+                ks, dname, sub, dv = grp
+                u = _Unit(np.array(sorted(sub["order"])), None, None, None, "subassembly", sub=sub, dv=dv)
                 new = self._replace(list(ks), [u])
                 self._drop(new[0])
                 removed.append((u, dname))
@@ -1153,6 +1373,14 @@ class _Search:
         blocked = [k for k in left if why.get(k, ("",))[0] == "blocked"]
         k = max(blocked or left, key=lambda x: (self.top(x), x))
         text = self._why_text(why.get(k))
+        if not self.top_level:
+            # a sub-build or subassembly with a part it cannot place is dissolved (or not formed) whatever
+            # else happens: stop here
+            for v in left:
+                for i in self.parts[v].tolist():
+                    failed[i] = text if v == k else "not reached: its sub-build stopped at a part it cannot place"
+                self._drop(v)
+            return []
         for i in self.parts[k].tolist():
             failed[i] = text
         self._drop(k)
@@ -1171,10 +1399,15 @@ class _Search:
                 ok = False
                 while len(parts) <= MAX_GROUP:
                     b = self.all_blockers(parts, dv)
-                    if not b:
+                    more = {int(self.owner[j]) for j in b}
+                    if not more:
+                        # what the group alone holds up goes with it (a plate with the dishes hanging under it)
+                        more = self._stranded(ks)
+                        if more is None:
+                            break
+                    if not more:
                         ok = True
                         break
-                    more = {int(self.owner[j]) for j in b}
                     ks |= more
                     for v in more:
                         parts |= set(self.parts[v].tolist())
@@ -1189,12 +1422,48 @@ class _Search:
                 if sub is None:
                     self._bad_groups.add(fk)  # its parts do not change: it cannot be built in hand later either
                     continue
-                best = (len(parts), ks, dname, sub)
+                best = (len(parts), ks, dname, sub, dv)
                 if len(parts) <= 3:
                     break
             if best is not None:
                 break
         return None if best is None else best[1:]
+
+    def _stranded(self, ks: set):
+        """Units that taking units ``ks`` out would leave hanging, or None when that is more than
+        :data:`MAX_GROUP` parts: the pieces cut off from the roots (in hand: every piece but the largest)."""
+        cut = self.cut_off(ks)
+        if not cut:
+            return set()
+        pieces = []
+        seen = set(ks)
+        for v in cut:
+            if v in seen:
+                continue
+            piece, stack, size = {v}, [v], len(self.parts[v])
+            seen.add(v)
+            while stack:
+                x = stack.pop()
+                for y in self.nbr[x]:
+                    if y not in seen and not self.gone[y]:
+                        seen.add(y)
+                        piece.add(y)
+                        stack.append(y)
+                        size += len(self.parts[y])
+                        if size > MAX_GROUP and not self.in_hand:
+                            return None
+            pieces.append((size, piece))
+        if self.in_hand:
+            pieces.sort(key=lambda t: -t[0])
+            if not self._splits(ks, set().union(*(self.nbr[k] for k in ks)) - ks):
+                return set()
+            pieces = pieces[1:] if len(pieces) > 1 else []
+            if sum(t[0] for t in pieces) > MAX_GROUP:
+                return None
+        out = set()
+        for _, piece in pieces:
+            out |= piece
+        return out
 
     def _connected(self, ks: set) -> bool:
         start = next(iter(ks))
@@ -1211,19 +1480,14 @@ class _Search:
         """Order of a subassembly built in hand (every part joins the ones placed), or None."""
         g = self.g
         parts = sorted(set().union(*(set(self.parts[k].tolist()) for k in ks)))
-        root_opts = sorted(parts, key=lambda i: (g.min_z[i], i))[:1] + sorted(
-            parts, key=lambda i: -len(g.neighbors[i] & set(parts)))[:1]
-        for root in dict.fromkeys(root_opts):
-            roots = np.zeros(g.n, dtype=bool)
-            roots[root] = True
-            units = [_Unit(np.array([i]), g.flat[i].content, g.flat[i].pose, None, f"#{i}") for i in parts]
-            s = _Search(self.pl, g, units, roots, allow_groups=False)
-            rem, fail = s.run()
-            if not fail:
-                rem = rem[::-1]
-                order = [int(u.idx[0]) for u, _ in rem]
-                return {"order": order, "directions": {int(u.idx[0]): d for u, d in rem}, "units": rem}
-        return None
+        units = [_Unit(np.array([i]), g.flat[i].content, g.flat[i].pose, None, f"#{i}") for i in parts]
+        s = _Search(self.pl, g, units, np.zeros(g.n, dtype=bool), allow_groups=False, in_hand=True)
+        rem, fail = s.run()
+        if fail:
+            return None
+        rem = rem[::-1]
+        order = [int(u.idx[0]) for u, _ in rem]
+        return {"order": order, "directions": {int(u.idx[0]): d for u, d in rem}, "units": rem}
 
     def _why_text(self, w) -> str:
         if w is None:
@@ -1249,6 +1513,39 @@ def _identity():
     from .geometry.types import Pose
 
     return Pose()
+
+
+def _insertions(pl: _Planner, res: dict, pose: np.ndarray, off: int, level: int, out: list,
+                placed: np.ndarray | None = None) -> list:
+    """Append the moves of one planned assembly to ``out`` (see ``AssemblyPlan.insertions``); returns its
+    parts (flat indices of the top build). ``pose``: the assembly's world pose (4, 4); ``off``: the flat
+    index of its first part in the top build."""
+    from .build import LegoBuild
+
+    placed = res["placed"] if placed is None else placed
+    rot = np.asarray(pose)[:3, :3]
+    mine: list = []
+    for u, dname in res["units"]:
+        if isinstance(u.content, LegoBuild):
+            pl.n_levels += 1
+            parts = _insertions(pl, pl.sub_plans[id(u.content)], np.asarray(pose) @ u.pose.matrix,
+                                off + int(u.idx[0]), pl.n_levels, out)
+        elif u.sub is not None:
+            pl.n_levels += 1
+            parts = _insertions(pl, u.sub, pose, off, pl.n_levels, out, placed)
+        else:
+            parts = [off + i for i in u.idx.tolist() if placed[i]]
+        dv = u.dv if u.dv is not None else DIRECTIONS[0]
+        d = rot @ np.asarray(dv, dtype=np.float64)
+        move = dict(parts=parts, direction=tuple(float(x) for x in d / np.linalg.norm(d)), name=dname, level=level)
+        if u.turn is not None:
+            ax, pv, deg = u.turn
+            pw = np.asarray(pose) @ np.append(np.asarray(pv, dtype=np.float64), 1.0)
+            move["turn"] = dict(axis=tuple(float(x) for x in rot @ np.asarray(ax)), pivot=tuple(float(x) for x in pw[:3]),
+                                degrees=float(deg))
+        out.append(move)
+        mine.extend(parts)
+    return mine
 
 
 def _sequence_build(planner: _Planner, build, res: dict, memo: dict):
@@ -1372,8 +1669,11 @@ def assembly_sequence(build, *, max_parts_per_step: int = 6, time_budget: float 
     if cur:
         steps.append(cur)
     skipped = dict(res["skip"])
+    pl.n_levels = 0
+    moves: list = []
+    _insertions(pl, res, np.eye(4), 0, 0, moves)
     plan = AssemblyPlan(res["order"], steps, res["directions"], res["failed"], skipped, pl.kept, pl.dissolved,
-                        seq, time.perf_counter() - t0, len(res["flat"]), groups, pl.snap_fits)
+                        seq, time.perf_counter() - t0, len(res["flat"]), groups, pl.snap_fits, moves)
     log.info("assembly sequence: %d of %d planned parts placed (%d skipped) in %.2f s", len(plan.order),
              plan.n_parts - len(skipped), len(skipped), plan.seconds)
     return plan

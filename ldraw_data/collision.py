@@ -43,6 +43,16 @@ the vertices on open borders also move inward along the surface (step 6):
    keep their written winding. An uncertified part may therefore be inset
    the wrong way on some faces (by 0.25 LDU at most): its clearance to a
    neighbour there is 0 instead of 0.25 LDU on its side.
+3b. Slivers. A triangle whose smallest height is below ``_SLIVER`` (2e-3
+   LDU, the merge distance of step 1) has a normal made by rounding: Panel
+   4215a's end stud top holds one of height 0.0003 LDU (its corners on one
+   ray from the stud centre) facing into the stud, and locking hinges
+   (30553, 60471, 44302a) dozens. Such a normal tilted a vertex's direction
+   and, met by the vertex's own thickness ray at distance 0, capped it at 0
+   (the stud top stayed a cone at full height; official tiles and hinge
+   fingers on them were reported colliding). Slivers stay in the mesh but
+   give no normal (step 4), are never left through (step 5) and do not
+   limit the sideways move (step 6) (:func:`_slivers`).
 4. Per vertex the offset direction ``x`` solves ``n_i . x = 1`` in the
    least-squares sense over the unit normals ``n_i`` of its faces
    (``x = pinv(sum n n^T) sum n``): every face plane through the vertex moves
@@ -123,8 +133,11 @@ from .mesh import PartMesh, part_mesh
 log = logging.getLogger(__name__)
 
 #: Bump when the inset method changes: old cache files are then ignored.
-COLLISION_CACHE_VERSION = 9
+COLLISION_CACHE_VERSION = 10
 _MERGE = 1e-3  # LDU
+#: A triangle whose smallest height is below this (LDU) is a sliver: its normal is not defined at the
+#: precision of the merged vertices (module notes, step 3b).
+_SLIVER = 2 * _MERGE
 _MAX_STRETCH = 3.0
 #: A vertex closer than this (LDU) to the inside of another triangle's edge splits that triangle.
 _T_TOL = 2e-3
@@ -285,6 +298,21 @@ def _orient_uncertified(vertices: np.ndarray, faces: np.ndarray) -> np.ndarray:
     except Exception as exc:  # noqa: BLE001 - keep the written winding
         log.debug("could not orient faces with trimesh: %s", exc)
         return faces
+
+
+def _slivers(vertices: np.ndarray, faces: np.ndarray) -> np.ndarray:
+    """(f,) bool: triangles whose smallest height (twice the area over the longest edge) is below ``_SLIVER``.
+
+    Such a triangle's normal comes from rounding, not from the part (module notes, step 3b): 4215a's
+    stud cut at the panel's end has a sliver of height 0.0003 LDU whose corners lie on one ray from the
+    stud centre; its normal points into the stud.
+    """
+    if not len(faces):
+        return np.zeros(0, dtype=bool)
+    t = vertices[faces]
+    area2 = np.linalg.norm(np.cross(t[:, 1] - t[:, 0], t[:, 2] - t[:, 0]), axis=1)
+    longest = np.linalg.norm(t - np.roll(t, 1, axis=1), axis=2).max(axis=1)
+    return area2 < _SLIVER * np.maximum(longest, 1e-12)
 
 
 def _directions(vertices: np.ndarray, faces: np.ndarray) -> np.ndarray:
@@ -486,7 +514,8 @@ def _split_t_junctions(vertices: np.ndarray, faces: np.ndarray) -> tuple[np.ndar
     return np.vstack([vertices, centres]), np.vstack([faces[keep], new])
 
 
-def _thickness_caps(vertices: np.ndarray, faces: np.ndarray, directions: np.ndarray) -> np.ndarray:
+def _thickness_caps(vertices: np.ndarray, faces: np.ndarray, directions: np.ndarray,
+                    skip: np.ndarray | None = None) -> np.ndarray:
     """(v,) float64: largest inset each vertex may take (inf when the material is thick enough).
 
     A ray from each vertex along its inward direction ``-x`` finds the first
@@ -495,7 +524,8 @@ def _thickness_caps(vertices: np.ndarray, faces: np.ndarray, directions: np.ndar
     faces sharing the vertex). The vertex may move at most half that distance
     ``d``, so the inset is capped at ``d / (2 |x|)``. Rays reach ``2 *
     _CAP_REACH * |x|``: insets up to ``_CAP_REACH`` are capped exactly. No hit
-    (open geometry, thick material) gives no cap.
+    (open geometry, thick material) gives no cap. Faces flagged in ``skip`` ((f,) bool: slivers, step
+    3b) are never left through.
     """
     caps = np.full(len(vertices), np.inf)
     length = np.linalg.norm(directions, axis=1)
@@ -511,6 +541,8 @@ def _thickness_caps(vertices: np.ndarray, faces: np.ndarray, directions: np.ndar
     good_tri = fa > 1e-12
     fn = fn / np.maximum(fa, 1e-300)[:, None]
     fn[~good_tri] = 0.0  # degenerate triangles are never left through (cos = 0)
+    if skip is not None:
+        fn[skip] = 0.0
     off = np.einsum("ij,ij->i", fn, t[:, 0])
     ray, tri = _segments_near_boxes(o, u, reach, t.min(axis=1), t.max(axis=1))
     # leaving faces (cosine test first, in float32: it rejects most candidates with the fewest gathers)
@@ -544,7 +576,7 @@ def _thickness_caps(vertices: np.ndarray, faces: np.ndarray, directions: np.ndar
 
 
 def _open_edge_lateral(vertices: np.ndarray, faces: np.ndarray, directions: np.ndarray,
-                       caps: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+                       caps: np.ndarray, skip: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """(directions, caps) with vertices on open boundary edges also moved inward along the surface.
 
     Module notes, step 6. An edge is open when one triangle uses it, or
@@ -570,6 +602,8 @@ def _open_edge_lateral(vertices: np.ndarray, faces: np.ndarray, directions: np.n
         Per-vertex inward directions of step 4.
     caps : (v,) float64, LDU
         Thickness caps of step 5.
+    skip : (f,) bool, optional
+        Faces whose normal is not used for the slack test (slivers, step 3b).
 
     Returns
     -------
@@ -657,6 +691,8 @@ def _open_edge_lateral(vertices: np.ndarray, faces: np.ndarray, directions: np.n
     n = np.cross(tri[:, 1] - tri[:, 0], tri[:, 2] - tri[:, 0])
     nl = np.linalg.norm(n, axis=1)
     good = nl > 1e-12
+    if skip is not None:
+        good &= ~skip[fsel]
     n = n / np.where(good, nl, 1.0)[:, None]
     nt = np.einsum("ij,ij->i", n, t[s])
     out = good & (nt > 1e-9)
@@ -694,9 +730,10 @@ def shape_from_mesh(mesh: PartMesh) -> CollisionShape:
     if not mesh.certified:
         faces = _orient_uncertified(vertices, faces)
     vertices, faces = _split_t_junctions(vertices, faces)
-    directions = _directions(vertices, faces)
-    caps = _thickness_caps(vertices, faces, directions)
-    directions, caps = _open_edge_lateral(vertices, faces, directions, caps)
+    sliver = _slivers(vertices, faces)
+    directions = _directions(vertices, faces[~sliver])
+    caps = _thickness_caps(vertices, faces, directions, sliver)
+    directions, caps = _open_edge_lateral(vertices, faces, directions, caps, sliver)
     return CollisionShape(mesh.name, vertices, faces.astype(np.int32), directions,
                           bool(mesh.certified), _hull(vertices), caps, getattr(mesh, "title", "") or "")
 

@@ -111,3 +111,36 @@ def test_dishes_side_by_side(shift, hit):
 
     b = from_ldraw(f"1 1 0 0 0 1 0 0 0 1 0 0 0 1 2654.dat\n1 2 {40 - shift} 0 0 1 0 0 0 1 0 0 0 1 2654.dat\n")
     assert (len(b.colliding_placements) == 1) is hit
+
+
+def test_sliver_triangles_are_slivers():
+    # module notes step 3b: height = |cross| / longest edge. The sliver of Panel 1 x 4 x 3 4215a's end stud
+    # (corners (30, -4, 0), (34.868, -4, 3.308), (34.763, -4, 3.237), one ray from the stud centre):
+    # |cross| = 4.868 * 3.237 - 3.308 * 4.763 = 0.001712, longest edge 5.886, height 0.00029 LDU < 0.002.
+    # A 1 x 1 LDU right triangle has height 0.707 LDU.
+    from ldraw_data.collision import _slivers
+
+    v = np.array([[30, -4, 0], [34.868, -4, 3.308], [34.763, -4, 3.237], [0, 0, 0], [1, 0, 0], [0, 0, 1]], float)
+    assert _slivers(v, np.array([[0, 1, 2], [3, 5, 4]])).tolist() == [True, False]
+
+
+def test_stud_top_with_a_sliver_moves_by_the_full_inset():
+    # 4215a's end stud top (centre (30, -4, 0), normal -y) holds that sliver with its normal pointing
+    # into the stud (+y): its centre took a cap of 0 (exit through its own face at distance 0) and
+    # x = (0, -0.913, 0) (21 of 23 normals up). Slivers are left out of normals and caps: the centre
+    # moves down into the stud by the inset, (30, -3.75, 0).
+    s = _shape("4215a")
+    k = np.argmin(np.linalg.norm(s.vertices - [30.0, -4.0, 0.0], axis=1))
+    assert np.allclose(s.vertices[k], [30.0, -4.0, 0.0])
+    assert s.caps[k] >= 0.25
+    assert np.allclose(s.inset_vertices(0.25)[k], [30.0, -3.75, 0.0], atol=1e-6)
+
+
+def test_tile_on_panel_end_stud_does_not_collide():
+    # 6957 Solar Snooper: Tile 1 x 2 Grille 2412b on the end stud of Panel 4215a (the tile's underside, 4 LDU
+    # above its bottom, on the stud top at y = -4); reported colliding (0.56 LDU shift depth) while the
+    # stud's centre did not move
+    from bricklayer import from_ldraw
+
+    b = from_ldraw("1 1 0 0 0 1 0 0 0 1 0 0 0 1 4215a.dat\n1 2 30 -8 10 0 0 -1 0 1 0 1 0 0 2412b.dat\n")
+    assert b.colliding_placements == []
