@@ -38,10 +38,25 @@ within 18 degrees of its joint axis, and joint axes are candidate
 directions. The highest free unit is removed when every remaining neighbour
 still reaches the ground (connection graph + support contacts); the reversed
 removal order is the sequence. Stage one tries straight down only, stage two
-every direction. When stuck: dissolve a stuck sub-build; else remove a
-subassembly (a stuck unit with its blockers in one direction, grown until the
-group can leave, connected, at most :data:`MAX_GROUP` parts, sequenced in hand
-on its own); else give up on the highest blocked unit and go on.
+every direction, and a part mated through a click hinge (BrickNet
+``hinge_*`` labels: a canopy on its hinge plate) that no straight line frees
+is also tried clicked on open: turned by one of :data:`TURN_ANGLES` about the
+hinge axis through the connector, it must come in straight and then turn shut
+without meeting any placed part but its hinge mate (both motions sampled so
+that nothing moves more than 1 LDU between samples; ``AssemblyPlan.insertions``
+records the turn). When stuck: dissolve a stuck sub-build; else remove a
+subassembly (a stuck unit with its blockers in one direction and the units
+that only it holds up, grown until the group can leave and leaves nothing
+hanging, connected, at most :data:`MAX_GROUP` parts, sequenced in hand on its
+own: a plate gripping a smaller plate under it leaves with the dishes hanging
+from it); else give up on the highest blocked unit and go on.
+
+Built in hand. Sub-builds and subassemblies are built in the hand, not on
+the ground: their first part needs no support, each later part must touch one
+placed before it, so a removal must leave the rest in one piece (the
+neighbours of the removed unit still reach each other). A sub-build that falls
+apart into pieces, or that has a part it cannot place, is dissolved at once
+(its search stops at the first such part).
 
 Time budget: the search may use :data:`_SEARCH_SHARE` (3/4) of it. The units
 it has not reached by then are placed first, lowest first, each checked by the
@@ -71,7 +86,7 @@ Every other part still blocks them; the plan counts such pairs
 (``AssemblyPlan.snap_fits``).
 
 Sub-builds (LDraw submodels) stay together: a sub-build is first sequenced on
-its own, in its own frame and on its own ground, and then inserted whole (all
+its own, in its own frame and in hand (above), and then inserted whole (all
 its parts move together along one direction) as one step of its parent. A
 sub-build that cannot be sequenced on its own (say it is loose pieces held by
 the parent) or that cannot be inserted whole is dissolved: its placements
@@ -227,6 +242,7 @@ class _Geometry:
         # separate objects (stands, loose parts drawn apart) stand on their own level, as official files draw them
         sup = support_graph(build, separate_objects=separate_objects)
         self.grounded = np.asarray(sup.grounded, dtype=bool)
+        self.supported = np.asarray(sup.supported, dtype=bool)
         nb = [set() for _ in range(self.n)]
         if len(sup.edges):
             for a, b in np.unique(np.sort(sup.edges, axis=1), axis=0).tolist():
@@ -1101,23 +1117,24 @@ class _Search:
                     queue.append(y)
         return sorted(want)
 
+    def _spread(self, start: list, seen: np.ndarray) -> list:
+        """Live units joined to ``start`` through neighbours and not yet ``seen`` (marked seen on the way)."""
+        comp, stack = [], list(start)
+        for k in stack:
+            seen[k] = True
+        while stack:
+            k = stack.pop()
+            comp.append(k)
+            for v in self.nbr[k]:
+                if not seen[v] and not self.gone[v]:
+                    seen[v] = True
+                    stack.append(v)
+        return comp
+
     def _fail_disconnected(self, failed: dict):
         """In hand: pieces not joined to the largest one are loose (the parent holds them); fail them."""
         seen = np.zeros(len(self.units), dtype=bool)
-        comps = []
-        for k0 in range(len(self.units)):
-            if self.gone[k0] or seen[k0]:
-                continue
-            comp, stack = [], [k0]
-            seen[k0] = True
-            while stack:
-                k = stack.pop()
-                comp.append(k)
-                for v in self.nbr[k]:
-                    if not seen[v] and not self.gone[v]:
-                        seen[v] = True
-                        stack.append(v)
-            comps.append(comp)
+        comps = [self._spread([k0], seen) for k0 in range(len(self.units)) if not self.gone[k0] and not seen[k0]]
         comps.sort(key=lambda c: -sum(len(self.parts[k]) for k in c))
         for comp in comps[1:]:
             for k in comp:
@@ -1289,25 +1306,13 @@ class _Search:
 
     def _fail_floating(self, failed: dict):
         """Components reaching no root stand on their own lowest unit when it rests on a part left out
-        of the planning (a vehicle on its flexible treads); any other is floating (reported). Objects
+        of the planning (a vehicle on its flexible treads) or touches one the validator finds supported;
+        any other is floating (reported). Objects
         drawn apart are roots already when ``separate_objects`` is on (the support graph's rule: a
         gap of ``SEPARATE_GAP`` to every other object)."""
         g = self.g
         seen = np.zeros(len(self.units), dtype=bool)
-
-        def spread(start):
-            comp, stack = [], list(start)
-            for k in stack:
-                seen[k] = True
-            while stack:
-                k = stack.pop()
-                comp.append(k)
-                for v in self.nbr[k]:
-                    if not seen[v] and not self.gone[v]:
-                        seen[v] = True
-                        stack.append(v)
-            return comp
-
+        spread = lambda start: self._spread(start, seen)  # noqa: E731
         spread([k for k in range(len(self.units)) if not self.gone[k] and self.grounded(k)])
         for k0 in range(len(self.units)):
             if self.gone[k0] or seen[k0]:
@@ -1320,7 +1325,11 @@ class _Search:
             under = np.flatnonzero(np.all(g.lo[:, :2] < hi[:2], axis=1) & np.all(g.hi[:, :2] > lo[:2], axis=1)
                                    & (g.hi[:, 2] <= lo[2] + 1.0))
             under = [j for j in under.tolist() if self.owner[j] < 0 or j in g.skip]
-            if under:
+            # or it is held by a part left out of the planning that the validator finds supported (a
+            # vault on its MPD-embedded tyres, 7326): that part is added in the last step
+            held = any((self.owner[j] < 0 or j in g.skip) and g.supported[j]
+                       for k in comp for i in self.parts[k].tolist() for j in g.neighbors[i])
+            if under or held:
                 self.gr[low] = True
                 log.info("assembly: %d units stand on their own lowest part %s", len(comp), self._desc(int(parts[0])))
                 continue

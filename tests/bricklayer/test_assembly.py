@@ -259,3 +259,17 @@ def test_lunar_lander_needs_subassemblies_that_take_what_they_hold(official_dir)
     # every part is moved into the model exactly once at the top level
     top = [i for m in plan.insertions if m["level"] == 0 for i in m["parts"]]
     assert sorted(top) == sorted(plan.order)
+
+
+def test_a_group_held_by_left_out_parts_is_not_floating(official_dir):
+    # 7326 Rise of the Sphinx: a 49-part group (plate 2445 and what stands on it) touches the ground only
+    # through MPD-embedded parts "7326 - 61254", which the planner leaves out (added last); the validator
+    # finds every part supported, so none may be reported floating (60 were, with 16 truly blocked).
+    from bricklayer import read_ldraw
+
+    b = read_ldraw(official_dir / "7326_1_Rise_of_the_Sphinx.mpd")
+    assert not b.floating_placements
+    plan = assembly_sequence(b, separate_objects=True)
+    assert not [r for r in plan.failed.values() if r.startswith("floating")]
+    flat = b.flattened_placements
+    assert any(flat[i].content.ldraw_id == "2445" for i in plan.order)
