@@ -429,13 +429,14 @@ class _Geometry:
             return hit
         if (u, j) not in self.hit_pairs:
             a = self._world_axis(dv)
-            if a is not None:
-                blocked = self.columns_block(u, j, dv)
-                if blocked is not None:
-                    if _COLUMN_LOG is not None:
-                        _COLUMN_LOG.append((u, j, a, float(dv[a]), blocked))
-                    _PATH_MEMO[key] = blocked
-                    return blocked
+            blocked = self.columns_block(u, j, dv) if a is not None else None
+            if blocked is not None and _COLUMN_LOG is not None:
+                _COLUMN_LOG.append((u, j, a, float(dv[a]), blocked))
+            if blocked is None:
+                blocked = self.frame_columns_block(u, j, rel, dloc)
+            if blocked is not None:
+                _PATH_MEMO[key] = blocked
+                return blocked
         # the two parts at their final poses: choose the inset (press fits), or ignore a real collision
         inset = TOL.collision_inset
         ma, mb = self.model(u, inset), self.model(j, inset)
@@ -489,6 +490,28 @@ class _Geometry:
         if rj is None:
             return None
         return _columns.meets(ru, rj, forward=bool(dv[a] < 0))
+
+    def frame_columns_block(self, u: int, j: int, rel: np.ndarray, dloc: np.ndarray):
+        """The column test in part u's own frame: for tilted parts moving along one of their own axes past
+        a part turned by a signed permutation relative to them (parts of one tilted sub-build).
+
+        ``rel``: j's pose in u's part frame (4, 4); ``dloc``: the insertion direction there. None when
+        dloc is no axis of u or j is tilted relative to u (use the sampled test).
+        """
+        a = self._world_axis(dloc)
+        if a is None or _columns.axis_map(rel[:3, :3]) is None:
+            return None
+        k = (u, "own", a)
+        ru = self._rasters.get(k)
+        if ru is None:
+            key = self.eng.keys[u]
+            ru = self._rasters[k] = _columns.world_raster(self.eng.shapes[key], key, bool(self.mirrored[u]),
+                                                          TOL.collision_inset, np.eye(4), a)
+        key = self.eng.keys[j]
+        rj = _columns.world_raster(self.eng.shapes[key], key, bool(self.mirrored[j]), TOL.collision_inset, rel, a)
+        if ru is None or rj is None:
+            return None
+        return _columns.meets(ru, rj, forward=bool(dloc[a] < 0))
 
     def _sweep(self, ma, mb, rel, dloc, s_lo, s_hi) -> bool:
         """Sampled path test: j at ``rel`` moved by ``s * dloc`` (u's frame), s over [s_lo, s_hi] every <= 1 LDU.
