@@ -292,10 +292,11 @@ class _PairMemo:
     ``searchsorted``); new answers go to a dict until saved.
     """
 
-    def __init__(self):
+    def __init__(self, stem: str = "collision-pairs", dtype=bool):
+        self.stem, self.dtype = stem, dtype
         self.keys = np.zeros(0, dtype=np.uint64)
-        self.hits = np.zeros(0, dtype=bool)
-        self.new: dict[int, bool] = {}
+        self.hits = np.zeros(0, dtype=dtype)
+        self.new: dict = {}
         self.loaded = False
         self._atexit = False
 
@@ -304,7 +305,7 @@ class _PairMemo:
         from ldraw_data.library import get_library
 
         fp = get_library().fingerprint[:16]
-        return cache_dir() / f"collision-pairs-{fp}-v{COLLISION_CACHE_VERSION}.{_PAIR_CACHE_VERSION}.npz"
+        return cache_dir() / f"{self.stem}-{fp}-v{COLLISION_CACHE_VERSION}.{_PAIR_CACHE_VERSION}.npz"
 
     def load(self):
         if self.loaded:
@@ -319,14 +320,14 @@ class _PairMemo:
             pass
 
     def lookup(self, h: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(found (m,) bool, value (m,) bool) for hashes ``h``."""
+        """(found (m,) bool, value (m,) of the memo's dtype) for hashes ``h``."""
         self.load()
         found = np.zeros(len(h), dtype=bool)
-        val = np.zeros(len(h), dtype=bool)
+        val = np.zeros(len(h), dtype=self.dtype)
         if len(self.keys):
             pos = np.minimum(np.searchsorted(self.keys, h), len(self.keys) - 1)
             found = self.keys[pos] == h
-            val = found & self.hits[pos]
+            val = np.where(found, self.hits[pos], val).astype(self.dtype)
         if self.new:
             for k in np.flatnonzero(~found).tolist():
                 v = self.new.get(int(h[k]))
@@ -352,7 +353,7 @@ class _PairMemo:
             return
         path = self.path()
         keys = np.concatenate([self.keys, np.fromiter(self.new.keys(), dtype=np.uint64, count=len(self.new))])
-        hits = np.concatenate([self.hits, np.fromiter(self.new.values(), dtype=bool, count=len(self.new))])
+        hits = np.concatenate([self.hits, np.fromiter(self.new.values(), dtype=self.dtype, count=len(self.new))])
         try:  # merge with what other processes wrote meanwhile
             with np.load(path) as z:
                 keys, hits = np.concatenate([z["keys"], keys]), np.concatenate([z["hits"], hits])
@@ -368,6 +369,11 @@ class _PairMemo:
 
 
 _MEMO = _PairMemo()
+#: Overlap depths (:meth:`CollisionEngine.overlap_depth`): value ``depth + 100 * k`` (LDU), ``k`` the index of
+#: the separating shift in ``_SHIFTS``; keyed by the pair's shapes, relative pose and the first part's
+#: world rotation (the shifts are along world axes).
+_DEPTH_MEMO = _PairMemo("collision-depths", np.float64)
+_SHIFTS = np.vstack([np.eye(3), -np.eye(3)])
 
 
 def _collide(ma, mb, rel: np.ndarray) -> bool:
@@ -846,14 +852,30 @@ class CollisionEngine:
             up to it does).
         direction : (3,) tuple
             The world direction of that shift.
+
+        Memoized like the narrow phase, in memory and on disk
+        (``cache_dir()/collision-depths-*.npz``), per shapes, relative pose and
+        the first part's world rotation: a repeated pair costs no FCL call.
         """
         t = self.transforms
         inset = TOL.collision_inset
+        inv_a = _inv_rigid(t[i][None])[0]
+        # memo key: shapes, relative pose, level = inset, max_shift and the first part's world rotation
+        rq = np.round(t[i, :3, :3] / _ROT_Q).astype(np.int64).ravel().tolist()
+        level = (int(round(inset * 1000)) * 1000003 + int(round(max_shift * 100))) & 0x7FFFFFFFFFFF
+        for c in rq:
+            level = (level * 1000003 + (c & 0xFFFF)) & 0x7FFFFFFFFFFF
+        h = _pair_hash(np.array([self.codes[i] * 2 + self.mirrored[i]]),
+                       np.array([self.codes[j] * 2 + self.mirrored[j]]), (inv_a @ t[j])[None],
+                       np.array([level | (1 << 46)]))
+        found, val = _DEPTH_MEMO.lookup(h)
+        if found[0]:
+            k = int(val[0] // 100)
+            return float(val[0] - 100 * k), tuple(float(x) for x in _SHIFTS[k])
         ma = _STORE.model(self.shapes[self.keys[i]], bool(self.mirrored[i]), inset)
         mb = _STORE.model(self.shapes[self.keys[j]], bool(self.mirrored[j]), inset)
-        inv_a = _inv_rigid(t[i][None])[0]
-        best, best_dir = max_shift, (0.0, 0.0, 1.0)
-        for d in np.vstack([np.eye(3), -np.eye(3)]):
+        best, best_k = max_shift, 2
+        for k, d in enumerate(_SHIFTS):
             def free(s):
                 tb = t[j].copy()
                 tb[:3, 3] += d * s
@@ -875,8 +897,11 @@ class CollisionEngine:
                 else:
                     lo = mid
             if hi < best:
-                best, best_dir = hi, tuple(float(x) for x in d)
-        return (best + 2 * inset if best < max_shift else max_shift), best_dir
+                best, best_k = hi, k
+        depth = best + 2 * inset if best < max_shift else max_shift
+        _DEPTH_MEMO.new[int(h[0])] = depth + 100 * best_k
+        _DEPTH_MEMO.save()
+        return depth, tuple(float(x) for x in _SHIFTS[best_k])
 
 
 def _is_segment(key: str, shape, embedded) -> bool:
