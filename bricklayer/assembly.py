@@ -348,32 +348,37 @@ class _Geometry:
 
     # -- directions
     def directions(self, i: int) -> list:
-        """Candidate insertion directions of part i: ``(name, unit vector)``.
+        """Candidate insertion directions of part i: ``(name, unit vector)``, in the order tried.
 
-        The six world axes; the part's own axes when it is tilted; the axes of
-        its pin, axle, bar, clip and hinge joints (both ways) when not along a
-        world axis.
+        A tilted part's own six axes first (down onto its studs first: the
+        first stage of the search tries only the first direction, and the
+        column test decides moves along a part's own axes past its aligned
+        neighbours); then the six world axes (down first); then the axes of
+        its pin, axle, bar, clip and hinge joints (both ways) when not along
+        one of those.
         """
         hit = self._dirs.get(i)
         if hit is not None:
             return hit
-        out = [(n, d) for n, d in zip(_DIR_NAMES, DIRECTIONS)]
+        out: list = []
 
         def add(name, v):
             v = v / np.linalg.norm(v)
             if not any(float(v @ d) > 0.999 for _, d in out):
                 out.append((name, v))
 
+        r = self.t[i][:3, :3]
+        if not np.allclose(np.abs(r), np.round(np.abs(r)), atol=1e-3):
+            # a tilted part goes on along its own axes first: down onto its studs (LDraw +Y, as -Y is up)
+            for k, n in enumerate(("part-y", "part+x", "part-x", "part+z", "part-z", "part+y")):
+                axis = np.array([[0, 1, 0], [1, 0, 0], [-1, 0, 0], [0, 0, 1], [0, 0, -1], [0, -1, 0]][k], float)
+                add(n, r @ axis)
+        for n, d in zip(_DIR_NAMES, DIRECTIONS):
+            add(n, d)
         for j in self.neighbors[i]:
             for ax in self.joint_axes.get((i, j), ()):
                 add("joint" + _vec_name(ax), ax)
                 add("joint" + _vec_name(-ax), -ax)
-        r = self.t[i][:3, :3]
-        if not np.allclose(np.abs(r), np.round(np.abs(r)), atol=1e-3):
-            for k, n in enumerate(("part-y", "part+x", "part-x", "part+z", "part-z", "part+y")):
-                # LDraw part frame: -Y is up, so "down onto studs" is +Y
-                axis = np.array([[0, 1, 0], [1, 0, 0], [-1, 0, 0], [0, 0, 1], [0, 0, -1], [0, -1, 0]][k], float)
-                add(n, r @ axis)
         self._dirs[i] = out
         return out
 
@@ -1032,8 +1037,11 @@ class _Search:
         if isinstance(u.content, LegoBuild):
             r = np.asarray(u.pose.matrix)[:3, :3]
             if not np.allclose(np.abs(r), np.round(np.abs(r)), atol=1e-3):
-                for c, n in enumerate(("sub+x", "sub+y", "sub+z")):
-                    out += [(n, r[:, c]), (n.replace("+", "-"), -r[:, c])]
+                # a tilted sub-build goes in along its own axes first, down (its -z) first
+                own = []
+                for c, n in ((2, "sub-z"), (0, "sub+x"), (0, "sub-x"), (1, "sub+y"), (1, "sub-y"), (2, "sub+z")):
+                    own.append((n, -r[:, c] if n.endswith(("-z", "-x", "-y")) else r[:, c]))
+                out = own + out
         return out
 
     def first_blocker(self, k: int, di: int, dv: np.ndarray) -> int:

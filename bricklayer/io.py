@@ -184,7 +184,34 @@ def _doc_to_build(doc: LDrawDocument, library, warnings: list, lines: list[str])
     main = doc.main  # MPD spec: the first block is the model shown
     root = build_of(main, (main.key,))
     root.embedded_files.update(embedded)
+    root.unreadable_lines = _unreadable_in_use(doc, set(builds) | set(embedded))
     return root
+
+
+def _unreadable_in_use(doc: LDrawDocument, used_keys: set[str]) -> list[LDrawWarning]:
+    """The skipped type-1 lines (``doc.skipped_refs``) of the blocks the model uses.
+
+    A block is used when it was walked as a submodel or kept as an embedded part; an MPD
+    block nothing references (or a second block of a name already taken, LDraw viewers
+    read the first) does not make the model lose a part.
+    """
+    if not doc.skipped_refs:
+        return []
+    if not doc.is_mpd:
+        return list(doc.skipped_refs)
+    blocks = doc.blocks_by_key
+    used = {id(blocks[k]) for k in used_keys if k in blocks}
+    firsts = sorted((f.first_line, i) for i, f in enumerate(doc.files))
+    out = []
+    for w in doc.skipped_refs:
+        owner = None
+        for first, i in firsts:
+            if first > w.line:
+                break
+            owner = doc.files[i]
+        if owner is not None and id(owner) in used:
+            out.append(w)
+    return out
 
 
 def from_ldraw(text: str, *, source: str = "<text>", library=None) -> LegoBuild:
@@ -201,7 +228,12 @@ def from_ldraw(text: str, *, source: str = "<text>", library=None) -> LegoBuild:
     Returns
     -------
     LegoBuild
-        ``build.import_warnings`` lists what was noticed (unknown parts, malformed lines).
+        ``build.import_warnings`` lists what was noticed (unknown parts, malformed lines);
+        ``build.unreadable_lines`` lists the part lines (type 1) of the model and the
+        submodels and embedded parts it uses that could not be read and were skipped, as
+        :class:`~ldraw_data.errors.LDrawWarning` (``path``, ``line``, ``message``): each is
+        a part the file places but the build lacks, so validation reports the build as
+        not valid (``brickwright validate``).
     """
     if library is None:
         from ldraw_data.library import get_library

@@ -49,10 +49,34 @@ def _setup_logging(verbose: bool) -> None:
     logging.basicConfig(level=logging.INFO if verbose else logging.ERROR, format="%(levelname)s: %(message)s")
 
 
+def _check_ldrawdir() -> None:
+    """Warn on stderr when ``LDRAWDIR`` is set but holds no LDraw library.
+
+    :func:`ldraw_data.library.find_library` then falls back to the installed copy and only logs it
+    (shown with ``-v``); a user who set ``LDRAWDIR`` should see that it is not used.
+    """
+    import os
+
+    env = os.environ.get("LDRAWDIR")
+    if not env:
+        return
+    from ldraw_data.errors import LibraryNotFoundError
+    from ldraw_data.library import find_library
+
+    try:
+        find_library(env)
+    except LibraryNotFoundError:
+        typer.echo(f"warning: LDRAWDIR={env} holds no LDraw library (no parts/ folder in it); using the "
+                   "installed copy instead. Point LDRAWDIR at the folder holding LDConfig.ldr and parts/, "
+                   "or unset it.", err=True)
+
+
 @app.callback()
 def _main(verbose: bool = typer.Option(False, "--verbose", "-v", help="Log what the library does (INFO).")):
     """BrickWright: build, validate, render and sequence LEGO models that can really be built."""
     _setup_logging(verbose)
+    if not verbose:  # with -v the library's own log line says it
+        _check_ldrawdir()
 
 
 # ----------------------------------------------------------------------------- library
@@ -229,7 +253,8 @@ def instructions(model: Path = typer.Argument(..., help=".ldr, .mpd or build.py"
                  force: bool = typer.Option(False, "--force", help="Replace instructions already in OUT.")):
     """Find a buildable assembly order and write it as LDraw steps (and pictures).
 
-    Exits 1 when some parts could not be placed (the reasons are listed)."""
+    Exits 1 when some parts could not be placed (the reasons are listed); a part the LDraw library
+    does not know (nor the file embeds) counts as not placed."""
     from bricklayer.assembly import write_instructions
 
     from .inspect_model import load_build
@@ -246,10 +271,29 @@ def instructions(model: Path = typer.Argument(..., help=".ldr, .mpd or build.py"
     except FileExistsError as exc:
         _fail(str(exc).replace("overwrite=True (CLI: --force)", "--force"))
     s = res["summary"]
-    typer.echo(f"{model.name}: {s['placed']} of {s['parts'] - s['skipped']} parts placed "
-               f"({100 * s['placed_share']:.1f}%), {s['skipped']} left to a last step "
-               f"({', '.join(f'{k}: {v}' for k, v in s['skipped_reasons'].items()) or 'none'}), "
-               f"{s['failed']} could not be placed; {s['steps']} steps in {s['seconds']} s")
+    # A part the library does not know has no geometry: the planner leaves it to a last step ("no
+    # geometry"), but it cannot really be placed, so here it counts as not placed (exit 1).
+    from .validation import MAX_LISTED, describe_placement, unknown_placements
+
+    unknown = [describe_placement(build, fp) for fp in unknown_placements(build)]
+    skipped = s["skipped"] - len(unknown)
+    reasons = dict(s["skipped_reasons"])
+    if unknown and reasons.get("no geometry"):
+        reasons["no geometry"] -= min(len(unknown), reasons["no geometry"])
+        reasons = {k: v for k, v in reasons.items() if v}
+    planned = s["parts"] - skipped
+    failed = s["failed"] + len(unknown)
+    share = 1.0 if planned <= 0 else s["placed"] / planned
+    typer.echo(f"{model.name}: {s['placed']} of {planned} parts placed "
+               f"({100 * share:.1f}%), {skipped} left to a last step "
+               f"({', '.join(f'{k}: {v}' for k, v in reasons.items()) or 'none'}), "
+               f"{failed} could not be placed; {s['steps']} steps in {s['seconds']} s")
+    for d in unknown[:MAX_LISTED]:
+        loc = f" [{d['file']}:{d['line']}]" if d.get("line") else ""
+        typer.echo(f"  NOT PLACED {d['label']}{loc}: unknown part {d['part_id']!r}, not in the LDraw library "
+                   "nor embedded in the file; use a real part id (`brickwright search`)")
+    if len(unknown) > MAX_LISTED:
+        typer.echo(f"  ... and {len(unknown) - MAX_LISTED} more unknown parts")
     for f in s["failures"]:
         typer.echo(f"  NOT PLACED {f['part']}: {f['reason']}")
     if s["failed"] > len(s["failures"]):
@@ -260,7 +304,7 @@ def instructions(model: Path = typer.Argument(..., help=".ldr, .mpd or build.py"
         typer.echo(f"images: {len(res['images'])} in {out}")
     if res.get("image_error"):
         typer.echo(f"images: {res['image_error']}", err=True)
-    if s["failed"]:
+    if failed:
         raise typer.Exit(1)
 
 
@@ -280,6 +324,14 @@ def render(model: Path = typer.Argument(..., help=".ldr, .mpd or build.py"),
 
     from .inspect_model import load_build
 
+    from bricklayer.render import VIEWS
+    from bricklayer.render.render import _parse_size
+
+    # options first: a bad --view or --size is reported as such, even when the PNG exists
+    if view.strip().lower() not in (*VIEWS, "sheet"):
+        _fail(f"unknown view {view!r}; use one of {', '.join(VIEWS)} or sheet")
+    if size is not None:
+        _parse_size(size)  # "WxH" within 8..8192 pixels, else ValueError
     target = out or model.with_suffix(".png")
     if target.suffix.lower() != ".png":
         _fail(f"{target}: the output is a PNG image; give a file name ending in .png")
@@ -344,12 +396,14 @@ def eval_(prompts: Path = typer.Argument(..., help="Text file, one prompt a line
 @friendly
 def replay(transcript: Path = typer.Argument(..., help="transcript.jsonl of a run."),
            out: Path = typer.Argument(..., help="Folder to replay into.")):
-    """Re-execute a run's recorded tool calls and check it reaches the same final build."""
+    """Re-execute a run's recorded tool calls and check it reaches the same final build.
+
+    Exits 1 when the replayed final build differs from the recorded one or does not pass validate."""
     from .agent import replay as _replay
 
     res = _replay(transcript, out)
     typer.echo(f"same final build: {res.same_build}; passed: {res.passed}; ldr: {res.ldr_path}")
-    raise typer.Exit(0 if res.same_build else 1)
+    raise typer.Exit(0 if res.same_build and res.passed else 1)
 
 
 def main():  # pragma: no cover - console entry

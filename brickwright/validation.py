@@ -7,7 +7,7 @@ the agent's ``validate`` tool, so both say the same thing the same way.
 
 from __future__ import annotations
 
-__all__ = ["validation_report", "describe_placement", "MAX_LISTED"]
+__all__ = ["validation_report", "describe_placement", "unknown_placements", "MAX_LISTED"]
 
 #: Problems of one kind listed in full before "... and N more".
 MAX_LISTED = 8
@@ -50,6 +50,42 @@ def describe_placement(build, fp) -> dict:
         "grid": [int(g) if float(g).is_integer() else g for g in grid],
         "size": [int(s) if float(s).is_integer() else s for s in size],
     }
+
+
+def unknown_placements(build) -> list:
+    """Placements of parts that are neither in the LDraw library nor embedded in the file.
+
+    Such a part (a typo, a part of a newer library) has no geometry and no connectors, so it can
+    be neither checked nor planned into an assembly order: ``brickwright validate`` reports it as
+    UNKNOWN PART, ``brickwright instructions`` as not placed.
+
+    Parameters
+    ----------
+    build : LegoBuild
+
+    Returns
+    -------
+    list of FlatPlacement
+        In flattened order: the placements without collision geometry
+        (:func:`bricklayer.validate.collisions.unchecked_placements`) whose part is not a library
+        part and not an MPD-embedded block (``build.embedded_files``, keys as normalized names).
+    """
+    from bricklayer.validate.collisions import unchecked_placements
+    from ldraw_data.library import normalize_name
+
+    embedded = set()
+    for b in (build, *build._all_builds()):
+        embedded |= {normalize_name(k) for k in getattr(b, "embedded_files", {})}
+    out = []
+    for fp in unchecked_placements(build):
+        el = fp.content
+        if getattr(el, "_known", True):
+            continue
+        key = normalize_name(el.ldraw_id)
+        if key in embedded or key + ".dat" in embedded:
+            continue
+        out.append(fp)
+    return out
 
 
 def _where(d: dict) -> str:
@@ -116,11 +152,14 @@ def validation_report(build, *, source: str = "build", expected_components: int 
     -------
     dict
         ``valid`` (no collisions, nothing floating, only catalog parts - no
-        ``unknown_parts``, ``not_parts`` or ``scaled`` placements - and the expected component
-        count if given), ``parts``, ``unique_parts`` (distinct part ids),
+        ``unknown_parts``, ``not_parts`` or ``scaled`` placements -, no ``unreadable_lines``
+        and the expected component count if given), ``parts``, ``unique_parts`` (distinct part ids),
         ``unique_elements`` (distinct part id and colour), ``collisions`` (list
         of {a, b, overlap_ldu, mated}), ``floating`` (list), ``components``
-        (count), ``component_sizes``, ``problems`` (one line each, with hints)
+        (count), ``component_sizes``, ``unreadable_lines`` (list of {file, line, message}:
+        part lines of the LDraw file the build was read from that could not be read, so the
+        build lacks a part its file places; ``build.unreadable_lines`` of
+        :func:`bricklayer.read_ldraw`), ``problems`` (one line each, with hints)
         and ``text`` (summary line plus problems).
     """
     from bricklayer.validate import collision_details
@@ -136,7 +175,9 @@ def validation_report(build, *, source: str = "build", expected_components: int 
     unknown = [describe_placement(build, p) for p in unknown]
     not_parts = [describe_placement(build, p) for p in not_parts]
     scaled = [describe_placement(build, p) for p in scaled]
-    ok = not cols and not floating and not unknown and not not_parts and not scaled
+    unreadable = [{"file": w.path, "line": w.line, "message": w.message}
+                  for w in getattr(build, "unreadable_lines", None) or ()]
+    ok = not cols and not floating and not unknown and not not_parts and not scaled and not unreadable
     if expected_components is not None and len(comps) != expected_components:
         ok = False
     problems = []
@@ -169,16 +210,25 @@ def validation_report(build, *, source: str = "build", expected_components: int 
             problems.append(f"... and {len(rows) - MAX_LISTED} more")
         if rows:
             problems.append(f"  {hint}")
+    for u in unreadable[:MAX_LISTED]:
+        problems.append(f"UNREADABLE PART LINE {u['file']}:{u['line']}: {u['message']}")
+    if len(unreadable) > MAX_LISTED:
+        problems.append(f"... and {len(unreadable) - MAX_LISTED} more")
+    if unreadable:
+        problems.append("  the build lacks the part each of these lines places: write it as "
+                        "`1 <colour> x y z a b c d e f g h i <part>.dat` (15 fields, finite numbers; LDraw spec "
+                        "line type 1) or delete the line")
     if expected_components is not None and len(comps) != expected_components or (
             expected_components is None and len(comps) > 1):
         problems.append(f"COMPONENTS {len(comps)} separate pieces (sizes {sizes[:10]}"
                         f"{' ...' if len(sizes) > 10 else ''}); parts only touching side by side are not joined: "
                         "bridge them with a plate or brick across the joint")
-    head = (f"{source}: {len(flat)} parts, {len(cols)} colliding pairs, {len(floating)} floating, "
+    unread = f", {len(unreadable)} unreadable part line(s)" if unreadable else ""
+    head = (f"{source}: {len(flat)} parts{unread}, {len(cols)} colliding pairs, {len(floating)} floating, "
             f"{len(comps)} connected component(s) -> {'VALID' if ok else 'NOT VALID'}")
     return {"source": source, "valid": ok, "parts": len(flat),
             "unique_parts": len({p.content.ldraw_id for p in flat}),
             "unique_elements": len({p.content for p in flat}),
             "collisions": cols, "floating": floating, "components": len(comps), "component_sizes": sizes,
-            "unknown_parts": unknown, "not_parts": not_parts, "scaled": scaled,
+            "unknown_parts": unknown, "not_parts": not_parts, "scaled": scaled, "unreadable_lines": unreadable,
             "problems": problems, "text": "\n".join([head] + problems)}

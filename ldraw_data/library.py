@@ -33,6 +33,7 @@ import logging
 import os
 import shutil
 import tempfile
+import time
 import urllib.parse
 import urllib.request
 import zipfile
@@ -261,7 +262,9 @@ class LDrawLibrary:
 
         Built from the number of indexed files and the modification times of
         ``LDConfig.ldr`` and the search folders (adding, removing or replacing a
-        file changes a folder's mtime).
+        file changes a folder's mtime). :func:`install_library` gives extracted
+        files and folders the zip's times, so installing the same zip again
+        (into the same folder) keeps the fingerprint and every cache keyed on it.
         """
         h = hashlib.sha1(str(self.root).encode())
         h.update(str(len(self._index)).encode())
@@ -389,6 +392,41 @@ def _check_replaceable(target: Path, marker: str) -> None:
             "delete its files. Give an empty or new folder (nothing was changed).")
 
 
+def _zip_mtime(info: zipfile.ZipInfo) -> float:
+    """Modification time of a zip entry, s since the epoch (the zip stores local time, as ``unzip`` reads it)."""
+    return time.mktime(info.date_time + (0, 0, -1))
+
+
+def _extract_with_times(zf: zipfile.ZipFile, dest: Path) -> None:
+    """Extract every entry of ``zf`` under ``dest`` and give files and folders the zip's times.
+
+    :attr:`LDrawLibrary.fingerprint` hashes folder and ``LDConfig.ldr`` modification times, which
+    an extraction would otherwise set to "now": installing the same zip twice would then discard
+    every cache keyed on the fingerprint. Each file gets its entry's ``date_time``; each folder
+    its own entry's time when the zip lists it, else the newest time found inside it (so the
+    result depends on the zip only). Later edits still change a folder's time, hence the
+    fingerprint.
+    """
+    dest = Path(dest)
+    dirs: dict[str, float] = {}
+    for info in zf.infolist():
+        path = zf.extract(info, dest)
+        t = _zip_mtime(info)
+        if info.is_dir():
+            dirs[os.path.normpath(path)] = t
+        else:
+            os.utime(path, (t, t))
+    for dirpath, dirnames, filenames in os.walk(dest, topdown=False):
+        key = os.path.normpath(dirpath)
+        t = dirs.get(key)
+        if t is None:
+            times = [os.stat(os.path.join(dirpath, n)).st_mtime for n in (*dirnames, *filenames)]
+            if not times:
+                continue
+            t = max(times)
+        os.utime(dirpath, (t, t))
+
+
 def install_library(
     source: str | os.PathLike, *, shadow: bool = False, dest: str | os.PathLike | None = None
 ) -> Path:
@@ -444,7 +482,7 @@ def install_library(
                 raise LDrawError(f"{src_path}: not a zip file. Give the LDraw complete.zip (or an unpacked folder).")
             try:
                 with zipfile.ZipFile(src_path) as zf:
-                    zf.extractall(unpack)
+                    _extract_with_times(zf, unpack)
             except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError) as exc:
                 raise LDrawError(
                     f"{src_path}: the zip is damaged ({exc}); download complete.zip again. "

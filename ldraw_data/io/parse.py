@@ -236,11 +236,17 @@ class LDrawDocument:
     files : list of LDrawFile
         Blocks in file order; ``files[0]`` is the main model.
     warnings : list of LDrawWarning
+    skipped_refs : list of LDrawWarning
+        The type-1 lines (part or submodel references) that could not be read
+        and were skipped (too few fields, a non-numeric or non-finite field):
+        a subset of ``warnings``, in file order. A model with one of these is
+        missing a part its author placed.
     """
 
     source: str
     files: list[LDrawFile]
     warnings: list[LDrawWarning] = field(default_factory=list)
+    skipped_refs: list[LDrawWarning] = field(default_factory=list)
 
     @property
     def main(self) -> LDrawFile:
@@ -310,7 +316,7 @@ def _header(f: LDrawFile, body: str, is_first: bool) -> None:
 
 def parse_file(
     lines: list[str], name: str, *, source: str | None = None, first_line: int = 1,
-    warnings: list[LDrawWarning] | None = None,
+    warnings: list[LDrawWarning] | None = None, skipped_refs: list[LDrawWarning] | None = None,
 ) -> LDrawFile:
     """Parse the lines of one LDraw file (or MPD block).
 
@@ -326,6 +332,9 @@ def parse_file(
         Physical line number of ``lines[0]`` (for MPD blocks).
     warnings : list, optional
         Warnings are appended here.
+    skipped_refs : list, optional
+        The warning of each type-1 line that could not be read (and was
+        skipped) is also appended here (see :attr:`LDrawDocument.skipped_refs`).
 
     Returns
     -------
@@ -333,6 +342,13 @@ def parse_file(
     """
     src = source or name
     warns = warnings if warnings is not None else []
+    skipped = skipped_refs if skipped_refs is not None else []
+
+    def skip(line_no: int, lt: int, message: str) -> None:
+        w = LDrawWarning(src, line_no, message)
+        warns.append(w)
+        if lt == 1:
+            skipped.append(w)
     f = LDrawFile(name=name, source=src, first_line=first_line)
     items = f.items
     invert_next = False
@@ -383,18 +399,19 @@ def parse_file(
         toks = s.split()
         need = _NUM_TOKENS[lt]
         if len(toks) < need:
-            warns.append(LDrawWarning(src, line_no, f"type-{lt} line has {len(toks)} fields, needs {need}; line skipped"))
+            skip(line_no, lt, f"type-{lt} line has {len(toks)} fields, needs {need}; line skipped")
             invert_next = False
             continue
         try:
             color = parse_color(toks[1])
             nums = [float(t) for t in toks[2:need - (1 if lt == 1 else 0)]]
         except ValueError:
-            warns.append(LDrawWarning(src, line_no, f"type-{lt} line has a non-numeric field; line skipped"))
+            skip(line_no, lt, f"type-{lt} line has a non-numeric field; line skipped")
             invert_next = False
             continue
         if not all(map(math.isfinite, nums)):
-            warns.append(LDrawWarning(src, line_no, "non-finite number; line skipped"))
+            bad = next(t for t, v in zip(toks[2:], nums) if not math.isfinite(v))
+            skip(line_no, lt, f"type-{lt} line has a non-finite number ({bad}); line skipped")
             invert_next = False
             continue
         if lt == 1:
@@ -436,6 +453,7 @@ def parse_document(text: str, source: str = "<text>") -> LDrawDocument:
         text = text[1:]
     lines = text.splitlines()
     warnings: list[LDrawWarning] = []
+    skipped: list[LDrawWarning] = []
     starts = []
     for i, ln in enumerate(lines):
         st = ln.lstrip()
@@ -445,8 +463,8 @@ def parse_document(text: str, source: str = "<text>") -> LDrawDocument:
                 starts.append((i, body[4:].strip()))
     source_name = source.replace("\\", "/").rsplit("/", 1)[-1]
     if not starts:
-        f = parse_file(lines, source_name, source=source_name, warnings=warnings)
-        doc = LDrawDocument(source_name, [f], warnings)
+        f = parse_file(lines, source_name, source=source_name, warnings=warnings, skipped_refs=skipped)
+        doc = LDrawDocument(source_name, [f], warnings, skipped)
         return doc
     files = []
     if any(ln.strip() and not ln.strip().startswith("0") for ln in lines[: starts[0][0]]):
@@ -465,8 +483,9 @@ def parse_document(text: str, source: str = "<text>") -> LDrawDocument:
         if not name:
             warnings.append(LDrawWarning(source_name, i + 1, "0 FILE line without a name; block named after its line"))
             name = f"unnamed-{i + 1}.ldr"
-        files.append(parse_file(block, name, source=source_name, first_line=i + 2, warnings=warnings))
+        files.append(parse_file(block, name, source=source_name, first_line=i + 2, warnings=warnings,
+                                skipped_refs=skipped))
         files[-1].first_line = i + 1
-    doc = LDrawDocument(source_name, files, warnings)
+    doc = LDrawDocument(source_name, files, warnings, skipped)
     doc._mpd = True
     return doc

@@ -67,6 +67,25 @@ def test_unknown_parts_kept_with_warning(official_dir):
     assert any("6029B.DAT" in m and ":176:" in m for m in msgs)
 
 
+def test_unreadable_part_lines_listed_on_the_build(tmp_path):
+    # line 2 has 13 of the 15 fields of a type-1 line (LDraw spec): the part it places is missing
+    path = tmp_path / "shortline.ldr"
+    path.write_text("1 4 0 0 0 1 0 0 0 1 0 0 0 1 3001.dat\n1 4 0 -24 0 1 0 0 0 1 0 0 0\n")
+    b = read_ldraw(path)
+    assert b.brick_count == 1
+    assert [(w.path, w.line, w.message) for w in b.unreadable_lines] == [
+        ("shortline.ldr", 2, "type-1 line has 13 fields, needs 15; line skipped")]
+    # a good file has none
+    assert from_ldraw("1 4 0 0 0 1 0 0 0 1 0 0 0 1 3001.dat\n").unreadable_lines == []
+    # MPD: a bad line in a used submodel (line 6) counts; one in a block nothing references (line 9) does not
+    text = ("0 FILE main.ldr\n1 16 0 0 0 1 0 0 0 1 0 0 0 1 sub.ldr\n0 NOFILE\n"
+            "0 FILE sub.ldr\n1 4 0 0 0 1 0 0 0 1 0 0 0 1 3001.dat\n1 4 0 nan 0 1 0 0 0 1 0 0 0 1 3001.dat\n0 NOFILE\n"
+            "0 FILE unused.ldr\n1 4 0 0 0 1 0 0\n0 NOFILE\n")
+    b = from_ldraw(text, source="m.mpd")
+    assert [(w.path, w.line) for w in b.unreadable_lines] == [("m.mpd", 6)]
+    assert {w.line for w in b.import_warnings} == {6, 9}
+
+
 def test_names_and_nesting_round_trip(tmp_path):
     wheel = LegoBuild(name="axle_set")
     wheel.add(Element("3001", Color.BLACK), (0, 0, 0), name="body")

@@ -38,3 +38,19 @@ def test_a_scaled_brick_is_not_valid_but_a_rounded_rotation_is():
     r = _report("1 4 0 0 0 1 0 0 0 1 0 0 0 1 3001.dat\n"
                 "1 4 0 -24 0 0.7071 0 0.7071 0 1 0 -0.7071 0 0.7071 3001.dat\n")
     assert r["scaled"] == []
+
+
+def test_unreadable_part_lines_make_the_build_not_valid():
+    # line 2: 13 of 15 fields; line 3: a word for a coordinate; line 4: nan (LDraw spec: 15 fields, numbers)
+    text = ("1 4 0 0 0 1 0 0 0 1 0 0 0 1 3001.dat\n"
+            "1 4 0 -24 0 1 0 0 0 1 0 0 0\n"
+            "1 4 0 -24 x 1 0 0 0 1 0 0 0 1 3001.dat\n"
+            "1 4 0 nan 0 1 0 0 0 1 0 0 0 1 3001.dat\n")
+    r = validation_report(from_ldraw(text, source="t.ldr"), source="t.ldr")
+    assert not r["valid"] and r["parts"] == 1
+    assert [(u["file"], u["line"]) for u in r["unreadable_lines"]] == [("t.ldr", 2), ("t.ldr", 3), ("t.ldr", 4)]
+    assert "UNREADABLE PART LINE t.ldr:2: type-1 line has 13 fields, needs 15" in r["text"]
+    assert "(15 fields, finite numbers" in r["text"] and "-> NOT VALID" in r["text"]
+    # the same brick written out in full is valid
+    r = _report("1 4 0 0 0 1 0 0 0 1 0 0 0 1 3001.dat\n")
+    assert r["valid"] and r["unreadable_lines"] == []

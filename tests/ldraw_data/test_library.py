@@ -7,6 +7,7 @@ installation use ``monkeypatch`` on ``LDRAWDIR`` and ``BRICKWRIGHT_DATA_DIR``.
 
 from __future__ import annotations
 
+import time
 import zipfile
 from pathlib import Path
 
@@ -229,6 +230,42 @@ def test_install_from_folder(tmp_path, make_tiny_library):
     install_library(src.parent, dest=dest)
     assert (dest / "parts" / "3001.dat").is_file()
     assert (src / "parts" / "3001.dat").is_file()  # copied, not moved
+
+
+def test_reinstalling_the_same_zip_keeps_the_fingerprint(tmp_path, library):
+    # a few real library files, stamped 2023-01-30 00:00 as complete.zip stamps its entries
+    rels = ["LDConfig.ldr", "parts/3001.dat", "parts/s/3001s01.dat", "p/stud.dat", "p/48/1-4cyli.dat",
+            "p/8/4-4edge.dat"]
+    stamp = (2023, 1, 30, 0, 0, 0)
+    z = tmp_path / "complete.zip"
+    with zipfile.ZipFile(z, "w") as zf:
+        for rel in rels:
+            zf.writestr(zipfile.ZipInfo("ldraw/" + rel, date_time=stamp),
+                        (library.root / rel).read_bytes())
+    dest = tmp_path / "inst" / "ldraw"
+    install_library(z, dest=dest)
+    first = LDrawLibrary(dest).fingerprint
+    # files and folders carry the zip's time (local time, as unzip reads it), not the install time
+    t = time.mktime(stamp + (0, 0, -1))
+    assert (dest / "LDConfig.ldr").stat().st_mtime == t and (dest / "p" / "48").stat().st_mtime == t
+    install_library(z, dest=dest)
+    assert LDrawLibrary(dest).fingerprint == first
+    # a file added later still changes it
+    (dest / "parts" / "3003.dat").write_bytes((library.root / "parts" / "3003.dat").read_bytes())
+    assert LDrawLibrary(dest).fingerprint != first
+
+
+@pytest.mark.slow
+def test_reinstalling_the_real_zip_keeps_the_fingerprint(tmp_path):
+    # the real complete.zip (29,559 entries, 7-15 s per install): same zip, same caches
+    z = Path(__file__).resolve().parents[3] / "shared" / "ldraw" / "complete.zip"
+    if not z.is_file():
+        pytest.skip(f"{z} not found")
+    dest = tmp_path / "ldraw"
+    install_library(z, dest=dest)
+    first = LDrawLibrary(dest).fingerprint
+    install_library(z, dest=dest)
+    assert LDrawLibrary(dest).fingerprint == first
 
 
 @pytest.fixture

@@ -346,6 +346,27 @@ hello world
     assert str(by_line[3]).startswith("bad.ldr:3: ")
 
 
+def test_unreadable_part_lines_are_listed_apart():
+    # lines 3-5: a type-1 line with 13 of its 15 fields, one with a word for a number, one with nan;
+    # line 6: a type-3 line with 8 of 11 fields (not a part line: a warning, not a skipped reference)
+    text = ("0 Model\n"
+            "1 4 0 0 0 1 0 0 0 1 0 0 0 1 3001.dat\n"
+            "1 4 0 -24 0 1 0 0 0 1 0 0 0\n"
+            "1 4 0 -24 zero 1 0 0 0 1 0 0 0 1 3001.dat\n"
+            "1 4 0 nan 0 1 0 0 0 1 0 0 0 1 3001.dat\n"
+            "3 16 0 0 0 1 0 0\n")
+    doc = parse_document(text, "short.ldr")
+    assert [(w.path, w.line) for w in doc.skipped_refs] == [("short.ldr", 3), ("short.ldr", 4), ("short.ldr", 5)]
+    assert doc.skipped_refs[0].message == "type-1 line has 13 fields, needs 15; line skipped"
+    assert doc.skipped_refs[2].message == "type-1 line has a non-finite number (nan); line skipped"
+    assert [w.line for w in doc.warnings] == [3, 4, 5, 6]
+    assert all(w in doc.warnings for w in doc.skipped_refs)
+    # MPD: physical line numbers, across blocks (line 5 is in the second block)
+    doc = parse_document("0 FILE a.ldr\n1 4 0 0 0 1 0 0 0 1 0 0 0 1 b.ldr\n0 NOFILE\n0 FILE b.ldr\n"
+                         "1 4 0 0\n", "m.mpd")
+    assert [(w.path, w.line) for w in doc.skipped_refs] == [("m.mpd", 5)]
+
+
 def test_mpd_warning_line_numbers_are_physical():
     text = "0 FILE a.ldr\n0 A\n0 FILE b.ldr\n0 B\n1 16 0 0\n"
     doc = parse_document(text, "m.mpd")

@@ -1,0 +1,139 @@
+"""The ``brickwright`` command line: exit codes and messages a user acts on (real library, real parts)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from brickwright import generate
+from brickwright.cli import app
+
+from scripted_chat import tool_turn
+
+runner = CliRunner()
+
+BRICK = "1 4 0 0 0 1 0 0 0 1 0 0 0 1 3001.dat\n"  # a red 2x4 brick on the ground
+
+
+def run(*args: str, env: dict | None = None):
+    return runner.invoke(app, list(args), env=env)
+
+
+def _stderr(r) -> str:
+    try:
+        return r.stderr
+    except (ValueError, AttributeError):  # stderr mixed into output
+        return r.output
+
+
+# -- validate: unreadable part lines ----------------------------------------------------------
+
+
+def test_validate_reports_unreadable_part_lines(tmp_path):
+    # LDraw spec, line type 1: 15 fields (type, colour, x y z, a..i, file), numbers finite
+    cases = {
+        "shortline.ldr": ("1 4 0 -24 0 1 0 0 0 1 0 0 0\n", "type-1 line has 13 fields, needs 15; line skipped"),
+        "word.ldr": ("1 4 0 -24 zero 1 0 0 0 1 0 0 0 1 3001.dat\n", "type-1 line has a non-numeric field; line skipped"),
+        "nan.ldr": ("1 4 0 nan 0 1 0 0 0 1 0 0 0 1 3001.dat\n", "type-1 line has a non-finite number (nan); line skipped"),
+    }
+    for name, (bad, message) in cases.items():
+        model = tmp_path / name
+        model.write_text(BRICK + bad)
+        r = run("validate", str(model))
+        assert r.exit_code == 1, r.output
+        assert f"UNREADABLE PART LINE {name}:2: {message}" in r.output
+        assert "NOT VALID" in r.output and "or delete the line" in r.output
+        r = run("validate", str(model), "--json")
+        assert r.exit_code == 1
+        rep = json.loads(r.stdout)
+        assert not rep["valid"] and rep["parts"] == 1
+        assert rep["unreadable_lines"] == [{"file": name, "line": 2, "message": message}]
+    # the good line alone is valid
+    good = tmp_path / "good.ldr"
+    good.write_text(BRICK)
+    assert run("validate", str(good)).exit_code == 0
+
+
+# -- instructions: unknown parts are not placed -------------------------------------------------
+
+
+def test_instructions_count_unknown_parts_as_not_placed(tmp_path):
+    only = tmp_path / "unknown.ldr"
+    only.write_text("1 4 0 0 0 1 0 0 0 1 0 0 0 1 nosuchpart.dat\n")
+    r = run("instructions", str(only), "--out", str(tmp_path / "ins"), "--no-images")
+    assert r.exit_code == 1, r.output
+    assert "0 of 1 parts placed (0.0%)" in r.output and "1 could not be placed" in r.output
+    assert "NOT PLACED" in r.output and "unknown part 'nosuchpart'" in r.output and "[unknown.ldr:1]" in r.output
+    # a real brick on the ground and the unknown part on it: the brick is placed, the unknown part is not
+    mixed = tmp_path / "mixed.ldr"
+    mixed.write_text(BRICK + "1 4 0 -24 0 1 0 0 0 1 0 0 0 1 nosuchpart.dat\n")
+    r = run("instructions", str(mixed), "--out", str(tmp_path / "ins2"), "--no-images")
+    assert r.exit_code == 1, r.output
+    assert "1 of 2 parts placed (50.0%), 0 left to a last step (none), 1 could not be placed" in r.output
+    assert "[mixed.ldr:2]" in r.output
+    # a model of known parts only still exits 0
+    good = tmp_path / "good.ldr"
+    good.write_text(BRICK)
+    r = run("instructions", str(good), "--out", str(tmp_path / "ins3"), "--no-images")
+    assert r.exit_code == 0 and "1 of 1 parts placed (100.0%)" in r.output
+
+
+# -- library: a bad LDRAWDIR is said without -v --------------------------------------------------
+
+
+def test_bad_ldrawdir_warns_on_stderr(tmp_path, library):
+    missing = tmp_path / "nothere"
+    r = run("library", "info", env={"LDRAWDIR": str(missing)})
+    assert r.exit_code == 0, r.output
+    err = _stderr(r)
+    assert f"warning: LDRAWDIR={missing} holds no LDraw library" in err and "unset it" in err
+    assert f"library:     {library.root}" in r.output  # the installed copy is used
+    # a good LDRAWDIR: no warning
+    r = run("library", "info", env={"LDRAWDIR": str(library.root)})
+    assert r.exit_code == 0 and "warning" not in _stderr(r)
+
+
+# -- render: options are checked before the output file ------------------------------------------
+
+
+def test_render_checks_options_before_the_output_file(tmp_path):
+    model = tmp_path / "m.ldr"
+    model.write_text(BRICK)
+    png = tmp_path / "m.png"
+    png.write_bytes(b"old")
+    r = run("render", str(model), "--out", str(png), "--view", "foo")
+    assert r.exit_code == 1 and "unknown view 'foo'" in r.output and "iso_back or sheet" in r.output
+    assert "exists" not in r.output
+    r = run("render", str(model), "--out", str(png), "--size", "10x")
+    assert r.exit_code == 1 and "size must look like '800x600', got '10x'" in r.output
+    r = run("render", str(model), "--out", str(png), "--size", "4x4")
+    assert r.exit_code == 1 and "between 8x8 and 8192x8192" in r.output
+    # good options: now the existing file is the problem
+    r = run("render", str(model), "--out", str(png), "--view", "sheet", "--size", "800x600")
+    assert r.exit_code == 1 and "--force" in r.output and png.read_bytes() == b"old"
+
+
+# -- replay: a replayed build that does not pass exits 1 ----------------------------------------
+
+FLOATING = '''from bricklayer import *
+
+
+def create_build():
+    build = LegoBuild()
+    build.add(Element("3001", Color.RED), (0, 0, 0), name="base")
+    build.add(Element("3001", Color.BLUE), (0, 0, 6), name="top")
+    return build
+'''
+
+
+def test_replay_exits_1_when_the_build_does_not_pass(chat_server, tmp_path, worker, needs_validator):
+    # the top brick 6 plates up leaves a one-brick gap: it floats, so the run never passes
+    server = chat_server([tool_turn(("write_build", {"content": FLOATING})), tool_turn(("validate", {}))])
+    res = generate("two bricks", model="gpt-4o", base_url=server.base_url, api_key="test-key",
+                   out_dir=tmp_path / "run", max_calls=2, worker=worker)
+    assert not res.passed
+    r = run("replay", str(res.transcript_path), str(tmp_path / "replayed"))
+    assert "same final build: True; passed: False" in r.output
+    assert r.exit_code == 1
