@@ -273,3 +273,24 @@ def test_a_group_held_by_left_out_parts_is_not_floating(official_dir):
     assert not [r for r in plan.failed.values() if r.startswith("floating")]
     flat = b.flattened_placements
     assert any(flat[i].content.ldraw_id == "2445" for i in plan.order)
+
+
+def test_snap_fit_of_a_magnet_in_its_holder(official_dir):
+    # 6905 Biwing Blaster: magnet 73092 in its holder 2607: each blocks the other in every candidate
+    # direction (the holder's lip closes over the magnet's rim), yet the set is built: a snap fit. After
+    # snap_fit marks it, the pair no longer blocks each other; a plain touching pair is no snap fit.
+    from bricklayer import read_ldraw
+    from bricklayer.assembly import DIRECTIONS, _Geometry
+
+    b = read_ldraw(official_dir / "6905_Biwing_Blaster.mpd")
+    g = _Geometry(b, True)
+    ids = [fp.content.ldraw_id for fp in g.flat]
+    i = ids.index("2607")
+    j = next(k for k, x in enumerate(ids) if x == "73092" and (i, k) in g.contact)
+    assert all(g.blocks(i, j, dv) for _, dv in g.directions(i))
+    assert all(g.blocks(j, i, dv) for _, dv in g.directions(j))
+    assert g.snap_fit(i, j) and (j, i) in g.snap
+    assert not g.blocks(i, j, DIRECTIONS[0]) and not g.blocks(j, i, DIRECTIONS[5])
+    plain = next((u, v) for u, v in sorted(g.contact) if u < v and g.usable[u] and g.usable[v]
+                 and (u, v) not in g.snap and not all(g.blocks(u, v, dv) for _, dv in g.directions(u)))
+    assert not g.snap_fit(*plain) and plain not in g.snap

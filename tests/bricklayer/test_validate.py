@@ -12,15 +12,10 @@ import pytest
 from bricklayer import Element, LegoBuild, Pose, from_ldraw
 from bricklayer.validate import collision_details, validation_report
 from bricklayer.validate.collisions import collision_engine
+from conftest import ldr_build
 
 
-def _ldr(*lines: str) -> LegoBuild:
-    """A build from LDraw type-1 lines ``(color x y z part)`` with identity rotation."""
-    out = []
-    for ln in lines:
-        c, x, y, z, part = ln.split()
-        out.append(f"1 {c} {x} {y} {z} 1 0 0 0 1 0 0 0 1 {part}")
-    return from_ldraw("\n".join(out) + "\n")
+_ldr = ldr_build
 
 
 def _connect(base: str, base_type: str, child: str, child_type: str) -> LegoBuild:

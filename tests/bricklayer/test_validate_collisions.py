@@ -19,17 +19,12 @@ from bricklayer import from_ldraw, read_ldraw
 from bricklayer.validate import collision_details
 from bricklayer.validate.collisions import LOOSE_MATE, collision_engine
 from ldraw_data.collision import COLLISION_CACHE_VERSION, collision_shape
+from conftest import ldr_build
 
 OFFICIAL = Path(__file__).resolve().parents[3] / "shared" / "models" / "official"
 
 
-def _ldr(*lines: str):
-    """A build from LDraw type-1 lines ``(color x y z part)`` with identity rotation."""
-    out = []
-    for ln in lines:
-        c, x, y, z, part = ln.split()
-        out.append(f"1 {c} {x} {y} {z} 1 0 0 0 1 0 0 0 1 {part}")
-    return from_ldraw("\n".join(out) + "\n")
+_ldr = ldr_build
 
 
 # ------------------------------------------------------------------ inset shapes

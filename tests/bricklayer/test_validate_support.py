@@ -18,15 +18,10 @@ from bricklayer import Element, LegoBuild, Pose, from_ldraw
 from bricklayer.constants import TOL
 from bricklayer.validate.connections import _world_connectors, connection_graph, find_mated_pairs
 from bricklayer.validate.support import support_graph
+from conftest import ldr_build
 
 
-def _ldr(*lines: str) -> LegoBuild:
-    """A build from ``"color x y z part"`` lines (identity rotation, LDraw frame)."""
-    out = []
-    for ln in lines:
-        c, x, y, z, part = ln.split()
-        out.append(f"1 {c} {x} {y} {z} 1 0 0 0 1 0 0 0 1 {part}")
-    return from_ldraw("\n".join(out) + "\n")
+_ldr = ldr_build
 
 
 # ------------------------------------------------------------------ tolerances
