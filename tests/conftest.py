@@ -117,14 +117,3 @@ def tiny_library(tiny_library_root):
 
     return LDrawLibrary(tiny_library_root)
 
-
-def ldr_build(*lines: str):
-    """A build from ``"colour x y z part"`` lines (LDraw type-1 lines with identity rotation, LDraw frame,
-    LDU). Shared by the validator tests (``from conftest import ldr_build``)."""
-    from bricklayer import from_ldraw
-
-    out = []
-    for ln in lines:
-        c, x, y, z, part = ln.split()
-        out.append(f"1 {c} {x} {y} {z} 1 0 0 0 1 0 0 0 1 {part}")
-    return from_ldraw("\n".join(out) + "\n")

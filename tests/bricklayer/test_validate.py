@@ -12,7 +12,7 @@ import pytest
 from bricklayer import Element, LegoBuild, Pose, from_ldraw
 from bricklayer.validate import collision_details, validation_report
 from bricklayer.validate.collisions import collision_engine
-from conftest import ldr_build
+from _ldr_helpers import ldr_build
 
 
 _ldr = ldr_build

@@ -19,7 +19,7 @@ from bricklayer import from_ldraw, read_ldraw
 from bricklayer.validate import collision_details
 from bricklayer.validate.collisions import LOOSE_MATE, collision_engine
 from ldraw_data.collision import COLLISION_CACHE_VERSION, collision_shape
-from conftest import ldr_build
+from _ldr_helpers import ldr_build
 
 OFFICIAL = Path(__file__).resolve().parents[3] / "shared" / "models" / "official"
 

@@ -18,7 +18,7 @@ from bricklayer import Element, LegoBuild, Pose, from_ldraw
 from bricklayer.constants import TOL
 from bricklayer.validate.connections import _world_connectors, connection_graph, find_mated_pairs
 from bricklayer.validate.support import support_graph
-from conftest import ldr_build
+from _ldr_helpers import ldr_build
 
 
 _ldr = ldr_build
