@@ -296,7 +296,7 @@ class _Geometry:
             mated = set(map(tuple, np.sort(cg.pairs[:, [0, 2]], axis=1).tolist())) if len(cg.pairs) else set()
             rest = [(a, b) for a, b in eng.pairs[eng.hit].tolist() if (a, b) not in mated and a != b]
             if rest:
-                for (a, b), (_, ax) in eng._loose_allowances(rest).items():
+                for (a, b), (_, ax, *_) in eng._loose_allowances(rest).items():
                     if ax is None:
                         continue
                     ax = np.asarray(ax, dtype=np.float64)

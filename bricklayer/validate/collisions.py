@@ -37,8 +37,10 @@ Pipeline (issue #4; validator notes)
    * sliding joints (pin, axle, bar, clip) and studs press radially: the
      extra inset is applied across the joint axis, and only
      :data:`AXIAL_EXTRA` along it (:meth:`CollisionEngine._query_radial`),
-     so a pin, axle or hat pushed along its joint into a stop, or a collar
-     pushed into a beam, is still caught;
+     so a pin, axle or hat pushed along its joint into a stop is still
+     caught; for sliding joints only within :data:`JOINT_RADIUS` of the
+     mated connectors' axis lines, so a pin's collar pushed into the bore of
+     a beam is caught too;
    * point joints (hinges, minifigure shoulders / wrists / hips, control
      sticks, tow balls) get their allowance only while they sit on their
      seat (:data:`SEAT`): the offset of the two connector origins within
@@ -79,6 +81,7 @@ __all__ = [
     "LOOSE_MATE",
     "SEAT",
     "AXIAL_EXTRA",
+    "JOINT_RADIUS",
     "unchecked_placements",
     "collision_engine",
 ]
@@ -163,6 +166,11 @@ SEAT: dict = {
 #: 0.49-0.52 LDU), so both parts may be inset by 0.2 LDU more there (0.9 LDU of axial overlap is
 #: excused in all), while a part pushed 1 LDU along the joint into a stop still collides.
 AXIAL_EXTRA = 0.2
+#: The extra radial inset of a sliding joint (pin, axle, bar, clip) applies only within this distance
+#: (LDU) of the mated connectors' axis lines: a pin's shaft and friction ridges (radius 6-6.5 LDU), an
+#: axle's arms, a bar (radius 4) and the bores of their holes and clips (radius 4-6) press radially, but
+#: a pin's collar (radius 8) pushed into the bore of a beam is a collision (3673 in 3700, 2 LDU deep).
+JOINT_RADIUS = 7.0
 _STUD_RADIAL = True
 #: Broad-phase boxes are grown by this much (LDU) so resting contacts are candidates.
 _MARGIN = 1.25
@@ -224,10 +232,15 @@ class _ShapeStore:
         return m[0]
 
 
-    def radial_model(self, shape, mirrored: bool, inset: float, extra: float, axis: np.ndarray):
+    def radial_model(self, shape, mirrored: bool, inset: float, extra: float, axis: np.ndarray,
+                     points: np.ndarray | None = None):
         """BVH of a shape inset by ``inset`` plus ``extra`` across ``axis`` (model frame, unit), see
-        :meth:`CollisionEngine._query_radial`; at most ``shape.caps`` per vertex in total."""
-        k = (id(shape), mirrored, round(inset, 4), round(extra, 4), AXIAL_EXTRA, tuple(np.round(axis, 2).tolist()))
+        :meth:`CollisionEngine._query_radial`; at most ``shape.caps`` per vertex in total. With
+        ``points`` ((k, 3), model frame: points of the joints' axis lines, all along ``axis``) the extra
+        radial inset is given only to vertices within :data:`JOINT_RADIUS` of one of those lines."""
+        pk = () if points is None else tuple(np.round(np.asarray(points), 1).ravel().tolist())
+        k = (id(shape), mirrored, round(inset, 4), round(extra, 4), AXIAL_EXTRA, tuple(np.round(axis, 2).tolist()),
+             pk, JOINT_RADIUS)
         m = self.bvh.get(k)
         if m is not None:
             return m[0]
@@ -240,6 +253,20 @@ class _ShapeStore:
         base = np.minimum(inset, caps)
         more = np.clip(caps - base, 0.0, extra)
         a = np.asarray(axis, dtype=np.float64)
+        if points is not None and len(points):
+            near = np.zeros(len(v), dtype=bool)
+            for q in np.asarray(points, dtype=np.float64).reshape(-1, 3):
+                d = v - q
+                near |= np.linalg.norm(d - np.outer(d @ a, a), axis=1) <= JOINT_RADIUS
+            radial = np.where(near, more, 0.0)
+            xa = np.outer(x @ a, a)
+            v = v - base[:, None] * x - radial[:, None] * (x - xa) - np.minimum(more, AXIAL_EXTRA)[:, None] * xa
+            m = fcl.BVHModel()
+            m.beginModel(len(v), len(f))
+            m.addSubModel(v, np.ascontiguousarray(f))
+            m.endModel()
+            self.bvh[k] = (m, shape)
+            return m
         xa = np.outer(x @ a, a)
         v = v - base[:, None] * x - more[:, None] * (x - xa) - np.minimum(more, AXIAL_EXTRA)[:, None] * xa
         m = fcl.BVHModel()
@@ -604,7 +631,7 @@ class CollisionEngine:
             out[ks] = v
         return out
 
-    def _query_radial(self, i: int, j: int, extra: float, axis: np.ndarray) -> bool:
+    def _query_radial(self, i: int, j: int, extra: float, axis: np.ndarray, points=None) -> bool:
         """Do parts i and j intersect with the common inset plus ``extra`` (LDU) across ``axis`` only?
 
         The press fit of a sliding or stud joint (pin, axle, bar, clip,
@@ -621,9 +648,15 @@ class CollisionEngine:
         la = t[i, :3, :3].T @ axis
         lb = t[j, :3, :3].T @ axis
         rel = _inv_rigid(t[i][None])[0] @ t[j]
+        pa = pb = None
+        if points is not None and len(points):
+            w = np.asarray(points, dtype=np.float64).reshape(-1, 3)
+            pa = (w - t[i, :3, 3]) @ t[i, :3, :3]
+            pb = (w - t[j, :3, 3]) @ t[j, :3, :3]
         level = (int(round(TOL.collision_inset * 1000)) + (int(round(extra * 1000)) << 12)
                  + (int(round(AXIAL_EXTRA * 1000)) << 24))
-        ax_code = np.round(np.concatenate([la, lb]) * 100).astype(np.int64)
+        ax_code = np.round(np.concatenate([la, lb] + ([] if pa is None else [pa.ravel() / 10, [JOINT_RADIUS]]))
+                           * 100).astype(np.int64)
         for c in ax_code.tolist():
             level = (level * 1000003 + (c & 0xFFFF)) & 0x7FFFFFFFFFFF
         ca = np.array([self.codes[i] * 2 + self.mirrored[i]])
@@ -632,8 +665,8 @@ class CollisionEngine:
         found, val = _MEMO.lookup(h)
         if found[0]:
             return bool(val[0])
-        ma = _STORE.radial_model(self.shapes[self.keys[i]], bool(self.mirrored[i]), TOL.collision_inset, extra, la)
-        mb = _STORE.radial_model(self.shapes[self.keys[j]], bool(self.mirrored[j]), TOL.collision_inset, extra, lb)
+        ma = _STORE.radial_model(self.shapes[self.keys[i]], bool(self.mirrored[i]), TOL.collision_inset, extra, la, pa)
+        mb = _STORE.radial_model(self.shapes[self.keys[j]], bool(self.mirrored[j]), TOL.collision_inset, extra, lb, pb)
         v = _collide(ma, mb, rel)
         _MEMO.new[int(h[0])] = v
         return v
@@ -762,7 +795,8 @@ class CollisionEngine:
                 still[sel] = self._query(a, b, self.transforms[a], self.transforms[b],
                                          TOL.collision_inset + value / 2)
                 for k in np.flatnonzero((extra == value) & radial).tolist():
-                    still[k] = self._query_radial(int(sub[k, 0]), int(sub[k, 1]), value / 2, np.array(got[k][1]))
+                    still[k] = self._query_radial(int(sub[k, 0]), int(sub[k, 1]), value / 2, np.array(got[k][1]),
+                                                  got[k][2] if len(got[k]) > 2 else None)
             for k, v in zip(todo, still.tolist()):
                 verdict[keys[k]] = v
             _MEMO.save()
@@ -790,7 +824,7 @@ class CollisionEngine:
             xi = ai.axis @ poses[i, :3, :3].T
             pj = aj.pos @ poses[j, :3, :3].T + poses[j, :3, 3]
             xj = aj.axis @ poses[j, :3, :3].T
-            best, best_axis = -1.0, None
+            best, best_axis, best_point = -1.0, None, None
             for a in range(len(ai.code)):
                 d = pj - pi[a]
                 dist = np.linalg.norm(d, axis=1)
@@ -815,8 +849,10 @@ class CollisionEngine:
                                 PRESS_FIT_ALLOWANCE.get(_family(aj.code[b], names), 0.0))
                         if v > best:
                             best, best_axis = v, xi[a] / max(np.linalg.norm(xi[a]), 1e-12)
+                            best_point = pi[a]
             if best >= 0:
-                out[(i, j)] = (best, tuple(np.round(best_axis, 6).tolist()))
+                out[(i, j)] = (best, tuple(np.round(best_axis, 6).tolist()),
+                               (tuple(np.round(best_point, 3).tolist()),))
         return out
 
     def same_flexible(self, pairs: np.ndarray) -> np.ndarray:
@@ -960,8 +996,11 @@ def _pair_allowances(cg, pairs: np.ndarray | None = None) -> dict:
     ax = w["axis"][fa]
     along = np.abs(np.einsum("ij,ij->i", d, ax))
     perp = np.linalg.norm(d - np.einsum("ij,ij->i", d, ax)[:, None] * ax, axis=1)
+    from .connections import SLIDING_TYPES
+
     fam_cache: dict = {}
     pos_of = {r: k for k, r in enumerate(sel.tolist())}
+    lines: dict = {}  # pair -> [(axis, point)] of its sliding (pin, axle, bar, clip) mates
     for r, (c1, c2), pe, al in zip(sel.tolist(), codes.tolist(), perp.tolist(), along.tolist()):
         v = fam_cache.get((c1, c2))
         if v is None:
@@ -970,9 +1009,20 @@ def _pair_allowances(cg, pairs: np.ndarray | None = None) -> dict:
         if nominal is not None and (abs(pe - nominal[0]) > nominal[2] or abs(al - nominal[1]) > nominal[2]):
             value = 0.0
         k = (int(lo[r]), int(hi[r]))
+        if names[c1] in SLIDING_TYPES and names[c2] in SLIDING_TYPES:
+            lines.setdefault(k, []).append((ax[pos_of[r]], w["pos"][fa[pos_of[r]]]))
         if value > out.get(k, (-1.0, None))[0]:
             out[k] = (value, tuple(np.round(ax[pos_of[r]], 6).tolist())
                       if slide else None)
+    # a sliding joint's extra inset stays near its axis lines (JOINT_RADIUS): the points of the pair's
+    # sliding mates along the chosen axis; stud joints (many studs per pair) keep it everywhere
+    for k, (value, axis) in list(out.items()):
+        if axis is None or k not in lines:
+            continue
+        a = np.asarray(axis)
+        pts = [tuple(np.round(q, 3).tolist()) for x, q in lines[k] if abs(float(x @ a)) > 0.99]
+        if pts:
+            out[k] = (value, axis, tuple(dict.fromkeys(pts)))
     return out
 
 

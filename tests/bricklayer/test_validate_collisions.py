@@ -202,3 +202,20 @@ def test_reported_pass_is_incremental():
     b.add_raw(Element("3001"), Pose(translation=(0, 400, 0)))
     eng = collision_engine(b)
     assert eng.reported().tolist() == first and len(eng._verdicts) == n
+
+
+def test_pin_collar_pushed_into_the_bore_is_a_collision():
+    # Technic pin 3673 in a 1 x 2 Technic brick 3700 (hole axis along z): seated at z = -1 its collar
+    # (radius 8 LDU) rests in the hole's counterbore (radius 8, 2 LDU deep); pushed 1 LDU further it is
+    # still in the counterbore, 2 LDU or more and the collar is in the bore (radius 6): 2 LDU of radial
+    # overlap, as much as the pin's press-fit allowance, which applies only within JOINT_RADIUS (7 LDU)
+    # of the joint's axis line (the shaft and its ridges), so the collar is caught
+    from bricklayer import from_ldraw
+
+    def pair(z):
+        return from_ldraw("1 4 20 -24 10 1 0 0 0 1 0 0 0 1 3700.dat\n"
+                          f"1 7 20 -14 {z} 0 1 0 0 0 1 1 0 0 3673.dat\n")
+
+    assert not pair(-1).colliding_placements and not pair(0).colliding_placements
+    for z in (1, 2, 5, 10):
+        assert len(pair(z).colliding_placements) == 1, z
