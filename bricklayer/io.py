@@ -71,6 +71,7 @@ def _element_for(part_id: str, color: int, known: bool, cache: dict) -> Element:
 def _doc_to_build(doc: LDrawDocument, library, warnings: list, lines: list[str]) -> LegoBuild:
     blocks = doc.blocks_by_key
     builds: dict[str, LegoBuild] = {}
+    cycles: list = []  # references skipped because they close a cycle of submodels
     embedded: dict[str, tuple[str, str]] = {}
     starts = sorted(f.first_line for f in doc.files)
 
@@ -140,7 +141,11 @@ def _doc_to_build(doc: LDrawDocument, library, warnings: list, lines: list[str])
             mat = it.transform
             if blk is not None and is_sub(blk):
                 if key in stack:
-                    warnings.append(LDrawWarning(doc.source, it.line, f"submodel {it.name!r} references itself; skipped"))
+                    w = LDrawWarning(doc.source, it.line,
+                                     f"submodel {it.name!r} references itself (a cycle of submodels); reference "
+                                     "skipped: remove the circular reference")
+                    warnings.append(w)
+                    cycles.append(w)  # a part of the model lost: the build is not valid (unreadable_lines)
                     continue
                 sub = build_of(blk, stack + (key,))
                 pose = Pose.from_matrix(L2B @ mat @ B2L)
@@ -184,7 +189,7 @@ def _doc_to_build(doc: LDrawDocument, library, warnings: list, lines: list[str])
     main = doc.main  # MPD spec: the first block is the model shown
     root = build_of(main, (main.key,))
     root.embedded_files.update(embedded)
-    root.unreadable_lines = _unreadable_in_use(doc, set(builds) | set(embedded))
+    root.unreadable_lines = _unreadable_in_use(doc, set(builds) | set(embedded)) + cycles
     return root
 
 

@@ -135,3 +135,20 @@ def test_headers_comments_and_geometry_lines_survive(official_dir):
     assert any(ln.startswith("0 Author: Roland Dahl") for ln in out)
     again = to_ldraw(from_ldraw("\n".join(out)))
     assert again.splitlines() == out  # stable on a second round
+
+
+def test_a_cycle_of_submodels_is_an_unreadable_line():
+    # a.ldr places a brick and b.ldr; b.ldr places a.ldr again (line 5): the reference closing the cycle is
+    # skipped, and the build lists it so that validation calls the build not valid
+    import warnings
+
+    from bricklayer import from_ldraw
+
+    text = ("0 FILE a.ldr\n1 4 0 0 0 1 0 0 0 1 0 0 0 1 3001.dat\n1 4 0 -24 0 1 0 0 0 1 0 0 0 1 b.ldr\n"
+            "0 FILE b.ldr\n1 4 0 -24 0 1 0 0 0 1 0 0 0 1 a.ldr\n")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        b = from_ldraw(text)
+    assert len(b.flattened_placements) == 1
+    assert [w.line for w in b.unreadable_lines] == [5]
+    assert "cycle" in str(b.unreadable_lines[0])
