@@ -203,6 +203,15 @@ about 0.6 LDU beyond touching; 21103: 4 long pins 32556 in rims 56902; 10227 +3,
 filed under "mated pair overlapping beyond the press-fit allowance". Fault injection unchanged: push
 404/404 (seed 4, the 6831 wrist left out as below), lifts 20/20; support 211/211.
 
+### Round 8: joint labels mate within what official models need (``connections.JOINT_TOLERANCE``)
+
+The same reviewer lifted a hinge brick top 3938 1 LDU off its base 3937: still mated (joint labels mated
+within 2.1 LDU), one assembly, valid. Over the 67 official models the mated hinge-brick labels sit at most
+0.68 LDU apart, and 25 joint kinds (fixed, hinge, turntable, shoulder, waist, visor) at most 0-1.32 LDU; each
+now mates within its measured largest offset plus 0.2 LDU (at least 0.5), the rest keep 2.1. The lifted top
+is now off its hinge (floating, two components). Official models: colliding, floating and component counts
+unchanged (3,292 / 4,005 / 1,831); fault injection unchanged (push 404/404, lifts 20/20, support 211/211).
+
 ### Fault injection: the 6831 wrist push left out as indistinguishable (measured)
 
 The one push the validator missed in every round (6831 hand 3820 pushed 1 LDU down into arm 3818) is a

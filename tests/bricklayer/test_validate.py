@@ -142,3 +142,16 @@ def test_validation_report_on_a_small_official_model(official_dir):
     assert d["parts"] == 186 and isinstance(d["collisions"], list)
     # every reported pair names two known part ids
     assert all(len(c["part_ids"]) == 2 for c in d["collisions"])
+
+
+def test_hinge_brick_top_lifted_1_ldu_is_no_longer_mated():
+    # hinge brick 3937 with its top 3938: seated, one assembly; the top lifted 1 LDU (y -24 -> -25) is
+    # off its hinge: official hinge-brick mates sit at most 0.68 LDU off (JOINT_TOLERANCE 0.9 LDU), not
+    # the 2.1 LDU other joint labels need
+    from bricklayer.validate.connections import JOINT_TOLERANCE
+
+    seated = _ldr("4 20 -24 10 3937.dat", "1 20 -24 10 3938.dat")
+    lifted = _ldr("4 20 -24 10 3937.dat", "1 20 -25 10 3938.dat")
+    assert JOINT_TOLERANCE["hinge_brick_base/hinge_brick_top"] < 1.0
+    assert seated.num_connected_components == 1 and seated.is_valid()
+    assert lifted.num_connected_components == 2 and not lifted.is_valid()
