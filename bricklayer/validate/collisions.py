@@ -253,22 +253,15 @@ class _ShapeStore:
         base = np.minimum(inset, caps)
         more = np.clip(caps - base, 0.0, extra)
         a = np.asarray(axis, dtype=np.float64)
+        radial = more
         if points is not None and len(points):
             near = np.zeros(len(v), dtype=bool)
             for q in np.asarray(points, dtype=np.float64).reshape(-1, 3):
                 d = v - q
                 near |= np.linalg.norm(d - np.outer(d @ a, a), axis=1) <= JOINT_RADIUS
             radial = np.where(near, more, 0.0)
-            xa = np.outer(x @ a, a)
-            v = v - base[:, None] * x - radial[:, None] * (x - xa) - np.minimum(more, AXIAL_EXTRA)[:, None] * xa
-            m = fcl.BVHModel()
-            m.beginModel(len(v), len(f))
-            m.addSubModel(v, np.ascontiguousarray(f))
-            m.endModel()
-            self.bvh[k] = (m, shape)
-            return m
         xa = np.outer(x @ a, a)
-        v = v - base[:, None] * x - more[:, None] * (x - xa) - np.minimum(more, AXIAL_EXTRA)[:, None] * xa
+        v = v - base[:, None] * x - radial[:, None] * (x - xa) - np.minimum(more, AXIAL_EXTRA)[:, None] * xa
         m = fcl.BVHModel()
         m.beginModel(len(v), len(f))
         m.addSubModel(v, np.ascontiguousarray(f))
