@@ -1138,35 +1138,29 @@ class _Search:
             return []
         start = next(iter(nb))
         want = set(nb) - {start}
-        seen = set(ks) | {start}
-        queue = [start]
-        while queue and want:
-            x = queue.pop()
-            for y in self.nbr[x]:
-                if y not in seen and not self.gone[y]:
-                    seen.add(y)
-                    want.discard(y)
-                    queue.append(y)
+        for x in self._walk([start], set(ks)):
+            want.discard(x)
+            if not want:
+                break
         return sorted(want)
 
-    def _spread(self, start: list, seen: np.ndarray) -> list:
-        """Live units joined to ``start`` through neighbours and not yet ``seen`` (marked seen on the way)."""
-        comp, stack = [], list(start)
-        for k in stack:
-            seen[k] = True
+    def _walk(self, start: list, seen: set):
+        """Live units joined to units ``start`` through neighbours, each yielded once (depth first, the
+        start units first); units in ``seen`` are passed over, and every unit reached is added to it."""
+        stack = [k for k in start if k not in seen]
+        seen.update(stack)
         while stack:
             k = stack.pop()
-            comp.append(k)
+            yield k
             for v in self.nbr[k]:
-                if not seen[v] and not self.gone[v]:
-                    seen[v] = True
+                if v not in seen and not self.gone[v]:
+                    seen.add(v)
                     stack.append(v)
-        return comp
 
     def _fail_disconnected(self, failed: dict):
         """In hand: pieces not joined to the largest one are loose (the parent holds them); fail them."""
-        seen = np.zeros(len(self.units), dtype=bool)
-        comps = [self._spread([k0], seen) for k0 in range(len(self.units)) if not self.gone[k0] and not seen[k0]]
+        seen: set = set()
+        comps = [list(self._walk([k0], seen)) for k0 in range(len(self.units)) if not self.gone[k0] and k0 not in seen]
         comps.sort(key=lambda c: -sum(len(self.parts[k]) for k in c))
         for comp in comps[1:]:
             for k in comp:
@@ -1343,13 +1337,13 @@ class _Search:
         drawn apart are roots already when ``separate_objects`` is on (the support graph's rule: a
         gap of ``SEPARATE_GAP`` to every other object)."""
         g = self.g
-        seen = np.zeros(len(self.units), dtype=bool)
-        spread = lambda start: self._spread(start, seen)  # noqa: E731
-        spread([k for k in range(len(self.units)) if not self.gone[k] and self.grounded(k)])
+        seen: set = set()
+        for _ in self._walk([k for k in range(len(self.units)) if not self.gone[k] and self.grounded(k)], seen):
+            pass
         for k0 in range(len(self.units)):
-            if self.gone[k0] or seen[k0]:
+            if self.gone[k0] or k0 in seen:
                 continue
-            comp = spread([k0])
+            comp = list(self._walk([k0], seen))
             low = min(comp, key=lambda x: (self.zkey[x], x))
             parts = self.parts[low]
             # what lies under it: a left-out part (treads, hoses) or nothing at all
@@ -1481,23 +1475,15 @@ class _Search:
         for v in cut:
             if v in seen:
                 continue
-            piece, stack, size = {v}, [v], len(self.parts[v])
-            seen.add(v)
-            while stack:
-                x = stack.pop()
-                for y in self.nbr[x]:
-                    if y not in seen and not self.gone[y]:
-                        seen.add(y)
-                        piece.add(y)
-                        stack.append(y)
-                        size += len(self.parts[y])
-                        if size > MAX_GROUP and not self.in_hand:
-                            return None
+            piece, size = set(), 0
+            for x in self._walk([v], seen):
+                piece.add(x)
+                size += len(self.parts[x])
+                if size > MAX_GROUP and not self.in_hand:
+                    return None
             pieces.append((size, piece))
         if self.in_hand:
             pieces.sort(key=lambda t: -t[0])
-            if not self._splits(ks, set().union(*(self.nbr[k] for k in ks)) - ks):
-                return set()
             pieces = pieces[1:] if len(pieces) > 1 else []
             if sum(t[0] for t in pieces) > MAX_GROUP:
                 return None
