@@ -181,22 +181,23 @@ def validation_report(build, *, source: str = "build", expected_components: int 
     if expected_components is not None and len(comps) != expected_components:
         ok = False
     problems = []
-    for c in cols[:MAX_LISTED]:
-        ov = f", overlap about {c['overlap_ldu']:g} LDU" if c["overlap_ldu"] else ""
-        mated = " (mated, but deeper than a press fit allows)" if c["mated"] else ""
-        problems.append(f"COLLISION {_where(c['a'])} <-> {_where(c['b'])}{ov}{mated}")
-    if len(cols) > MAX_LISTED:
-        problems.append(f"... and {len(cols) - MAX_LISTED} more colliding pairs")
-    if cols:
-        problems.append("  try: move one of the two parts by whole studs/plates (check its rotation and anchor), "
-                        "or place it with stack()/connect() so it sits on studs instead of inside a neighbour")
-    for f in floating[:MAX_LISTED]:
-        problems.append(f"FLOATING {_where(f)}")
-    if len(floating) > MAX_LISTED:
-        problems.append(f"... and {len(floating) - MAX_LISTED} more floating parts")
-    if floating:
-        problems.append("  try: rest it on studs of a supported part (stack(..., on=...)), connect() it to one, "
-                        "or add a part below it that reaches the ground")
+
+    def section(lines: list, more: str, hint: str):
+        """At most MAX_LISTED problem lines, a count of the rest ("... and N more<more>"), then the hint."""
+        problems.extend(lines[:MAX_LISTED])
+        if len(lines) > MAX_LISTED:
+            problems.append(f"... and {len(lines) - MAX_LISTED} more{more}")
+        if lines:
+            problems.append(f"  {hint}")
+
+    section([f"COLLISION {_where(c['a'])} <-> {_where(c['b'])}"
+             + (f", overlap about {c['overlap_ldu']:g} LDU" if c["overlap_ldu"] else "")
+             + (" (mated, but deeper than a press fit allows)" if c["mated"] else "") for c in cols],
+            " colliding pairs", "try: move one of the two parts by whole studs/plates (check its rotation and "
+            "anchor), or place it with stack()/connect() so it sits on studs instead of inside a neighbour")
+    section([f"FLOATING {_where(f)}" for f in floating], " floating parts",
+            "try: rest it on studs of a supported part (stack(..., on=...)), connect() it to one, "
+            "or add a part below it that reaches the ground")
     for kind, rows, hint in (
             ("UNKNOWN PART", unknown, "not in the LDraw library nor embedded in the file, so it cannot be "
              "checked: use a real part id (`brickwright search`)"),
@@ -204,20 +205,11 @@ def validation_report(build, *, source: str = "build", expected_components: int 
              "it were a part: use the catalog part it belongs to"),
             ("SCALED", scaled, "its rotation matrix scales or squashes it (|R^T R - I| > 0.1): real parts "
              "cannot be scaled; use an orthonormal rotation")):
-        for d in rows[:MAX_LISTED]:
-            problems.append(f"{kind} {_where(d)}")
-        if len(rows) > MAX_LISTED:
-            problems.append(f"... and {len(rows) - MAX_LISTED} more")
-        if rows:
-            problems.append(f"  {hint}")
-    for u in unreadable[:MAX_LISTED]:
-        problems.append(f"UNREADABLE PART LINE {u['file']}:{u['line']}: {u['message']}")
-    if len(unreadable) > MAX_LISTED:
-        problems.append(f"... and {len(unreadable) - MAX_LISTED} more")
-    if unreadable:
-        problems.append("  the build lacks the part each of these lines places: write it as "
-                        "`1 <colour> x y z a b c d e f g h i <part>.dat` (15 fields, finite numbers; LDraw spec "
-                        "line type 1) or delete the line")
+        section([f"{kind} {_where(d)}" for d in rows], "", hint)
+    section([f"UNREADABLE PART LINE {u['file']}:{u['line']}: {u['message']}" for u in unreadable], "",
+            "the build lacks the part each of these lines places: write it as "
+            "`1 <colour> x y z a b c d e f g h i <part>.dat` (15 fields, finite numbers; LDraw spec "
+            "line type 1) or delete the line")
     if expected_components is not None and len(comps) != expected_components or (
             expected_components is None and len(comps) > 1):
         problems.append(f"COMPONENTS {len(comps)} separate pieces (sizes {sizes[:10]}"
