@@ -443,17 +443,11 @@ class _Geometry:
                 _PATH_MEMO[key] = blocked
                 return blocked
         # the two parts at their final poses: choose the inset (press fits), or ignore a real collision
-        inset = TOL.collision_inset
+        inset = self._final_inset(u, j)
+        if inset is None:
+            _PATH_MEMO[key] = False
+            return False
         ma, mb = self.model(u, inset), self.model(j, inset)
-        if (u, j) in self.hit_pairs:
-            for extra in _PRESS_INSETS:
-                inset = TOL.collision_inset + extra
-                ma, mb = self.model(u, inset), self.model(j, inset)
-                if not self.collide(ma, mb, rel):
-                    break
-            else:
-                _PATH_MEMO[key] = False
-                return False
         blocked = self._sweep(ma, mb, rel, dloc, s_lo, s_hi)
         _PATH_MEMO[key] = blocked
         return blocked
@@ -591,10 +585,14 @@ class _Geometry:
                 return j
         return -1
 
+    def _corners(self, u: int) -> np.ndarray:
+        """(8, 3) corners of part u's inset box at its final pose (world, LDU)."""
+        lo, hi = self.lo[u], self.hi[u]
+        return np.array([[x, y, z] for x in (lo[0], hi[0]) for y in (lo[1], hi[1]) for z in (lo[2], hi[2])])
+
     def _box_at(self, u: int, pose: np.ndarray):
         """World box (lo, hi) of part u's inset box moved from its final pose to ``pose``."""
-        lo, hi = self.lo[u], self.hi[u]
-        corners = np.array([[x, y, z] for x in (lo[0], hi[0]) for y in (lo[1], hi[1]) for z in (lo[2], hi[2])])
+        corners = self._corners(u)
         d = pose @ self.inv[u]
         c = corners @ d[:3, :3].T + d[:3, 3]
         return c.min(axis=0), c.max(axis=0)
@@ -620,8 +618,7 @@ class _Geometry:
         ``met`` collects the parts that stopped a try (to know when to try again).
         """
         met = set() if met is None else met
-        box = np.array([[x, y, z] for x in (self.lo[u, 0], self.hi[u, 0]) for y in (self.lo[u, 1], self.hi[u, 1])
-                        for z in (self.lo[u, 2], self.hi[u, 2])])
+        box = self._corners(u)
         for (a, j), joints in self.hinges.items():
             if a != u or not alive[j]:
                 continue
