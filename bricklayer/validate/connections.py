@@ -43,7 +43,7 @@ a few milliseconds of connector work instead of a full rebuild.
 from __future__ import annotations
 
 __all__ = ["ConnectionGraph", "connection_graph", "part_connector_arrays", "embedded_aliases", "find_mated_pairs",
-           "SLIDING_TYPES"]
+           "SLIDING_TYPES", "JOINT_TOLERANCE"]
 
 from dataclasses import dataclass
 from functools import lru_cache
