@@ -690,8 +690,8 @@ class _Geometry:
 
 _PATH_MEMO: dict = {}
 #: Opening angles (degrees about the hinge axis) tried by :meth:`_Geometry.turn_in`, in order: 30 degree
-#: steps both ways up to 120 (a design choice: click hinges and canopies open at least that far; 30 degrees
-#: sufficed for every turned part of the official models, e.g. 6887's cockpit).
+#: steps both ways up to 120 (a design choice: click hinges and canopies open at least that far; the turned
+#: parts of 6887 Allied Avenger's cockpit come in opened 30 degrees).
 TURN_ANGLES = (30, -30, 60, -60, 90, -90, 120, -120)
 
 
