@@ -18,7 +18,10 @@ Rules checked (``bricklayer/assembly.py`` module docstring):
     Some moving part touches a part already in its assembly (a support edge or a mated connector pair,
     either way), or, at level 0 (the model on the ground), some moving part is grounded
     (``support_graph(build, separate_objects=True).grounded``). The first move of an in-hand assembly
-    (level other than 0) needs nothing.
+    (level other than 0) needs nothing. A move marked ``held`` (a part held in place by hand while a pin
+    or axle goes in) is checked together with the next move of its level not so marked: every part of
+    the moves is reached from a grounded part or a part of the assembly before them through parts of
+    the moves that touch (or move with it); a held move never followed by such a move breaks the rule.
 ``path``
     The moving parts, translated by ``-s * direction`` for ``s`` from the largest distance at which
     their bounding boxes overlap an assembly part's box down to the smallest (0 at the closest), in
@@ -445,6 +448,7 @@ def check_insertions(build, insertions, *, planned=None, separate_objects: bool 
     in_set: dict = {}        # level -> set of parts in it
     moved_at: dict = {}      # part -> number of moves at level 0
     last_move: dict = {}     # level -> index of its last own move
+    pending: dict = {}       # level -> held moves waiting for the move that pins them
     for k, ins in enumerate(insertions):
         m = np.asarray(ins["parts"], dtype=np.int64).reshape(-1)
         lev = int(ins.get("level", 0))
@@ -467,15 +471,33 @@ def check_insertions(build, insertions, *, planned=None, separate_objects: bool 
         dup = [int(i) for i in m if int(i) in a_set]
         if dup:
             report("cover", k, dup, None, f"#{k} level {lev}: {_describe(flat, dup[0])} is already in the assembly")
-        # rule 1: it holds
-        if lev == 0 or a_set:
-            held = lev == 0 and bool(ctx.grounded[m].any())
-            if not held:
-                held = any(ctx.touch[int(i)] & a_set for i in m)
-            if not held:
-                report("holds", k, m.tolist(), None,
-                       f"#{k} level {lev} {what} moving {dname}: touches no part of its assembly"
-                       + (" and stands on no ground" if lev == 0 else ""))
+        # rule 1: it holds. A held move waits for the next move of its level that is not held: together
+        # they must hold, every part of them reaching a grounded part or the assembly before them through
+        # parts of them that touch
+        if ins.get("held"):
+            pending.setdefault(lev, []).append((k, m, what, dname))
+        else:
+            group = pending.pop(lev, []) + [(k, m, what, dname)]
+            together = {int(i) for _, mm_, _, _ in group for i in mm_}
+            before = a_set - together
+            if lev == 0 or before or len(group) > 1:
+                reach = {i for i in together if (lev == 0 and ctx.grounded[i]) or ctx.touch[i] & before}
+                if lev != 0 and not before:
+                    reach = {int(group[0][1][0])}  # the first move of an in-hand assembly needs nothing
+                mates = {int(i): {int(x) for x in mm_} for _, mm_, _, _ in group for i in mm_}
+                todo = list(reach)
+                while todo:
+                    x = todo.pop()
+                    for y in (ctx.touch[x] & together) | mates[x]:
+                        if y not in reach:
+                            reach.add(y)
+                            todo.append(y)
+                for kk, mm_, ww, dn in group:
+                    if not any(int(i) in reach for i in mm_):
+                        report("holds", kk, mm_.tolist(), None,
+                               f"#{kk} level {lev} {ww} moving {dn}: touches no part of its assembly"
+                               + (" and stands on no ground" if lev == 0 else "")
+                               + (" (held, and still so once pinned)" if kk != k else ""))
         # rule 2: it gets in (straight, then turned shut on its hinge when the move says so)
         if a_list:
             a = np.asarray([j for j in a_list if ctx.has[j]], dtype=np.int64)
@@ -515,6 +537,9 @@ def check_insertions(build, insertions, *, planned=None, separate_objects: bool 
         if lev == 0:
             for i in m.tolist():
                 moved_at[i] = moved_at.get(i, 0) + 1
+    for lev, group in pending.items():
+        for kk, mm_, ww, dn in group:
+            report("holds", kk, mm_.tolist(), None, f"#{kk} level {lev} {ww} moving {dn}: held, and never pinned")
     # rule 3: coverage and consistency of levels
     plan_set = set(range(n)) if planned is None else {int(i) for i in planned}
     if planned is None:

@@ -44,12 +44,23 @@ is also tried clicked on open: turned by one of :data:`TURN_ANGLES` about the
 hinge axis through the connector, it must come in straight and then turn shut
 without meeting any placed part but its hinge mate (both motions sampled so
 that nothing moves more than 1 LDU between samples; ``AssemblyPlan.insertions``
-records the turn). When stuck: dissolve a stuck sub-build; else remove a
+records the turn). When stuck: take a held step (below); else dissolve a stuck sub-build; else remove a
 subassembly (a stuck unit with its blockers in one direction and the units
 that only it holds up, grown until the group can leave and leaves nothing
 hanging, connected, at most :data:`MAX_GROUP` parts, sequenced in hand on its
 own: a plate gripping a smaller plate under it leaves with the dishes hanging
 from it); else give up on the highest blocked unit and go on.
+
+Held steps. A pin or an axle (one part) that alone holds up a few units,
+each mated to it through a non-stud joint, may go in last while the builder
+holds those units in place by hand: the clevis of a Technic brick 85943
+straddling a liftarm 50923 with the axle 4519 through both (21109 Exo Suit),
+a bush and a beam threaded on an axle. The held units come in first, one by
+one, each along a free straight line; then the pin goes in along its joint
+axis, and only then must they hold (rule 1 is checked for the step as a
+whole: every part reaches the ground or the assembly through parts of the
+step). At most :data:`MAX_HELD` parts per step; ``AssemblyPlan.insertions``
+marks the held moves (``held``), ``AssemblyPlan.held_steps`` counts the steps.
 
 Built in hand. Sub-builds and subassemblies are built in the hand, not on
 the ground: their first part needs no support, each later part must touch one
@@ -729,6 +740,7 @@ class _Unit:
     sub: dict | None = None  # subassembly: its own plan (order, directions, units)
     dv: np.ndarray | None = None  # insertion direction (unit vector, planning frame) once placed
     turn: tuple | None = None     # turned shut on its hinge after coming in: (axis, pivot, degrees), planning frame
+    held: bool = False            # held in place by hand until the next move of a held step pins it
 
 
 @dataclass
@@ -796,6 +808,7 @@ class AssemblyPlan:
     subassemblies: list = field(default_factory=list)
     snap_fits: int = 0
     insertions: list = field(default_factory=list)
+    held_steps: int = 0
 
     @property
     def placed_share(self) -> float:
@@ -831,7 +844,7 @@ class AssemblyPlan:
             "parts": self.n_parts, "placed": len(self.order), "skipped": len(self.skipped),
             "failed": len(self.failed), "placed_share": round(self.placed_share, 4),
             "steps": len(self.steps), "subbuilds_kept": self.subbuilds, "subbuilds_dissolved": self.dissolved,
-            "subassemblies": len(self.subassemblies), "snap_fits": self.snap_fits,
+            "subassemblies": len(self.subassemblies), "snap_fits": self.snap_fits, "held_steps": self.held_steps,
             "skipped_reasons": reasons, "failure_causes": causes,
             "failures": [{"part": desc(i), "reason": r} for i, r in list(self.failed.items())[:k]],
             "seconds": round(self.seconds, 2),
@@ -850,6 +863,7 @@ class _Planner:
         self.kept = 0
         self.dissolved = 0
         self.snap_fits = 0          # part pairs found to be snap fits (``_Geometry.snap_fit``)
+        self.held_steps = 0         # held steps (``_Search._held_step``)
         self.groups: list = []      # (flat indices at top level or None, direction) of subassemblies
 
     # -- units of a planning build
@@ -949,6 +963,9 @@ def _planned(g, u) -> np.ndarray:
 _SEARCH_SHARE = 0.75
 #: Largest subassembly (parts) the planner forms when single parts deadlock.
 MAX_GROUP = 40
+#: Most parts of a held step (:meth:`_Search._held_step`): a unit that pins others and the ones it pins, which
+#: the builder holds in place by hand while it goes in (a design choice: two hands, a few parts).
+MAX_HELD = 4
 #: Units tried as seeds of a subassembly per deadlock, highest first (12 before: 60 leaves 10213 Shuttle
 #: Adventure with 16 blocked parts instead of 60, 10252 Beetle 8 instead of 13, at similar time).
 _GROUP_SEEDS = 60
@@ -1387,6 +1404,13 @@ class _Search:
             self.pl.snap_fits += found
             why.clear()
             return []
+        step = self._held_step(left, why)
+        if step:
+            self.pl.held_steps += 1
+            for k, dname in step:
+                self._drop(k)
+                removed.append((self.units[k], dname))
+            return []
         subs = [k for k in left if isinstance(self.units[k].content, LegoBuild) and len(self.parts[k]) > 1]
         if subs:
             new_units = []
@@ -1420,6 +1444,75 @@ class _Search:
             failed[i] = text
         self._drop(k)
         return []
+
+    def _free_without(self, k: int, out: set, along: list | None = None):
+        """(name, unit vector) of the first direction along which unit k gets in when the parts ``out`` are
+        gone too, else None (the straight-line test of :meth:`free_direction`, without hinge turns).
+        ``along``: only directions within the joint cosine of one of these unit axes."""
+        g, own = self.g, self._mine(k)
+        for dname, dv in self._dirs(k):
+            if along is not None and not any(abs(float(dv @ ax)) > _JOINT_COS for ax in along):
+                continue
+            if not any(self.alive[j] and j not in own and j not in out and g.blocks(i, j, dv)
+                       for i in own for j in g.candidates(i, dv).tolist()):
+                return dname, dv
+        return None
+
+    def _held_step(self, left: list, why: dict):
+        """Deadlock: a held step, or None (module notes).
+
+        A pin or axle (a single part) that alone holds up some units, each
+        mated to it through a non-stud joint (a clevis straddling a liftarm
+        on the axle through both, a wheel on its axle), leaves first along
+        the axis of such a joint, and the units it held leave right after
+        it, one by one, each along a free straight line: built forwards, the
+        builder holds those in place by hand and the pin goes in last,
+        through them. At most :data:`MAX_HELD` parts in all, and the rest
+        stays one piece without them. Returns ``[(unit, direction name),
+        ...]`` in removal order, the held units marked ``held``.
+        """
+        g = self.g
+        cands = sorted((k for k in left if why.get(k, ("",))[0] == "holds" and len(self.parts[k]) == 1),
+                       key=lambda x: -self.top(x))
+        for k in cands[:_GROUP_SEEDS]:
+            if time.perf_counter() > self.pl.deadline:
+                return None
+            pin = int(self.parts[k][0])
+            hang = self._stranded({k})
+            if not hang or sum(len(self.parts[v]) for v in hang) + 1 > MAX_HELD:
+                continue
+            axes = []
+            for v in hang:
+                ax = [a for i in self.parts[v].tolist() for a in g.joint_axes.get((pin, i), ())]
+                if not ax:
+                    break
+                axes.extend(ax)
+            else:
+                got = self._free_without(k, set(), axes)
+                if got is None or self.cut_off({k} | hang):
+                    continue
+                out = {pin}
+                steps = [(k, got)]
+                rest = sorted(hang, key=lambda x: -self.top(x))
+                while rest:
+                    for v in rest:
+                        fv = self._free_without(v, out)
+                        if fv is not None:
+                            break
+                    else:
+                        break
+                    rest.remove(v)
+                    out |= self._mine(v)
+                    steps.append((v, fv))
+                if rest:
+                    continue
+                res = []
+                for n, (v, (dname, dv)) in enumerate(steps):
+                    self.units[v].dv = dv
+                    self.units[v].held = n > 0
+                    res.append((v, dname))
+                return res
+        return None
 
     def _find_group(self, left: list):
         """A smallest rigid group of stuck units that can leave together (see module notes), or None."""
@@ -1570,6 +1663,8 @@ def _insertions(pl: _Planner, res: dict, pose: np.ndarray, off: int, level: int,
             pw = np.asarray(pose) @ np.append(np.asarray(pv, dtype=np.float64), 1.0)
             move["turn"] = dict(axis=tuple(float(x) for x in rot @ np.asarray(ax)), pivot=tuple(float(x) for x in pw[:3]),
                                 degrees=float(deg))
+        if u.held:
+            move["held"] = True
         out.append(move)
         mine.extend(parts)
     return mine
@@ -1700,7 +1795,7 @@ def assembly_sequence(build, *, max_parts_per_step: int = 6, time_budget: float 
     moves: list = []
     _insertions(pl, res, np.eye(4), 0, 0, moves)
     plan = AssemblyPlan(res["order"], steps, res["directions"], res["failed"], skipped, pl.kept, pl.dissolved,
-                        seq, time.perf_counter() - t0, len(res["flat"]), groups, pl.snap_fits, moves)
+                        seq, time.perf_counter() - t0, len(res["flat"]), groups, pl.snap_fits, moves, pl.held_steps)
     log.info("assembly sequence: %d of %d planned parts placed (%d skipped) in %.2f s", len(plan.order),
              plan.n_parts - len(skipped), len(skipped), plan.seconds)
     return plan

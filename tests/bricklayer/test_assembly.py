@@ -294,3 +294,29 @@ def test_snap_fit_of_a_magnet_in_its_holder(official_dir):
     plain = next((u, v) for u, v in sorted(g.contact) if u < v and g.usable[u] and g.usable[v]
                  and (u, v) not in g.snap and not all(g.blocks(u, v, dv) for _, dv in g.directions(u)))
     assert not g.snap_fit(*plain) and plain not in g.snap
+
+
+def test_clevis_is_held_while_its_axle_goes_through(official_dir, monkeypatch):
+    # 21109 Exo Suit: the Technic brick 85943 (flat #94) straddles the liftarm 50923 (#91) with its two
+    # ears, and the axle 3 4519 (#106, along world y) goes through the ears and the liftarm. The brick hangs
+    # from the axle alone, and the axle holds it; the ears stop the brick along the axle, the axle every
+    # other way. So the brick is held in place by hand and the axle pushed through along y: a held step.
+    # Without held steps the brick is the one part of the model (the radio drawn in the air aside) that fails.
+    from bricklayer import read_ldraw
+    from bricklayer import assembly
+
+    b = read_ldraw(official_dir / "21109_Exo_Suit.mpd")
+    flat = b.flattened_placements
+    assert (flat[94].content.ldraw_id, flat[91].content.ldraw_id, flat[106].content.ldraw_id) == \
+        ("85943", "50923", "4519")
+    plan = assembly_sequence(b, separate_objects=True)
+    assert set(plan.failed) == {303} and flat[303].content.ldraw_id == "3962b"  # drawn floating
+    assert plan.held_steps > 0
+    k = next(k for k, m in enumerate(plan.insertions) if m["parts"] == [94])
+    assert plan.insertions[k].get("held") is True
+    pin = next(m for m in plan.insertions[k + 1:] if m["level"] == plan.insertions[k]["level"] and not m.get("held"))
+    assert pin["parts"] == [106]
+    assert np.allclose(np.abs(pin["direction"]), (0, 1, 0))
+    monkeypatch.setattr(assembly, "MAX_HELD", 0)
+    plan0 = assembly_sequence(b, separate_objects=True)
+    assert plan0.held_steps == 0 and 94 in plan0.failed and plan0.failed[94].startswith("blocked in every direction")

@@ -152,3 +152,20 @@ def test_allied_avenger_plan_replays(official_dir):
     assert res.counts()["holds"] == 0 and res.counts()["cover"] == 0
     deep = [v.text for v in res.by_rule("path") if not v.shallow]
     assert deep == []
+
+
+def test_a_held_move_holds_once_the_next_move_pins_it():
+    # the cover alone touches nothing (test_cover_first_floats); held in place while pillar 0 comes up under
+    # it, the two hold together (the pillar stands on the ground, the cover on the pillar)
+    held = dict(move([2], DOWN), held=True)
+    res = check_insertions(bridge(), [held, move([0], UP), move([1], UP), move([3], PY)])
+    assert res.ok and res.violations == []
+    # pinned by the 1x1 plate in the gap, which stands on the ground 12 LDU under the cover: the cover
+    # still touches nothing
+    res = check_insertions(bridge(), [held, move([3], PY), move([0], UP), move([1], UP)])
+    assert res.counts()["holds"] == 1
+    v = res.by_rule("holds")[0]
+    assert (v.step, v.parts) == (0, [2]) and "still so once pinned" in v.text
+    # a held move that no later move pins
+    res = check_insertions(bridge(), [move([0], DOWN), move([1], DOWN), move([3], PY), held])
+    assert res.counts()["holds"] == 1 and "never pinned" in res.by_rule("holds")[0].text
