@@ -17,7 +17,8 @@ Rules checked (``bricklayer/assembly.py`` module docstring):
 ``holds``
     Some moving part touches a part already in its assembly (a support edge or a mated connector pair,
     either way), or, at level 0 (the model on the ground), some moving part is grounded
-    (``support_graph(build, separate_objects=True).grounded``). The first move of an in-hand assembly
+    (``support_graph(build, separate_objects=True).grounded``) or touches a part the plan leaves out
+    (``plan.skipped``: treads, hoses) that the validator finds supported. The first move of an in-hand assembly
     (level other than 0) needs nothing. A move marked ``held`` (a part held in place by hand while a pin
     or axle goes in) is checked together with the next move of its level not so marked: every part of
     the moves is reached from a grounded part or a part of the assembly before them through parts of
@@ -190,6 +191,7 @@ class _Context:
                 self.hit.update(((a, b), (b, a)))
         sup = support_graph(build, separate_objects=separate_objects)
         self.grounded = np.asarray(sup.grounded, dtype=bool)
+        self.supported = np.asarray(sup.supported, dtype=bool)
         self.touch = [set() for _ in range(n)]
         for a, b in np.asarray(sup.edges).reshape(-1, 2).tolist():
             if a != b:
@@ -391,7 +393,8 @@ def _turn_hits(ctx: _Context, m: np.ndarray, a: np.ndarray, turn: dict) -> list:
 
 
 def check_insertions(build, insertions, *, planned=None, separate_objects: bool = True,
-                     max_examples: int | None = None, snap_fits: int | None = None) -> PlanCheck:
+                     max_examples: int | None = None, snap_fits: int | None = None,
+                     left_out=None) -> PlanCheck:
     """Replay a list of moves and check the rules of issue #8 (module docstring).
 
     Parameters
@@ -414,6 +417,11 @@ def check_insertions(build, insertions, *, planned=None, separate_objects: bool 
         a ``"path"`` one, except between parts that meet at the final pose without a mated connector
         pair (a tool held loosely in a minifigure hand, exempt along its joint axis by the validator's
         loose match, which the public API does not give).
+    left_out : iterable of int or None
+        Parts the plan leaves out and adds in a last step (``AssemblyPlan.skipped``: treads, hoses,
+        MPD-embedded parts). At level 0 a move also holds when one of its parts touches one of them
+        that the validator finds supported (``support_graph(...).supported``): the planner lets a
+        model stand on its treads, which go on last.
 
     Returns
     -------
@@ -430,6 +438,7 @@ def check_insertions(build, insertions, *, planned=None, separate_objects: bool 
     ctx = _Context(build, separate_objects)
     flat, n = ctx.flat, ctx.n
     out = PlanCheck(len(insertions))
+    bearing = {int(j) for j in (left_out or ()) if ctx.supported[int(j)]}  # left-out parts a model stands on
     counts: dict = {}
 
     def classify(uu: int, jj: int) -> str:
@@ -481,7 +490,8 @@ def check_insertions(build, insertions, *, planned=None, separate_objects: bool 
             together = {int(i) for _, mm_, _, _ in group for i in mm_}
             before = a_set - together
             if lev == 0 or before or len(group) > 1:
-                reach = {i for i in together if (lev == 0 and ctx.grounded[i]) or ctx.touch[i] & before}
+                reach = {i for i in together if (lev == 0 and (ctx.grounded[i] or ctx.touch[i] & bearing))
+                         or ctx.touch[i] & before}
                 if lev != 0 and not before:
                     reach = {int(group[0][1][0])}  # the first move of an in-hand assembly needs nothing
                 mates = {int(i): {int(x) for x in mm_} for _, mm_, _, _ in group for i in mm_}
@@ -571,7 +581,8 @@ def check_insertions(build, insertions, *, planned=None, separate_objects: bool 
 def check_plan(build, plan, *, separate_objects: bool = True, max_examples: int | None = None) -> PlanCheck:
     """Check an :class:`~bricklayer.assembly.AssemblyPlan` of ``build`` (see :func:`check_insertions`).
 
-    The planned parts are all placements but ``plan.skipped`` and ``plan.failed``; ``plan.snap_fits``
+    The planned parts are all placements but ``plan.skipped`` and ``plan.failed`` (``plan.skipped`` is
+    passed as ``left_out``); ``plan.snap_fits``
     decides whether touching pairs may be snap fits.
 
     Parameters
@@ -589,7 +600,7 @@ def check_plan(build, plan, *, separate_objects: bool = True, max_examples: int 
     n = len(build.flattened_placements)
     planned = set(range(n)) - set(plan.skipped) - set(plan.failed)
     return check_insertions(build, plan.insertions, planned=planned, separate_objects=separate_objects,
-                            max_examples=max_examples, snap_fits=plan.snap_fits)
+                            max_examples=max_examples, snap_fits=plan.snap_fits, left_out=plan.skipped)
 
 
 def _resolve(m: str) -> Path:

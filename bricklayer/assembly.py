@@ -52,7 +52,7 @@ own: a plate gripping a smaller plate under it leaves with the dishes hanging
 from it); else give up on the highest blocked unit and go on.
 
 Held steps. A pin or an axle (one part) that alone holds up a few units,
-each mated to it through a non-stud joint, may go in last while the builder
+all joined to it through non-stud joints, may go in last while the builder
 holds those units in place by hand: the clevis of a Technic brick 85943
 straddling a liftarm 50923 with the axle 4519 through both (21109 Exo Suit),
 a bush and a beam threaded on an axle. The held units come in first, one by
@@ -1349,10 +1349,11 @@ class _Search:
 
     def _fail_floating(self, failed: dict):
         """Components reaching no root stand on their own lowest unit when it rests on a part left out
-        of the planning (a vehicle on its flexible treads) or touches one the validator finds supported;
-        any other is floating (reported). Objects
-        drawn apart are roots already when ``separate_objects`` is on (the support graph's rule: a
-        gap of ``SEPARATE_GAP`` to every other object)."""
+        of the planning (a vehicle on its flexible treads), and on every unit that touches a left-out part
+        the validator finds supported (a vault on its MPD-embedded tyres, 7326; WALL-E's wheels in their
+        treads, 21303): those units are the component's roots. Any other component is floating
+        (reported). Objects drawn apart are roots already when ``separate_objects`` is on (the support
+        graph's rule: a gap of ``SEPARATE_GAP`` to every other object)."""
         g = self.g
         seen: set = set()
         for _ in self._walk([k for k in range(len(self.units)) if not self.gone[k] and self.grounded(k)], seen):
@@ -1368,13 +1369,17 @@ class _Search:
             under = np.flatnonzero(np.all(g.lo[:, :2] < hi[:2], axis=1) & np.all(g.hi[:, :2] > lo[:2], axis=1)
                                    & (g.hi[:, 2] <= lo[2] + 1.0))
             under = [j for j in under.tolist() if self.owner[j] < 0 or j in g.skip]
-            # or it is held by a part left out of the planning that the validator finds supported (a
-            # vault on its MPD-embedded tyres, 7326): that part is added in the last step
-            held = any((self.owner[j] < 0 or j in g.skip) and g.supported[j]
-                       for k in comp for i in self.parts[k].tolist() for j in g.neighbors[i])
-            if under or held:
-                self.gr[low] = True
-                log.info("assembly: %d units stand on their own lowest part %s", len(comp), self._desc(int(parts[0])))
+            # units held by a part left out of the planning that the validator finds supported: that part
+            # is added in the last step
+            roots = [k for k in comp if any((self.owner[j] < 0 or j in g.skip) and g.supported[j]
+                                            for i in self.parts[k].tolist() for j in g.neighbors[i])]
+            if under:
+                roots.append(low)
+            if roots:
+                for k in roots:
+                    self.gr[k] = True
+                log.info("assembly: %d units stand on %d of their own, lowest %s", len(comp), len(set(roots)),
+                         self._desc(int(parts[0])))
                 continue
             for k in comp:
                 for i in self.parts[k].tolist():
@@ -1461,9 +1466,10 @@ class _Search:
     def _held_step(self, left: list, why: dict):
         """Deadlock: a held step, or None (module notes).
 
-        A pin or axle (a single part) that alone holds up some units, each
-        mated to it through a non-stud joint (a clevis straddling a liftarm
-        on the axle through both, a wheel on its axle), leaves first along
+        A pin or axle (a single part) that alone holds up some units, all
+        joined to it through non-stud joints (a clevis straddling a liftarm
+        on the axle through both, a wheel on its axle; or through one another:
+        an angle connector on an axle pin with a half pin in it), leaves first along
         the axis of such a joint, and the units it held leave right after
         it, one by one, each along a free straight line: built forwards, the
         builder holds those in place by hand and the pin goes in last,
@@ -1481,13 +1487,17 @@ class _Search:
             hang = self._stranded({k})
             if not hang or sum(len(self.parts[v]) for v in hang) + 1 > MAX_HELD:
                 continue
-            axes = []
-            for v in hang:
-                ax = [a for i in self.parts[v].tolist() for a in g.joint_axes.get((pin, i), ())]
-                if not ax:
-                    break
-                axes.extend(ax)
-            else:
+            hp = {i for v in hang for i in self.parts[v].tolist()}
+            axes = [a for i in hp for a in g.joint_axes.get((pin, i), ())]
+            # every held part is threaded on the pin through non-stud joints (directly or through held parts)
+            reach, todo = {pin}, [pin]
+            while todo:
+                x = todo.pop()
+                for y in g.neighbors[x]:
+                    if y in hp and y not in reach and (x, y) in g.joint_axes:
+                        reach.add(y)
+                        todo.append(y)
+            if axes and len(reach) == len(hp) + 1:
                 got = self._free_without(k, set(), axes)
                 if got is None or self.cut_off({k} | hang):
                     continue

@@ -320,3 +320,20 @@ def test_clevis_is_held_while_its_axle_goes_through(official_dir, monkeypatch):
     monkeypatch.setattr(assembly, "MAX_HELD", 0)
     plan0 = assembly_sequence(b, separate_objects=True)
     assert plan0.held_steps == 0 and 94 in plan0.failed and plan0.failed[94].startswith("blocked in every direction")
+
+
+def test_units_held_by_left_out_parts_are_roots(official_dir):
+    # 6279 Skull Island: the boat "6279 - Boat 2.ldr" stands in an MPD-embedded hull part ("6279 - 2551"), which
+    # the planner leaves out and adds last. Before, only the lowest unit of the boat was its root, so the
+    # Imperial guard (hat 2545 #725, head #726, backpack 2524 #734, torso 973p3q #727), whose backpack leans on
+    # the hull, hung from the far side of the boat and each part "held up" the next: 4 failed. Every unit that
+    # touches a supported left-out part is now a root; what fails is only what the file draws floating.
+    from bricklayer import read_ldraw
+
+    b = read_ldraw(official_dir / "6279_1_Skull_Island.mpd")
+    flat = b.flattened_placements
+    assert [flat[i].content.ldraw_id for i in (725, 726, 734, 727)] == ["2545", "3626bp01", "2524", "973p3q"]
+    plan = assembly_sequence(b, separate_objects=True)
+    assert {725, 726, 734, 727} <= set(plan.order)
+    # the 7 drawn floating: a crane hook plate 3127a and a barrel with its lid hang apart from the boat
+    assert len(plan.failed) == 7 and all(r.startswith("floating") for r in plan.failed.values())
