@@ -1348,10 +1348,10 @@ class _Search:
         return passed[::-1]
 
     def _fail_floating(self, failed: dict):
-        """Components reaching no root stand on their own lowest unit when it rests on a part left out
-        of the planning (a vehicle on its flexible treads), and on every unit that touches a left-out part
-        the validator finds supported (a vault on its MPD-embedded tyres, 7326; WALL-E's wheels in their
-        treads, 21303): those units are the component's roots. Any other component is floating
+        """Components reaching no root stand on every unit that touches a part left out of the
+        planning that the validator finds supported (a vault on its MPD-embedded tyres, 7326; WALL-E's
+        wheels in their treads, 21303), or else on their own lowest unit when a left-out part lies
+        under it (a vehicle on its flexible treads): those units are the component's roots. Any other component is floating
         (reported). Objects drawn apart are roots already when ``separate_objects`` is on (the support
         graph's rule: a gap of ``SEPARATE_GAP`` to every other object)."""
         g = self.g
@@ -1373,7 +1373,7 @@ class _Search:
             # is added in the last step
             roots = [k for k in comp if any((self.owner[j] < 0 or j in g.skip) and g.supported[j]
                                             for i in self.parts[k].tolist() for j in g.neighbors[i])]
-            if under:
+            if under and not roots:
                 roots.append(low)
             if roots:
                 for k in roots:
