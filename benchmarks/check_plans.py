@@ -31,7 +31,9 @@ Rules checked (``bricklayer/assembly.py`` module docstring):
     already meets at the final pose is tested with :data:`PRESS_EXTRA` (+0.5 LDU, then +1.0 LDU)
     added to the inset, and ignored when it still meets at the final pose (a collision drawn in the
     file); a pair mated through a non-stud joint (pin, axle, bar, clip, hinge, minifigure, ball) when
-    the motion lies within 18 degrees of that joint's axis (``|cos| > 0.95``); a pair mated through a
+    the motion lies within 18 degrees of that joint's axis (``|cos| > 0.95``), and so does a pair in contact
+    whose sliding connectors nearly mate (:data:`NEAR_LINE`, :data:`NEAR_COS`: a clip drawn half an LDU off
+    its bar); a pair mated through a
     minifigure or snap-socket joint (``*_peg`` / ``*_socket`` / ``neck*`` connector types); a pair
     with a tyre or rubber part. A move with ``turn`` (``axis``, ``pivot``, ``degrees``: a part clicked
     on with its hinge open) comes in straight at its pose turned by ``degrees`` about the hinge and then
@@ -52,7 +54,7 @@ Rules checked (``bricklayer/assembly.py`` module docstring):
 
 from __future__ import annotations
 
-__all__ = ["STEP", "PRESS_EXTRA", "SHALLOW", "JOINT_COS", "Violation", "PlanCheck", "check_insertions", "check_plan",
+__all__ = ["STEP", "PRESS_EXTRA", "SHALLOW", "JOINT_COS", "NEAR_LINE", "NEAR_COS", "Violation", "PlanCheck", "check_insertions", "check_plan",
            "main"]
 
 import argparse
@@ -87,6 +89,11 @@ SHALLOW = 0.25
 #: A non-stud joint lets its mate in along its axis: motion within 18 degrees (|cos| > 0.95) of it.
 JOINT_COS = 0.95
 #: Connector type families that are stud joints (their mates block every direction but the stud's).
+#: Near mates (the planner's use of the validator's ``LOOSE_MATE``): a pair in contact whose sliding
+#: connectors lie within this distance (LDU) of each other's axis line and this |cos| of parallel slides
+#: along that axis like a mated pair.
+NEAR_LINE = 0.7
+NEAR_COS = 0.9
 _STUD_TYPES = frozenset({"stud", "open_stud", "antistud", "tube", "post"})
 #: Minifigure and snap-socket joints (BrickNet labels): pressed together with flex, never a block.
 _MINIFIG = re.compile(r"_(peg|socket)$|^neck")
@@ -227,6 +234,9 @@ class _Context:
                 ax = ax / np.linalg.norm(ax)
                 for key in ((a, b), (b, a)):
                     self.joint_axes.setdefault(key, []).append(ax)
+        for (a, b), axes in self._near_mates(names).items():
+            for key in ((a, b), (b, a)):
+                self.joint_axes.setdefault(key, []).extend(axes)
         self.elastic = np.zeros(n, dtype=bool)
         for i, fp in enumerate(self.flat):
             try:
@@ -234,6 +244,55 @@ class _Context:
             except Exception:  # noqa: BLE001 - no catalogue entry: not known to be rubber
                 pass
         self.tests = 0
+
+    def _near_mates(self, names) -> dict:
+        """Pairs in contact (broad phase) left unmated whose sliding connectors nearly mate: mating types
+        (BrickNet mate matrix), axes within |cos| :data:`NEAR_COS`, the second origin within :data:`NEAR_LINE`
+        of the first's axis line, half-lengths (at least 4 LDU) overlapping by 4 LDU or more. -> {(a, b): [axis]}
+        (a clip drawn 0.56 LDU off its handle bar, 21019: it slides onto the bar along the bar)."""
+        from bricklayer.validate.connections import SLIDING_TYPES, part_connector_arrays
+        from ldraw_data.connectors import mate_matrix
+
+        mm = mate_matrix()
+        cache: dict = {}
+
+        def world(p):
+            if p not in cache:
+                try:
+                    arr = part_connector_arrays(self.flat[p].content)
+                except Exception:  # noqa: BLE001 - no connectors known
+                    arr = None
+                out = []
+                if arr is not None:
+                    r = self.flat[p].pose.matrix
+                    for k, c in enumerate(arr.code.tolist()):
+                        if names[c] in SLIDING_TYPES:
+                            out.append((r[:3, :3] @ arr.pos[k] + r[:3, 3], r[:3, :3] @ arr.axis[k], float(arr.length[k]), c))
+                cache[p] = out
+            return cache[p]
+
+        out: dict = {}
+        for a, b in self.contact:
+            if a > b or (a, b) in self.joint_axes:
+                continue
+            wa = world(a)
+            if not wa:
+                continue
+            wb = world(b)
+            for pa, xa, la, ca in wa:
+                for pb, xb, lb, cb in wb:
+                    if mm[ca, cb] < 0:
+                        continue
+                    na, nb_ = float(np.linalg.norm(xa)), float(np.linalg.norm(xb))
+                    if na < 1e-9 or nb_ < 1e-9 or abs(float(xa @ xb)) / (na * nb_) < NEAR_COS:
+                        continue
+                    ax = xa / na
+                    d = pb - pa
+                    along = float(d @ ax)
+                    if (float(np.linalg.norm(d - along * ax)) <= NEAR_LINE
+                            and max(la, 4.0) + max(lb, 4.0) - abs(along) >= 4.0):
+                        out.setdefault((a, b), []).append(ax)
+        return out
 
     def query(self, ia: np.ndarray, ib: np.ndarray, ta: np.ndarray, tb: np.ndarray, inset: float) -> np.ndarray:
         self.tests += len(ia)

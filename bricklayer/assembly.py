@@ -302,11 +302,16 @@ class _Geometry:
                     lst = self.joint_axes.setdefault(key, [])
                     if not any(abs(float(ax @ v)) > 0.999 for v in lst):
                         lst.append(ax)
-        # touching pairs the graph leaves unmated but whose sliding connectors mate loosely (hand-posed
-        # minifigure hands holding tools): the validator's loose press-fit match gives their joint axis
-        if len(eng.pairs) and eng.hit.any():
+        # pairs the graph leaves unmated but whose sliding connectors mate loosely (the validator's loose
+        # match, ``LOOSE_MATE``): touching ones (hand-posed minifigure hands holding tools) are joined and
+        # slide along their joint axis; near ones (boxes within the broad phase's 1.25 LDU: a clip drawn
+        # 0.56 LDU off its handle bar, 21019) only slide, as a clip pressed onto its bar does
+        if len(eng.pairs):
             mated = set(map(tuple, np.sort(cg.pairs[:, [0, 2]], axis=1).tolist())) if len(cg.pairs) else set()
-            rest = [(a, b) for a, b in eng.pairs[eng.hit].tolist() if (a, b) not in mated and a != b]
+            sliding = _sliding_parts(eng)
+            rest = [(a, b) for a, b in eng.pairs.tolist()
+                    if a != b and (a, b) not in mated and sliding[a] and sliding[b]]
+            hit = set(map(tuple, eng.pairs[eng.hit].tolist())) if eng.hit.any() else set()
             if rest:
                 for (a, b), (_, ax, *_) in eng._loose_allowances(rest).items():
                     if ax is None:
@@ -314,8 +319,9 @@ class _Geometry:
                     ax = np.asarray(ax, dtype=np.float64)
                     for key in ((a, b), (b, a)):
                         self.joint_axes.setdefault(key, []).append(ax)
-                    nb[a].add(b)
-                    nb[b].add(a)
+                    if (a, b) in hit:
+                        nb[a].add(b)
+                        nb[b].add(a)
         self.neighbors = nb
         self.hinged = {a for a, _ in self.hinges}
         self.skip = {}
@@ -700,6 +706,35 @@ class _Geometry:
 
 
 _PATH_MEMO: dict = {}
+_TIMED_OUT = -2  # first_blocker: the deadline passed before the answer
+
+
+def _sliding_parts(eng) -> np.ndarray:
+    """(n,) bool: placements of the collision engine whose part has a sliding connector (clip, bar, pin,
+    axle or their holes: ``bricklayer.validate.connections.SLIDING_TYPES``), by part id, memoized."""
+    from ldraw_data.connectors import connector_types
+
+    from .validate.connections import SLIDING_TYPES, part_connector_arrays
+
+    names = connector_types()
+    flags = np.array([n in SLIDING_TYPES for n in names], dtype=bool)
+    out = np.zeros(eng.n, dtype=bool)
+    for i, fp in enumerate(eng.wa.placements):
+        key = fp.content.ldraw_id if hasattr(fp.content, "ldraw_id") else None
+        hit = _SLIDING.get(key)
+        if hit is None:
+            try:
+                arr = part_connector_arrays(fp.content)
+                hit = bool(len(arr.code) and flags[arr.code].any())
+            except Exception:  # noqa: BLE001 - a part without connectors has no sliding one
+                hit = False
+            if key is not None:
+                _SLIDING[key] = hit
+        out[i] = hit
+    return out
+
+
+_SLIDING: dict = {}
 #: Opening angles (degrees about the hinge axis) tried by :meth:`_Geometry.turn_in`, in order: 30 degree
 #: steps both ways up to 120 (a design choice: click hinges and canopies open at least that far; the turned
 #: parts of 6887 Allied Avenger's cockpit come in opened 30 degrees).
@@ -853,11 +888,13 @@ class AssemblyPlan:
 
 class _Planner:
     def __init__(self, max_parts_per_step: int, deadline: float, check_deadline: float,
-                 separate_objects: bool = False):
+                 separate_objects: bool = False, start: float | None = None):
         self.max_step = max_parts_per_step
         self.separate_objects = separate_objects
         self.deadline = deadline              # the disassembly search stops here
         self.check_deadline = check_deadline  # the forward check of the parts it did not reach stops here
+        # sub-builds (planned first, in hand) must be done by here, so the top level keeps time of its own
+        self.sub_deadline = start + _SUB_SHARE * (deadline - start) if start is not None else deadline
         self.depth = 0
         self.sub_plans: dict = {}   # id(sub-build) -> plan result dict, or None when it cannot be kept
         self.kept = 0
@@ -923,7 +960,8 @@ class _Planner:
         finally:
             self.depth -= 1
         top = self.depth == 0
-        s = _Search(self, g, units, g.grounded.copy(), allow_groups=True, top=top, in_hand=not top)
+        s = _Search(self, g, units, g.grounded.copy(), allow_groups=True, top=top, in_hand=not top,
+                    deadline=self.deadline if top else self.sub_deadline)
         removed, failed = s.run()
         return self._result(g, removed, failed)
 
@@ -961,6 +999,10 @@ def _planned(g, u) -> np.ndarray:
 #: Share of the time budget the disassembly search may use; the rest is for the forward check of the
 #: parts it did not reach (:meth:`_Search._forward_check`).
 _SEARCH_SHARE = 0.75
+#: Share of the search time by which sub-builds (planned first, each in hand) must be planned; a sub-build
+#: not done by then is dissolved into its parts, which the top level plans (10030: planning its sub-builds
+#: took 80 s of a 60 s budget, and the top level got none).
+_SUB_SHARE = 0.5
 #: Largest subassembly (parts) the planner forms when single parts deadlock.
 MAX_GROUP = 40
 #: Most parts of a held step (:meth:`_Search._held_step`): a unit that pins others and the ones it pins, which
@@ -978,8 +1020,10 @@ class _Search:
     """Assembly by disassembly of a set of units over one geometry (module notes)."""
 
     def __init__(self, planner: _Planner, g: _Geometry, units: list, roots: np.ndarray, allow_groups: bool,
-                 top: bool = False, in_hand: bool = False):
+                 top: bool = False, in_hand: bool = False, deadline: float | None = None):
         self.pl, self.g = planner, g
+        #: the search stops here (perf_counter seconds): the planner's, or the earlier one of sub-builds
+        self.deadline = planner.deadline if deadline is None else deadline
         self.allow_groups = allow_groups
         self.top_level = top
         #: built in hand (a sub-build or a subassembly): no ground; every part joins the ones placed
@@ -1063,7 +1107,8 @@ class _Search:
         return out
 
     def first_blocker(self, k: int, di: int, dv: np.ndarray) -> int:
-        """A live part (not of unit k) that stops unit k along direction ``dv``, or -1.
+        """A live part (not of unit k) that stops unit k along direction ``dv``, or -1; ``_TIMED_OUT``
+        when the search's deadline passes first (a sub-build of thousands of parts tests long).
 
         Watched blocker: the scan over (own part, candidate) resumes where it
         stopped; candidates passed are dead, own, or do not block, which stays
@@ -1073,11 +1118,16 @@ class _Search:
         key = (k, di)
         pi, p = self.ptr.get(key, (0, 0))
         mine = None
+        n = 0
         while pi < len(own):
             i = int(own[pi])
             c = g.candidates(i, dv)
             while p < len(c):
                 j = int(c[p])
+                n += 1
+                if n % 64 == 0 and time.perf_counter() > self.deadline:
+                    self.ptr[key] = (pi, p)
+                    return _TIMED_OUT
                 if alive[j]:
                     if len(own) > 1:
                         if mine is None:
@@ -1193,6 +1243,8 @@ class _Search:
         dirs = self._dirs(k)
         for di, (dname, dv) in enumerate(dirs if full else dirs[:1]):
             j = self.first_blocker(k, di, dv)
+            if j == _TIMED_OUT:
+                return None, blockers  # the search is out of time: it stops at the next unit
             if j < 0:
                 self.units[k].dv = dv
                 return dname, None
@@ -1233,7 +1285,7 @@ class _Search:
         full = False
         while True:
             while heap:
-                if time.perf_counter() > self.pl.deadline:
+                if time.perf_counter() > self.deadline:
                     break
                 _, k = heapq.heappop(heap)
                 if self.gone[k]:
@@ -1261,14 +1313,14 @@ class _Search:
             left = [k for k in range(len(self.units)) if not self.gone[k]]
             if not left:
                 break
-            if not full and time.perf_counter() <= self.pl.deadline:
+            if not full and time.perf_counter() <= self.deadline:
                 # stage two: the units stuck going straight down try every direction
                 full = True
                 waiters = {}
                 heap = [(-self.top(k), k) for k in left]
                 heapq.heapify(heap)
                 continue
-            if time.perf_counter() > self.pl.deadline:
+            if time.perf_counter() > self.deadline:
                 if self.top_level:
                     removed.extend(self._forward_check(left, failed))
                 else:
@@ -1403,7 +1455,7 @@ class _Search:
                     one = len(only) == 1
                     if (i, j) in self.g.contact and (i, j) not in self.g.snap and self.g.snap_fit(i, j, one):
                         found += 1
-            if time.perf_counter() > self.pl.deadline:
+            if time.perf_counter() > self.deadline:
                 break
         if found:
             self.pl.snap_fits += found
@@ -1481,7 +1533,7 @@ class _Search:
         cands = sorted((k for k in left if why.get(k, ("",))[0] == "holds" and len(self.parts[k]) == 1),
                        key=lambda x: -self.top(x))
         for k in cands[:_GROUP_SEEDS]:
-            if time.perf_counter() > self.pl.deadline:
+            if time.perf_counter() > self.deadline:
                 return None
             pin = int(self.parts[k][0])
             hang = self._stranded({k})
@@ -1529,7 +1581,7 @@ class _Search:
         seeds = sorted((k for k in left), key=lambda x: -self.top(x))[:_GROUP_SEEDS]
         best = None
         for k in seeds:
-            if time.perf_counter() > self.pl.deadline:
+            if time.perf_counter() > self.deadline:
                 break
             for dname, dv in self._dirs(k):
                 ks = {k}
@@ -1611,7 +1663,8 @@ class _Search:
         g = self.g
         parts = sorted(set().union(*(set(self.parts[k].tolist()) for k in ks)))
         units = [_Unit(np.array([i]), g.flat[i].content, g.flat[i].pose, None, f"#{i}") for i in parts]
-        s = _Search(self.pl, g, units, np.zeros(g.n, dtype=bool), allow_groups=False, in_hand=True)
+        s = _Search(self.pl, g, units, np.zeros(g.n, dtype=bool), allow_groups=False, in_hand=True,
+                    deadline=self.deadline)
         rem, fail = s.run()
         if fail:
             return None
@@ -1771,7 +1824,7 @@ def assembly_sequence(build, *, max_parts_per_step: int = 6, time_budget: float 
 
     t0 = time.perf_counter()
     budget = time_budget if time_budget is not None else 1e18
-    pl = _Planner(max_parts_per_step, t0 + _SEARCH_SHARE * budget, t0 + budget, separate_objects)
+    pl = _Planner(max_parts_per_step, t0 + _SEARCH_SHARE * budget, t0 + budget, separate_objects, t0)
     res = pl.plan(build)
     pl.n_groups = 0
     seq = _sequence_build(pl, build, res, {})
