@@ -49,7 +49,10 @@ subassembly (a stuck unit with its blockers in one direction and the units
 that only it holds up, grown until the group can leave and leaves nothing
 hanging, connected, at most :data:`MAX_GROUP` parts, sequenced in hand on its
 own: a plate gripping a smaller plate under it leaves with the dishes hanging
-from it); else give up on the highest blocked unit and go on.
+from it); else turn in a hinged lid with what is built on it as one
+subassembly (a unit on a part mated through a click hinge to a placed part:
+opened, brought in straight, turned shut, all parts moving together; at most
+:data:`MAX_TURN_GROUP` parts); else give up on the highest blocked unit and go on.
 
 Held steps. A pin or an axle (one part) that alone holds up a few units,
 all joined to it through non-stud joints, may go in last while the builder
@@ -80,6 +83,14 @@ budget exceeded".
 Cost: a pair's answer is memoized per (part, part, direction) in the build and
 per (shapes, relative pose, direction) across builds; whether a pair meets at
 its final pose is read from the validator's narrow phase (no FCL call).
+
+Near mates. Two parts in contact (boxes within the broad phase's 1.25 LDU)
+whose sliding connectors (clip, bar, pin, axle and their holes) mate within
+the validator's looser ``LOOSE_MATE`` tolerances (0.7 LDU off the axis line,
+|cos| 0.9) slide along that axis without blocking each other, as a mated pair
+does: official files draw a clip up to about half an LDU off the bar it is
+pressed onto (21019 Eiffel Tower: clips 61252 0.56 LDU off the handles 60478).
+They are joined for rule 1 only when they also touch at the final pose.
 
 Snap fits. Parts mated through a minifigure joint (hip, waist, shoulder,
 wrist, neck) or a snap socket (turntable, tow ball, ball joint: BrickNet
@@ -662,6 +673,54 @@ class _Geometry:
                         met.add(hit)
         return None
 
+    def turn_group_in(self, parts: list, h: int, m: int, alive: np.ndarray):
+        """Turn a group of parts in on the click hinge of its part h with live part m (outside the group).
+
+        As :meth:`turn_in` for the whole group moving rigidly: opened by one of :data:`TURN_ANGLES` about
+        the hinge axis, it comes in straight along one of h's candidate directions or a world axis and
+        turns shut, no part of it meeting a live part outside it (the hinge pair h-m excepted); both
+        motions sampled as in :meth:`turn_in`. Returns ``((name, direction, turn), -1)`` on success, else
+        ``(None, blocker)``: the first outside part met (-1 when none in particular).
+        """
+        rest = alive.copy()
+        rest[list(parts)] = False
+        blocker = -1
+        corners = np.vstack([self._corners(p) for p in parts])
+        for axis, pivot in self.hinges.get((h, m), ()):
+            radius = float(np.linalg.norm(np.cross(corners - pivot, axis), axis=1).max())
+            for deg in TURN_ANGLES:
+                n = max(2, int(np.ceil(np.radians(abs(deg)) * max(radius, 1.0) / SAMPLE_STEP)) + 1)
+                opened, hit = {}, -1
+                for p in parts:
+                    poses = [_turned(self.t[p], axis, pivot, deg * (1 - k / (n - 1))) for k in range(n - 1)]
+                    opened[p] = poses[0]
+                    lo, hi = self._box_at(p, poses[0])
+                    for q in poses[1:]:
+                        b0, b1 = self._box_at(p, q)
+                        lo, hi = np.minimum(lo, b0), np.maximum(hi, b1)
+                    others = [x for x in self._near(lo, hi, rest, p).tolist()
+                              if not (p == h and x == m) and (p, x) not in self.snap]
+                    if others:
+                        hit = next((x for q in poses for x in [self._meets(p, q, others)] if x >= 0), -1)
+                        if hit >= 0:
+                            break
+                if hit >= 0:
+                    blocker = hit if blocker < 0 else blocker
+                    continue
+                tried: list = []
+                for name, dv in list(self.directions(h)) + list(zip(_DIR_NAMES, DIRECTIONS)):
+                    if any(float(dv @ d) > 0.999 for d in tried):
+                        continue
+                    tried.append(dv)
+                    hit = next((x for p in parts
+                                for x in [self._straight_clear(p, opened[p], dv, rest, m if p == h else -1)]
+                                if x >= 0), -1)
+                    if hit < 0:
+                        return (f"{name} turned {deg:+d} deg on its hinge", dv,
+                                (tuple(float(x) for x in axis), tuple(float(x) for x in pivot), float(deg))), -1
+                    blocker = hit if blocker < 0 else blocker
+        return None, blocker
+
     def _straight_clear(self, u: int, pose: np.ndarray, dv: np.ndarray, alive: np.ndarray, mate: int) -> int:
         """The first live part (not ``mate``) part u meets coming in along unit vector dv to world ``pose``,
         or -1 when the way is clear (sampled every :data:`SAMPLE_STEP` LDU while the boxes can meet)."""
@@ -1003,6 +1062,9 @@ _SEARCH_SHARE = 0.75
 #: not done by then is dissolved into its parts, which the top level plans (10030: planning its sub-builds
 #: took 80 s of a 60 s budget, and the top level got none).
 _SUB_SHARE = 0.5
+#: Largest group turned in on a hinge as one (:meth:`_Search._turned_group`: a lid with what is built on
+#: it; a design choice, 6969's is 2 parts).
+MAX_TURN_GROUP = 12
 #: Largest subassembly (parts) the planner forms when single parts deadlock.
 MAX_GROUP = 40
 #: Most parts of a held step (:meth:`_Search._held_step`): a unit that pins others and the ones it pins, which
@@ -1477,10 +1539,11 @@ class _Search:
                 new_units.extend(self.pl._expand(self.pl._children(self.units[k], self.g.flat), self.g.flat))
             return self._replace(subs, new_units)
         if self.allow_groups:
-            grp = self._find_group(left)
+            grp = self._find_group(left) or self._turned_group(left)
             if grp is not None:
-                ks, dname, sub, dv = grp
-                u = _Unit(np.array(sorted(sub["order"])), None, None, None, "subassembly", sub=sub, dv=dv)
+                ks, dname, sub, dv, *turn = grp
+                u = _Unit(np.array(sorted(sub["order"])), None, None, None, "subassembly", sub=sub, dv=dv,
+                          turn=turn[0] if turn else None)
                 new = self._replace(list(ks), [u])
                 self._drop(new[0])
                 removed.append((u, dname))
@@ -1618,6 +1681,64 @@ class _Search:
             if best is not None:
                 break
         return None if best is None else best[1:]
+
+    def _turned_group(self, left: list):
+        """Deadlock: a hinged lid with what is built on it, turned in as one subassembly, or None.
+
+        A stuck unit that is, or touches, a part h mated through a click hinge to a live part m outside it
+        (6969 Celestial Stinger: the cylinder 6259 on the studs of the hinge plate 4315 that closes over
+        the roof 4213) leaves with h and the units only they hold up; a part that stops the group's turn or
+        path and is joined to it joins it, up to :data:`MAX_TURN_GROUP` parts. The group must turn in on
+        the hinge as one (:meth:`_Geometry.turn_group_in`), be connected, leave the rest supported and be
+        built in hand. Returns ``(units, direction name, plan, direction, turn)``.
+        """
+        g = self.g
+        mates: dict = {}
+        for a, b in g.hinges:
+            mates.setdefault(a, []).append(b)
+        for k in sorted(left, key=lambda x: -self.top(x))[:_GROUP_SEEDS]:
+            if time.perf_counter() > self.deadline:
+                return None
+            hs = []
+            for i in self.parts[k].tolist():
+                for h in [i] + sorted(g.neighbors[i]):
+                    if self.alive[h] and h in mates and h not in hs:
+                        hs.append(h)
+            for h in hs:
+                for m in mates[h]:
+                    if not self.alive[m] or int(self.owner[m]) in (int(self.owner[h]), k):
+                        continue
+                    ks = {k, int(self.owner[h])}
+                    got = None
+                    while True:
+                        more = self._stranded(ks)
+                        if more is None:
+                            break
+                        ks |= more
+                        if int(self.owner[m]) in ks:
+                            break
+                        parts = sorted({i for v in ks for i in self.parts[v].tolist()})
+                        if len(parts) > MAX_TURN_GROUP:
+                            break
+                        got, x = g.turn_group_in(parts, h, m, self.alive)
+                        if got is not None:
+                            break
+                        v = int(self.owner[x]) if x >= 0 else -1
+                        if v < 0 or v in ks or not any(v in self.nbr[w] for w in ks):
+                            break
+                        ks.add(v)
+                    if got is None or not self._connected(ks) or self.cut_off(ks):
+                        continue
+                    fk = (frozenset(ks), h, m)
+                    if fk in self._bad_groups:
+                        continue
+                    sub = self._sequence_group(ks)
+                    if sub is None:
+                        self._bad_groups.add(fk)
+                        continue
+                    name, dv, turn = got
+                    return ks, name, sub, dv, turn
+        return None
 
     def _stranded(self, ks: set):
         """Units that taking units ``ks`` out would leave hanging, or None when that is more than

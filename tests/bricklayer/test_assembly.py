@@ -337,3 +337,22 @@ def test_units_held_by_left_out_parts_are_roots(official_dir):
     assert {725, 726, 734, 727} <= set(plan.order)
     # the 7 drawn floating: a crane hook plate 3127a and a barrel with its lid hang apart from the boat
     assert len(plan.failed) == 7 and all(r.startswith("floating") for r in plan.failed.values())
+
+
+def test_a_hinged_lid_with_a_part_on_it_is_turned_in_whole(official_dir):
+    # 6969 Celestial Stinger: the hinge plate 4315 (flat #2) stands up on its click hinge with the roof 4213
+    # (#121), and the cylinder 6259 (#3) sits on its studs. The cylinder can only come in along the plate's
+    # stud axis, over the studs of the roof and of the plate 3031 under it; the plate alone turns in only once
+    # the cylinder is gone. Built in hand (plate, then the cylinder on it), the pair is opened on the hinge,
+    # brought in straight and turned shut. Only the minifigure tile drawn floating fails.
+    from bricklayer import read_ldraw
+
+    b = read_ldraw(official_dir / "6969_Celestial_Stinger.mpd")
+    flat = b.flattened_placements
+    assert [flat[i].content.ldraw_id for i in (2, 3, 121)] == ["4315", "6259", "4213"]
+    plan = assembly_sequence(b, separate_objects=True)
+    assert 3 in plan.order and all(r.startswith("floating") for r in plan.failed.values())
+    # within the vehicle sub-build "veh1.ldr" (inserted whole into the model)
+    move = next(m for m in plan.insertions if 3 in m["parts"] and "turn" in m)
+    assert sorted(move["parts"]) == [2, 3]
+    assert abs(move["turn"]["degrees"]) in (30, 60, 90, 120)
