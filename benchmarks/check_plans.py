@@ -199,6 +199,9 @@ class _Context:
         sup = support_graph(build, separate_objects=separate_objects)
         self.grounded = np.asarray(sup.grounded, dtype=bool)
         self.supported = np.asarray(sup.supported, dtype=bool)
+        self.separate_objects = separate_objects
+        self._instances = None      # submodel instance (path of placement ids) -> (LegoBuild, first flat index)
+        self._level_touch: dict = {}
         self.touch = [set() for _ in range(n)]
         for a, b in np.asarray(sup.edges).reshape(-1, 2).tolist():
             if a != b:
@@ -244,6 +247,50 @@ class _Context:
             except Exception:  # noqa: BLE001 - no catalogue entry: not known to be rubber
                 pass
         self.tests = 0
+
+    def level_touch(self, parts: set):
+        """Touch sets for the moves of an in-hand level holding ``parts``: a level that is (so far) made of
+        parts of one LDraw submodel instance is built in that submodel's own frame (the planner sequences
+        a sub-build in its frame, as its instructions draw it), so its parts also touch through the
+        resting contacts of that submodel's own support graph; other levels (subassemblies the planner
+        forms) use the world's."""
+        inst = self._instance_of(parts)
+        if inst is None:
+            return self.touch
+        hit = self._level_touch.get(inst)
+        if hit is None:
+            from bricklayer.validate.support import support_graph
+
+            sub, off = self._instances[inst]
+            sup = support_graph(sub, separate_objects=self.separate_objects)
+            hit = [set(t) for t in self.touch]
+            for a, b in np.asarray(sup.edges).reshape(-1, 2).tolist():
+                if a != b:
+                    hit[off + a].add(off + b)
+                    hit[off + b].add(off + a)
+            self._level_touch[inst] = hit
+        return hit
+
+    def _instance_of(self, parts: set):
+        """The deepest LDraw submodel instance (its path of placements) whose flattened parts include all of
+        ``parts``, or None when that is the whole build."""
+        if self._instances is None:
+            from bricklayer import LegoBuild
+
+            self._instances = {}
+            for i, fp in enumerate(self.flat):
+                for d in range(1, len(fp.path)):
+                    key = tuple(id(p) for p in fp.path[:d])
+                    if key not in self._instances and isinstance(fp.path[d - 1].content, LegoBuild):
+                        self._instances[key] = (fp.path[d - 1].content, i)
+        paths = [tuple(id(p) for p in self.flat[i].path[:-1]) for i in parts]
+        common = paths[0]
+        for q in paths[1:]:
+            k = 0
+            while k < min(len(common), len(q)) and common[k] == q[k]:
+                k += 1
+            common = common[:k]
+        return common if common in self._instances else None
 
     def _near_mates(self, names) -> dict:
         """Pairs in contact (broad phase) left unmated whose sliding connectors nearly mate: mating types
@@ -549,15 +596,16 @@ def check_insertions(build, insertions, *, planned=None, separate_objects: bool 
             together = {int(i) for _, mm_, _, _ in group for i in mm_}
             before = a_set - together
             if lev == 0 or before or len(group) > 1:
+                touch = ctx.touch if lev == 0 else ctx.level_touch(together | a_set)
                 reach = {i for i in together if (lev == 0 and (ctx.grounded[i] or ctx.touch[i] & bearing))
-                         or ctx.touch[i] & before}
+                         or touch[i] & before}
                 if lev != 0 and not before:
                     reach = {int(group[0][1][0])}  # the first move of an in-hand assembly needs nothing
                 mates = {int(i): {int(x) for x in mm_} for _, mm_, _, _ in group for i in mm_}
                 todo = list(reach)
                 while todo:
                     x = todo.pop()
-                    for y in (ctx.touch[x] & together) | mates[x]:
+                    for y in (touch[x] & together) | mates[x]:
                         if y not in reach:
                             reach.add(y)
                             todo.append(y)

@@ -1139,9 +1139,21 @@ class _Search:
             self.nbr[v].discard(k)
 
     def _replace(self, ks: list, new_units: list) -> list:
+        # a root taken apart (a dissolved sub-build that stood on the ground or on a left-out part) hands its
+        # footing on: the pieces it leaves reaching no root are rooted again by :meth:`_float_roots`
+        lost = not self.in_hand and any(self.gr[k] and not self.gone[k] for k in ks)
         for k in ks:
             self._drop(k)
-        return [self._add(u) for u in new_units]
+        new = [self._add(u) for u in new_units]
+        if lost:
+            seen: set = set()
+            for _ in self._walk([v for v in range(len(self.units)) if not self.gone[v] and self.gr[v]], seen):
+                pass
+            for k0 in new:
+                if not self.gone[k0] and k0 not in seen:
+                    for v in self._float_roots(list(self._walk([k0], seen))):
+                        self.gr[v] = True
+        return new
 
     def grounded(self, k: int) -> bool:
         return self.gr[k]
@@ -1476,19 +1488,8 @@ class _Search:
             if self.gone[k0] or k0 in seen:
                 continue
             comp = list(self._walk([k0], seen))
-            low = min(comp, key=lambda x: (self.zkey[x], x))
-            parts = self.parts[low]
-            # what lies under it: a left-out part (treads, hoses) or nothing at all
-            lo, hi = g.lo[parts].min(axis=0), g.hi[parts].max(axis=0)
-            under = np.flatnonzero(np.all(g.lo[:, :2] < hi[:2], axis=1) & np.all(g.hi[:, :2] > lo[:2], axis=1)
-                                   & (g.hi[:, 2] <= lo[2] + 1.0))
-            under = [j for j in under.tolist() if self.owner[j] < 0 or j in g.skip]
-            # units held by a part left out of the planning that the validator finds supported: that part
-            # is added in the last step
-            roots = [k for k in comp if any((self.owner[j] < 0 or j in g.skip) and g.supported[j]
-                                            for i in self.parts[k].tolist() for j in g.neighbors[i])]
-            if under and not roots:
-                roots.append(low)
+            roots = self._float_roots(comp)
+            parts = self.parts[min(comp, key=lambda x: (self.zkey[x], x))]
             if roots:
                 for k in roots:
                     self.gr[k] = True
@@ -1500,6 +1501,24 @@ class _Search:
                     failed[i] = ("floating: not on the ground and not connected to or resting on any part "
                                  "that is (the model as drawn)")
                 self._drop(k)
+
+    def _float_roots(self, comp: list) -> list:
+        """Roots of a component reaching no root: its units touching a left-out part that the validator
+        finds supported (that part is added in the last step), else its lowest unit when a left-out part
+        lies under it (a vehicle on its flexible treads); [] when it floats."""
+        g = self.g
+        low = min(comp, key=lambda x: (float(g.min_z[self.parts[x]].min()), x))
+        parts = self.parts[low]
+        # what lies under it: a left-out part (treads, hoses) or nothing at all
+        lo, hi = g.lo[parts].min(axis=0), g.hi[parts].max(axis=0)
+        under = np.flatnonzero(np.all(g.lo[:, :2] < hi[:2], axis=1) & np.all(g.hi[:, :2] > lo[:2], axis=1)
+                               & (g.hi[:, 2] <= lo[2] + 1.0))
+        under = [j for j in under.tolist() if self.owner[j] < 0 or j in g.skip]
+        roots = [k for k in comp if any((self.owner[j] < 0 or j in g.skip) and g.supported[j]
+                                        for i in self.parts[k].tolist() for j in g.neighbors[i])]
+        if under and not roots:
+            roots.append(low)
+        return roots
 
     def _unstick(self, left: list, why: dict, removed: list, failed: dict) -> list:
         """Deadlock: dissolve a stuck sub-build, else remove a subassembly, else give up on one unit."""
