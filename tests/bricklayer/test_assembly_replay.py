@@ -169,3 +169,30 @@ def test_a_held_move_holds_once_the_next_move_pins_it():
     # a held move that no later move pins
     res = check_insertions(bridge(), [move([0], DOWN), move([1], DOWN), move([3], PY), held])
     assert res.counts()["holds"] == 1 and "never pinned" in res.by_rule("holds")[0].text
+
+
+def _tiles(as_submodel: bool):
+    """Two 1x1 tiles 3070b, one on the other in the submodel's frame (a resting contact, no studs),
+    the submodel turned 90 degrees about X so that in the model they stand on edge side by side on the
+    ground (each spans LDraw y -20..0; z 0..8 and -8..0)."""
+    from bricklayer import from_ldraw
+
+    if as_submodel:
+        text = ("0 FILE main.ldr\n1 16 0 -10 0 1 0 0 0 0 -1 0 1 0 tiles.ldr\n0 NOFILE\n"
+                "0 FILE tiles.ldr\n1 4 0 0 0 1 0 0 0 1 0 0 0 1 3070b.dat\n"
+                "1 4 0 -8 0 1 0 0 0 1 0 0 0 1 3070b.dat\n0 NOFILE\n")
+    else:
+        text = ("1 4 0 -10 0 1 0 0 0 0 -1 0 1 0 3070b.dat\n"
+                "1 4 0 -10 -8 1 0 0 0 0 -1 0 1 0 3070b.dat\n")
+    return from_ldraw(text)
+
+
+def test_a_submodel_level_is_checked_in_the_submodels_own_frame():
+    # built in hand in its own frame, the upper tile rests on the lower one; in the model the two stand side
+    # by side and no longer rest on each other, yet the in-hand level is the submodel's: its resting contact
+    # holds. The same two tiles drawn without a submodel are a subassembly of the world frame: no contact.
+    ins = [move([0], DOWN, 1), move([1], DOWN, 1), move([0, 1], DOWN)]
+    res = check_insertions(_tiles(True), ins)
+    assert res.counts()["holds"] == 0
+    res = check_insertions(_tiles(False), ins)
+    assert res.counts()["holds"] == 1 and res.by_rule("holds")[0].parts == [1]
