@@ -1061,7 +1061,7 @@ _SEARCH_SHARE = 0.75
 #: Share of the search time by which sub-builds (planned first, each in hand) must be planned; a sub-build
 #: not done by then is dissolved into its parts, which the top level plans (10030: planning its sub-builds
 #: took 80 s of a 60 s budget, and the top level got none).
-_SUB_SHARE = 0.5
+_SUB_SHARE = 0.85
 #: Largest group turned in on a hinge as one (:meth:`_Search._turned_group`: a lid with what is built on
 #: it; a design choice, 6969's is 2 parts).
 MAX_TURN_GROUP = 12
