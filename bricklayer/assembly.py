@@ -413,7 +413,7 @@ class _Geometry:
 
     def candidates(self, i: int, dv: np.ndarray) -> np.ndarray:
         """Parts whose inset boxes meet the box part i sweeps when it leaves along ``-dv``, nearest first."""
-        key = (i, tuple(np.round(dv, 4).tolist()))
+        key = (i, dv.tobytes())  # directions come from fixed arrays: equal vectors, equal bytes
         hit = self._cands.get(key)
         if hit is not None:
             return hit
