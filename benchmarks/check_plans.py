@@ -35,7 +35,8 @@ Rules checked (``bricklayer/assembly.py`` module docstring):
     whose sliding connectors nearly mate (:data:`NEAR_LINE`, :data:`NEAR_COS`: a clip drawn half an LDU off
     its bar); a pair mated through a
     minifigure or snap-socket joint (``*_peg`` / ``*_socket`` / ``neck*`` connector types); a pair
-    with a tyre or rubber part. A move with ``turn`` (``axis``, ``pivot``, ``degrees``: a part clicked
+    with a tyre or rubber part; a boat rigging net on its own move (a placed net still blocks). A move
+    with ``turn`` (``axis``, ``pivot``, ``degrees``: a part clicked
     on with its hinge open) comes in straight at its pose turned by ``degrees`` about the hinge and then
     turns shut, sampled so that no corner of its box moves more than 1 LDU between samples; a pair mated
     through a non-stud joint along the hinge axis (the hinge itself) is exempt in both stages.
@@ -99,6 +100,7 @@ _STUD_TYPES = frozenset({"stud", "open_stud", "antistud", "tube", "post"})
 _MINIFIG = re.compile(r"_(peg|socket)$|^neck")
 #: Tyres and rubber parts stretch over their rims.
 _ELASTIC = re.compile(r"tyre|tire|rubber", re.I)
+_SOFT = re.compile(r"rigging", re.I)  # draped nets: exempt on their own move only
 #: Sample indices of one pair tested per round (nearest samples first; a blocker is usually met at once).
 _ROUNDS = (0, 4, 24, None)
 
@@ -241,9 +243,11 @@ class _Context:
             for key in ((a, b), (b, a)):
                 self.joint_axes.setdefault(key, []).extend(axes)
         self.elastic = np.zeros(n, dtype=bool)
+        self.soft = np.zeros(n, dtype=bool)
         for i, fp in enumerate(self.flat):
             try:
                 self.elastic[i] = bool(_ELASTIC.search(fp.content.spec.name or ""))
+                self.soft[i] = bool(_SOFT.search(fp.content.spec.name or ""))
             except Exception:  # noqa: BLE001 - no catalogue entry: not known to be rubber
                 pass
         self.tests = 0
@@ -403,7 +407,7 @@ def _exempt(ctx: _Context, u, j, d, turn_axis, *extra):
     """
     from bricklayer.constants import TOL
 
-    keep = ~(ctx.elastic[u] | ctx.elastic[j])
+    keep = ~(ctx.elastic[u] | ctx.elastic[j] | ctx.soft[u])
     for q in np.flatnonzero(keep).tolist():
         key = (int(u[q]), int(j[q]))
         axes = ctx.joint_axes.get(key, ())

@@ -49,7 +49,10 @@ subassembly (a stuck unit with its blockers in one direction and the units
 that only it holds up, grown until the group can leave and leaves nothing
 hanging, connected, at most :data:`MAX_GROUP` parts, sequenced in hand on its
 own: a plate gripping a smaller plate under it leaves with the dishes hanging
-from it); else turn in a hinged lid with what is built on it as one
+from it; a group in pieces takes back, as its pins, up to :data:`MAX_BRIDGE`
+single parts already taken out that join its pieces, when they get in with
+it and stop none of the units placed in between: the half pins between a
+trap door and its angle connectors, 70816); else turn in a hinged lid with what is built on it as one
 subassembly (a unit on a part mated through a click hinge to a placed part:
 opened, brought in straight, turned shut, all parts moving together; at most
 :data:`MAX_TURN_GROUP` parts); else give up on the highest blocked unit and go on.
@@ -114,6 +117,12 @@ sub-build that cannot be sequenced on its own (say it is loose pieces held by
 the parent) or that cannot be inserted whole is dissolved: its placements
 are planned one by one in the parent.
 
+Soft nets. Boat rigging nets (parts named "rigging") are soft plastic sheets
+the builder drapes over the ship and hooks into clips: nothing blocks their
+own move, though a placed net still blocks the parts that come after it, and
+rule 1 still holds for them (6285 Black Seas Barracuda: a 540 LDU net crosses
+the hull along any line).
+
 Left out, added in a last step: stickers and parts without geometry (no
 placement to test), MPD-embedded parts (bent hoses), mirrored placements
 (official files draw bent flexible parts as mirrored segments), scaled placements
@@ -157,6 +166,9 @@ _DIR_NAMES = ("down", "+x", "-x", "+y", "-y", "up")
 SAMPLE_STEP = 1.0
 _FLEX = re.compile(r"sticker|hose|string|cable|chain|rubber band|cloth|cape|flex|electric wire|ribbon", re.I)
 _ELASTIC = re.compile(r"tyre|tire|rubber", re.I)
+#: Soft sheets by name: boat rigging nets (2541, 6057, 47996) are draped and hooked into clips, never moved
+#: along a line: nothing blocks their own move, but a placed net blocks the parts that come after it.
+_SOFT = re.compile(r"rigging", re.I)
 _PRESS_INSETS = (0.5, 1.0)  # extra inset (LDU) tried for pairs touching at the final pose: stud, then others
 #: Default planning time budget per model (seconds), see :func:`assembly_sequence`.
 TIME_BUDGET = 60.0
@@ -337,6 +349,8 @@ class _Geometry:
         self.hinged = {a for a, _ in self.hinges}
         self.skip = {}
         self.elastic = np.zeros(self.n, dtype=bool)
+        #: soft sheets (boat rigging nets): draped into place, nothing blocks their own move; placed, they block
+        self.soft = np.zeros(self.n, dtype=bool)
         if self.n:
             rr = self.t[:, :3, :3]
             scaled = np.abs(np.einsum("nji,njk->nik", rr, rr) - np.eye(3)).max(axis=(1, 2)) > TOL.scale
@@ -346,6 +360,8 @@ class _Geometry:
                 self.skip[i] = r
             elif fp.content._known and _ELASTIC.search(_name(fp.content)):
                 self.elastic[i] = True
+            elif fp.content._known and _SOFT.search(_name(fp.content)):
+                self.soft[i] = True
         self._dirs: dict = {}
         self._cands: dict = {}
         self.usable = self.has.copy()
@@ -446,7 +462,7 @@ class _Geometry:
         return hit
 
     def _blocks(self, u: int, j: int, dv: np.ndarray) -> bool:
-        if self.elastic[u] or self.elastic[j]:
+        if self.elastic[u] or self.elastic[j] or self.soft[u]:
             return False
         for ax in self.joint_axes.get((u, j), ()):
             if abs(float(ax @ dv)) > _JOINT_COS:
@@ -1065,6 +1081,9 @@ _SUB_SHARE = 0.85
 #: Largest group turned in on a hinge as one (:meth:`_Search._turned_group`: a lid with what is built on
 #: it; a design choice, 6969's is 2 parts).
 MAX_TURN_GROUP = 12
+#: Most parts a subassembly takes back to join its pieces (:meth:`_Search._bridges`; a design choice: the
+#: half pins of 70816's trap doors are 2).
+MAX_BRIDGE = 4
 #: Largest subassembly (parts) the planner forms when single parts deadlock.
 MAX_GROUP = 40
 #: Most parts of a held step (:meth:`_Search._held_step`): a unit that pins others and the ones it pins, which
@@ -1092,6 +1111,8 @@ class _Search:
         #: before it, so a removal must leave the rest in one piece (``roots`` unused)
         self.in_hand = in_hand
         self.n_left = 0
+        #: a unit that holds waits for every neighbour, not only the ones it cuts off (set for subassemblies)
+        self.wake_all = False
         self._turn_met: dict = {}
         n = g.n
         self.units: list = []
@@ -1370,7 +1391,9 @@ class _Search:
                 dep = self.cut_off({k})
                 if dep:
                     why[k] = ("holds", int(self.parts[dep[0]][0]))
-                    for v in dep:
+                    # in a subassembly built in hand, k splits the rest while two of its neighbours join
+                    # only through it: any neighbour leaving can change that, not only the ones cut off
+                    for v in (self.nbr[k] if self.wake_all else dep):
                         waiters.setdefault(v, []).append(k)
                     continue
                 dname, blockers = self.free_direction(k, full)
@@ -1505,14 +1528,16 @@ class _Search:
     def _float_roots(self, comp: list) -> list:
         """Roots of a component reaching no root: its units touching a left-out part that the validator
         finds supported (that part is added in the last step), else its lowest unit when a left-out part
-        lies under it (a vehicle on its flexible treads); [] when it floats."""
+        lies under it, its top within ``TOL.ground_band`` below the unit's bottom (a vehicle on its
+        flexible treads; before, any depth counted: 6285 rooted a flag 700 LDU above a hull part that the
+        validator finds floating); [] when it floats."""
         g = self.g
         low = min(comp, key=lambda x: (float(g.min_z[self.parts[x]].min()), x))
         parts = self.parts[low]
         # what lies under it: a left-out part (treads, hoses) or nothing at all
         lo, hi = g.lo[parts].min(axis=0), g.hi[parts].max(axis=0)
         under = np.flatnonzero(np.all(g.lo[:, :2] < hi[:2], axis=1) & np.all(g.hi[:, :2] > lo[:2], axis=1)
-                               & (g.hi[:, 2] <= lo[2] + 1.0))
+                               & (g.hi[:, 2] <= lo[2] + 1.0) & (g.hi[:, 2] >= lo[2] - TOL.ground_band))
         under = [j for j in under.tolist() if self.owner[j] < 0 or j in g.skip]
         roots = [k for k in comp if any((self.owner[j] < 0 or j in g.skip) and g.supported[j]
                                         for i in self.parts[k].tolist() for j in g.neighbors[i])]
@@ -1558,7 +1583,7 @@ class _Search:
                 new_units.extend(self.pl._expand(self.pl._children(self.units[k], self.g.flat), self.g.flat))
             return self._replace(subs, new_units)
         if self.allow_groups:
-            grp = self._find_group(left) or self._turned_group(left)
+            grp = self._find_group(left, removed) or self._turned_group(left)
             if grp is not None:
                 ks, dname, sub, dv, *turn = grp
                 u = _Unit(np.array(sorted(sub["order"])), None, None, None, "subassembly", sub=sub, dv=dv,
@@ -1658,8 +1683,11 @@ class _Search:
                 return res
         return None
 
-    def _find_group(self, left: list):
-        """A smallest rigid group of stuck units that can leave together (see module notes), or None."""
+    def _find_group(self, left: list, removed: list = ()):
+        """A smallest rigid group of stuck units that can leave together (see module notes), or None.
+
+        ``removed``: the search's removals so far; a group in pieces may take back single parts from it
+        that join its pieces (:meth:`_bridges`), which are then deleted from it."""
         seeds = sorted((k for k in left), key=lambda x: -self.top(x))[:_GROUP_SEEDS]
         best = None
         for k in seeds:
@@ -1685,21 +1713,110 @@ class _Search:
                         parts |= set(self.parts[v].tolist())
                 if not ok or len(ks) < 2 or (best is not None and len(parts) >= best[0]):
                     continue
-                if not self._connected(ks) or self.cut_off(ks):
+                if self.cut_off(ks):
                     continue
-                fk = frozenset(ks)
+                bridge: list = []
+                if not self._connected(ks):
+                    bridge = self._bridges(ks, dv, removed)
+                    if not bridge:
+                        continue
+                extra = [int(removed[pos][0].idx[0]) for pos in bridge]
+                if len(parts) + len(extra) > MAX_GROUP:
+                    continue
+                fk = (frozenset(ks), tuple(sorted(extra)))
                 if fk in self._bad_groups:
                     continue
-                sub = self._sequence_group(ks)
+                sub = self._sequence_group(ks, extra)
                 if sub is None:
                     self._bad_groups.add(fk)  # its parts do not change: it cannot be built in hand later either
                     continue
-                best = (len(parts), ks, dname, sub, dv)
+                best = (len(parts) + len(extra), ks, dname, sub, dv, bridge)
                 if len(parts) <= 3:
                     break
             if best is not None:
                 break
-        return None if best is None else best[1:]
+        if best is None:
+            return None
+        _, ks, dname, sub, dv, bridge = best
+        for pos in sorted(bridge, reverse=True):
+            del removed[pos]  # taken back: it goes in with the subassembly now
+        return ks, dname, sub, dv
+
+    def _bridges(self, ks: set, dv: np.ndarray, removed: list):
+        """Single parts already taken out that join the pieces of group ``ks`` into one: positions in
+        ``removed`` (at most :data:`MAX_BRIDGE`), or None.
+
+        The half pins 4274 between a trap door 92099 and its angle connectors 32013 (70816) are free along
+        their axes and leave before the door, which leaves the door's group in three pieces. A builder
+        making that group in hand puts its pins in. A candidate is a single part (not a sub-build,
+        subassembly, held or turned move, nor the pin of a held step) with neighbours in two pieces of the
+        group. Taken back, it is placed with the group, earlier than before, so it must get in with the
+        group along ``dv`` (no live part outside the group blocks it) and must not stop any unit placed
+        between (those removed after it) along that unit's direction.
+        """
+        from .build import LegoBuild
+
+        if not removed:
+            return None
+        g = self.g
+        pieces: list = []
+        todo = set(ks)
+        while todo:
+            start = todo.pop()
+            piece, stack = {start}, [start]
+            while stack:
+                for y in self.nbr[stack.pop()]:
+                    if y in todo:
+                        todo.discard(y)
+                        piece.add(y)
+                        stack.append(y)
+            pieces.append(piece)
+        if len(pieces) < 2:
+            return []
+        where = {i: n for n, piece in enumerate(pieces) for k in piece for i in self.parts[k].tolist()}
+        merged = list(range(len(pieces)))
+
+        def root(n):
+            while merged[n] != n:
+                n = merged[n]
+            return n
+
+        picked = []
+        for pos in range(len(removed) - 1, -1, -1):  # most recent first (nearest in the assembly order)
+            u = removed[pos][0]
+            if u.sub is not None or u.turn is not None or u.held or len(u.idx) != 1 or isinstance(u.content, LegoBuild):
+                continue
+            if pos + 1 < len(removed) and removed[pos + 1][0].held:
+                continue  # the pin of a held step: its held units rely on it going in after them
+            p = int(u.idx[0])
+            if p in g.skip or not g.has[p]:
+                continue
+            touched = {root(where[j]) for j in g.neighbors[p] if j in where}
+            if len(touched) < 2:
+                continue
+            if any(self.alive[j] and j not in where and g.blocks(p, j, dv) for j in g.candidates(p, dv).tolist()):
+                continue
+            ok = True
+            for v, _ in removed[pos + 1:]:
+                vparts = _planned(g, v) if v.sub is None else np.asarray(v.sub["order"], dtype=np.int64)
+                if v.dv is None or (v.turn is not None and any((int(i), p) in g.contact for i in vparts.tolist())):
+                    ok = False  # no direction known, or a turned move near it (not re-tested here)
+                    break
+                dvv = np.asarray(v.dv, dtype=np.float64)
+                if any(g.blocks(int(i), p, dvv) for i in vparts.tolist()):
+                    ok = False
+                    break
+            if not ok:
+                continue
+            picked.append(pos)
+            first = touched.pop()
+            for n in touched:
+                merged[root(n)] = root(first)
+            if len({root(n) for n in range(len(pieces))}) == 1:
+                return picked
+            if len(picked) >= MAX_BRIDGE:
+                return None
+        return None
 
     def _turned_group(self, left: list):
         """Deadlock: a hinged lid with what is built on it, turned in as one subassembly, or None.
@@ -1798,13 +1915,15 @@ class _Search:
                     stack.append(y)
         return len(seen) == len(ks)
 
-    def _sequence_group(self, ks: set):
-        """Order of a subassembly built in hand (every part joins the ones placed), or None."""
+    def _sequence_group(self, ks: set, extra=()):
+        """Order of a subassembly built in hand (every part joins the ones placed), or None. ``extra``:
+        parts taken back to join it (:meth:`_bridges`)."""
         g = self.g
-        parts = sorted(set().union(*(set(self.parts[k].tolist()) for k in ks)))
+        parts = sorted(set().union(*(set(self.parts[k].tolist()) for k in ks)) | set(extra))
         units = [_Unit(np.array([i]), g.flat[i].content, g.flat[i].pose, None, f"#{i}") for i in parts]
         s = _Search(self.pl, g, units, np.zeros(g.n, dtype=bool), allow_groups=False, in_hand=True,
                     deadline=self.deadline)
+        s.wake_all = True
         rem, fail = s.run()
         if fail:
             return None
