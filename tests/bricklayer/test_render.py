@@ -12,7 +12,6 @@ Truth values worked out by hand:
 from __future__ import annotations
 
 import colorsys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -22,7 +21,6 @@ from ldraw_data.colors import get_color_table
 
 pytestmark = pytest.mark.render
 
-MODELS = Path(__file__).resolve().parents[2].parent / "shared" / "models" / "official"
 SIZE = (320, 240)
 
 
@@ -141,8 +139,8 @@ def test_highlight_draws_warning_and_fades_rest(render, small_build):
     ("1180_1_Space_Port_Moon_Buggy", (1, 14)),  # blue cap and tile, yellow minifig head
     ("6232_1_Skeleton_Crew", (1, 14, 4)),       # blue legs, yellow baseplate, red cap
 ])
-def test_official_model_iso(render, model, colours):
-    b = read_ldraw(MODELS / f"{model}.mpd")
+def test_official_model_iso(render, model, colours, official_dir):
+    b = read_ldraw(official_dir / f"{model}.mpd")
     (cam, px), = render.render_views(b, ["iso"], size=SIZE)
     g = render.build_geometry(b)
     assert g.n_parts >= 0.95 * b.brick_count
@@ -153,8 +151,8 @@ def test_official_model_iso(render, model, colours):
         assert hue_fraction(px, table.rgba(code)) > 0.002, table.name(code)
 
 
-def test_sheet_and_file(render, tmp_path):
-    out = render.render_file(MODELS / "1180_1_Space_Port_Moon_Buggy.mpd", tmp_path / "buggy.png",
+def test_sheet_and_file(render, tmp_path, official_dir):
+    out = render.render_file(official_dir / "1180_1_Space_Port_Moon_Buggy.mpd", tmp_path / "buggy.png",
                              view="sheet", size=(600, 400))
     from PIL import Image
 

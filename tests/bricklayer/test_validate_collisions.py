@@ -10,7 +10,6 @@ parts, so a shift of 0.6 LDU into a neighbour is the smallest that must show.
 
 from __future__ import annotations
 
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -21,7 +20,6 @@ from bricklayer.validate.collisions import LOOSE_MATE, collision_engine
 from ldraw_data.collision import COLLISION_CACHE_VERSION, collision_shape
 from _ldr_helpers import ldr_build
 
-OFFICIAL = Path(__file__).resolve().parents[3] / "shared" / "models" / "official"
 
 
 _ldr = ldr_build
@@ -89,9 +87,8 @@ def test_grille_tile_on_plate_is_a_tight_fit_and_pressing_it_in_is_not():
 
 
 # ------------------------------------------------------------------ rules on an official set
-@pytest.mark.skipif(not (OFFICIAL / "1180_1_Space_Port_Moon_Buggy.mpd").exists(), reason="official models absent")
-def test_moon_buggy_grilles_and_minifig_hand():
-    b = read_ldraw(OFFICIAL / "1180_1_Space_Port_Moon_Buggy.mpd")
+def test_moon_buggy_grilles_and_minifig_hand(official_dir):
+    b = read_ldraw(official_dir / "1180_1_Space_Port_Moon_Buggy.mpd")
     ids = [tuple(sorted((a.content.ldraw_id, c.content.ldraw_id))) for a, c in b.colliding_placements]
     # the grille tiles (2412b) on their plate and Technic brick are tight fits
     assert not any("2412b" in p for p in ids)
@@ -152,14 +149,13 @@ def _push(build, fp, dz):
     return owner.add_raw(leaf.content, Pose(translation=tuple(d)) @ leaf.pose, index=idx)
 
 
-@pytest.mark.skipif(not (OFFICIAL / "1788_Treasure_Chest.mpd").exists(), reason="official models absent")
 @pytest.mark.parametrize("part", ["3819", "3820", "3815"])
-def test_minifig_joint_pushed_one_ldu_is_caught(part):
+def test_minifig_joint_pushed_one_ldu_is_caught(part, official_dir):
     # Treasure Chest's minifigures: arm 3819 on its torso (shoulder), hand 3820 in its arm (wrist),
     # hips 3815 on the legs. As drawn they overlap their mates by at most 0.5 LDU (hidden by the
     # insets); pushed 1 LDU down the overlap is 1.0-1.9 LDU. The joint stays mated (the graph's
     # 2.1 LDU joint tolerance) but is 1 LDU off its seat (SEAT), so no allowance hides it.
-    text = (OFFICIAL / "1788_Treasure_Chest.mpd").read_text(errors="replace")
+    text = (official_dir / "1788_Treasure_Chest.mpd").read_text(errors="replace")
     b = from_ldraw(text)
     flat = b.flattened_placements
     fp = next(p for p in flat if p.content.ldraw_id == part)

@@ -5,7 +5,6 @@ BrickNet's ``labels.json.xz`` rows, as noted next to each test.
 """
 
 import numpy as np
-from pathlib import Path
 
 import pytest
 
@@ -296,7 +295,7 @@ def test_world_frames_of_two_stacked_bricks():
     assert empty.frames.shape == (0, 4, 4) and empty.owner.shape == (0,)
 
 
-def test_world_frames_find_mates_in_an_official_model():
+def test_world_frames_find_mates_in_an_official_model(official_dir):
     # 1180 Moon Buggy (29 parts incl. a minifigure): every part has a compatible connector of
     # another part within BrickNet's _POS_THR = 3 LDU; the printed head 3626bp69 is reached
     # through its unprinted base 3626b, and the cap 4485 mates with the head's open stud.
@@ -304,7 +303,7 @@ def test_world_frames_find_mates_in_an_official_model():
 
     from ldraw_data import load_model
 
-    model = load_model(Path(__file__).resolve().parents[2].parent / "shared" / "models" / "official" / "1180_1_Space_Port_Moon_Buggy.mpd")
+    model = load_model(official_dir / "1180_1_Space_Port_Moon_Buggy.mpd")
     ids = [p.part_id for p in model.parts]
     assert len(ids) == 29 and "3626bp69" in ids and "4485" in ids
     wc = C.world_connector_frames(ids, model.transforms)

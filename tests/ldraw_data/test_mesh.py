@@ -176,9 +176,9 @@ def test_world_bounds(lib):
         world_bounds(meshes, ["3001.dat"], np.eye(4))
 
 
-def test_embedded_bent_part_from_falcon_mpd(lib):
+def test_embedded_bent_part_from_falcon_mpd(lib, official_dir):
     # the real block "10179 - 47996_bended.dat" and its embedded subfiles, lines 8997-9081 of the MPD
-    lines = FALCON.read_text(encoding="utf-8", errors="replace").splitlines()
+    lines = (official_dir / FALCON.name).read_text(encoding="utf-8", errors="replace").splitlines()
     start = next(i for i, ln in enumerate(lines) if ln.strip() == "0 FILE 10179 - 47996_bended.dat")
     end = next(i for i, ln in enumerate(lines) if ln.strip() == "0 FILE 10179 - 33299a.dat")
     doc = parse_document("\n".join(lines[start:end]), "10179.mpd")
