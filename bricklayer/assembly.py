@@ -2002,8 +2002,11 @@ def _sequence_build(planner: _Planner, build, res: dict, memo: dict):
     seq.embedded_files = dict(build.embedded_files)
     flat = res["flat"]
     n_in_step, last_dir, first = 0, None, True
+    inside: set = set()  # parts of kept sub-builds: their own sequences add their skipped parts
     for u, dname in res["units"]:
         is_sub = isinstance(u.content, LegoBuild)
+        if is_sub:
+            inside.update(u.idx.tolist())
         if not first and (is_sub or u.sub is not None or dname != last_dir or n_in_step >= planner.max_step):
             seq.step()
             n_in_step = 0
@@ -2033,7 +2036,7 @@ def _sequence_build(planner: _Planner, build, res: dict, memo: dict):
     placed = res["placed"]
     extra = [sorted(res["skip"]), sorted(res["failed"])]
     for group in extra:
-        group = [i for i in group if not placed[i]]
+        group = [i for i in group if not placed[i] and i not in inside]
         if group:
             if len(seq):
                 seq.step()
@@ -2183,7 +2186,10 @@ def write_instructions(build, out_dir, *, images: bool = True, max_images: int =
     for p in out.glob("step-*.png"):  # images of an earlier run would mix with this one's
         p.unlink()
     mpd = write_ldraw(plan.sequence, out / "steps.mpd", overwrite=True, title=f"{build.name or 'model'} - assembly sequence")
-    summary = plan.summary(build)
+    summary = plan.summary(build, k=None)
+    # part lines the reader skipped (bad numbers, cyclic submodels): their parts are in no step
+    summary["unreadable_lines"] = [{"file": str(w.path), "line": w.line, "message": w.message}
+                                   for w in getattr(build, "unreadable_lines", None) or ()]
     pj = out / "plan.json"
     atomic_write(pj, json.dumps(summary, indent=2))
     paths, err = [], None

@@ -254,7 +254,8 @@ def instructions(model: Path = typer.Argument(..., help=".ldr, .mpd or build.py"
     """Find a buildable assembly order and write it as LDraw steps (and pictures).
 
     Exits 1 when some parts could not be placed (the reasons are listed); a part the LDraw library
-    does not know (nor the file embeds) counts as not placed."""
+    does not know (nor the file embeds), and a part line that could not be read, count as not placed.
+    plan.json lists every failure and unreadable line."""
     from bricklayer.assembly import write_instructions
 
     from .inspect_model import load_build
@@ -281,8 +282,9 @@ def instructions(model: Path = typer.Argument(..., help=".ldr, .mpd or build.py"
     if unknown and reasons.get("no geometry"):
         reasons["no geometry"] -= min(len(unknown), reasons["no geometry"])
         reasons = {k: v for k, v in reasons.items() if v}
-    planned = s["parts"] - skipped
-    failed = s["failed"] + len(unknown)
+    unreadable = s.get("unreadable_lines") or []
+    planned = s["parts"] - skipped + len(unreadable)
+    failed = s["failed"] + len(unknown) + len(unreadable)
     share = 1.0 if planned <= 0 else s["placed"] / planned
     typer.echo(f"{model.name}: {s['placed']} of {planned} parts placed "
                f"({100 * share:.1f}%), {skipped} left to a last step "
@@ -294,10 +296,14 @@ def instructions(model: Path = typer.Argument(..., help=".ldr, .mpd or build.py"
                    "nor embedded in the file; use a real part id (`brickwright search`)")
     if len(unknown) > MAX_LISTED:
         typer.echo(f"  ... and {len(unknown) - MAX_LISTED} more unknown parts")
-    for f in s["failures"]:
+    for u in unreadable[:MAX_LISTED]:
+        typer.echo(f"  NOT PLACED {u['file']}:{u['line']}: unreadable part line ({u['message']}); fix the line")
+    if len(unreadable) > MAX_LISTED:
+        typer.echo(f"  ... and {len(unreadable) - MAX_LISTED} more unreadable part lines (plan.json)")
+    for f in s["failures"][:MAX_LISTED]:
         typer.echo(f"  NOT PLACED {f['part']}: {f['reason']}")
-    if s["failed"] > len(s["failures"]):
-        typer.echo(f"  ... and {s['failed'] - len(s['failures'])} more (plan.json)")
+    if s["failed"] > MAX_LISTED:
+        typer.echo(f"  ... and {s['failed'] - MAX_LISTED} more (plan.json)")
     typer.echo(f"steps: {res['mpd']}")
     typer.echo(f"plan: {res['plan']}")
     if res["images"]:

@@ -80,6 +80,28 @@ def test_instructions_count_unknown_parts_as_not_placed(tmp_path):
     assert r.exit_code == 0 and "1 of 1 parts placed (100.0%)" in r.output
 
 
+def test_instructions_count_unreadable_part_lines_as_not_placed(tmp_path):
+    # a brick, then two part lines the reader skips (a nan, a non-number): their parts are in no step
+    bad = tmp_path / "garbage.ldr"
+    bad.write_text(BRICK + "1 4 0 -24 0 1 0 0 0 1 0 0 nan 1 3001.dat\n1 4 0 x 0 1 0 0 0 1 0 0 0 1 3001.dat\n")
+    r = run("instructions", str(bad), "--out", str(tmp_path / "ins"), "--no-images")
+    assert r.exit_code == 1, r.output
+    assert "1 of 3 parts placed (33.3%), 0 left to a last step (none), 2 could not be placed" in r.output
+    assert "NOT PLACED garbage.ldr:2: unreadable part line" in r.output and "garbage.ldr:3" in r.output
+    plan = json.loads((tmp_path / "ins" / "plan.json").read_text())
+    assert [u["line"] for u in plan["unreadable_lines"]] == [2, 3]
+
+
+def test_instructions_plan_json_lists_every_failure(tmp_path, official_dir):
+    # no time at all: none of the Moon Buggy's 29 parts is placed; the terminal lists a few, plan.json all
+    r = run("instructions", str(official_dir / "1180_1_Space_Port_Moon_Buggy.mpd"), "--out", str(tmp_path / "b"),
+            "--no-images", "--budget", "0")
+    assert r.exit_code == 1
+    plan = json.loads((tmp_path / "b" / "plan.json").read_text())
+    assert plan["failed"] == 29 and len(plan["failures"]) == 29
+    assert "more (plan.json)" in r.output
+
+
 # -- library: a bad LDRAWDIR is said without -v --------------------------------------------------
 
 
