@@ -253,11 +253,12 @@ class _Context:
         self.tests = 0
 
     def level_touch(self, parts: set):
-        """Touch sets for the moves of an in-hand level holding ``parts``: a level that is (so far) made of
-        parts of one LDraw submodel instance is built in that submodel's own frame (the planner sequences
-        a sub-build in its frame, as its instructions draw it), so its parts also touch through the
-        resting contacts of that submodel's own support graph; other levels (subassemblies the planner
-        forms) use the world's."""
+        """Touch sets for the moves of an in-hand level holding ``parts``: a level made of parts of one
+        LDraw submodel instance may be built in that submodel's own frame, or in the frame of a submodel
+        enclosing it (the planner sequences a sub-build in its frame, as its instructions draw it, and forms
+        subassemblies in the frame of the sub-build it plans), so its parts also touch through the resting
+        contacts of the support graphs of those submodels, each in its own frame; a level of parts of
+        several top-level objects uses the world's."""
         inst = self._instance_of(parts)
         if inst is None:
             return self.touch
@@ -265,13 +266,16 @@ class _Context:
         if hit is None:
             from bricklayer.validate.support import support_graph
 
-            sub, off = self._instances[inst]
-            sup = support_graph(sub, separate_objects=self.separate_objects)
             hit = [set(t) for t in self.touch]
-            for a, b in np.asarray(sup.edges).reshape(-1, 2).tolist():
-                if a != b:
-                    hit[off + a].add(off + b)
-                    hit[off + b].add(off + a)
+            for d in range(1, len(inst) + 1):
+                if inst[:d] not in self._instances:
+                    continue
+                sub, off = self._instances[inst[:d]]
+                sup = support_graph(sub, separate_objects=self.separate_objects)
+                for a, b in np.asarray(sup.edges).reshape(-1, 2).tolist():
+                    if a != b:
+                        hit[off + a].add(off + b)
+                        hit[off + b].add(off + a)
             self._level_touch[inst] = hit
         return hit
 
