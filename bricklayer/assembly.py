@@ -68,6 +68,12 @@ whole: every part reaches the ground or the assembly through parts of the
 step). At most :data:`MAX_HELD` parts per step; ``AssemblyPlan.insertions``
 marks the held moves (``held``), ``AssemblyPlan.held_steps`` counts the steps.
 
+Held pairs. As a last resort before giving up on a stuck part, it and a
+part it touches that blocks it, where each holds on its own once placed,
+may be set down together as one move when nothing stops the pair (1788:
+a chest and a panel side by side on a plate, each reaching over the other);
+counted in ``AssemblyPlan.held_steps``.
+
 Built in hand. Sub-builds and subassemblies are built in the hand, not on
 the ground: their first part needs no support, each later part must touch one
 placed before it, so a removal must leave the rest in one piece (the
@@ -1592,10 +1598,19 @@ class _Search:
                 self._drop(new[0])
                 removed.append((u, dname))
                 return []
+        pair = self._held_pair(left, why)
+        if pair is not None:
+            u, dname = pair
+            removed.append((u, dname))
+            return []
         # give up on the highest unit that is blocked (freeing what it blocks), else the highest
         blocked = [k for k in left if why.get(k, ("",))[0] == "blocked"]
         k = max(blocked or left, key=lambda x: (self.top(x), x))
         text = self._why_text(why.get(k))
+        if why.get(k, ("",))[0] == "lost" and not any(self.g.neighbors[i] for i in self.parts[k].tolist()):
+            # a part of a dissolved sub-build that touches nothing at all: floating as drawn
+            text = ("floating: not on the ground and not connected to or resting on any part that is "
+                    "(the model as drawn)")
         if not self.top_level:
             # a sub-build or subassembly with a part it cannot place is dissolved (or not formed) whatever
             # else happens: stop here
@@ -1818,6 +1833,42 @@ class _Search:
                 return None
         return None
 
+    def _held_pair(self, left: list, why: dict):
+        """Deadlock, last resort: two single parts interlocked with each other, set down together.
+
+        A stuck part k and a part j it touches (collision broad phase) that blocks it, where each part
+        holds on its own once placed (stands on the ground or touches a placed part other than the
+        other) and the two, moving rigidly together along one of k's directions, meet nothing: the
+        builder holds the two together in the fingers and sets them down as one (1788 Treasure Chest:
+        a chest 4738a and a panel 6268a side by side on a plate 3035, each reaching over the other).
+        Unlike a subassembly they need not be joined to each other. Returns ``(unit, direction
+        name)`` with both parts dropped from the search, or None.
+        """
+        g = self.g
+        blocked = sorted((k for k in left if why.get(k, ("",))[0] == "blocked" and len(self.parts[k]) == 1),
+                         key=lambda x: -self.top(x))
+        for k in blocked[:_GROUP_SEEDS]:
+            if time.perf_counter() > self.deadline:
+                return None
+            a = int(self.parts[k][0])
+            for b in sorted(set(why[k][1].values())):
+                v = int(self.owner[b])
+                if v < 0 or v == k or self.gone[v] or len(self.parts[v]) != 1 or (a, b) not in g.contact:
+                    continue
+                if not all(self.grounded(x) or (self.nbr[x] - {k, v}) for x in (k, v)):
+                    continue
+                if self.cut_off({k, v}):
+                    continue
+                for dname, dv in self._dirs(k):
+                    if self.all_blockers({a, b}, dv):
+                        continue
+                    u = _Unit(np.array(sorted((a, b))), None, None, None, "held pair", dv=dv)
+                    self._drop(k)
+                    self._drop(v)
+                    self.pl.held_steps += 1
+                    return u, dname
+        return None
+
     def _turned_group(self, left: list):
         """Deadlock: a hinged lid with what is built on it, turned in as one subassembly, or None.
 
@@ -1928,8 +1979,8 @@ class _Search:
         if fail:
             return None
         rem = rem[::-1]
-        order = [int(u.idx[0]) for u, _ in rem]
-        return {"order": order, "directions": {int(u.idx[0]): d for u, d in rem}, "units": rem}
+        order = [int(i) for u, _ in rem for i in u.idx.tolist()]  # a held pair moves two parts
+        return {"order": order, "directions": {int(i): d for u, d in rem for i in u.idx.tolist()}, "units": rem}
 
     def _why_text(self, w) -> str:
         if w is None:
@@ -2023,8 +2074,8 @@ def _sequence_build(planner: _Planner, build, res: dict, memo: dict):
             for (v, dn) in u.sub["units"]:
                 if last is not None and dn != last:
                     grp.step()
-                i = int(v.idx[0])
-                grp.add_raw(flat[i].content, flat[i].pose)
+                for i in v.idx.tolist():  # one part, or a held pair
+                    grp.add_raw(flat[i].content, flat[i].pose)
                 last = dn
             seq.add_raw(grp, _identity())
             n_in_step = planner.max_step
