@@ -787,6 +787,7 @@ class _Geometry:
 
 
 _PATH_MEMO: dict = {}
+_STEP_IMAGES = "step-[0-9][0-9][0-9][0-9].png"  # the names write_instructions gives its pictures, and no other
 _TIMED_OUT = -2  # first_blocker: the deadline passed before the answer
 
 
@@ -2225,7 +2226,7 @@ def write_instructions(build, out_dir, *, images: bool = True, max_images: int =
     out = Path(out_dir)
     if out.exists() and not out.is_dir():
         raise NotADirectoryError(f"{out} is a file; give a folder for the instructions")
-    old = ([p for p in (out / "steps.mpd", out / "plan.json") if p.exists()] + sorted(out.glob("step-*.png"))
+    old = ([p for p in (out / "steps.mpd", out / "plan.json") if p.exists()] + sorted(out.glob(_STEP_IMAGES))
            if out.is_dir() else [])
     if old and not overwrite:
         raise FileExistsError(f"{out} already holds instructions ({old[0].name}"
@@ -2234,10 +2235,12 @@ def write_instructions(build, out_dir, *, images: bool = True, max_images: int =
     plan = assembly_sequence(build, max_parts_per_step=max_parts_per_step, time_budget=time_budget,
                              separate_objects=separate_objects)
     out.mkdir(parents=True, exist_ok=True)
-    for p in out.glob("step-*.png"):  # images of an earlier run would mix with this one's
+    for p in out.glob(_STEP_IMAGES):  # images of an earlier run would mix with this one's
         p.unlink()
     mpd = write_ldraw(plan.sequence, out / "steps.mpd", overwrite=True, title=f"{build.name or 'model'} - assembly sequence")
     summary = plan.summary(build, k=None)
+    summary["options"] = {"max_parts_per_step": max_parts_per_step, "time_budget": time_budget,
+                          "separate_objects": separate_objects}
     # part lines the reader skipped (bad numbers, cyclic submodels): their parts are in no step
     summary["unreadable_lines"] = [{"file": str(w.path), "line": w.line, "message": w.message}
                                    for w in getattr(build, "unreadable_lines", None) or ()]

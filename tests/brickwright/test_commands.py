@@ -100,6 +100,12 @@ def test_instructions_plan_json_lists_every_failure(tmp_path, official_dir):
     plan = json.loads((tmp_path / "b" / "plan.json").read_text())
     assert plan["failed"] == 29 and len(plan["failures"]) == 29
     assert "more (plan.json)" in r.output
+    assert plan["options"] == {"max_parts_per_step": 6, "time_budget": 0.0, "separate_objects": False}
+    # --force replaces the instructions, not a user's file that merely starts with "step-"
+    (tmp_path / "b" / "step-9.png").write_bytes(b"mine")
+    r = run("instructions", str(official_dir / "1180_1_Space_Port_Moon_Buggy.mpd"), "--out", str(tmp_path / "b"),
+            "--no-images", "--budget", "0", "--force")
+    assert (tmp_path / "b" / "step-9.png").read_bytes() == b"mine"
 
 
 # -- library: a bad LDRAWDIR is said without -v --------------------------------------------------
