@@ -144,6 +144,9 @@ __all__ = [
     "SAMPLE_STEP",
     "TIME_BUDGET",
     "MAX_GROUP",
+    "MAX_HELD",
+    "MAX_BRIDGE",
+    "MAX_TURN_GROUP",
     "TURN_ANGLES",
     "AssemblyPlan",
     "assembly_sequence",
@@ -1507,10 +1510,10 @@ class _Search:
         """Components reaching no root stand on every unit that touches a part left out of the
         planning that the validator finds supported (a vault on its MPD-embedded tyres, 7326; WALL-E's
         wheels in their treads, 21303), or else on their own lowest unit when a left-out part lies
-        under it (a vehicle on its flexible treads): those units are the component's roots. Any other component is floating
-        (reported). Objects drawn apart are roots already when ``separate_objects`` is on (the support
-        graph's rule: a gap of ``SEPARATE_GAP`` to every other object)."""
-        g = self.g
+        under it (a vehicle on its flexible treads): those units are the component's roots
+        (:meth:`_float_roots`). Any other component is floating (reported). Objects drawn apart are
+        roots already when ``separate_objects`` is on (the support graph's rule: a gap of
+        ``SEPARATE_GAP`` to every other object)."""
         seen: set = set()
         for _ in self._walk([k for k in range(len(self.units)) if not self.gone[k] and self.grounded(k)], seen):
             pass
@@ -1638,6 +1641,13 @@ class _Search:
                 return dname, dv
         return None
 
+    def _stuck_parts(self, left: list, why: dict, kind: str) -> list:
+        """Units of ``left`` that are single parts stuck for reason ``kind`` (``"holds"``, ``"blocked"``),
+        highest first, at most :data:`_GROUP_SEEDS`."""
+        out = sorted((k for k in left if why.get(k, ("",))[0] == kind and len(self.parts[k]) == 1),
+                     key=lambda x: -self.top(x))
+        return out[:_GROUP_SEEDS]
+
     def _held_step(self, left: list, why: dict):
         """Deadlock: a held step, or None (module notes).
 
@@ -1653,9 +1663,7 @@ class _Search:
         ...]`` in removal order, the held units marked ``held``.
         """
         g = self.g
-        cands = sorted((k for k in left if why.get(k, ("",))[0] == "holds" and len(self.parts[k]) == 1),
-                       key=lambda x: -self.top(x))
-        for k in cands[:_GROUP_SEEDS]:
+        for k in self._stuck_parts(left, why, "holds"):
             if time.perf_counter() > self.deadline:
                 return None
             pin = int(self.parts[k][0])
@@ -1846,9 +1854,7 @@ class _Search:
         name)`` with both parts dropped from the search, or None.
         """
         g = self.g
-        blocked = sorted((k for k in left if why.get(k, ("",))[0] == "blocked" and len(self.parts[k]) == 1),
-                         key=lambda x: -self.top(x))
-        for k in blocked[:_GROUP_SEEDS]:
+        for k in self._stuck_parts(left, why, "blocked"):
             if time.perf_counter() > self.deadline:
                 return None
             a = int(self.parts[k][0])
