@@ -263,7 +263,7 @@ def read_ldraw(path, *, library=None) -> LegoBuild:
     """
     p = Path(path)
     try:
-        text = read_ldraw_text(p.read_bytes())
+        text = read_ldraw_text(p.read_bytes(), str(p))
     except OSError as exc:
         raise LDrawParseError(str(p), None, f"cannot read file: {exc.strerror or exc}") from exc
     return from_ldraw(text, source=p.name, library=library)

@@ -40,7 +40,7 @@ import zipfile
 from functools import cached_property
 from pathlib import Path
 
-from .errors import LDrawError, LibraryNotFoundError
+from .errors import LDrawError, LDrawParseError, LibraryNotFoundError
 
 log = logging.getLogger(__name__)
 
@@ -94,13 +94,37 @@ def normalize_name(name: str) -> str:
     return name.strip().replace("\\", "/").lower()
 
 
-def read_ldraw_text(data: bytes) -> str:
+def read_ldraw_text(data: bytes, source: str = "<bytes>") -> str:
     """Decode the bytes of an LDraw file.
 
     UTF-8 (with or without BOM) is tried first, as the LDraw spec 1.0.2 asks;
     files that are not valid UTF-8 are read as Latin-1, which older files use.
     Line endings are left to the parser (CRLF, LF and CR all work).
+
+    Parameters
+    ----------
+    data : bytes
+        The file's bytes.
+    source : str
+        File name for the error message.
+
+    Raises
+    ------
+    LDrawParseError
+        When the bytes hold a NUL byte: LDraw files are text (spec 1.0.2), so
+        this is a binary file (an image, an archive, a program) given by
+        mistake; it is refused whole rather than read as thousands of
+        unreadable lines.
     """
+    nul = data.find(b"\x00")
+    if nul >= 0:
+        head = data[:nul].decode("latin-1").splitlines(keepends=True)  # as the parser splits lines
+        line = len(head) + (1 if not head or head[-1][-1] in "\r\n" else 0)
+        raise LDrawParseError(
+            source, line,
+            f"binary data (a NUL byte at offset {nul}): this is not an LDraw text file; "
+            "give a .ldr, .mpd or .dat file (LDraw files are plain text)",
+        )
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
     try:

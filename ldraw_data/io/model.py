@@ -160,7 +160,7 @@ def read_document(path: str | os.PathLike) -> LDrawDocument:
         data = p.read_bytes()
     except OSError as exc:
         raise LDrawParseError(str(p), None, f"cannot read file: {exc.strerror or exc}") from exc
-    return parse_document(read_ldraw_text(data), p.name)
+    return parse_document(read_ldraw_text(data, str(p)), p.name)
 
 
 def _is_submodel_block(f: LDrawFile, doc: LDrawDocument) -> bool:

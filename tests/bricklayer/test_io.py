@@ -152,3 +152,19 @@ def test_a_cycle_of_submodels_is_an_unreadable_line():
     assert len(b.flattened_placements) == 1
     assert [w.line for w in b.unreadable_lines] == [5]
     assert "cycle" in str(b.unreadable_lines[0])
+
+
+def test_a_binary_file_is_refused_whole(tmp_path):
+    """A file with a NUL byte is not LDraw text (spec 1.0.2): one error naming file, line and byte offset."""
+    from ldraw_data import LDrawParseError
+
+    path = tmp_path / "photo.ldr"
+    # a PNG signature and header chunk: the NUL of the chunk length is byte 8, on line 3 (line ends \r\n at 4-5, \n at 7)
+    path.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")
+    with pytest.raises(LDrawParseError) as err:
+        read_ldraw(path)
+    assert (err.value.path, err.value.line) == (str(path), 3)
+    assert "offset 8" in err.value.message and "not an LDraw text file" in err.value.message
+    # a text file with Latin-1 bytes is still read (older files use it)
+    path.write_bytes(b"0 Caf\xe9 model\n1 4 0 0 0 1 0 0 0 1 0 0 0 1 3001.dat\n")
+    assert read_ldraw(path).brick_count == 1
