@@ -10,10 +10,11 @@ from typing import Optional
 
 import typer
 
-app = typer.Typer(no_args_is_help=True, add_completion=False,
+app = typer.Typer(no_args_is_help=True, add_completion=False, rich_markup_mode=None,
                   help="BrickWright: build LEGO models that can really be built.")
-library_app = typer.Typer(no_args_is_help=True, help="Install and inspect the LDraw parts library.")
-popularity_app = typer.Typer(no_args_is_help=True, help="Part popularity counts used by search.")
+library_app = typer.Typer(no_args_is_help=True, rich_markup_mode=None,
+                          help="Install and inspect the LDraw parts library.")
+popularity_app = typer.Typer(no_args_is_help=True, rich_markup_mode=None, help="Part popularity counts used by search.")
 app.add_typer(library_app, name="library")
 app.add_typer(popularity_app, name="popularity")
 

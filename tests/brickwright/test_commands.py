@@ -165,3 +165,23 @@ def test_replay_exits_1_when_the_build_does_not_pass(chat_server, tmp_path, work
     r = run("replay", str(res.transcript_path), str(tmp_path / "replayed"))
     assert "same final build: True; passed: False" in r.output
     assert r.exit_code == 1
+
+
+def test_help_names_every_option_whole_at_80_columns():
+    # the rich help panels cut long option names to "--max-parts-per-…" in an 80-column terminal
+    r = runner.invoke(app, ["instructions", "--help"], env={"COLUMNS": "80"})
+    assert r.exit_code == 0
+    for name in ("--max-parts-per-step", "--separate-objects", "--max-images", "--budget", "--force"):
+        assert name in r.output, name
+    assert "…" not in r.output
+    assert max(len(line) for line in r.output.splitlines()) <= 80
+
+
+def test_a_binary_file_is_one_clear_error(tmp_path):
+    path = tmp_path / "photo.mpd"
+    path.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(256)) * 4)
+    r = run("validate", str(path))
+    assert r.exit_code == 1
+    err = _stderr(r)
+    assert "photo.mpd:3: binary data (a NUL byte at offset 8)" in err
+    assert "unknown line type" not in err and len(err.splitlines()) == 1
