@@ -200,7 +200,7 @@ def format_exception(exc: BaseException, build_path: str, ns: dict[str, Any] | N
     # a short trace: the user's frames plus the library frame that raised
     shown = [f for f in frames if f.filename == build_path or f is frames[-1]]
     trace = " -> ".join(
-        (f"build.py:{f.lineno} in {f.name}" if f.filename == build_path
+        (f"{fname}:{f.lineno} in {f.name}" if f.filename == build_path
          else f"{_short_path(f.filename)}:{f.lineno} in {f.name}") for f in shown)
     if trace:
         parts.append(f"Trace: {trace}")
@@ -261,6 +261,7 @@ def op_validate(req: dict) -> dict:
     from brickwright.testing import TestReport
 
     build_path = req["build_path"]
+    fname = os.path.basename(build_path) or "build.py"
     out: dict[str, Any] = {"stage": "compile", "passed": False}
     ns = None
     try:
@@ -268,7 +269,7 @@ def op_validate(req: dict) -> dict:
         out["stage"] = "create_build"
         if "create_build" not in ns:
             out["error"] = {"type": "ContractError", "line": None, "hint": "",
-                            "text": "build.py defines no create_build(); define `def create_build() -> LegoBuild`."}
+                            "text": f"{fname} defines no create_build(); define `def create_build() -> LegoBuild`."}
             return out
         build = ns["create_build"]()
         if not hasattr(type(build), "floating_placements"):
@@ -293,18 +294,18 @@ def op_validate(req: dict) -> dict:
         out["passed"] = bool(out["fixed"]["passed"] and tests_ok)
     except MemoryError:
         out["error"] = {"type": "MemoryError", "line": None, "hint": "",
-                        "text": "MemoryError: build.py used more memory than the worker limit; "
+                        "text": f"MemoryError: {fname} used more memory than the worker limit; "
                                 "look for huge lists or loops that never stop adding parts."}
         out["restart"] = True
     except BaseException as exc:  # noqa: BLE001 - everything the user code raises is reported
         if isinstance(exc, (KeyboardInterrupt,)):
             raise
-        where = {"compile": "build.py", "create_build": "create_build()", "run_tests": "run_tests()",
+        where = {"compile": fname, "create_build": "create_build()", "run_tests": "run_tests()",
                  "checks": "the validator", "export": "write_ldraw()"}.get(out["stage"], out["stage"])
         out["error"] = format_exception(exc, build_path, ns, where)
         out["error"]["stage"] = out["stage"]
         if isinstance(exc, SystemExit):
-            out["error"]["text"] = "build.py called exit(); remove it (" + out["error"]["text"] + ")"
+            out["error"]["text"] = f"{fname} called exit(); remove it (" + out["error"]["text"] + ")"
     return out
 
 

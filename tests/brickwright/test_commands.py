@@ -185,3 +185,17 @@ def test_a_binary_file_is_one_clear_error(tmp_path):
     err = _stderr(r)
     assert "photo.mpd:3: binary data (a NUL byte at offset 8)" in err
     assert "unknown line type" not in err and len(err.splitlines()) == 1
+
+
+def test_errors_in_a_build_script_name_that_script(tmp_path):
+    # a build script need not be called build.py: the error, its code line and its trace name the file given
+    path = tmp_path / "tower.py"
+    path.write_text("def create_build():\n    return 1 / 0\n")
+    r = run("validate", str(path))
+    assert r.exit_code == 1
+    err = _stderr(r)
+    assert "ZeroDivisionError in create_build() at tower.py line 2:" in err
+    assert "Trace: tower.py:2 in create_build" in err and "build.py" not in err
+    path.write_text("x = 1\n")
+    r = run("validate", str(path))
+    assert r.exit_code == 1 and "tower.py defines no create_build()" in _stderr(r)
