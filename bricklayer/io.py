@@ -178,7 +178,7 @@ def _doc_to_build(doc: LDrawDocument, library, warnings: list, lines: list[str])
                 if sub_color is None:
                     raise
                 raise LDrawParseError(doc.source, it.line, _bad_colour(sub_color)) from None
-            pl.origin = (f.name, it.line)
+            pl.origin = (doc.source, it.line)
             if notes:
                 pl.ldraw_notes, notes = tuple(notes), []
         b.ldraw_trailer = notes
@@ -238,35 +238,151 @@ def from_ldraw(text: str, *, source: str = "<text>", library=None) -> LegoBuild:
         submodels and embedded parts it uses that could not be read and were skipped, as
         :class:`~ldraw_data.errors.LDrawWarning` (``path``, ``line``, ``message``): each is
         a part the file places but the build lacks, so validation reports the build as
-        not valid (``brickwright validate``).
+        not valid (``brickwright validate``). Each part placement's ``origin`` is
+        ``(source, line)``: the physical line of its type-1 line in ``text`` (in an MPD,
+        the line in the whole file, whatever block holds it).
+
+    Raises
+    ------
+    LDrawParseError
+        When a colour code is not defined in LDConfig.ldr.
     """
     if library is None:
         from ldraw_data.library import get_library
 
         library = get_library()
+    return _from_text(text, source, library, None)
+
+
+def _from_text(text: str, source: str, library, line_map) -> LegoBuild:
+    """:func:`from_ldraw`; ``line_map[k - 1]`` = (file, line) of line k of ``text`` when it joins several files."""
+
+    def where(path: str, line: int | None) -> tuple[str, int | None]:
+        if line_map is None or not line or not (0 < line <= len(line_map)):
+            return path, line
+        return line_map[line - 1]
+
+    def moved(w: LDrawWarning) -> LDrawWarning:
+        path, line = where(w.path, w.line)
+        return LDrawWarning(path, line, w.message) if (path, line) != (w.path, w.line) else w
+
     doc = parse_document(text, source)
     warnings = list(doc.warnings)
-    build = _doc_to_build(doc, library, warnings, text.lstrip("\ufeff").splitlines())
+    try:
+        build = _doc_to_build(doc, library, warnings, text.lstrip("\ufeff").splitlines())
+    except LDrawParseError as exc:
+        if line_map is None:
+            raise
+        raise LDrawParseError(*where(exc.path, exc.line), exc.message) from None
+    if line_map is not None:
+        warnings = [moved(w) for w in warnings]
+        build.unreadable_lines = [moved(w) for w in build.unreadable_lines]
+        for b in [build, *build._all_builds()]:
+            for pl in b.placements:
+                if pl.origin is not None:
+                    pl.origin = where(*pl.origin)
     for w in warnings:
         log.warning("%s", w)
     build.import_warnings = LDrawImportResult(warnings)
     return build
 
 
+def _read_text(p: Path) -> str:
+    try:
+        return read_ldraw_text(p.read_bytes(), str(p))
+    except OSError as exc:
+        raise LDrawParseError(str(p), None, f"cannot read file: {exc.strerror or exc}") from exc
+
+
+def _local_subfiles(p: Path, text: str, library) -> tuple[str, list | None]:
+    """Join to ``text`` the model files it references that lie beside it (LDraw viewers read them too).
+
+    LDraw spec 1.0.2 ("Sub-files"): a type-1 line's file is looked up in the folder of the
+    file that references it, then in the library's ``p``, ``parts`` and ``models``
+    folders. A name that is neither an MPD block nor a library file but is a file in the
+    model's folder (a sub-model saved as its own ``.ldr``, as LDCad and LeoCAD allow) is
+    appended as one more MPD block, and so are the files it references in turn.
+
+    Returns
+    -------
+    (text, line_map)
+        The joined MPD text and, per line of it, the (file name, line) it came from; or
+        ``(text, None)`` unchanged when nothing is referenced from the folder.
+    """
+    folder = p.parent
+    try:
+        listing = {c.name.lower(): c for c in folder.iterdir() if c.is_file()}
+    except OSError:
+        return text, None
+    doc = parse_document(text, p.name)
+    known = set(doc.blocks_by_key)
+    added: list[tuple[str, str, str]] = []  # (name as referenced, file name, text)
+    todo = [doc]
+    while todo:
+        d = todo.pop()
+        for f in d.files:
+            for r in f.refs:
+                if r.key in known:
+                    continue
+                known.add(r.key)
+                name = r.name.replace("\\", "/")
+                local = listing.get(name.lower()) if "/" not in name else None
+                if local is None or local == p or library.find(r.name) is not None:
+                    continue
+                sub_text = _read_text(local)
+                added.append((r.name, local.name, sub_text))
+                sub = parse_document(sub_text, local.name)
+                known.update(sub.blocks_by_key)
+                todo.append(sub)
+    if not added:
+        return text, None
+    out: list[str] = []
+    line_map: list[tuple[str, int]] = []
+
+    def put(file: str, text_: str, block: str | None) -> None:
+        if block is not None:
+            out.append(f"0 FILE {block}")
+            line_map.append((file, 1))
+        for k, ln in enumerate(text_.lstrip("\ufeff").splitlines(), 1):
+            out.append(ln)
+            line_map.append((file, k))
+
+    main_is_mpd = parse_document(text, p.name).is_mpd
+    put(p.name, text, None if main_is_mpd else p.name)
+    for ref_name, file, sub_text in added:
+        put(file, sub_text, None if parse_document(sub_text, file).is_mpd else ref_name)
+    return "\n".join(out) + "\n", line_map
+
+
 def read_ldraw(path, *, library=None) -> LegoBuild:
     """Read an ``.ldr``/``.mpd`` file into a build (see :func:`from_ldraw`).
+
+    A reference to a model file beside it (neither an MPD block nor a library part:
+    ``sub.ldr`` saved next to ``main.ldr``) is read from that file, as LDraw viewers do
+    (LDraw spec 1.0.2: sub-files are looked up in the referencing file's folder first);
+    the build then holds it as a sub-build, placement origins and warnings name the file
+    and line each came from, and writing the build gives one MPD.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+    library : LDrawLibrary, optional
+        Default: the installed one.
 
     Raises
     ------
     LDrawParseError
-        When the file cannot be read.
+        When the file (or a file beside it that it references) cannot be read, is binary,
+        or uses an undefined colour code.
     """
     p = Path(path)
-    try:
-        text = read_ldraw_text(p.read_bytes(), str(p))
-    except OSError as exc:
-        raise LDrawParseError(str(p), None, f"cannot read file: {exc.strerror or exc}") from exc
-    return from_ldraw(text, source=p.name, library=library)
+    text = _read_text(p)
+    if library is None:
+        from ldraw_data.library import get_library
+
+        library = get_library()
+    text, line_map = _local_subfiles(p, text, library)
+    return _from_text(text, p.name, library, line_map)
 
 
 def _fmt(v: float) -> str:

@@ -168,3 +168,44 @@ def test_a_binary_file_is_refused_whole(tmp_path):
     # a text file with Latin-1 bytes is still read (older files use it)
     path.write_bytes(b"0 Caf\xe9 model\n1 4 0 0 0 1 0 0 0 1 0 0 0 1 3001.dat\n")
     assert read_ldraw(path).brick_count == 1
+
+
+def test_a_submodel_saved_beside_the_model_is_read_from_its_file(tmp_path):
+    """LDraw spec 1.0.2: a sub-file is looked up in the referencing file's folder first (LDCad, LeoCAD save them so)."""
+    (tmp_path / "Wall.ldr").write_text(
+        "0 Wall\n"
+        "1 4 0 0 0 1 0 0 0 1 0 0 0 1 3001.dat\n"
+        "1 4 0 -24 0 1 0 0 0 1 0 0 0\n"  # 13 fields: unreadable, line 3 of Wall.ldr
+        "1 1 0 -24 0 1 0 0 0 1 0 0 0 1 3001.dat\n")
+    (tmp_path / "main.ldr").write_text(
+        "1 16 0 0 0 1 0 0 0 1 0 0 0 1 wall.ldr\n"  # names match case-insensitively, as on Windows
+        "1 16 0 -48 0 1 0 0 0 1 0 0 0 1 wall.ldr\n"
+        "1 14 0 -96 0 1 0 0 0 1 0 0 0 1 3001.dat\n")
+    b = read_ldraw(tmp_path / "main.ldr")
+    assert b.brick_count == 5 and len(b.placements) == 3
+    wall = b.placements[0].content
+    assert isinstance(wall, LegoBuild) and b.placements[1].content is wall  # one sub-build, placed twice
+    # origins and warnings name the file and line each part came from
+    assert [fp.path[-1].origin for fp in b.flattened_placements] == [
+        ("Wall.ldr", 2), ("Wall.ldr", 4), ("Wall.ldr", 2), ("Wall.ldr", 4), ("main.ldr", 3)]
+    assert [(w.path, w.line) for w in b.unreadable_lines] == [("Wall.ldr", 3)]
+    # the blue brick of the upper wall sits at y = -48 - 24 = -72 LDU (LDraw frame, -y up)
+    _pid, colour, transform = _ldraw_flat(b)[3]
+    assert colour == 1 and transform[1, 3] == -72
+    # written back as one MPD holding both files
+    text = to_ldraw(b)
+    assert text.count("0 FILE ") == 2 and "0 FILE main.ldr" in text
+
+
+def test_placement_origin_in_an_mpd_is_the_line_of_the_mpd_file(official_dir):
+    # a part in a submodel block: the origin names the .mpd and its physical line, not the block name
+    path = official_dir / "6232_1_Skeleton_Crew.mpd"
+    lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+    b = read_ldraw(path)
+    deep = [fp for fp in b.flattened_placements if len(fp.path) > 1]
+    assert deep
+    for fp in deep[:20] + [fp for fp in b.flattened_placements if len(fp.path) == 1][:5]:
+        file, line = fp.path[-1].origin
+        assert file == path.name
+        fields = lines[line - 1].split()
+        assert fields[0] == "1" and fields[14].lower() == fp.content.ldraw_id.lower() + ".dat"
