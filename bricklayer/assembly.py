@@ -81,7 +81,9 @@ neighbours of the removed unit still reach each other). A sub-build that falls
 apart into pieces, or that has a part it cannot place, is dissolved at once
 (its search stops at the first such part).
 
-Time budget: the search may use :data:`_SEARCH_SHARE` (3/4) of it. The units
+Time budget (CPU seconds of the planning process, :func:`time.process_time`,
+so that a busy machine gets the same plan as an idle one): the search may
+use :data:`_SEARCH_SHARE` (3/4) of it. The units
 it has not reached by then are placed first, lowest first, each checked by the
 two rules against the ones placed before it; those that pass are placed (the
 parts the search removed follow in its order), the others are reported failed
@@ -1084,6 +1086,11 @@ def _planned(g, u) -> np.ndarray:
 #: Share of the time budget the disassembly search may use; the rest is for the forward check of the
 #: parts it did not reach (:meth:`_Search._forward_check`).
 _SEARCH_SHARE = 0.75
+
+#: The planner's clock for its time budget: CPU seconds of this process, not wall time, so that a plan
+#: does not depend on how busy the machine is (two runs of the same build on a loaded and an idle machine
+#: stop at the same point of the search, up to the speed of the CPU).
+_clock = time.process_time
 #: Share of the search time by which sub-builds (planned first, each in hand) must be planned; a sub-build
 #: not done by then is dissolved into its parts, which the top level plans (10030: planning its sub-builds
 #: took 80 s of a 60 s budget, and the top level got none).
@@ -1113,7 +1120,7 @@ class _Search:
     def __init__(self, planner: _Planner, g: _Geometry, units: list, roots: np.ndarray, allow_groups: bool,
                  top: bool = False, in_hand: bool = False, deadline: float | None = None):
         self.pl, self.g = planner, g
-        #: the search stops here (perf_counter seconds): the planner's, or the earlier one of sub-builds
+        #: the search stops here (:func:`_clock` seconds): the planner's, or the earlier one of sub-builds
         self.deadline = planner.deadline if deadline is None else deadline
         self.allow_groups = allow_groups
         self.top_level = top
@@ -1230,7 +1237,7 @@ class _Search:
             while p < len(c):
                 j = int(c[p])
                 n += 1
-                if n % 64 == 0 and time.perf_counter() > self.deadline:
+                if n % 64 == 0 and _clock() > self.deadline:
                     self.ptr[key] = (pi, p)
                     return _TIMED_OUT
                 if alive[j]:
@@ -1390,7 +1397,7 @@ class _Search:
         full = False
         while True:
             while heap:
-                if time.perf_counter() > self.deadline:
+                if _clock() > self.deadline:
                     break
                 _, k = heapq.heappop(heap)
                 if self.gone[k]:
@@ -1420,14 +1427,14 @@ class _Search:
             left = [k for k in range(len(self.units)) if not self.gone[k]]
             if not left:
                 break
-            if not full and time.perf_counter() <= self.deadline:
+            if not full and _clock() <= self.deadline:
                 # stage two: the units stuck going straight down try every direction
                 full = True
                 waiters = {}
                 heap = [(-self.top(k), k) for k in left]
                 heapq.heapify(heap)
                 continue
-            if time.perf_counter() > self.deadline:
+            if _clock() > self.deadline:
                 if self.top_level:
                     removed.extend(self._forward_check(left, failed))
                 else:
@@ -1478,7 +1485,7 @@ class _Search:
         passed = []
         for n_done, k in enumerate(order):
             parts = self.parts[k]
-            if time.perf_counter() > self.pl.check_deadline:
+            if _clock() > self.pl.check_deadline:
                 for v in order[n_done:]:
                     for i in self.parts[v].tolist():
                         failed[i] = "time budget exceeded: not reached"
@@ -1571,7 +1578,7 @@ class _Search:
                     one = len(only) == 1
                     if (i, j) in self.g.contact and (i, j) not in self.g.snap and self.g.snap_fit(i, j, one):
                         found += 1
-            if time.perf_counter() > self.deadline:
+            if _clock() > self.deadline:
                 break
         if found:
             self.pl.snap_fits += found
@@ -1664,7 +1671,7 @@ class _Search:
         """
         g = self.g
         for k in self._stuck_parts(left, why, "holds"):
-            if time.perf_counter() > self.deadline:
+            if _clock() > self.deadline:
                 return None
             pin = int(self.parts[k][0])
             hang = self._stranded({k})
@@ -1715,7 +1722,7 @@ class _Search:
         seeds = sorted((k for k in left), key=lambda x: -self.top(x))[:_GROUP_SEEDS]
         best = None
         for k in seeds:
-            if time.perf_counter() > self.deadline:
+            if _clock() > self.deadline:
                 break
             for dname, dv in self._dirs(k):
                 ks = {k}
@@ -1855,7 +1862,7 @@ class _Search:
         """
         g = self.g
         for k in self._stuck_parts(left, why, "blocked"):
-            if time.perf_counter() > self.deadline:
+            if _clock() > self.deadline:
                 return None
             a = int(self.parts[k][0])
             for b in sorted(set(why[k][1].values())):
@@ -1891,7 +1898,7 @@ class _Search:
         for a, b in g.hinges:
             mates.setdefault(a, []).append(b)
         for k in sorted(left, key=lambda x: -self.top(x))[:_GROUP_SEEDS]:
-            if time.perf_counter() > self.deadline:
+            if _clock() > self.deadline:
                 return None
             hs = []
             for i in self.parts[k].tolist():
@@ -2114,12 +2121,13 @@ def assembly_sequence(build, *, max_parts_per_step: int = 6, time_budget: float 
     max_parts_per_step : int
         Consecutive parts inserted in the same direction are grouped into
         steps of at most this many.
-    time_budget : float or None, seconds
-        Planning stops after this long; parts not reached by then are
-        reported failed ("time budget exceeded"). None: no limit. Three
-        quarters go to the search, the rest to checking the parts it did not
-        reach bottom-up; loading collision shapes and rasters the first time
-        (cold caches) is not counted against it.
+    time_budget : float or None, CPU seconds
+        Planning stops after this much CPU time of the calling process
+        (``time.process_time``, so the same build gets the same plan however
+        busy the machine is; on an idle machine it is about the wall time);
+        parts not reached by then are reported failed ("time budget
+        exceeded"). None: no limit. Three quarters go to the search, the rest
+        to checking the parts it did not reach bottom-up.
     separate_objects : bool
         Let objects drawn apart (touching nothing, nothing below them) stand on
         their own ground, as official files draw stands and loose parts
@@ -2142,7 +2150,7 @@ def assembly_sequence(build, *, max_parts_per_step: int = 6, time_budget: float 
         raise ValueError(f"time_budget must be a number of seconds >= 0 or None, not {time_budget}")
     from .build import LegoBuild
 
-    t0 = time.perf_counter()
+    t0, wall0 = _clock(), time.perf_counter()
     budget = time_budget if time_budget is not None else 1e18
     pl = _Planner(max_parts_per_step, t0 + _SEARCH_SHARE * budget, t0 + budget, separate_objects, t0)
     res = pl.plan(build)
@@ -2178,7 +2186,7 @@ def assembly_sequence(build, *, max_parts_per_step: int = 6, time_budget: float 
     moves: list = []
     _insertions(pl, res, np.eye(4), 0, 0, moves)
     plan = AssemblyPlan(res["order"], steps, res["directions"], res["failed"], skipped, pl.kept, pl.dissolved,
-                        seq, time.perf_counter() - t0, len(res["flat"]), groups, pl.snap_fits, moves, pl.held_steps)
+                        seq, time.perf_counter() - wall0, len(res["flat"]), groups, pl.snap_fits, moves, pl.held_steps)
     log.info("assembly sequence: %d of %d planned parts placed (%d skipped) in %.2f s", len(plan.order),
              plan.n_parts - len(skipped), len(skipped), plan.seconds)
     return plan

@@ -246,7 +246,7 @@ def instructions(model: Path = typer.Argument(..., help=".ldr, .mpd or build.py"
                  images: bool = typer.Option(True, help="Render an image per step."),
                  max_images: int = typer.Option(200, min=0, help="Render at most this many steps."),
                  max_parts_per_step: int = typer.Option(6, min=1, help="Parts per step at most."),
-                 budget: float = typer.Option(60.0, min=0.0, help="Planning time budget, seconds."),
+                 budget: float = typer.Option(60.0, min=0.0, help="Planning time budget, CPU seconds (the same plan on a busy machine)."),
                  separate_objects: bool = typer.Option(
                      False, "--separate-objects",
                      help="Objects drawn apart (stands, loose parts) stand on their own ground, as official "
