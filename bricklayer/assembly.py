@@ -49,7 +49,11 @@ subassembly (a stuck unit with its blockers in one direction and the units
 that only it holds up, grown until the group can leave and leaves nothing
 hanging, connected, at most :data:`MAX_GROUP` parts, sequenced in hand on its
 own: a plate gripping a smaller plate under it leaves with the dishes hanging
-from it; a group in pieces takes back, as its pins, up to :data:`MAX_BRIDGE`
+from it; built in hand, it may take one level of subassemblies of its own, as
+a builder makes a small block first and puts it into a bigger one held in the
+hand (21309 Saturn V: a SNOT core of two bracket-and-clip halves with their
+1 x 6 tiles goes down between four corner blocks, each half's plate, bracket
+and clip plates put together apart and slid on); a group in pieces takes back, as its pins, up to :data:`MAX_BRIDGE`
 single parts already taken out that join its pieces, when they get in with
 it and stop none of the units placed in between: the half pins between a
 trap door and its angle connectors, 70816); else turn in a hinged lid with what is built on it as one
@@ -1130,6 +1134,8 @@ class _Search:
         self.n_left = 0
         #: a unit that holds waits for every neighbour, not only the ones it cuts off (set for subassemblies)
         self.wake_all = False
+        #: the search of a subassembly built in hand: its own subassemblies take none (one level of nesting)
+        self.nested = False
         self._turn_met: dict = {}
         n = g.n
         self.units: list = []
@@ -1982,19 +1988,36 @@ class _Search:
 
     def _sequence_group(self, ks: set, extra=()):
         """Order of a subassembly built in hand (every part joins the ones placed), or None. ``extra``:
-        parts taken back to join it (:meth:`_bridges`)."""
+        parts taken back to join it (:meth:`_bridges`).
+
+        A subassembly formed by the top level or a sub-build may itself take subassemblies of its own
+        (one level deep, :data:`MAX_GROUP` each): a SNOT core built in hand from a plate-and-bracket
+        block made first (21309: the two halves of '158-' with their 1 x 6 tiles, each half's own
+        plate, bracket and clip plates put together apart and slid on). When the whole group turns out
+        to be one such subassembly, it is that subassembly."""
         g = self.g
         parts = sorted(set().union(*(set(self.parts[k].tolist()) for k in ks)) | set(extra))
         units = [_Unit(np.array([i]), g.flat[i].content, g.flat[i].pose, None, f"#{i}") for i in parts]
-        s = _Search(self.pl, g, units, np.zeros(g.n, dtype=bool), allow_groups=False, in_hand=True,
+        s = _Search(self.pl, g, units, np.zeros(g.n, dtype=bool), allow_groups=not self.nested, in_hand=True,
                     deadline=self.deadline)
         s.wake_all = True
+        s.nested = True
         rem, fail = s.run()
         if fail:
             return None
         rem = rem[::-1]
-        order = [int(i) for u, _ in rem for i in u.idx.tolist()]  # a held pair moves two parts
-        return {"order": order, "directions": {int(i): d for u, d in rem for i in u.idx.tolist()}, "units": rem}
+        if len(rem) == 1 and rem[0][0].sub is not None:
+            return rem[0][0].sub
+        order: list = []
+        directions: dict = {}
+        for u, d in rem:
+            if u.sub is not None:  # a nested subassembly: its parts in its own order
+                order.extend(int(i) for i in u.sub["order"])
+                directions.update(u.sub["directions"])
+            else:  # one part, or a held pair
+                order.extend(int(i) for i in u.idx.tolist())
+                directions.update({int(i): d for i in u.idx.tolist()})
+        return {"order": order, "directions": directions, "units": rem}
 
     def _why_text(self, w) -> str:
         if w is None:
