@@ -63,7 +63,9 @@ opened, brought in straight, turned shut, all parts moving together; at most
 
 Held steps. A pin or an axle (one part) that alone holds up a few units,
 all joined to it through non-stud joints, may go in last while the builder
-holds those units in place by hand: the clevis of a Technic brick 85943
+holds those units in place by hand (a held part is joined to the pin when
+mated to it, or when the pin passes through it as drawn: an axle in a hole
+drawn a little off, :meth:`_Geometry.threaded_axes`): the clevis of a Technic brick 85943
 straddling a liftarm 50923 with the axle 4519 through both (21109 Exo Suit),
 a bush and a beam threaded on an axle. The held units come in first, one by
 one, each along a free straight line; then the pin goes in along its joint
@@ -118,7 +120,11 @@ built, so one of them flexes (a turntable top 3404 clicked onto its base
 3403 without a label, a slotted pin's lip 3673 through a wheel hub 6118).
 So is a stuck part that one touching part alone blocks in every direction
 (a clip 61252 on a handle 60478, a canopy 2466 turned down on its hinge
-plate, a magnet 2959c01 in its holder 2607).
+plate, a magnet 2959c01 in its holder 2607). Last of all, so is a stuck part
+hanging on a pin whose mates stop it across the pin while one touching part
+with a clip, pressed against it as drawn, stops it along the pin and
+everywhere else (:meth:`_Search._pinned_snap`: the clip flexes over its edge,
+10252 Beetle).
 Every other part still blocks them; the plan counts such pairs
 (``AssemblyPlan.snap_fits``).
 
@@ -594,6 +600,33 @@ class _Geometry:
                 return True
             s += SAMPLE_STEP
         return False
+
+    def threaded_axes(self, pin: int, i: int) -> list:
+        """Axes (unit, world, among the pin's own six directions) along which part ``pin`` passes through
+        part ``i`` as drawn: ``i`` stops ``pin`` neither way along the axis and both ways along each of
+        the two axes across it (the straight-line test). An axle through a hole drawn a little off the hole's
+        axis, beyond the connection graph's tolerance (10213: liftarms 6632 whose rounded rotation rows put
+        their far hole 0.87 LDU off the axle 2 through it), is still through the hole."""
+        axes: list = []
+        for _, d in self.directions(pin)[:6]:
+            a = np.asarray(d, dtype=np.float64)
+            if not any(abs(float(a @ b)) > 0.99 for b in axes):
+                axes.append(a)
+        out = []
+        for a in axes:
+            if self.blocks(pin, i, a) or self.blocks(pin, i, -a):
+                continue
+            across = [b for b in axes if abs(float(a @ b)) < 0.05]
+            if len(across) == 2 and all(self.blocks(pin, i, b) and self.blocks(pin, i, -b) for b in across):
+                out.append(a)
+        return out
+
+    def has_clip(self, j: int) -> bool:
+        """Part ``j`` has a clip connector (BrickNet ``clip`` labels): a part made to flex open and grip."""
+        try:
+            return any(c.type == "clip" for c in self.flat[j].content.connectors)
+        except Exception:  # noqa: BLE001 - a part without a catalogue entry has no connectors
+            return False
 
     def snap_fit(self, u: int, j: int, one_sided: bool = False) -> bool:
         """Are touching parts u and j a snap fit (module notes)? Marks the pair when so.
@@ -1620,6 +1653,11 @@ class _Search:
             u, dname = pair
             removed.append((u, dname))
             return []
+        found = self._pinned_snap(left, why)
+        if found:
+            self.pl.snap_fits += found
+            why.clear()
+            return []
         # give up on the highest unit that is blocked (freeing what it blocks), else the highest
         blocked = [k for k in left if why.get(k, ("",))[0] == "blocked"]
         k = max(blocked or left, key=lambda x: (self.top(x), x))
@@ -1640,6 +1678,50 @@ class _Search:
             failed[i] = text
         self._drop(k)
         return []
+
+    def _pinned_snap(self, left: list, why: dict) -> int:
+        """Deadlock, last resort: snap fits of a part on a pin gripped by a clip; returns how many were found.
+
+        A stuck single part u mated through non-stud joints to live parts (the pin it hangs on) can leave
+        only along a joint axis: its mates stop it across. When one touching part j with a clip connector
+        (BrickNet ``clip`` labels: the part made to flex open and grip), which u meets at its final pose as
+        drawn (their inset meshes overlap: pressed together), stops it both ways along the axis, and every
+        other direction is stopped by j or a mate, j's clip flexes over u (10252 Beetle: the clip plate
+        60897 gripping the edge of the plate 18677 that hangs on the pin of brick 2458, 0.8 LDU deep as
+        drawn). It is the one-sided snap fit of :meth:`_Geometry.snap_fit` with the mates' stops across
+        their own axis, which every part on a pin has, not held against it. Tried after held pairs: a
+        clip is required, else a brick beside a corner brick would pass (10213)."""
+        g = self.g
+        found = 0
+        for k in left:
+            w = why.get(k)
+            if not w or w[0] != "blocked" or not w[1] or len(self.parts[k]) != 1:
+                continue
+            u = int(self.parts[k][0])
+            mates = [m for m in g.neighbors[u] if self.alive[m] and (u, m) in g.joint_axes]
+            if not mates:
+                continue
+            axes = [a for m in mates for a in g.joint_axes[(u, m)]]
+            for j in sorted(set(w[1].values()) - set(mates)):
+                if (u, j) not in g.hit_pairs or (u, j) in g.snap or not g.has_clip(j):
+                    continue
+                ok, along_any = True, False
+                for _, dv in g.directions(u):
+                    if any(abs(float(a @ dv)) > _JOINT_COS for a in axes):
+                        along_any = True
+                        if not g.blocks(u, j, dv):
+                            ok = False
+                            break
+                    elif not (g.blocks(u, j, dv) or any(g.blocks(u, m, dv) for m in mates)):
+                        ok = False
+                        break
+                if ok and along_any:
+                    g.snap.update(((u, j), (j, u)))
+                    found += 1
+                    break
+            if _clock() > self.deadline:
+                break
+        return found
 
     def _free_without(self, k: int, out: set, along: list | None = None):
         """(name, unit vector) of the first direction along which unit k gets in when the parts ``out`` are
@@ -1684,13 +1766,19 @@ class _Search:
             if not hang or sum(len(self.parts[v]) for v in hang) + 1 > MAX_HELD:
                 continue
             hp = {i for v in hang for i in self.parts[v].tolist()}
-            axes = [a for i in hp for a in g.joint_axes.get((pin, i), ())]
-            # every held part is threaded on the pin through non-stud joints (directly or through held parts)
+            # threaded on the pin: mated through a non-stud joint, or passed through by the pin as drawn
+            # (:meth:`_Geometry.threaded_axes`: an axle in a liftarm hole drawn 0.87 LDU off, 10213)
+            thr = {i: list(g.joint_axes.get((pin, i), ())) for i in hp}
+            for i in hp:
+                if not thr[i] and i in g.neighbors[pin]:
+                    thr[i] = g.threaded_axes(pin, i)
+            axes = [a for i in hp for a in thr[i]]
+            # every held part is threaded on the pin (directly or through held parts joined by non-stud joints)
             reach, todo = {pin}, [pin]
             while todo:
                 x = todo.pop()
                 for y in g.neighbors[x]:
-                    if y in hp and y not in reach and (x, y) in g.joint_axes:
+                    if y in hp and y not in reach and ((x, y) in g.joint_axes or (x == pin and thr[y])):
                         reach.add(y)
                         todo.append(y)
             if axes and len(reach) == len(hp) + 1:
@@ -1953,6 +2041,9 @@ class _Search:
         cut = self.cut_off(ks)
         if not cut:
             return set()
+        if self.in_hand:
+            # every piece the rest falls into, the walk's own start piece too (``cut_off`` leaves it out)
+            cut = sorted({v for k in ks for v in self.nbr[k] if v not in ks and not self.gone[v]})
         pieces = []
         seen = set(ks)
         for v in cut:

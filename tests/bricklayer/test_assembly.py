@@ -398,3 +398,49 @@ def test_two_interlocked_parts_are_set_down_together(official_dir):
     plan = assembly_sequence(b, separate_objects=True)
     assert plan.complete and plan.held_steps >= 1
     assert any(sorted(m["parts"]) == [29, 36] for m in plan.insertions)
+
+
+def test_an_axle_through_holes_drawn_off_their_axis_is_threaded(official_dir):
+    # 10213 Shuttle Adventure: the axle 2 32062 (#841, along world x) goes through the lower holes of two
+    # liftarms 6632 (#840, #842) whose rotation rows the file rounds (a 1 where 0.978 belongs), so their far
+    # hole lies 0.87 LDU off the axle: beyond the connection graph's tolerance, no joint. Geometrically the
+    # axle still slides out of each liftarm both ways along x and meets it both ways across: threaded.
+    from bricklayer import read_ldraw
+    from bricklayer.assembly import _Geometry
+
+    b = read_ldraw(official_dir / "10213_1_Shuttle_Adventure.mpd")
+    g = _Geometry(b, True)
+    ids = [fp.content.ldraw_id for fp in g.flat]
+    assert [ids[i] for i in (840, 841, 842, 1041)] == ["6632", "32062", "6632", "92907"]
+    for lift in (840, 842):
+        assert (841, lift) not in g.joint_axes
+        (ax,) = g.threaded_axes(841, lift)
+        assert np.allclose(np.abs(ax), (1, 0, 0))
+    # the cross block 92907 is mated to it through the graph, along the same axis
+    assert any(np.allclose(np.abs(a), (1, 0, 0)) for a in g.joint_axes[(841, 1041)])
+    # the Technic brick 3894 (#917) on the studs of the wing below it is not threaded on it: free only upwards
+    wing = next(j for j in sorted(g.neighbors[917]) if (917, j) not in g.joint_axes and ids[j] in ("47397", "47398"))
+    assert g.threaded_axes(917, wing) == []
+
+
+def test_a_clip_over_a_plate_hanging_on_a_pin_is_a_snap_fit(official_dir):
+    # 10252 Beetle: the plate 18677 (#641) hangs on the pin of brick 2458 (#596), whose joint axis is world y;
+    # the clip plate 60897 (#626) grips the plate's edge, meeting it as drawn (their inset meshes overlap).
+    # Along the pin (+-y) only the clip stops the plate; across it the pin, and the clip: no straight line
+    # frees it, and the 2458 has no clip, the 60897 has. The planner takes the pair as a snap fit, last.
+    from bricklayer import read_ldraw
+    from bricklayer.assembly import _Geometry
+
+    b = read_ldraw(official_dir / "10252_Volkswagen_Beetle.mpd")
+    g = _Geometry(b, True)
+    ids = [fp.content.ldraw_id for fp in g.flat]
+    assert [ids[i] for i in (596, 626, 641)] == ["2458", "60897", "18677"]
+    (ax,) = g.joint_axes[(641, 596)]
+    assert np.allclose(np.abs(ax), (0, 1, 0))
+    assert (641, 626) in g.hit_pairs and (641, 626) not in g.joint_axes
+    assert g.has_clip(626) and not g.has_clip(596)
+    for _, dv in g.directions(641):
+        along = abs(float(dv @ ax)) > 0.95
+        assert g.blocks(641, 626, dv) or (not along and g.blocks(641, 596, dv))
+        if along:
+            assert g.blocks(641, 626, dv) and not g.blocks(641, 596, dv)
