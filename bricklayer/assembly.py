@@ -2306,6 +2306,64 @@ def assembly_sequence(build, *, max_parts_per_step: int = 6, time_budget: float 
     return plan
 
 
+def _ldraw_step_count(text: str) -> int:
+    """Steps an LDraw viewer pages through in ``text``, over all its ``0 FILE`` blocks: each ``0 STEP``
+    line ends one (LDraw spec, STEP meta), and part lines after a block's last ``0 STEP`` make one more."""
+    steps, pending = 0, False
+    for ln in text.splitlines():
+        tok = ln.split()
+        if tok[:2] == ["0", "STEP"]:
+            steps, pending = steps + 1, False
+        elif tok[:2] in (["0", "FILE"], ["0", "NOFILE"]):
+            steps, pending = steps + pending, False
+        elif tok[:1] == ["1"]:
+            pending = True
+    return steps + pending
+
+
+def _count_unplaceable(build, summary: dict) -> None:
+    """Count in ``summary`` (of :meth:`AssemblyPlan.summary`) the parts no order can place as not placed.
+
+    A part the LDraw library does not know (nor the file embeds) has no geometry: the planner leaves it
+    to a last step ("no geometry"), but it cannot really be placed; a part line the reader skipped (bad
+    numbers, a cyclic submodel reference) places a part that is in no step. Both move to ``failed``
+    (``failure_causes`` "unknown part" and "unreadable part line", each listed in ``failures``), and
+    ``placed_share`` becomes placed / (parts planned + those), as ``brickwright instructions`` prints.
+    ``summary["unreadable_lines"]`` lists the skipped lines (file, line, message)."""
+    from .validate.collisions import unknown_placements
+
+    unknown = unknown_placements(build)
+    unreadable = list(getattr(build, "unreadable_lines", None) or ())
+    summary["unreadable_lines"] = [{"file": str(w.path), "line": w.line, "message": w.message} for w in unreadable]
+    if not unknown and not unreadable:
+        return
+    failures = list(summary.get("failures") or [])
+    for fp in unknown:
+        origin = fp.path[-1].origin if getattr(fp, "path", None) else None
+        loc = f" [{origin[0]}:{origin[1]}]" if origin else ""
+        failures.append({"part": f"{build.describe(fp)}{loc}",
+                         "reason": f"unknown part {fp.content.ldraw_id!r}: not in the LDraw library nor embedded in "
+                                   "the file; use a real part id (`brickwright search`)"})
+    for w in unreadable:
+        failures.append({"part": f"{w.path}:{w.line}", "reason": f"unreadable part line ({w.message}); fix the line"})
+    reasons = dict(summary.get("skipped_reasons") or {})
+    if unknown and reasons.get("no geometry"):
+        reasons["no geometry"] -= min(len(unknown), reasons["no geometry"])
+    causes = dict(summary.get("failure_causes") or {})
+    if unknown:
+        causes["unknown part"] = len(unknown)
+    if unreadable:
+        causes["unreadable part line"] = len(unreadable)
+    summary["skipped"] = summary["skipped"] - len(unknown)
+    summary["skipped_reasons"] = {k: v for k, v in reasons.items() if v}
+    summary["failed"] = summary["failed"] + len(unknown) + len(unreadable)
+    summary["failure_causes"] = causes
+    summary["failures"] = failures
+    summary["parts"] = summary["parts"] + len(unreadable)
+    planned = summary["parts"] - summary["skipped"]
+    summary["placed_share"] = round(1.0 if planned <= 0 else summary["placed"] / planned, 4)
+
+
 def write_instructions(build, out_dir, *, images: bool = True, max_images: int = 200, size=(800, 600),
                        max_parts_per_step: int = 6, time_budget: float | None = TIME_BUDGET,
                        separate_objects: bool = False, overwrite: bool = False) -> dict:
@@ -2342,7 +2400,7 @@ def write_instructions(build, out_dir, *, images: bool = True, max_images: int =
     FileExistsError
         Output files exist and ``overwrite`` is False.
     NotADirectoryError
-        ``out_dir`` is a file.
+        ``out_dir`` is a file or cannot be created (checked before planning).
     """
     import json
 
@@ -2360,18 +2418,23 @@ def write_instructions(build, out_dir, *, images: bool = True, max_images: int =
         raise FileExistsError(f"{out} already holds instructions ({old[0].name}"
                               f"{f' and {len(old) - 1} more files' if len(old) > 1 else ''}); "
                               "pass overwrite=True (CLI: --force) to replace them")
+    try:  # before planning, which may take minutes: an --out that cannot be a folder fails now
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise NotADirectoryError(f"cannot create the folder {out}: {exc.strerror or exc}") from None
     plan = assembly_sequence(build, max_parts_per_step=max_parts_per_step, time_budget=time_budget,
                              separate_objects=separate_objects)
-    out.mkdir(parents=True, exist_ok=True)
     for p in out.glob(_STEP_IMAGES):  # images of an earlier run would mix with this one's
         p.unlink()
     mpd = write_ldraw(plan.sequence, out / "steps.mpd", overwrite=True, title=f"{build.name or 'model'} - assembly sequence")
     summary = plan.summary(build, k=None)
     summary["options"] = {"max_parts_per_step": max_parts_per_step, "time_budget": time_budget,
                           "separate_objects": separate_objects}
-    # part lines the reader skipped (bad numbers, cyclic submodels): their parts are in no step
-    summary["unreadable_lines"] = [{"file": str(w.path), "line": w.line, "message": w.message}
-                                   for w in getattr(build, "unreadable_lines", None) or ()]
+    _count_unplaceable(build, summary)
+    summary["ldraw_steps"] = _ldraw_step_count(Path(mpd).read_text(encoding="utf-8"))
+    # the order is no cure for parts drawn inside each other (the path test does not hold those pairs
+    # against each other): reported so a user does not take the plan for proof the model can be built
+    summary["colliding_pairs"] = len(build.colliding_placements)
     pj = out / "plan.json"
     atomic_write(pj, json.dumps(summary, indent=2))
     paths, err = [], None

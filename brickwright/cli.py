@@ -173,14 +173,22 @@ def info(model: Path = typer.Argument(..., help=".ldr or .mpd file"),
 @popularity_app.command("rebuild")
 @friendly
 def popularity_rebuild(folder: Path = typer.Argument(..., help="Folder of .ldr/.mpd models."),
-                       out: Optional[Path] = typer.Option(None, help="CSV to write (default: the table search uses).")):
-    """Recount how often each part is used in a folder of models."""
+                       out: Optional[Path] = typer.Option(
+                           None, help="CSV to write (default: your own table in the data folder, which search "
+                                      "then uses instead of the shipped one; delete it to go back)."),
+                       force: bool = typer.Option(False, "--force", help="Replace an existing CSV.")):
+    """Recount how often each part is used in a folder of models (the shipped table is never changed)."""
     from ldraw_data import catalog
 
+    target = out or catalog.user_popularity_path()
+    if target.exists() and not force:
+        _fail(f"{target} exists; pass --force to replace it")
     counts = catalog.build_popularity(folder)
-    target = out or Path(catalog.__file__).parent / "data" / "popularity.csv"
+    if not counts:
+        _fail(f"{folder}: no parts found in its .ldr/.mpd files; {target} left as it was")
     catalog.write_popularity(counts, target)
-    typer.echo(f"{len(counts)} parts, {sum(counts.values())} uses -> {target}")
+    typer.echo(f"{len(counts)} parts, {sum(counts.values())} uses -> {target}"
+               + ("" if out else " (search uses it from now on; delete it to go back to the shipped table)"))
 
 
 def _load_model_or_script(model: Path):
@@ -243,10 +251,14 @@ def validate(model: Path = typer.Argument(..., help=".ldr, .mpd or build.py"),
 @friendly
 def instructions(model: Path = typer.Argument(..., help=".ldr, .mpd or build.py"),
                  out: Path = typer.Option(..., help="Folder for steps.mpd, plan.json and step images."),
-                 images: bool = typer.Option(True, help="Render an image per step."),
-                 max_images: int = typer.Option(200, min=0, help="Render at most this many steps."),
+                 images: bool = typer.Option(True, help="Render step-NNNN.png pictures: the model so far after "
+                                                        "each group of at most --max-parts-per-step parts, "
+                                                        "in assembly order."),
+                 max_images: int = typer.Option(200, min=0, help="Render at most this many pictures."),
                  max_parts_per_step: int = typer.Option(6, min=1, help="Parts per step at most."),
-                 budget: float = typer.Option(60.0, min=0.0, help="Planning time budget, CPU seconds (the same plan on a busy machine)."),
+                 budget: float = typer.Option(60.0,
+                                              help="Planning time budget, CPU seconds (the same plan on a busy "
+                                                   "machine); a finite number."),
                  separate_objects: bool = typer.Option(
                      False, "--separate-objects",
                      help="Objects drawn apart (stands, loose parts) stand on their own ground, as official "
@@ -256,8 +268,13 @@ def instructions(model: Path = typer.Argument(..., help=".ldr, .mpd or build.py"
 
     Exits 1 when some parts could not be placed (the reasons are listed); a part the LDraw library
     does not know (nor the file embeds), and a part line that could not be read, count as not placed.
-    plan.json lists every failure and unreadable line."""
+    plan.json lists every failure and unreadable line, with the same counts. Parts drawn inside each
+    other are not held against the order: a warning says how many pairs collide (fix them with
+    `brickwright validate`)."""
     from bricklayer.assembly import write_instructions
+
+    if not 0.0 <= budget < float("inf"):  # also refuses nan
+        _fail(f"--budget {budget}: give a finite number of CPU seconds >= 0, e.g. 60", code=2)
 
     from .inspect_model import load_build
 
@@ -272,35 +289,22 @@ def instructions(model: Path = typer.Argument(..., help=".ldr, .mpd or build.py"
                                  separate_objects=separate_objects, overwrite=force)
     except FileExistsError as exc:
         _fail(str(exc).replace("overwrite=True (CLI: --force)", "--force"))
-    s = res["summary"]
-    # A part the library does not know has no geometry: the planner leaves it to a last step ("no
-    # geometry"), but it cannot really be placed, so here it counts as not placed (exit 1).
-    from .validation import MAX_LISTED, describe_placement, unknown_placements
+    except NotADirectoryError as exc:
+        _fail(f"--out {out}: {exc}")
+    # plan.json's counts: unknown parts and unreadable part lines count as not placed (write_instructions)
+    from .validation import MAX_LISTED
 
-    unknown = [describe_placement(build, fp) for fp in unknown_placements(build)]
-    skipped = s["skipped"] - len(unknown)
-    reasons = dict(s["skipped_reasons"])
-    if unknown and reasons.get("no geometry"):
-        reasons["no geometry"] -= min(len(unknown), reasons["no geometry"])
-        reasons = {k: v for k, v in reasons.items() if v}
-    unreadable = s.get("unreadable_lines") or []
-    planned = s["parts"] - skipped + len(unreadable)
-    failed = s["failed"] + len(unknown) + len(unreadable)
-    share = 1.0 if planned <= 0 else s["placed"] / planned
+    s = res["summary"]
+    planned = s["parts"] - s["skipped"]
+    reasons = s["skipped_reasons"]
+    if s.get("colliding_pairs"):
+        typer.echo(f"warning: {s['colliding_pairs']} pairs of parts collide in the model as drawn; no order makes "
+                   "it buildable until they are fixed (`brickwright validate`)", err=True)
     typer.echo(f"{model.name}: {s['placed']} of {planned} parts placed "
-               f"({100 * share:.1f}%), {skipped} left to a last step "
-               f"({', '.join(f'{k}: {v}' for k, v in reasons.items()) or 'none'}), "
-               f"{failed} could not be placed; {s['steps']} steps in {s['seconds']} s")
-    for d in unknown[:MAX_LISTED]:
-        loc = f" [{d['file']}:{d['line']}]" if d.get("line") else ""
-        typer.echo(f"  NOT PLACED {d['label']}{loc}: unknown part {d['part_id']!r}, not in the LDraw library "
-                   "nor embedded in the file; use a real part id (`brickwright search`)")
-    if len(unknown) > MAX_LISTED:
-        typer.echo(f"  ... and {len(unknown) - MAX_LISTED} more unknown parts")
-    for u in unreadable[:MAX_LISTED]:
-        typer.echo(f"  NOT PLACED {u['file']}:{u['line']}: unreadable part line ({u['message']}); fix the line")
-    if len(unreadable) > MAX_LISTED:
-        typer.echo(f"  ... and {len(unreadable) - MAX_LISTED} more unreadable part lines (plan.json)")
+               f"({100 * s['placed_share']:.1f}%), {s['skipped']} added in a last step"
+               f"{' (' + ', '.join(f'{k}: {v}' for k, v in reasons.items()) + ')' if reasons else ''}, "
+               f"{s['failed']} could not be placed; {s['ldraw_steps']} steps in steps.mpd "
+               f"({s['steps']} at the top level), planned in {s['seconds']} s")
     for f in s["failures"][:MAX_LISTED]:
         typer.echo(f"  NOT PLACED {f['part']}: {f['reason']}")
     if s["failed"] > MAX_LISTED:
@@ -311,7 +315,7 @@ def instructions(model: Path = typer.Argument(..., help=".ldr, .mpd or build.py"
         typer.echo(f"images: {len(res['images'])} in {out}")
     if res.get("image_error"):
         typer.echo(f"images: {res['image_error']}", err=True)
-    if failed:
+    if s["failed"]:
         raise typer.Exit(1)
 
 

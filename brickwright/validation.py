@@ -9,6 +9,8 @@ from __future__ import annotations
 
 __all__ = ["validation_report", "describe_placement", "unknown_placements", "MAX_LISTED"]
 
+from bricklayer.validate.collisions import unknown_placements  # noqa: E402  (re-exported: validate reports them)
+
 #: Problems of one kind listed in full before "... and N more".
 MAX_LISTED = 8
 
@@ -50,42 +52,6 @@ def describe_placement(build, fp) -> dict:
         "grid": [int(g) if float(g).is_integer() else g for g in grid],
         "size": [int(s) if float(s).is_integer() else s for s in size],
     }
-
-
-def unknown_placements(build) -> list:
-    """Placements of parts that are neither in the LDraw library nor embedded in the file.
-
-    Such a part (a typo, a part of a newer library) has no geometry and no connectors, so it can
-    be neither checked nor planned into an assembly order: ``brickwright validate`` reports it as
-    UNKNOWN PART, ``brickwright instructions`` as not placed.
-
-    Parameters
-    ----------
-    build : LegoBuild
-
-    Returns
-    -------
-    list of FlatPlacement
-        In flattened order: the placements without collision geometry
-        (:func:`bricklayer.validate.collisions.unchecked_placements`) whose part is not a library
-        part and not an MPD-embedded block (``build.embedded_files``, keys as normalized names).
-    """
-    from bricklayer.validate.collisions import unchecked_placements
-    from ldraw_data.library import normalize_name
-
-    embedded = set()
-    for b in (build, *build._all_builds()):
-        embedded |= {normalize_name(k) for k in getattr(b, "embedded_files", {})}
-    out = []
-    for fp in unchecked_placements(build):
-        el = fp.content
-        if getattr(el, "_known", True):
-            continue
-        key = normalize_name(el.ldraw_id)
-        if key in embedded or key + ".dat" in embedded:
-            continue
-        out.append(fp)
-    return out
 
 
 def _where(d: dict) -> str:

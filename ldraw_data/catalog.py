@@ -48,7 +48,7 @@ from typing import Iterable, Iterator
 
 from .fileio import atomic_writer
 from .errors import LDrawError, PartNotFoundError
-from .library import LDrawLibrary, cache_dir, get_library, normalize_name, read_ldraw_text
+from .library import LDrawLibrary, cache_dir, data_dir, get_library, normalize_name, read_ldraw_text
 
 log = logging.getLogger(__name__)
 
@@ -317,13 +317,23 @@ def _read_head(path: Path) -> str:
 # --------------------------------------------------------------------------- popularity
 
 
+def user_popularity_path() -> Path:
+    """The user's own usage table, ``popularity.csv`` in :func:`~ldraw_data.library.data_dir`.
+
+    ``brickwright popularity rebuild FOLDER`` writes it; when it exists, :func:`popularity` reads it
+    instead of the shipped table (delete it to go back). The shipped table inside the package is never
+    written."""
+    return data_dir() / "popularity.csv"
+
+
 def popularity() -> dict[str, int]:
-    """Shipped usage table: part id -> placements in the official set models.
+    """Usage table: part id -> placements in the official set models (or the user's own table).
 
     Returns
     -------
     dict of str to int
-        Loaded from ``ldraw_data/data/popularity.csv`` (columns
+        Loaded from :func:`user_popularity_path` when that file exists, else
+        from the shipped ``ldraw_data/data/popularity.csv`` (columns
         ``part_id,count``) via :mod:`importlib.resources`; cached per process.
         Empty when the table is missing (a warning is logged).
 
@@ -335,7 +345,8 @@ def popularity() -> dict[str, int]:
     global _POPULARITY
     if _POPULARITY is None:
         try:
-            text = _shipped_popularity_text()
+            user = user_popularity_path()
+            text = user.read_text("utf-8") if user.is_file() else _shipped_popularity_text()
         except OSError:
             log.warning("ldraw_data/data/popularity.csv is missing; parts have popularity 0")
             text = "part_id,count\n"
@@ -435,12 +446,13 @@ def write_popularity(counter: collections.Counter | dict[str, int], path: str | 
     global _POPULARITY
     target = Path(path).expanduser()
     rows = sorted(((str(k), int(v)) for k, v in counter.items() if int(v) > 0), key=lambda kv: (-kv[1], kv[0]))
+    target.parent.mkdir(parents=True, exist_ok=True)
     with atomic_writer(target, "w", newline="") as fh:
         w = csv.writer(fh, lineterminator="\n")
         w.writerow(["part_id", "count"])
         w.writerows(rows)
-    if target.resolve() == _SHIPPED_POPULARITY:
-        # The shipped table was rewritten: reload it and re-apply to catalogs.
+    if target.resolve() in (_SHIPPED_POPULARITY, user_popularity_path().resolve()):
+        # The table search uses was rewritten: reload it and re-apply to catalogs.
         _POPULARITY = None
         _CATALOGS.clear()
     return target

@@ -71,8 +71,13 @@ def test_instructions_count_unknown_parts_as_not_placed(tmp_path):
     mixed.write_text(BRICK + "1 4 0 -24 0 1 0 0 0 1 0 0 0 1 nosuchpart.dat\n")
     r = run("instructions", str(mixed), "--out", str(tmp_path / "ins2"), "--no-images")
     assert r.exit_code == 1, r.output
-    assert "1 of 2 parts placed (50.0%), 0 left to a last step (none), 1 could not be placed" in r.output
+    assert "1 of 2 parts placed (50.0%), 0 added in a last step, 1 could not be placed" in r.output
     assert "[mixed.ldr:2]" in r.output
+    # plan.json has the same counts and lists the unknown part among the failures
+    plan = json.loads((tmp_path / "ins2" / "plan.json").read_text())
+    assert (plan["parts"], plan["placed"], plan["skipped"], plan["failed"], plan["placed_share"]) == (2, 1, 0, 1, 0.5)
+    assert plan["failure_causes"] == {"unknown part": 1}
+    assert "unknown part 'nosuchpart'" in plan["failures"][0]["reason"] and "[mixed.ldr:2]" in plan["failures"][0]["part"]
     # a model of known parts only still exits 0
     good = tmp_path / "good.ldr"
     good.write_text(BRICK)
@@ -86,10 +91,12 @@ def test_instructions_count_unreadable_part_lines_as_not_placed(tmp_path):
     bad.write_text(BRICK + "1 4 0 -24 0 1 0 0 0 1 0 0 nan 1 3001.dat\n1 4 0 x 0 1 0 0 0 1 0 0 0 1 3001.dat\n")
     r = run("instructions", str(bad), "--out", str(tmp_path / "ins"), "--no-images")
     assert r.exit_code == 1, r.output
-    assert "1 of 3 parts placed (33.3%), 0 left to a last step (none), 2 could not be placed" in r.output
+    assert "1 of 3 parts placed (33.3%), 0 added in a last step, 2 could not be placed" in r.output
     assert "NOT PLACED garbage.ldr:2: unreadable part line" in r.output and "garbage.ldr:3" in r.output
     plan = json.loads((tmp_path / "ins" / "plan.json").read_text())
     assert [u["line"] for u in plan["unreadable_lines"]] == [2, 3]
+    assert (plan["parts"], plan["placed"], plan["failed"], plan["placed_share"]) == (3, 1, 2, 0.3333)
+    assert [f["part"] for f in plan["failures"]] == ["garbage.ldr:2", "garbage.ldr:3"]
 
 
 def test_instructions_plan_json_lists_every_failure(tmp_path, official_dir):
@@ -199,3 +206,53 @@ def test_errors_in_a_build_script_name_that_script(tmp_path):
     path.write_text("x = 1\n")
     r = run("validate", str(path))
     assert r.exit_code == 1 and "tower.py defines no create_build()" in _stderr(r)
+
+
+def test_instructions_warn_of_drawn_collisions_and_check_out_first(tmp_path):
+    # two 2x4 bricks drawn at the same place: the order places both, but the model cannot be built
+    twice = tmp_path / "twice.ldr"
+    twice.write_text(BRICK + BRICK.replace("1 4 ", "1 1 "))
+    r = run("instructions", str(twice), "--out", str(tmp_path / "ins"), "--no-images")
+    assert "warning: 1 pairs of parts collide in the model as drawn" in _stderr(r)
+    plan = json.loads((tmp_path / "ins" / "plan.json").read_text())
+    assert plan["colliding_pairs"] == 1
+    # steps: what a viewer pages through in steps.mpd; both bricks go straight down in one step
+    text = (tmp_path / "ins" / "steps.mpd").read_text()
+    assert plan["ldraw_steps"] == max(1, sum(ln.startswith("0 STEP") for ln in text.splitlines())) == 1
+    assert f"{plan['ldraw_steps']} steps in steps.mpd" in r.output
+    # an --out under a file fails before any planning, with a one-line error
+    (tmp_path / "notes.txt").write_text("mine")
+    r = run("instructions", str(twice), "--out", str(tmp_path / "notes.txt" / "x"), "--no-images")
+    assert r.exit_code == 1 and "cannot create the folder" in _stderr(r) and "Traceback" not in r.output
+    assert (tmp_path / "notes.txt").read_text() == "mine"
+    r = run("instructions", str(twice), "--out", str(tmp_path / "n"), "--budget", "nan")
+    assert r.exit_code == 2 and "--budget nan: give a finite number" in _stderr(r)
+    r = run("instructions", str(twice), "--out", str(tmp_path / "n"), "--budget", "-1")
+    assert r.exit_code == 2 and ">= 0" in _stderr(r)
+
+
+def test_popularity_rebuild_never_writes_the_shipped_table(tmp_path):
+    from ldraw_data import catalog
+
+    shipped = Path(catalog.__file__).parent / "data" / "popularity.csv"
+    before = shipped.read_bytes()
+    models = tmp_path / "models"
+    models.mkdir()
+    (models / "a.ldr").write_text(BRICK + BRICK.replace(" 0 0 0 1", " 0 -24 0 1", 1))
+    from ldraw_data.library import get_library
+
+    # a data folder of its own (where the user's table goes); the installed library found through LDRAWDIR
+    env = {"BRICKWRIGHT_DATA_DIR": str(tmp_path / "data"), "LDRAWDIR": str(get_library().root)}
+    try:
+        r = run("popularity", "rebuild", str(models), env=env)
+        assert r.exit_code == 0, r.output
+        assert "1 parts, 2 uses" in r.output
+        user = tmp_path / "data" / "popularity.csv"
+        assert user.read_text() == "part_id,count\n3001,2\n"
+        assert shipped.read_bytes() == before
+        # a second run does not replace the user's table without --force
+        r = run("popularity", "rebuild", str(models), env=env)
+        assert r.exit_code == 1 and "--force" in _stderr(r)
+        assert run("popularity", "rebuild", str(models), "--force", env=env).exit_code == 0
+    finally:
+        catalog._POPULARITY = None  # the next reader loads the shipped table again
