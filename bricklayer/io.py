@@ -294,6 +294,22 @@ def _read_text(p: Path) -> str:
         raise LDrawParseError(str(p), None, f"cannot read file: {exc.strerror or exc}") from exc
 
 
+def _file_beside(folder: Path, name: str) -> Path | None:
+    """The file ``name`` (``/`` or ``\\`` separated, any case: LDraw names are case-insensitive) under
+    ``folder``, or None."""
+    cur = folder
+    for comp in name.replace("\\", "/").split("/"):
+        if comp in ("", ".", ".."):
+            return None
+        try:
+            cur = next((c for c in cur.iterdir() if c.name.lower() == comp.lower()), None)
+        except OSError:
+            return None
+        if cur is None:
+            return None
+    return cur if cur.is_file() else None
+
+
 def _local_subfiles(p: Path, text: str, library) -> tuple[str, list | None]:
     """Join to ``text`` the model files it references that lie beside it (LDraw viewers read them too).
 
@@ -310,10 +326,6 @@ def _local_subfiles(p: Path, text: str, library) -> tuple[str, list | None]:
         ``(text, None)`` unchanged when nothing is referenced from the folder.
     """
     folder = p.parent
-    try:
-        listing = {c.name.lower(): c for c in folder.iterdir() if c.is_file()}
-    except OSError:
-        return text, None
     doc = parse_document(text, p.name)
     known = set(doc.blocks_by_key)
     added: list[tuple[str, str, str]] = []  # (name as referenced, file name, text)
@@ -325,13 +337,12 @@ def _local_subfiles(p: Path, text: str, library) -> tuple[str, list | None]:
                 if r.key in known:
                     continue
                 known.add(r.key)
-                name = r.name.replace("\\", "/")
-                local = listing.get(name.lower()) if "/" not in name else None
+                local = _file_beside(folder, r.name)
                 if local is None or local == p or library.find(r.name) is not None:
                     continue
                 sub_text = _read_text(local)
-                added.append((r.name, local.name, sub_text))
-                sub = parse_document(sub_text, local.name)
+                added.append((r.name, local.relative_to(folder).as_posix(), sub_text))
+                sub = parse_document(sub_text, added[-1][1])
                 known.update(sub.blocks_by_key)
                 todo.append(sub)
     if not added:

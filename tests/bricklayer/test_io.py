@@ -195,6 +195,13 @@ def test_a_submodel_saved_beside_the_model_is_read_from_its_file(tmp_path):
     # written back as one MPD holding both files
     text = to_ldraw(b)
     assert text.count("0 FILE ") == 2 and "0 FILE main.ldr" in text
+    # in a subfolder, named with LDraw's backslash (and another case): read the same, warnings name the path
+    (tmp_path / "parts").mkdir()
+    (tmp_path / "Wall.ldr").rename(tmp_path / "parts" / "Wall.ldr")
+    (tmp_path / "main.ldr").write_text("1 16 0 0 0 1 0 0 0 1 0 0 0 1 PARTS\\wall.ldr\n")
+    b = read_ldraw(tmp_path / "main.ldr")
+    assert b.brick_count == 2
+    assert [(w.path, w.line) for w in b.unreadable_lines] == [("parts/Wall.ldr", 3)]
 
 
 def test_placement_origin_in_an_mpd_is_the_line_of_the_mpd_file(official_dir):
