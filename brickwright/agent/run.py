@@ -15,7 +15,6 @@ import json
 import logging
 import mimetypes
 import re
-import shutil
 import tempfile
 import time
 from dataclasses import asdict, dataclass, field
@@ -451,7 +450,7 @@ def replay(transcript_path: str | Path, out_dir: str | Path, *, time_limit: floa
     transcript_path : path
         A ``transcript.jsonl`` written by :func:`generate`.
     out_dir : path
-        Folder for the replayed run (created).
+        Folder for the replayed run: created, or an existing empty one (TranscriptError otherwise).
     time_limit : float, optional
         Worker time limit, s (default: the recorded one).
     worker : Worker, optional
@@ -470,7 +469,11 @@ def replay(transcript_path: str | Path, out_dir: str | Path, *, time_limit: floa
     if not path.is_file():
         raise TranscriptError(f"transcript {path} not found")
     records = []
-    for i, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise TranscriptError(f"{path}: not UTF-8 text (byte {exc.start}); is this a transcript.jsonl?") from None
+    for i, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
         try:
@@ -481,8 +484,10 @@ def replay(transcript_path: str | Path, out_dir: str | Path, *, time_limit: floa
     if start is None:
         raise TranscriptError(f"{path}: no run_start record; it is not a BrickWright transcript")
     run_dir = Path(out_dir)
-    if run_dir.exists() and (run_dir / "build.py").exists():
-        shutil.rmtree(run_dir / "work", ignore_errors=True)
+    if run_dir.exists() and (not run_dir.is_dir() or any(run_dir.iterdir())):
+        # the replay writes build.py and more there: never over a user's files
+        raise TranscriptError(f"{run_dir} is not an empty folder; replay into a new or empty one "
+                              "(nothing in it was changed)")
     run_dir.mkdir(parents=True, exist_ok=True)
     run_dir = run_dir.resolve()
     for name, text in (start.get("files") or {}).items():

@@ -95,6 +95,13 @@ def test_floating_brick_repaired_and_finalized(chat_server, tmp_path, worker, ne
     assert rep.same_build and rep.passed and rep.mismatches == [] and rep.tool_calls == 5
     assert rep.build_path.read_text() == res.build_path.read_text()
     assert rep.ldr_path.read_text() == res.ldr_path.read_text()
+    # a second replay into the same folder would write over its build.py: refused, nothing changed
+    from brickwright.agent.errors import TranscriptError
+
+    rep.build_path.write_text("# my edits\n")
+    with pytest.raises(TranscriptError, match="not an empty folder"):
+        replay(res.transcript_path, tmp_path / "replayed", worker=worker)
+    assert rep.build_path.read_text() == "# my edits\n"
 
 
 def test_syntax_error_reported_with_line(chat_server, tmp_path, worker):
