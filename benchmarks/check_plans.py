@@ -39,7 +39,10 @@ Rules checked (``bricklayer/assembly.py`` module docstring):
     with ``turn`` (``axis``, ``pivot``, ``degrees``: a part clicked
     on with its hinge open) comes in straight at its pose turned by ``degrees`` about the hinge and then
     turns shut, sampled so that no corner of its box moves more than 1 LDU between samples; a pair mated
-    through a non-stud joint along the hinge axis (the hinge itself) is exempt in both stages.
+    through a non-stud joint along the hinge axis (the hinge itself) is exempt in both stages. A move
+    with ``press`` (``direction``, ``distance``: a part slid in lifted and pressed onto its studs) comes in
+    straight at its pose moved by ``-distance * direction`` and is then pressed that far along
+    ``direction``, both stages sampled and exempt alike.
 ``snap``
     A path violation between two parts in contact (a broad-phase pair of the collision engine: boxes
     within 1.25 LDU, the planner's condition for a snap fit). The planner may have decided that the
@@ -629,6 +632,12 @@ def check_insertions(build, insertions, *, planned=None, separate_objects: bool 
             mm = m[ctx.has[m]]
             turn = ins.get("turn")
             g = np.eye(4) if turn is None else _turn_matrix(turn["axis"], turn["pivot"], turn["degrees"])
+            press = ins.get("press")
+            if press is not None:  # slid in lifted off its place by the press distance, then pressed in
+                pdir = np.asarray(press["direction"], dtype=np.float64)
+                pdist = float(press["distance"])
+                g = g.copy()
+                g[:3, 3] -= pdir * pdist
             tax = None if turn is None else np.asarray(turn["axis"], dtype=np.float64)
             base = g[None] @ ctx.t[mm]
             lo_m, hi_m = _moved_boxes(ctx, mm, g)
@@ -651,6 +660,19 @@ def check_insertions(build, insertions, *, planned=None, separate_objects: bool 
                            f"{_describe(flat, jj)} {float(first[q]):.1f} LDU before "
                            f"{'its place' if turn is None else 'the turn'} (inset {val:.2f} LDU; "
                            f"{'still meets' if dp else 'clear'} with {SHALLOW} LDU more)", not dp)
+            if press is not None:
+                u, j, s_lo, s_hi = _intervals(ctx.lo[mm], ctx.hi[mm], mm, ctx.lo[a], ctx.hi[a], a, pdir)
+                near = s_lo < pdist
+                u, j, s_lo, s_hi = u[near], j[near], s_lo[near], np.minimum(s_hi[near], pdist)
+                u, j, s_lo, s_hi, insets = _exempt(ctx, u, j, pdir, None, s_lo, s_hi)
+                for val in np.unique(insets).tolist():
+                    sel = insets == val
+                    first = _path_hits(ctx, u[sel], j[sel], s_lo[sel], s_hi[sel], pdir, val, ctx.t[u[sel]])
+                    for q in np.flatnonzero(~np.isnan(first)).tolist():
+                        uu, jj = int(u[sel][q]), int(j[sel][q])
+                        report(classify(uu, jj), k, [uu], jj,
+                               f"#{k} level {lev} {_describe(flat, uu)} pressed in ({dname}) meets "
+                               f"{_describe(flat, jj)} {float(first[q]):.1f} LDU before its place (inset {val:.2f} LDU)")
             if turn is not None:
                 for uu, jj, deg, val in _turn_hits(ctx, mm, a, turn):
                     report(classify(uu, jj), k, [uu], jj,

@@ -59,7 +59,9 @@ it and stop none of the units placed in between: the half pins between a
 trap door and its angle connectors, 70816); else turn in a hinged lid with what is built on it as one
 subassembly (a unit on a part mated through a click hinge to a placed part:
 opened, brought in straight, turned shut, all parts moving together; at most
-:data:`MAX_TURN_GROUP` parts); else give up on the highest blocked unit and go on.
+:data:`MAX_TURN_GROUP` parts); else a pressed move, a held pair, a clip over
+a part on a pin, a flexed fit (each below); else give up on the highest
+blocked unit and go on.
 
 Held steps. A pin or an axle (one part) that alone holds up a few units,
 all joined to it through non-stud joints, may go in last while the builder
@@ -141,6 +143,25 @@ own move, though a placed net still blocks the parts that come after it, and
 rule 1 still holds for them (6285 Black Seas Barracuda: a 540 LDU net crosses
 the hull along any line).
 
+Pressed moves. At a deadlock, after subassemblies and before held pairs, a
+stuck single part may slide in along a direction across its stud axis at
+:data:`PRESS_LIFTS` LDU (one stud, then two) above its place and then be
+pressed that far straight down onto its studs, as a builder pushes a part
+under an overhang or through an opening and presses it on (10224 Town Hall:
+the upside-down curved brick 6091 of a window sill reaches in through an
+arched window 90195 onto the round end of a plate 3176 lying in the panel's
+hollow back, and the panel's top cap is over it). Both legs are sampled like
+a hinge turn; ``AssemblyPlan.insertions`` records ``press`` (direction,
+distance).
+
+Flexed fits. Last, before giving up on a stuck single part: it goes in
+along one of its directions when every part blocking it there touches it (as
+snap fits; at most 4) and lets it by with the press-fit allowance
+(:data:`_PRESS_INSETS`, 1 LDU more inset): its thin edge, or theirs, flexes
+that little as it goes by (10224: a helmet bubble half 61287 of a lamp
+globe, its lip passing under the shoulder of the round brick 3062b inside).
+The pairs count as snap fits.
+
 Left out, added in a last step: stickers and parts without geometry (no
 placement to test), MPD-embedded parts (bent hoses), mirrored placements
 (official files draw bent flexible parts as mirrored segments), scaled placements
@@ -160,6 +181,7 @@ __all__ = [
     "MAX_BRIDGE",
     "MAX_TURN_GROUP",
     "TURN_ANGLES",
+    "PRESS_LIFTS",
     "AssemblyPlan",
     "assembly_sequence",
     "write_instructions",
@@ -785,6 +807,52 @@ class _Geometry:
                     blocker = hit if blocker < 0 else blocker
         return None, blocker
 
+    def press_in(self, u, alive, met=None):
+        """Put part u in by sliding it in lifted and pressing it down onto its studs: ``(name, slide
+        direction, (press direction, lift))`` or None. ``met`` collects the parts that stopped a try."""
+        met = set() if met is None else met
+        # a try stopped only by parts still in place fails again (more live parts only stop more): kept per
+        # build, across the searches that share this geometry (sub-builds, subassemblies tried in hand)
+        memo = self.__dict__.setdefault("_press_fail", {})
+        old = memo.get(u)
+        if old is not None and all(alive[x] and (u, x) not in self.snap for x in old):
+            met |= old
+            return None
+        got = self._press_in(u, alive, met)
+        if got is None:
+            memo[u] = set(met)
+        return got
+
+    def _press_in(self, u, alive, met):
+        dirs = self.directions(u)
+        n2, d2 = dirs[0]
+        for s in PRESS_LIFTS:
+            # the press: from s LDU above straight along d2 into place (sampled every <= SAMPLE_STEP)
+            hit = -1
+            n = int(np.ceil(s / SAMPLE_STEP))
+            for k in range(n + 1):
+                q = self.t[u].copy()
+                q[:3, 3] -= d2 * (s * k / n)
+                b0, b1 = self._box_at(u, q)
+                near = [x for x in self._near(b0, b1, alive, u).tolist() if (u, x) not in self.snap]
+                if near:
+                    hit = self._meets(u, q, near)
+                    if hit >= 0:
+                        break
+            if hit >= 0:
+                met.add(hit)
+                break  # a higher lift passes the same poses
+            lifted = self.t[u].copy()
+            lifted[:3, 3] -= d2 * s
+            for name, dv in dirs[1:]:
+                if abs(float(dv @ d2)) > 1e-6:
+                    continue
+                hit = self._straight_clear(u, lifted, dv, alive, -1)
+                if hit < 0:
+                    return (f"{name} then pressed {n2} {s:g} LDU", dv, (tuple(float(x) for x in d2), float(s)))
+                met.add(hit)
+        return None
+
     def _straight_clear(self, u: int, pose: np.ndarray, dv: np.ndarray, alive: np.ndarray, mate: int) -> int:
         """The first live part (not ``mate``) part u meets coming in along unit vector dv to world ``pose``,
         or -1 when the way is clear (sampled every :data:`SAMPLE_STEP` LDU while the boxes can meet)."""
@@ -863,6 +931,9 @@ _SLIDING: dict = {}
 #: steps both ways up to 120 (a design choice: click hinges and canopies open at least that far; the turned
 #: parts of 6887 Allied Avenger's cockpit come in opened 30 degrees).
 TURN_ANGLES = (30, -30, 60, -60, 90, -90, 120, -120)
+#: Heights (LDU) above its place at which a stuck part may slide in before it is pressed straight down onto its
+#: studs (:meth:`_Geometry.press_in`): one stud, then two.
+PRESS_LIFTS = (4.0, 8.0)
 
 
 def _turned(t: np.ndarray, axis: np.ndarray, pivot: np.ndarray, deg: float) -> np.ndarray:
@@ -900,6 +971,7 @@ class _Unit:
     dv: np.ndarray | None = None  # insertion direction (unit vector, planning frame) once placed
     turn: tuple | None = None     # turned shut on its hinge after coming in: (axis, pivot, degrees), planning frame
     held: bool = False            # held in place by hand until the next move of a held step pins it
+    press: tuple | None = None    # slid in lifted, then pressed in: (unit vector, planning frame; distance LDU)
 
 
 @dataclass
@@ -952,6 +1024,11 @@ class AssemblyPlan:
         clicked on with its hinge open has ``turn``: ``axis`` and ``pivot``
         (world, LDU) of the hinge and ``degrees``: it comes in along
         ``direction`` turned by that angle about the hinge, then turns shut.
+        A held move (a held step) has ``held`` True: the builder holds it until
+        the next move of its level pins it. A pressed move has ``press``:
+        ``direction`` ((3,) world unit vector) and ``distance`` (LDU): it comes
+        in along ``direction`` to its place moved back ``distance`` along the
+        press direction, then is pressed that far onto its studs.
     """
 
     order: list
@@ -1648,12 +1725,23 @@ class _Search:
                 self._drop(new[0])
                 removed.append((u, dname))
                 return []
+        got = self._pressed_part(left, why)
+        if got is not None:
+            k, dname = got
+            self._drop(k)
+            removed.append((self.units[k], dname))
+            return []
         pair = self._held_pair(left, why)
         if pair is not None:
             u, dname = pair
             removed.append((u, dname))
             return []
         found = self._pinned_snap(left, why)
+        if found:
+            self.pl.snap_fits += found
+            why.clear()
+            return []
+        found = self._flexed_part(left, why)
         if found:
             self.pl.snap_fits += found
             why.clear()
@@ -1924,7 +2012,7 @@ class _Search:
             ok = True
             for v, _ in removed[pos + 1:]:
                 vparts = _planned(g, v) if v.sub is None else np.asarray(v.sub["order"], dtype=np.int64)
-                if v.dv is None or (v.turn is not None and any((int(i), p) in g.contact for i in vparts.tolist())):
+                if v.dv is None or v.press is not None or (v.turn is not None and any((int(i), p) in g.contact for i in vparts.tolist())):
                     ok = False  # no direction known, or a turned move near it (not re-tested here)
                     break
                 dvv = np.asarray(v.dv, dtype=np.float64)
@@ -1975,6 +2063,79 @@ class _Search:
                     self._drop(v)
                     self.pl.held_steps += 1
                     return u, dname
+        return None
+
+    def _pressed_part(self, left, why):
+        """Deadlock: a stuck single part that slides in lifted and is pressed down (:meth:`_Geometry.press_in`),
+        highest first (at most _GROUP_SEEDS); ``(unit, direction name)`` or None. A part whose last try was
+        stopped only by parts still in place is not tried again."""
+        cache = self.__dict__.setdefault("_press_met", {})
+        for k in self._stuck_parts(left, why, "blocked"):
+            if _clock() > self.deadline:
+                return None
+            met = cache.get(k)
+            if met is not None and all(self.alive[x] for x in met):
+                continue
+            met = set()
+            got = self.g.press_in(int(self.parts[k][0]), self.alive, met)
+            if got is None:
+                cache[k] = met
+                continue
+            name, dv, press = got
+            self.units[k].dv, self.units[k].press = dv, press
+            return k, name
+        return None
+
+    def _flexed_part(self, left, why):
+        """Deadlock, last resort: a stuck single part that gets in along one of its directions when the parts
+        blocking it there (all touching it, at most 4) let it by with the press-fit allowance; marks those pairs
+        snap fits and returns their number, else None."""
+        g = self.g
+        extra = TOL.collision_inset + max(_PRESS_INSETS)
+        memo = g.__dict__.setdefault("_flex_fail", {})   # part -> parts that stopped every direction
+        deep = g.__dict__.setdefault("_flex_deep", {})   # (u, j, direction) -> still meets with the allowance
+        for k in self._stuck_parts(left, why, "blocked"):
+            if _clock() > self.deadline:
+                return None
+            u = int(self.parts[k][0])
+            old = memo.get(u)
+            if old is not None and all(self.alive[x] and (u, x) not in g.snap for x in old):
+                continue
+            stop = set()
+            for _, dv in self._dirs(k):
+                bl = self.all_blockers({u}, dv)
+                if not bl:
+                    continue
+                if len(bl) > 4:
+                    stop |= bl
+                    continue
+                far = [j for j in bl if (u, j) not in g.contact]
+                if far:
+                    stop.add(far[0])
+                    continue
+                dloc = g.inv[u][:3, :3] @ dv
+                ok = True
+                for j in bl:
+                    key = (u, j, dv.tobytes())
+                    hit = deep.get(key)
+                    if hit is None:
+                        base = g._final_inset(u, j)
+                        if base is None:
+                            hit = False
+                        else:
+                            ins = max(base, extra)
+                            s_lo, s_hi = g._interval(u, j, dv)
+                            hit = g._sweep(g.model(u, ins), g.model(j, ins), g.inv[u] @ g.t[j], dloc, s_lo, s_hi)
+                        deep[key] = hit
+                    if hit:
+                        stop.add(j)
+                        ok = False
+                        break
+                if ok:
+                    for j in bl:
+                        g.snap.update(((u, j), (j, u)))
+                    return len(bl)
+            memo[u] = stop
         return None
 
     def _turned_group(self, left: list):
@@ -2166,6 +2327,10 @@ def _insertions(pl: _Planner, res: dict, pose: np.ndarray, off: int, level: int,
                                 degrees=float(deg))
         if u.held:
             move["held"] = True
+        if u.press is not None:
+            pd, ps = u.press
+            move["press"] = dict(direction=tuple(float(x) for x in rot @ np.asarray(pd, dtype=np.float64)),
+                                 distance=float(ps))
         out.append(move)
         mine.extend(parts)
     return mine

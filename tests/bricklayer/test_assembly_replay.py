@@ -225,3 +225,23 @@ def test_shuttle_adventure_and_beetle_plans_replay(official_dir):
     res = check_plan(b, plan)
     assert res.counts()["holds"] == res.counts()["cover"] == 0
     assert [v.text for v in res.by_rule("path") if not v.shallow] == []
+
+
+@pytest.mark.slow
+def test_town_hall_pressed_moves_replay(official_dir):
+    # 10224 (2799 parts, ~20 CPU s): the window-sill bricks 6091 slide in through the arched windows 90195 one
+    # stud high and are pressed down onto the round ends of the plates 3176; every part is placed but the 8
+    # drawn floaters. The checker replays each pressed move in its two legs; without the press, each meets
+    # a placed part (a deep path violation)
+    b, plan = _plan(official_dir, "10224_Town_Hall.mpd", budget=120.0)
+    assert len(plan.failed) == 8 and all(r.startswith("floating") for r in plan.failed.values())
+    pressed = [m for m in plan.insertions if m.get("press")]
+    assert pressed and all(m["press"]["distance"] in (4.0, 8.0) for m in pressed)
+    res = check_plan(b, plan)
+    assert res.counts()["holds"] == res.counts()["cover"] == 0
+    assert [v.text for v in res.by_rule("path") if not v.shallow] == []
+    import dataclasses
+
+    bare = [{k: v for k, v in m.items() if k != "press"} for m in plan.insertions]
+    res0 = check_plan(b, dataclasses.replace(plan, insertions=bare))
+    assert sum(not v.shallow for v in res0.by_rule("path")) >= len(pressed)
