@@ -44,7 +44,8 @@ is also tried clicked on open: turned by one of :data:`TURN_ANGLES` about the
 hinge axis through the connector, it must come in straight and then turn shut
 without meeting any placed part but its hinge mate (both motions sampled so
 that nothing moves more than 1 LDU between samples; ``AssemblyPlan.insertions``
-records the turn). When stuck: take a held step (below); else dissolve a stuck sub-build; else remove a
+records the turn). When stuck: take a held step (below); else (top level) peel a few parts off a
+placed sub-build (below); else dissolve a stuck sub-build; else remove a
 subassembly (a stuck unit with its blockers in one direction and the units
 that only it holds up, grown until the group can leave and leaves nothing
 hanging, connected, at most :data:`MAX_GROUP` parts, sequenced in hand on its
@@ -143,6 +144,15 @@ own move, though a placed net still blocks the parts that come after it, and
 rule 1 still holds for them (6285 Black Seas Barracuda: a 540 LDU net crosses
 the hull along any line).
 
+Peels. At a top-level deadlock, before stuck sub-builds are dissolved, a few
+parts (at most :data:`MAX_PEEL`) of a placed sub-build that alone stop a stuck
+unit in one direction come off it, with what they alone hold there, when they
+can leave at once and the rest of the sub-build is still built in hand
+(re-planned): a builder builds the core without its connector block, sets
+the wing into its slot, then pushes the block's pins through both beams
+(10240 X-wing). A peeled unit still stuck later is taken apart before any
+part is given up.
+
 Pressed moves. At a deadlock, after subassemblies and before held pairs, a
 stuck single part may slide in along a direction across its stud axis at
 :data:`PRESS_LIFTS` LDU (one stud, then two) above its place and then be
@@ -180,6 +190,8 @@ __all__ = [
     "MAX_HELD",
     "MAX_BRIDGE",
     "MAX_TURN_GROUP",
+    "MAX_PEEL",
+    "MAX_PEEL_GROUP",
     "TURN_ANGLES",
     "PRESS_LIFTS",
     "AssemblyPlan",
@@ -188,6 +200,7 @@ __all__ = [
     "skip_reason",
 ]
 
+import copy
 import heapq
 import logging
 import re
@@ -972,6 +985,7 @@ class _Unit:
     turn: tuple | None = None     # turned shut on its hinge after coming in: (axis, pivot, degrees), planning frame
     held: bool = False            # held in place by hand until the next move of a held step pins it
     press: tuple | None = None    # slid in lifted, then pressed in: (unit vector, planning frame; distance LDU)
+    peeled: bool = False          # what is left of a unit after a peel (:meth:`_Search._peel`), or its peeled piece
 
 
 @dataclass
@@ -1220,6 +1234,12 @@ MAX_GROUP = 40
 #: Most parts of a held step (:meth:`_Search._held_step`): a unit that pins others and the ones it pins, which
 #: the builder holds in place by hand while it goes in (a design choice: two hands, a few parts).
 MAX_HELD = 4
+#: A peel (:meth:`_Search._peel`) takes off at most this many parts that block a stuck unit in one direction
+#: (the pins of a core through a wing's beams, 10240), and at most :data:`MAX_PEEL_GROUP` parts with what
+#: they alone hold in their unit; at most :data:`_PEEL_TRIES` candidate peels are re-planned per deadlock.
+MAX_PEEL = 4
+MAX_PEEL_GROUP = 12
+_PEEL_TRIES = 12
 #: Units tried as seeds of a subassembly per deadlock, highest first (12 before: 60 leaves 10213 Shuttle
 #: Adventure with 16 blocked parts instead of 60, 10252 Beetle 8 instead of 13, at similar time).
 _GROUP_SEEDS = 60
@@ -1707,6 +1727,10 @@ class _Search:
                 self._drop(k)
                 removed.append((self.units[k], dname))
             return []
+        if self.top_level:
+            new = self._peel(left, why)
+            if new is not None:
+                return new
         subs = [k for k in left if isinstance(self.units[k].content, LegoBuild) and len(self.parts[k]) > 1]
         if subs:
             new_units = []
@@ -1746,6 +1770,10 @@ class _Search:
             self.pl.snap_fits += found
             why.clear()
             return []
+        # a unit left by a peel that is still stuck is taken apart before any part is given up
+        peeled = [k for k in left if self.units[k].peeled and self.units[k].sub is not None]
+        if peeled:
+            return self._replace(peeled, [v for k in peeled for v in self._unit_parts_units(self.units[k])])
         # give up on the highest unit that is blocked (freeing what it blocks), else the highest
         blocked = [k for k in left if why.get(k, ("",))[0] == "blocked"]
         k = max(blocked or left, key=lambda x: (self.top(x), x))
@@ -1766,6 +1794,195 @@ class _Search:
             failed[i] = text
         self._drop(k)
         return []
+
+    def _peel(self, left: list, why: dict):
+        """Deadlock (top level, before stuck sub-builds are dissolved): peel a few parts off a placed unit.
+
+        A stuck unit k that, along one of its directions, only a few parts (at most :data:`MAX_PEEL`) of
+        other multi-part units stop (10240 X-wing: each wing is set into a slot of the Technic core and
+        held there by two long pins of a connector block, a nested sub-build of the core, that go through
+        the core's beam and the wing's). Those parts come off their units, with what they alone hold
+        there (the pieces cut off from the unit's largest piece; at most :data:`MAX_PEEL_GROUP` parts in
+        all, two at least stay), when each peeled piece can leave along a straight line at once (no
+        cascade) and what is left of its unit is still built in hand (re-planned, its kept nested
+        sub-builds as units). Built forwards: the unit without them goes in, then the wing into its slot,
+        then the peeled piece (the connector block, pushed along its pins through both beams), each an
+        ordinary move checked by the rules. Smallest peel first, one per deadlock; returns the new units
+        (see :meth:`_replace`) or None. Failed peels are not tried again."""
+        g = self.g
+        bad = self.__dict__.setdefault("_bad_peels", set())
+        cands = []
+        for k in sorted(left, key=lambda x: -self.top(x))[:_GROUP_SEEDS]:
+            w = why.get(k)
+            if not w or w[0] != "blocked":
+                continue
+            own = self._mine(k)
+            for dname, dv in self._dirs(k):
+                if _clock() > self.deadline:
+                    break
+                b: set = set()
+                ok = True
+                for i in own:
+                    for j in g.candidates(i, dv).tolist():
+                        if self.alive[j] and j not in own and j not in b and g.blocks(i, j, dv):
+                            b.add(j)
+                            if len(b) > MAX_PEEL:
+                                ok = False
+                                break
+                    if not ok:
+                        break
+                if not ok or not b:
+                    continue
+                by: dict = {}
+                for j in b:
+                    o = int(self.owner[j])
+                    if o == k or self.gone[o] or len(self.parts[o]) <= 1:
+                        ok = False
+                        break
+                    by.setdefault(o, set()).add(j)
+                if not ok:
+                    continue
+                size = 0
+                for o in list(by):
+                    by[o] = by[o] | self._cut_loose(o, by[o])
+                    size += len(by[o])
+                    ok = ok and len(self.parts[o]) - len(by[o]) >= 2
+                if not ok or size > MAX_PEEL_GROUP:
+                    continue
+                key = frozenset((o, frozenset(p)) for o, p in by.items())
+                if key in bad:
+                    continue
+                if not all(self._piece_free(p) for p in by.values()):
+                    bad.add(key)
+                    continue
+                cands.append((size, -self.top(k), k, by, key))
+        cands.sort(key=lambda c: c[:3])
+        seen: set = set()
+        tries = 0
+        for _size, _top, _k, by, key in cands:
+            if key in seen:
+                continue
+            seen.add(key)
+            if tries >= _PEEL_TRIES or _clock() > self.deadline:
+                break
+            tries += 1
+            new_units: list = []
+            for o, peel in by.items():
+                rest = self._replan_without(o, peel)
+                if rest is None:
+                    break
+                new_units.extend(self._peeled_piece(o, peel))
+                u = self.units[o]
+                new_units.append(_Unit(np.array(sorted(rest["order"])), None, None, None, f"{u.label} (peeled)",
+                                       sub=rest, peeled=True))
+            else:
+                return self._replace(list(by), new_units)
+            bad.add(key)
+        return None
+
+    def _cut_loose(self, o: int, drop: set) -> set:
+        """Parts of unit o that, with parts ``drop`` gone, are cut off from its largest piece."""
+        g = self.g
+        todo = set(self.parts[o].tolist()) - drop
+        pieces = []
+        while todo:
+            x = todo.pop()
+            piece, st = {x}, [x]
+            while st:
+                for y in g.neighbors[st.pop()]:
+                    if y in todo:
+                        todo.discard(y)
+                        piece.add(y)
+                        st.append(y)
+            pieces.append(piece)
+        pieces.sort(key=len, reverse=True)
+        return set().union(*pieces[1:]) if len(pieces) > 1 else set()
+
+    def _piece_free(self, s: set) -> bool:
+        """Parts ``s`` can leave together along a straight line now (an axis or one of their directions)."""
+        g = self.g
+        dirs = list(DIRECTIONS)
+        for i in s:
+            dirs += [d for _, d in g.directions(i)]
+        return any(not any(self.alive[j] and j not in s and g.blocks(i, j, dv)
+                           for i in s for j in g.candidates(i, dv).tolist()) for dv in dirs)
+
+    def _child_units(self, u: _Unit) -> list:
+        """The units one level down of a multi-part unit: a kept sub-build's placements, a subassembly's
+        (or peeled unit's) own units, else its single parts."""
+        from .build import LegoBuild
+
+        g = self.g
+        if isinstance(u.content, LegoBuild):
+            return self.pl._expand(self.pl._children(u, g.flat), g.flat)
+        if u.sub is not None:
+            return [copy.copy(v) for v, _ in u.sub["units"]]
+        return [_Unit(np.array([i]), g.flat[i].content, g.flat[i].pose, None, f"#{i}") for i in u.idx.tolist()]
+
+    def _units_without(self, u: _Unit, drop: set) -> list:
+        """The units of multi-part unit u without parts ``drop``: those holding none kept whole, the others
+        opened further."""
+        out = []
+        for v in self._child_units(u):
+            ids = set(v.idx.tolist())
+            if not ids & drop:
+                out.append(copy.copy(v))
+            elif len(ids) > 1:
+                out.extend(self._units_without(v, drop))
+        return out
+
+    def _unit_parts_units(self, u: _Unit) -> list:
+        """A peeled unit taken apart: its units, subassemblies among them opened down to single parts or
+        kept sub-builds."""
+        out = []
+        for v in self._child_units(u):
+            out.extend(self._unit_parts_units(v) if v.sub is not None and v.content is None else [v])
+        return out
+
+    def _replan_without(self, o: int, drop: set):
+        """Plan (``order``, ``directions``, ``units``) of unit o without parts ``drop``, built in hand, or None."""
+        units = self._units_without(self.units[o], drop)
+        if not units:
+            return None
+        s = _Search(self.pl, self.g, units, np.zeros(self.g.n, dtype=bool), allow_groups=True, in_hand=True,
+                    deadline=self.deadline)
+        s.nested = self.nested
+        rem, fail = s.run()
+        if fail or not rem:
+            return None
+        res = self.pl._result(self.g, rem, {})
+        return {"order": res["order"], "directions": res["directions"], "units": res["units"]}
+
+    def _peeled_piece(self, o: int, peel: set) -> list:
+        """Units of the parts ``peel`` taken off unit o: a kept nested sub-build that is exactly them, else
+        one subassembly built in hand, else single parts."""
+        from .build import LegoBuild
+
+        g = self.g
+
+        def kept(u):
+            for v in self._child_units(u) if (isinstance(u.content, LegoBuild) or u.sub is not None) else ():
+                ids = set(_planned(g, v).tolist())
+                if ids == peel and isinstance(v.content, LegoBuild):
+                    return copy.copy(v)
+                if peel <= ids and len(ids) > len(peel):
+                    return kept(v)
+            return None
+
+        got = kept(self.units[o])
+        if got is not None:
+            return [got]
+        singles = [_Unit(np.array([i]), g.flat[i].content, g.flat[i].pose, None, f"#{i} peeled") for i in sorted(peel)]
+        if len(peel) > 1:
+            s = _Search(self.pl, g, singles, np.zeros(g.n, dtype=bool), allow_groups=False, in_hand=True,
+                        deadline=self.deadline)
+            rem, fail = s.run()
+            if not fail and rem:
+                res = self.pl._result(g, rem, {})
+                return [_Unit(np.array(sorted(res["order"])), None, None, None, "peeled piece",
+                              sub={"order": res["order"], "directions": res["directions"], "units": res["units"]},
+                              peeled=True)]
+        return singles
 
     def _pinned_snap(self, left: list, why: dict) -> int:
         """Deadlock, last resort: snap fits of a part on a pin gripped by a clip; returns how many were found.

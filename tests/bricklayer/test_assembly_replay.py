@@ -245,3 +245,16 @@ def test_town_hall_pressed_moves_replay(official_dir):
     bare = [{k: v for k, v in m.items() if k != "press"} for m in plan.insertions]
     res0 = check_plan(b, dataclasses.replace(plan, insertions=bare))
     assert sum(not v.shallow for v in res0.by_rule("path")) >= len(pressed)
+
+
+@pytest.mark.slow
+def test_x_wing_peels_the_connector_blocks_off_the_core(official_dir):
+    # 10240 (1559 parts, ~33 CPU s): each wing sits in a slot of the Technic core, held by the two long pins
+    # of a connector block (a sub-build nested in the core) through the core's beam and the wing's. The core
+    # goes in without the blocks, the wing into its slot, then each block along its pins: every part is
+    # placed but the 2 drawn floaters, and the replay is clean
+    b, plan = _plan(official_dir, "10240_1_Red_Five_X_Wing_Starfighter.mpd", budget=120.0)
+    assert len(plan.failed) == 2 and all(r.startswith("floating") for r in plan.failed.values())
+    res = check_plan(b, plan)
+    assert res.counts()["holds"] == res.counts()["cover"] == 0
+    assert [v.text for v in res.by_rule("path") if not v.shallow] == []
