@@ -1110,6 +1110,8 @@ class _Planner:
         self.check_deadline = check_deadline  # the forward check of the parts it did not reach stops here
         # sub-builds (planned first, in hand) must be done by here, so the top level keeps time of its own
         self.sub_deadline = start + _SUB_SHARE * (deadline - start) if start is not None else deadline
+        #: CPU seconds peels may still take (:meth:`_Search._peel` re-plans whole sub-builds: 10129 spent 29 s)
+        self.peel_left = _PEEL_SHARE * (deadline - start) if start is not None else float("inf")
         self.depth = 0
         self.sub_plans: dict = {}   # id(sub-build) -> plan result dict, or None when it cannot be kept
         self.kept = 0
@@ -1240,6 +1242,8 @@ MAX_HELD = 4
 MAX_PEEL = 4
 MAX_PEEL_GROUP = 12
 _PEEL_TRIES = 12
+#: Share of the search time peels may take in all (each re-plans what is left of a sub-build in hand).
+_PEEL_SHARE = 0.1
 #: Units tried as seeds of a subassembly per deadlock, highest first (12 before: 60 leaves 10213 Shuttle
 #: Adventure with 16 blocked parts instead of 60, 10252 Beetle 8 instead of 13, at similar time).
 _GROUP_SEEDS = 60
@@ -1798,8 +1802,8 @@ class _Search:
     def _peel(self, left: list, why: dict):
         """Deadlock (top level, before stuck sub-builds are dissolved): peel a few parts off a placed unit.
 
-        A stuck unit k that, along one of its directions, only a few parts (at most :data:`MAX_PEEL`) of
-        other multi-part units stop (10240 X-wing: each wing is set into a slot of the Technic core and
+        A stuck kept sub-build k that, along one of its directions, only a few parts (at most
+        :data:`MAX_PEEL`) of other multi-part units stop (10240 X-wing: each wing is set into a slot of the Technic core and
         held there by two long pins of a connector block, a nested sub-build of the core, that go through
         the core's beam and the wing's). Those parts come off their units, with what they alone hold
         there (the pieces cut off from the unit's largest piece; at most :data:`MAX_PEEL_GROUP` parts in
@@ -1808,13 +1812,27 @@ class _Search:
         sub-builds as units). Built forwards: the unit without them goes in, then the wing into its slot,
         then the peeled piece (the connector block, pushed along its pins through both beams), each an
         ordinary move checked by the rules. Smallest peel first, one per deadlock; returns the new units
-        (see :meth:`_replace`) or None. Failed peels are not tried again."""
+        (see :meth:`_replace`) or None. Failed peels are not tried again, and peels take at most
+        :data:`_PEEL_SHARE` of the search time in all."""
+        if self.pl.peel_left <= 0:
+            return None
+        t0 = _clock()
+        try:
+            return self._peel_now(left, why)
+        finally:
+            self.pl.peel_left -= _clock() - t0
+
+    def _peel_now(self, left: list, why: dict):
+        t0 = _clock()
         g = self.g
         bad = self.__dict__.setdefault("_bad_peels", set())
         cands = []
+        from .build import LegoBuild
+
         for k in sorted(left, key=lambda x: -self.top(x))[:_GROUP_SEEDS]:
             w = why.get(k)
-            if not w or w[0] != "blocked":
+            # a stuck kept sub-build (the wing): a single part has the other fallbacks (held steps, presses)
+            if not w or w[0] != "blocked" or not isinstance(self.units[k].content, LegoBuild):
                 continue
             own = self._mine(k)
             for dname, dv in self._dirs(k):
@@ -1863,7 +1881,7 @@ class _Search:
             if key in seen:
                 continue
             seen.add(key)
-            if tries >= _PEEL_TRIES or _clock() > self.deadline:
+            if tries >= _PEEL_TRIES or _clock() > self.deadline or self.pl.peel_left <= _clock() - t0:
                 break
             tries += 1
             new_units: list = []
