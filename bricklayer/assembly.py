@@ -949,6 +949,22 @@ TURN_ANGLES = (30, -30, 60, -60, 90, -90, 120, -120)
 PRESS_LIFTS = (4.0, 8.0)
 
 
+def _pieces(nodes: set, neighbors) -> list:
+    """Connected pieces (sets) of ``nodes`` in the graph ``neighbors[x]`` (iterables of node ids)."""
+    todo, out = set(nodes), []
+    while todo:
+        x = todo.pop()
+        piece, stack = {x}, [x]
+        while stack:
+            for y in neighbors[stack.pop()]:
+                if y in todo:
+                    todo.discard(y)
+                    piece.add(y)
+                    stack.append(y)
+        out.append(piece)
+    return out
+
+
 def _turned(t: np.ndarray, axis: np.ndarray, pivot: np.ndarray, deg: float) -> np.ndarray:
     """World pose ``t`` turned by ``deg`` degrees about the line through ``pivot`` along unit ``axis``."""
     a = np.radians(deg)
@@ -1900,20 +1916,7 @@ class _Search:
 
     def _cut_loose(self, o: int, drop: set) -> set:
         """Parts of unit o that, with parts ``drop`` gone, are cut off from its largest piece."""
-        g = self.g
-        todo = set(self.parts[o].tolist()) - drop
-        pieces = []
-        while todo:
-            x = todo.pop()
-            piece, st = {x}, [x]
-            while st:
-                for y in g.neighbors[st.pop()]:
-                    if y in todo:
-                        todo.discard(y)
-                        piece.add(y)
-                        st.append(y)
-            pieces.append(piece)
-        pieces.sort(key=len, reverse=True)
+        pieces = sorted(_pieces(set(self.parts[o].tolist()) - drop, self.g.neighbors), key=len, reverse=True)
         return set().union(*pieces[1:]) if len(pieces) > 1 else set()
 
     def _piece_free(self, s: set) -> bool:
@@ -2207,18 +2210,7 @@ class _Search:
         if not removed:
             return None
         g = self.g
-        pieces: list = []
-        todo = set(ks)
-        while todo:
-            start = todo.pop()
-            piece, stack = {start}, [start]
-            while stack:
-                for y in self.nbr[stack.pop()]:
-                    if y in todo:
-                        todo.discard(y)
-                        piece.add(y)
-                        stack.append(y)
-            pieces.append(piece)
+        pieces = _pieces(set(ks), self.nbr)
         if len(pieces) < 2:
             return []
         where = {i: n for n, piece in enumerate(pieces) for k in piece for i in self.parts[k].tolist()}
