@@ -181,6 +181,8 @@ def popularity_rebuild(folder: Path = typer.Argument(..., help="Folder of .ldr/.
     from ldraw_data import catalog
 
     target = out or catalog.user_popularity_path()
+    if target.resolve() == (Path(catalog.__file__).parent / "data" / "popularity.csv").resolve():
+        _fail(f"{target} is the table shipped with the package; write your own (the default, or another --out)")
     if target.exists() and not force:
         _fail(f"{target} exists; pass --force to replace it")
     counts = catalog.build_popularity(folder)
@@ -303,8 +305,8 @@ def instructions(model: Path = typer.Argument(..., help=".ldr, .mpd or build.py"
     typer.echo(f"{model.name}: {s['placed']} of {planned} parts placed "
                f"({100 * s['placed_share']:.1f}%), {s['skipped']} added in a last step"
                f"{' (' + ', '.join(f'{k}: {v}' for k, v in reasons.items()) + ')' if reasons else ''}, "
-               f"{s['failed']} could not be placed; {s['ldraw_steps']} steps in steps.mpd "
-               f"({s['steps']} at the top level), planned in {s['seconds']} s")
+               f"{s['failed']} could not be placed; {s['ldraw_steps']} step(s) in steps.mpd, "
+               f"planned in {s['seconds']} s")
     for f in s["failures"][:MAX_LISTED]:
         typer.echo(f"  NOT PLACED {f['part']}: {f['reason']}")
     if s["failed"] > MAX_LISTED:

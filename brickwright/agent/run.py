@@ -491,7 +491,12 @@ def replay(transcript_path: str | Path, out_dir: str | Path, *, time_limit: floa
     run_dir.mkdir(parents=True, exist_ok=True)
     run_dir = run_dir.resolve()
     for name, text in (start.get("files") or {}).items():
-        (run_dir / name).write_text(text, encoding="utf-8")
+        dest = (run_dir / name).resolve()
+        if dest.parent != run_dir or not isinstance(text, str):
+            # a transcript names files of its run folder only (build.py): never a path leading out of OUT
+            raise TranscriptError(f"{path}: run_start names the file {name!r}, which is not a plain file name "
+                                  f"in the run folder; refusing to write outside {run_dir}")
+        dest.write_text(text, encoding="utf-8")
     settings = start.get("settings") or {}
     own_worker = worker is None
     worker = worker or Worker(time_limit=time_limit or settings.get("time_limit", DEFAULT_TIME_LIMIT),

@@ -219,7 +219,7 @@ def test_instructions_warn_of_drawn_collisions_and_check_out_first(tmp_path):
     # steps: what a viewer pages through in steps.mpd; both bricks go straight down in one step
     text = (tmp_path / "ins" / "steps.mpd").read_text()
     assert plan["ldraw_steps"] == max(1, sum(ln.startswith("0 STEP") for ln in text.splitlines())) == 1
-    assert f"{plan['ldraw_steps']} steps in steps.mpd" in r.output
+    assert f"{plan['ldraw_steps']} step(s) in steps.mpd" in r.output
     # an --out under a file fails before any planning, with a one-line error
     (tmp_path / "notes.txt").write_text("mine")
     r = run("instructions", str(twice), "--out", str(tmp_path / "notes.txt" / "x"), "--no-images")
@@ -254,5 +254,18 @@ def test_popularity_rebuild_never_writes_the_shipped_table(tmp_path):
         r = run("popularity", "rebuild", str(models), env=env)
         assert r.exit_code == 1 and "--force" in _stderr(r)
         assert run("popularity", "rebuild", str(models), "--force", env=env).exit_code == 0
+        # nor the shipped table named as --out, even with --force
+        r = run("popularity", "rebuild", str(models), "--out", str(shipped), "--force", env=env)
+        assert r.exit_code == 1 and "shipped with the package" in _stderr(r)
+        assert shipped.read_bytes() == before
     finally:
         catalog._POPULARITY = None  # the next reader loads the shipped table again
+
+
+def test_replay_never_writes_outside_its_folder(tmp_path):
+    # a transcript's run_start names the files of its run folder; a path out of it is refused, nothing written
+    t = tmp_path / "t.jsonl"
+    t.write_text(json.dumps({"type": "run_start", "files": {"../escape.txt": "x"}, "settings": {}}) + "\n")
+    r = run("replay", str(t), str(tmp_path / "out"))
+    assert r.exit_code == 1 and "refusing to write outside" in _stderr(r)
+    assert not (tmp_path / "escape.txt").exists()
