@@ -876,7 +876,7 @@ class _Geometry:
         others = [x for x in self._near(slo, shi, alive, u).tolist() if x != mate and (u, x) not in self.snap]
         far = 0.0
         for x in others:
-            s_lo, s_hi = 0.0, np.inf
+            s_hi = np.inf
             for ax in range(3):
                 if abs(dv[ax]) < 1e-9:
                     continue
