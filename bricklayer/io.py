@@ -254,8 +254,9 @@ def from_ldraw(text: str, *, source: str = "<text>", library=None) -> LegoBuild:
     return _from_text(text, source, library, None)
 
 
-def _from_text(text: str, source: str, library, line_map) -> LegoBuild:
-    """:func:`from_ldraw`; ``line_map[k - 1]`` = (file, line) of line k of ``text`` when it joins several files."""
+def _from_text(text: str, source: str, library, line_map, doc: LDrawDocument | None = None) -> LegoBuild:
+    """:func:`from_ldraw`; ``line_map[k - 1]`` = (file, line) of line k of ``text`` when it joins several files;
+    ``doc``: ``text`` already parsed (as ``source``)."""
 
     def where(path: str, line: int | None) -> tuple[str, int | None]:
         if line_map is None or not line or not (0 < line <= len(line_map)):
@@ -266,7 +267,8 @@ def _from_text(text: str, source: str, library, line_map) -> LegoBuild:
         path, line = where(w.path, w.line)
         return LDrawWarning(path, line, w.message) if (path, line) != (w.path, w.line) else w
 
-    doc = parse_document(text, source)
+    if doc is None:
+        doc = parse_document(text, source)
     warnings = list(doc.warnings)
     try:
         build = _doc_to_build(doc, library, warnings, text.lstrip("\ufeff").splitlines())
@@ -294,23 +296,28 @@ def _read_text(p: Path) -> str:
         raise LDrawParseError(str(p), None, f"cannot read file: {exc.strerror or exc}") from exc
 
 
-def _file_beside(folder: Path, name: str) -> Path | None:
+def _file_beside(folder: Path, name: str, listings: dict) -> Path | None:
     """The file ``name`` (``/`` or ``\\`` separated, any case: LDraw names are case-insensitive) under
-    ``folder``, or None."""
+    ``folder``, or None. ``listings``: folder -> {lower-case entry name: path}, filled as folders are
+    listed (each once per read)."""
     cur = folder
     for comp in name.replace("\\", "/").split("/"):
         if comp in ("", ".", ".."):
             return None
-        try:
-            cur = next((c for c in cur.iterdir() if c.name.lower() == comp.lower()), None)
-        except OSError:
-            return None
+        entries = listings.get(cur)
+        if entries is None:
+            try:
+                entries = {c.name.lower(): c for c in cur.iterdir()}
+            except OSError:
+                entries = {}
+            listings[cur] = entries
+        cur = entries.get(comp.lower())
         if cur is None:
             return None
     return cur if cur.is_file() else None
 
 
-def _local_subfiles(p: Path, text: str, library) -> tuple[str, list | None]:
+def _local_subfiles(p: Path, text: str, library) -> tuple[str, list | None, LDrawDocument | None]:
     """Join to ``text`` the model files it references that lie beside it (LDraw viewers read them too).
 
     LDraw spec 1.0.2 ("Sub-files"): a type-1 line's file is looked up in the folder of the
@@ -321,14 +328,15 @@ def _local_subfiles(p: Path, text: str, library) -> tuple[str, list | None]:
 
     Returns
     -------
-    (text, line_map)
-        The joined MPD text and, per line of it, the (file name, line) it came from; or
-        ``(text, None)`` unchanged when nothing is referenced from the folder.
+    (text, line_map, doc)
+        The joined MPD text and, per line of it, the (file name, line) it came from, and None; or
+        ``(text, None, doc)`` unchanged, with its parse, when nothing is referenced from the folder.
     """
     folder = p.parent
     doc = parse_document(text, p.name)
     known = set(doc.blocks_by_key)
-    added: list[tuple[str, str, str]] = []  # (name as referenced, file name, text)
+    listings: dict = {}
+    added: list[tuple[str, str, str, bool]] = []  # (name as referenced, file name, text, is an MPD)
     todo = [doc]
     while todo:
         d = todo.pop()
@@ -337,16 +345,17 @@ def _local_subfiles(p: Path, text: str, library) -> tuple[str, list | None]:
                 if r.key in known:
                     continue
                 known.add(r.key)
-                local = _file_beside(folder, r.name)
+                local = _file_beside(folder, r.name, listings)
                 if local is None or local == p or library.find(r.name) is not None:
                     continue
                 sub_text = _read_text(local)
-                added.append((r.name, local.relative_to(folder).as_posix(), sub_text))
-                sub = parse_document(sub_text, added[-1][1])
+                file = local.relative_to(folder).as_posix()
+                sub = parse_document(sub_text, file)
+                added.append((r.name, file, sub_text, sub.is_mpd))
                 known.update(sub.blocks_by_key)
                 todo.append(sub)
     if not added:
-        return text, None
+        return text, None, doc
     out: list[str] = []
     line_map: list[tuple[str, int]] = []
 
@@ -358,11 +367,10 @@ def _local_subfiles(p: Path, text: str, library) -> tuple[str, list | None]:
             out.append(ln)
             line_map.append((file, k))
 
-    main_is_mpd = parse_document(text, p.name).is_mpd
-    put(p.name, text, None if main_is_mpd else p.name)
-    for ref_name, file, sub_text in added:
-        put(file, sub_text, None if parse_document(sub_text, file).is_mpd else ref_name)
-    return "\n".join(out) + "\n", line_map
+    put(p.name, text, None if doc.is_mpd else p.name)
+    for ref_name, file, sub_text, is_mpd in added:
+        put(file, sub_text, None if is_mpd else ref_name)
+    return "\n".join(out) + "\n", line_map, None
 
 
 def read_ldraw(path, *, library=None) -> LegoBuild:
@@ -392,8 +400,8 @@ def read_ldraw(path, *, library=None) -> LegoBuild:
         from ldraw_data.library import get_library
 
         library = get_library()
-    text, line_map = _local_subfiles(p, text, library)
-    return _from_text(text, p.name, library, line_map)
+    text, line_map, doc = _local_subfiles(p, text, library)
+    return _from_text(text, p.name, library, line_map, doc)
 
 
 def _fmt(v: float) -> str:
