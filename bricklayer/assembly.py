@@ -425,6 +425,12 @@ class _Geometry:
             self.usable[list(self.skip)] = False
         # pairs whose inset meshes meet at the final pose (the validator's narrow phase, same inset)
         self.hit_pairs = set()
+        #: memos of the deadlock fallbacks, kept per build across the searches that share this geometry:
+        #: part -> parts that stopped its last pressed try (:meth:`press_in`) / every direction of its last
+        #: flexed try (:meth:`_Search._flexed_part`); (u, j, direction) -> still meets with the allowance
+        self._press_fail: dict = {}
+        self._flex_fail: dict = {}
+        self._flex_deep: dict = {}
         if len(eng.pairs):
             for a, b in eng.pairs[eng.hit].tolist():
                 self.hit_pairs.add((a, b))
@@ -826,7 +832,7 @@ class _Geometry:
         met = set() if met is None else met
         # a try stopped only by parts still in place fails again (more live parts only stop more): kept per
         # build, across the searches that share this geometry (sub-builds, subassemblies tried in hand)
-        memo = self.__dict__.setdefault("_press_fail", {})
+        memo = self._press_fail
         old = memo.get(u)
         if old is not None and all(alive[x] and (u, x) not in self.snap for x in old):
             met |= old
@@ -1284,6 +1290,8 @@ class _Search:
         self.n_left = 0
         #: a unit that holds waits for every neighbour, not only the ones it cuts off (set for subassemblies)
         self.wake_all = False
+        self._press_met: dict = {}   # unit -> parts that stopped its last pressed try (:meth:`_pressed_part`)
+        self._bad_peels: set = set()  # peels that failed (:meth:`_peel`)
         #: the search of a subassembly built in hand: its own subassemblies take none (one level of nesting)
         self.nested = False
         self._turn_met: dict = {}
@@ -1780,12 +1788,7 @@ class _Search:
             u, dname = pair
             removed.append((u, dname))
             return []
-        found = self._pinned_snap(left, why)
-        if found:
-            self.pl.snap_fits += found
-            why.clear()
-            return []
-        found = self._flexed_part(left, why)
+        found = self._pinned_snap(left, why) or self._flexed_part(left, why)
         if found:
             self.pl.snap_fits += found
             why.clear()
@@ -1841,7 +1844,7 @@ class _Search:
     def _peel_now(self, left: list, why: dict):
         t0 = _clock()
         g = self.g
-        bad = self.__dict__.setdefault("_bad_peels", set())
+        bad = self._bad_peels
         cands = []
         from .build import LegoBuild
 
@@ -2296,7 +2299,7 @@ class _Search:
         """Deadlock: a stuck single part that slides in lifted and is pressed down (:meth:`_Geometry.press_in`),
         highest first (at most _GROUP_SEEDS); ``(unit, direction name)`` or None. A part whose last try was
         stopped only by parts still in place is not tried again."""
-        cache = self.__dict__.setdefault("_press_met", {})
+        cache = self._press_met
         for k in self._stuck_parts(left, why, "blocked"):
             if _clock() > self.deadline:
                 return None
@@ -2319,8 +2322,8 @@ class _Search:
         snap fits and returns their number, else None."""
         g = self.g
         extra = TOL.collision_inset + max(_PRESS_INSETS)
-        memo = g.__dict__.setdefault("_flex_fail", {})   # part -> parts that stopped every direction
-        deep = g.__dict__.setdefault("_flex_deep", {})   # (u, j, direction) -> still meets with the allowance
+        memo = g._flex_fail
+        deep = g._flex_deep
         for k in self._stuck_parts(left, why, "blocked"):
             if _clock() > self.deadline:
                 return None
