@@ -2789,6 +2789,10 @@ def write_instructions(build, out_dir, *, images: bool = True, max_images: int =
     -------
     dict
         ``{"mpd": Path, "plan": Path, "images": [Path, ...], "summary": dict, "image_error": str or None}``.
+        ``summary`` is what ``plan.json`` holds: :meth:`AssemblyPlan.summary` with unknown parts and
+        unreadable part lines counted as failed (``_count_unplaceable``), ``unreadable_lines``,
+        ``ldraw_steps`` (steps a viewer pages through in ``steps.mpd``), ``colliding_pairs`` (pairs
+        of parts drawn inside each other, ``build.colliding_placements``) and ``options``.
 
     Raises
     ------
