@@ -19,6 +19,10 @@ app.add_typer(library_app, name="library")
 app.add_typer(popularity_app, name="popularity")
 
 
+NO_SANDBOX_HELP = ("Run a build.py without the OS sandbox (process limits only): only for code you trust; "
+                   "docs/agent.md, Threat model.")
+
+
 def _fail(msg: str, code: int = 1):
     typer.echo(f"error: {msg}", err=True)
     raise typer.Exit(code)
@@ -217,16 +221,24 @@ def _load_model_or_script(model: Path):
 @friendly
 def validate(model: Path = typer.Argument(..., help=".ldr, .mpd or build.py"),
              as_json: bool = typer.Option(False, "--json", help="Print the report as JSON."),
-             stability: bool = typer.Option(False, "--stability", help="Also check stability (when available).")):
-    """Check collisions, floating parts and connectivity; exit 1 when the build is not valid."""
+             stability: bool = typer.Option(False, "--stability", help="Also check stability (when available)."),
+             no_sandbox: bool = typer.Option(False, "--no-sandbox", help=NO_SANDBOX_HELP)):
+    """Check collisions, floating parts and connectivity; exit 1 when the build is not valid.
+
+    A build.py runs in the sandbox; the verdict is computed in another process, on the LDraw text of the
+    build it returns (its own run_tests() results are printed beside it and can only fail it). An .ldr/.mpd
+    file runs no code at all."""
     from .inspect_model import run_build_script
     from .validation import validation_report
 
     build, tests = _load_model_or_script(model)
     if model.suffix.lower() == ".py":
-        res = run_build_script(model)
+        res = run_build_script(model, sandbox=not no_sandbox)
         build, tests = res["build"], res.get("tests")
-    rep = validation_report(build, source=str(model))
+        rep = res["report"] or validation_report(build, source=str(model))
+        rep["source"] = str(model)
+    else:
+        rep = validation_report(build, source=str(model))
     ok = rep["valid"]
     if tests is not None:
         rep["tests"] = tests
@@ -265,7 +277,8 @@ def instructions(model: Path = typer.Argument(..., help=".ldr, .mpd or build.py"
                      False, "--separate-objects",
                      help="Objects drawn apart (stands, loose parts) stand on their own ground, as official "
                           "files draw them."),
-                 force: bool = typer.Option(False, "--force", help="Replace instructions already in OUT.")):
+                 force: bool = typer.Option(False, "--force", help="Replace instructions already in OUT."),
+                 no_sandbox: bool = typer.Option(False, "--no-sandbox", help=NO_SANDBOX_HELP)):
     """Find a buildable assembly order and write it as LDraw steps (and pictures).
 
     Exits 1 when some parts could not be placed (the reasons are listed); a part the LDraw library
@@ -284,7 +297,7 @@ def instructions(model: Path = typer.Argument(..., help=".ldr, .mpd or build.py"
         _fail(f"{out} is a file; --out takes a folder")
     build, _ = _load_model_or_script(model)
     if build is None:
-        build = load_build(model)
+        build = load_build(model, sandbox=not no_sandbox)
     try:
         res = write_instructions(build, out, images=images, max_images=max_images,
                                  max_parts_per_step=max_parts_per_step, time_budget=budget,
@@ -331,7 +344,8 @@ def render(model: Path = typer.Argument(..., help=".ldr, .mpd or build.py"),
            out: Optional[Path] = typer.Option(None, help="PNG to write (default: MODEL name + .png)."),
            size: Optional[str] = typer.Option(None, help="WxH in pixels, e.g. 1200x800."),
            edges: bool = typer.Option(True, help="Draw LDraw edge lines."),
-           force: bool = typer.Option(False, "--force", help="Replace an existing output file.")):
+           force: bool = typer.Option(False, "--force", help="Replace an existing output file."),
+           no_sandbox: bool = typer.Option(False, "--no-sandbox", help=NO_SANDBOX_HELP)):
     """Render a model to PNG offscreen (software OpenGL, no display needed)."""
     from bricklayer.render import save_render
 
@@ -352,7 +366,7 @@ def render(model: Path = typer.Argument(..., help=".ldr, .mpd or build.py"),
         _fail(f"{target} exists; pass --force to replace it")
     build, _ = _load_model_or_script(model)
     if build is None:
-        build = load_build(model)
+        build = load_build(model, sandbox=not no_sandbox)
     path = save_render(build, target, view=view, size=size, highlight_problems=highlight_problems,
                        edges=edges)
     typer.echo(str(path))
@@ -375,13 +389,18 @@ def generate(prompt: str = typer.Argument(..., help='What to build, e.g. "a red 
              max_calls: int = typer.Option(60, help="Maximum tool calls."),
              max_validate: int = typer.Option(20, help="Maximum validate calls."),
              budget: Optional[float] = typer.Option(None, help="Maximum cost in USD."),
-             time_limit: float = typer.Option(30.0, help="Seconds allowed per build.py run.")):
-    """Let an LLM agent write build.py, validate and repair it, and export LDraw."""
+             time_limit: float = typer.Option(30.0, help="Seconds allowed per build.py run."),
+             force: bool = typer.Option(False, "--force", help="Replace a run already in --out."),
+             no_sandbox: bool = typer.Option(False, "--no-sandbox", help=NO_SANDBOX_HELP)):
+    """Let an LLM agent write build.py, validate and repair it, and export LDraw.
+
+    The model's code runs in the OS sandbox (refused when none can be set up, unless --no-sandbox); whether
+    the result is valid is decided outside it, on the exported model.ldr."""
     from .agent import generate as _generate
 
     res = _generate(prompt, image=image, from_path=from_path, model=model, base_url=base_url, api_key=api_key,
                     out_dir=out, max_calls=max_calls, max_validate=max_validate, budget_usd=budget,
-                    time_limit=time_limit, progress=_progress)
+                    time_limit=time_limit, progress=_progress, sandbox=not no_sandbox, force=force)
     typer.echo(res.message)
     if res.price_note:
         typer.echo(res.price_note)
@@ -394,12 +413,14 @@ def eval_(prompts: Path = typer.Argument(..., help="Text file, one prompt a line
           model: Optional[str] = typer.Option(None), base_url: Optional[str] = typer.Option(None),
           api_key: Optional[str] = typer.Option(None), out: Optional[Path] = typer.Option(None),
           max_calls: int = typer.Option(60), max_validate: int = typer.Option(20),
-          budget: Optional[float] = typer.Option(None, help="Maximum cost in USD per run.")):
+          budget: Optional[float] = typer.Option(None, help="Maximum cost in USD per run."),
+          force: bool = typer.Option(False, "--force", help="Replace runs and metrics already in --out."),
+          no_sandbox: bool = typer.Option(False, "--no-sandbox", help=NO_SANDBOX_HELP)):
     """Run many prompts and write the BrickWright metrics per run and overall (JSON and CSV)."""
     from .agent import evaluate
 
     res = evaluate(prompts, model=model, base_url=base_url, api_key=api_key, out_dir=out, max_calls=max_calls,
-                   max_validate=max_validate, budget_usd=budget,
+                   max_validate=max_validate, budget_usd=budget, sandbox=not no_sandbox, force=force,
                    progress=lambda i, ev: _progress(ev))
     typer.echo(json.dumps(res.overall, indent=2))
     typer.echo(f"per run: {res.json_path}  {res.csv_path}")
@@ -408,13 +429,14 @@ def eval_(prompts: Path = typer.Argument(..., help="Text file, one prompt a line
 @app.command("replay")
 @friendly
 def replay(transcript: Path = typer.Argument(..., help="transcript.jsonl of a run."),
-           out: Path = typer.Argument(..., help="Folder to replay into.")):
+           out: Path = typer.Argument(..., help="Folder to replay into."),
+           no_sandbox: bool = typer.Option(False, "--no-sandbox", help=NO_SANDBOX_HELP)):
     """Re-execute a run's recorded tool calls and check it reaches the same final build.
 
     Exits 1 when the replayed final build differs from the recorded one or does not pass validate."""
     from .agent import replay as _replay
 
-    res = _replay(transcript, out)
+    res = _replay(transcript, out, sandbox=not no_sandbox)
     typer.echo(f"same final build: {res.same_build}; passed: {res.passed}; ldr: {res.ldr_path}")
     raise typer.Exit(0 if res.same_build and res.passed else 1)
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 __all__ = ["ModelInfo", "model_info", "load_build"]
 
-import tempfile
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -112,40 +111,50 @@ class BuildScriptError(LDrawError):
     """A ``build.py`` failed (syntax error, exception, time or memory limit); the message says where."""
 
 
-def run_build_script(path, *, time_limit: float = 30.0) -> dict:
-    """Run a ``build.py`` in the sandboxed worker (time and memory limits) and export its build.
+def run_build_script(path, *, time_limit: float = 30.0, sandbox: bool = True) -> dict:
+    """Run a ``build.py`` in the sandboxed worker and judge the build it returns.
+
+    Parameters
+    ----------
+    path : path
+        The script.
+    time_limit : float, default 30
+        Seconds allowed, s.
+    sandbox : bool, default True
+        False runs it with process limits only (``--no-sandbox``).
 
     Returns
     -------
     dict
-        The worker's validation record (see :func:`brickwright.agent.validate_file`) plus
-        ``build`` (the LegoBuild read back from the exported LDraw).
+        The record of :func:`brickwright.agent.validate_file` (``passed``, ``valid``, ``report``, ``tests``,
+        ``ldraw``, ...) plus ``build``: the LegoBuild read back, in this process, from the LDraw text the
+        script's build exported (so nothing the script does in its own process reaches this one).
 
     Raises
     ------
     BuildScriptError
         When the script fails; the message is the report the agent would read (file, line, hint).
+    SandboxUnavailableError
+        When ``sandbox`` is true and no sandbox can be set up here.
     """
-    from bricklayer import read_ldraw
+    from bricklayer import from_ldraw
 
     from .agent import validate_file
 
     p = Path(path)
-    with tempfile.TemporaryDirectory(prefix="brickwright-build-") as tmp:
-        out = Path(tmp) / (p.stem + ".mpd")
-        res = validate_file(p, time_limit=time_limit, export=out)
-        if res.get("error") or not out.exists():
-            err = res.get("error") or {}
-            raise BuildScriptError((err.get("text") or res.get("text") or f"{p}: create_build() failed").strip())
-        build = read_ldraw(out)
-    for b in [build, *build._all_builds()]:  # line numbers of the temporary export mean nothing to the user
+    res = validate_file(p, time_limit=time_limit, sandbox=sandbox)
+    if res.get("ldraw") is None:
+        err = res.get("error") or {}
+        raise BuildScriptError((err.get("text") or res.get("text") or f"{p}: create_build() failed").strip())
+    build = from_ldraw(res["ldraw"], source=p.name)
+    for b in [build, *build._all_builds()]:  # line numbers of the exported text mean nothing to the user
         for pl in b.placements:
             pl.origin = None
     res["build"] = build
     return res
 
 
-def load_build(path):
+def load_build(path, *, sandbox: bool = True):
     """A LegoBuild from an ``.ldr``/``.mpd`` file or a ``build.py`` (its ``create_build()``).
 
     A ``build.py`` runs in the sandboxed worker, as the agent's code does (30 s
@@ -163,5 +172,5 @@ def load_build(path):
 
     p = Path(path)
     if p.suffix.lower() == ".py":
-        return run_build_script(p)["build"]
+        return run_build_script(p, sandbox=sandbox)["build"]
     return read_ldraw(p)

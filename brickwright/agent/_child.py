@@ -11,7 +11,7 @@ the parent's: it kills this process group when a request takes too long.
 
 from __future__ import annotations
 
-__all__ = ["main"]
+__all__ = ["main", "run_request", "serve_forked"]
 
 import ast
 import builtins
@@ -66,6 +66,8 @@ class _State:
     bricklayer: Any = None
     import_error: str | None = None
     output_limit: int = 20_000
+    max_tasks: int = 0
+    protocol_fds: tuple = ()
 
 
 # ------------------------------------------------------------------------------------------- did you mean
@@ -219,30 +221,13 @@ def _short_path(path: str) -> str:
 def load_build(source: str, build_path: str) -> dict[str, Any]:
     """Compile and execute ``build.py`` source in a fresh namespace (``__name__ == "build"``)."""
     code = compile(source, build_path, "exec")
+    folder = os.path.dirname(build_path)
+    if folder and folder not in sys.path:  # modules beside build.py import (read-only in the sandbox)
+        sys.path.insert(0, folder)
     linecache.cache[build_path] = (len(source), None, source.splitlines(True), build_path)
     ns: dict[str, Any] = {"__name__": "build", "__file__": build_path, "__builtins__": builtins}
     exec(code, ns)  # noqa: S102 - running the model's code is the point; it is sandboxed by process limits
     return ns
-
-
-def fixed_checks(build: Any) -> dict[str, Any]:
-    """Collision, floating and connectivity checks and part statistics of a build.
-
-    The same report as ``brickwright validate`` (:func:`brickwright.validation.validation_report`).
-
-    Returns
-    -------
-    dict
-        ``collisions`` (int), ``floating`` (int), ``components`` (int), ``parts``, ``unique_parts``
-        (distinct part ids), ``unique_elements`` (distinct part id + colour), ``problems`` (list of str lines),
-        ``passed`` (no collisions and nothing floating).
-    """
-    from brickwright.validation import validation_report
-
-    rep = validation_report(build)
-    return {"collisions": len(rep["collisions"]), "floating": len(rep["floating"]), "components": rep["components"],
-            "parts": rep["parts"], "unique_parts": rep["unique_parts"], "unique_elements": rep["unique_elements"],
-            "problems": rep["problems"], "passed": rep["valid"]}
 
 
 def _call_run_tests(ns: dict[str, Any], build: Any) -> Any:
@@ -277,12 +262,11 @@ def op_validate(req: dict) -> dict:
                             "text": f"create_build() returned {type(build).__name__}, not a LegoBuild; "
                                     "end it with `return build`."}
             return out
-        out["stage"] = "checks"
-        out["fixed"] = fixed_checks(build)
-        if req.get("export"):  # export before run_tests, so a failing run_tests still leaves the model
-            out["stage"] = "export"
-            _State.bricklayer.write_ldraw(build, req["export"], overwrite=True)
-            out["exported"] = req["export"]
+        # The build leaves this process as data: LDraw text, judged by the harness in a process that runs no
+        # model code (brickwright.agent.judge). Written before run_tests, so a failing run_tests still
+        # leaves the model.
+        out["stage"] = "export"
+        out["ldraw"] = _State.bricklayer.to_ldraw(build)
         out["stage"] = "run_tests"
         if "run_tests" in ns:
             report = TestReport.from_any(_call_run_tests(ns, build))
@@ -290,18 +274,16 @@ def op_validate(req: dict) -> dict:
         else:
             out["tests"] = None
         out["stage"] = "done"
-        tests_ok = out["tests"] is not None and out["tests"]["passed"]
-        out["passed"] = bool(out["fixed"]["passed"] and tests_ok)
     except MemoryError:
         out["error"] = {"type": "MemoryError", "line": None, "hint": "",
                         "text": f"MemoryError: {fname} used more memory than the worker limit; "
                                 "look for huge lists or loops that never stop adding parts."}
-        out["restart"] = True
+        out["memory_limit"] = True
     except BaseException as exc:  # noqa: BLE001 - everything the user code raises is reported
         if isinstance(exc, (KeyboardInterrupt,)):
             raise
         where = {"compile": fname, "create_build": "create_build()", "run_tests": "run_tests()",
-                 "checks": "the validator", "export": "write_ldraw()"}.get(out["stage"], out["stage"])
+                 "checks": "the validator", "export": "to_ldraw()"}.get(out["stage"], out["stage"])
         out["error"] = format_exception(exc, build_path, ns, where)
         out["error"]["stage"] = out["stage"]
         if isinstance(exc, SystemExit):
@@ -369,7 +351,14 @@ def op_explore(req: dict) -> dict:
 
 
 def op_render(req: dict) -> dict:
-    """Render the current build to ``req["out"]`` (PNG) from ``req["view"]`` (default: the six-view sheet)."""
+    """Render the current build from ``req["view"]`` (default: the six-view sheet).
+
+    The PNG goes back as data (``png_base64``); the harness checks it and writes it into the run folder, which
+    this process cannot write.
+    """
+    import base64
+    import tempfile
+
     ns: dict[str, Any] = {}
     try:
         from bricklayer.render import RenderBackendError, save_render
@@ -381,9 +370,12 @@ def op_render(req: dict) -> dict:
             return {"passed": False, "text": "build.py defines no create_build(); nothing to render"}
         build = ns["create_build"]()
         view = req.get("view") or "sheet"
-        path = save_render(build, req["out"], view=view, size=(1200, 800) if view == "sheet" else (800, 600),
-                           highlight_problems=bool(req.get("highlight_problems")))
-        return {"passed": True, "image": str(path), "text": f"rendered {view} view to {Path(path).name}"}
+        with tempfile.TemporaryDirectory(prefix="render-") as tmp:
+            path = save_render(build, Path(tmp) / "render.png", view=view,
+                               size=(1200, 800) if view == "sheet" else (800, 600),
+                               highlight_problems=bool(req.get("highlight_problems")))
+            data = Path(path).read_bytes()
+        return {"passed": True, "png_base64": base64.b64encode(data).decode("ascii"), "text": f"rendered {view} view"}
     except RenderBackendError as exc:
         return {"passed": False, "text": f"rendering not available: {exc}"}
     except MemoryError:
@@ -423,15 +415,171 @@ def warm_up() -> None:
         pass
 
 
+def run_request(req: dict) -> dict:
+    """Run one request in this process: the op's reply plus ``output`` (captured, truncated ``print`` text)."""
+    cap = CappedWriter(_State.output_limit)
+    sys.stdout = sys.stderr = cap
+    resp: dict[str, Any]
+    try:
+        if req.get("cwd"):
+            os.makedirs(req["cwd"], exist_ok=True)
+            os.chdir(req["cwd"])
+        resp = OPS[req["op"]](req)
+    except MemoryError:
+        resp = {"passed": False, "memory_limit": True,
+                "error": {"type": "MemoryError", "line": None, "hint": "",
+                          "text": "MemoryError: the code used more memory than the worker limit"}}
+    except BaseException as exc:  # noqa: BLE001 - the protocol must always answer
+        resp = {"passed": False, "error": {"type": type(exc).__name__, "line": None, "hint": "",
+                                           "text": f"worker error: {type(exc).__name__}: {exc}"}}
+    finally:
+        sys.stdout = sys.stderr = CappedWriter(0)
+    resp["output"] = cap.text()
+    return resp
+
+
+def _kill_strays(child: int, sandboxed: bool) -> None:
+    """Kill every process the request started, however it detached (double fork, setsid).
+
+    In the sandbox this process is PID 2 of a private PID namespace (bubblewrap's reaper is 1), so
+    ``kill(-1, SIGKILL)`` reaches exactly the processes model code started (kill(2)). Outside a sandbox only
+    the request's process group can be killed; a process that left it with ``setsid`` survives
+    (docs/agent.md, "Threat model").
+    """
+    import signal
+
+    if not sandboxed:
+        try:
+            os.killpg(child, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        return
+    me = os.getpid()
+    for _ in range(1000):
+        try:
+            os.kill(-1, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        try:
+            while os.waitpid(-1, os.WNOHANG)[0] > 0:
+                pass
+        except ChildProcessError:
+            pass
+        others = [int(p) for p in os.listdir("/proc") if p.isdigit() and int(p) not in (1, me)]
+        if not others:
+            return
+
+
+def serve_forked(req: dict, sandboxed: bool) -> dict:
+    """Run one request in a fork of this warm process, under its time limit; kill what it started after.
+
+    The fork starts from the warm state (bricklayer imported, meshes loaded) and is thrown away, so nothing
+    model code changes (a patched module, a stray thread) reaches the next request. Its reply comes back
+    through a private pipe; the protocol pipes to the harness are closed in the fork.
+
+    Returns
+    -------
+    dict
+        The op's reply; on a time limit ``time_limit: true``, on a crash ``crash`` (exit status text).
+    """
+    import resource
+    import select
+    import time
+
+    limit = float(req.get("time_limit") or 0) or None
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the request process
+        try:
+            os.close(r)
+            for fd in _State.protocol_fds:
+                os.close(fd)
+            os.setpgid(0, 0)
+            if sandboxed and _State.max_tasks:
+                resource.setrlimit(resource.RLIMIT_NPROC, (_State.max_tasks, _State.max_tasks))
+            resp = run_request(req)
+            data = json.dumps(resp, default=str).encode()
+            view = memoryview(data)
+            while view:
+                view = view[os.write(w, view):]
+            os._exit(0)
+        finally:
+            os._exit(70)
+    os.close(w)
+    chunks: list[bytes] = []
+    deadline = None if limit is None else time.monotonic() + limit
+    pidfd = os.pidfd_open(pid)
+    status = None
+    timed_out = False
+    try:
+        open_fds = [r, pidfd]
+        while status is None:
+            timeout = None if deadline is None else deadline - time.monotonic()
+            if timeout is not None and timeout <= 0:
+                timed_out = True
+                break
+            ready, _, _ = select.select(open_fds, [], [], timeout)
+            if r in ready:
+                chunk = os.read(r, 1 << 20)
+                if chunk:
+                    chunks.append(chunk)
+                else:
+                    open_fds = [pidfd]
+            if pidfd in ready:
+                status = os.waitpid(pid, 0)[1]
+        if status is not None:  # the reply was written before the exit: take what is in the pipe
+            os.set_blocking(r, False)
+            try:
+                while chunk := os.read(r, 1 << 20):
+                    chunks.append(chunk)
+            except BlockingIOError:
+                pass
+    finally:
+        _kill_strays(pid, sandboxed)
+        if status is None:
+            try:
+                status = os.waitpid(pid, 0)[1]
+            except ChildProcessError:
+                status = 0
+        os.close(r)
+        os.close(pidfd)
+    if timed_out:
+        return {"passed": False, "time_limit": True, "output": ""}
+    try:
+        resp = json.loads(b"".join(chunks))
+        if isinstance(resp, dict):
+            return resp
+    except ValueError:
+        pass
+    if os.WIFSIGNALED(status):
+        sig = os.WTERMSIG(status)
+        return {"passed": False, "crash": f"killed by signal {sig}", "memory_limit": sig == 9, "output": ""}
+    code = os.WEXITSTATUS(status) if os.WIFEXITED(status) else None
+    if chunks and code == 0:
+        return {"passed": False, "crash": "wrote an unreadable reply", "protocol": True, "output": ""}
+    return {"passed": False, "crash": f"exit code {code}", "output": ""}
+
+
 def main() -> None:
     limit = int(os.environ.get("BRICKWRIGHT_WORKER_MEMORY", "0") or 0)
     if limit > 0:
         import resource
 
         resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    try:  # no ptrace or /proc/<pid>/mem of this warm process by the requests it forks (prctl(2))
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE = 4
+    except Exception:  # noqa: BLE001 - not Linux
+        pass
     _State.output_limit = int(os.environ.get("BRICKWRIGHT_WORKER_OUTPUT", "20000"))
-    proto_in = os.fdopen(os.dup(0), "r", encoding="utf-8")
-    proto_out = os.fdopen(os.dup(1), "w", encoding="utf-8")
+    _State.max_tasks = int(os.environ.get("BRICKWRIGHT_WORKER_TASKS", "0") or 0)
+    sandboxed = os.environ.get("BRICKWRIGHT_SANDBOX") == "1" and os.getpid() == 2
+    fork = os.environ.get("BRICKWRIGHT_WORKER_FORK", "1") != "0"
+    in_fd, out_fd = os.dup(0), os.dup(1)
+    _State.protocol_fds = (in_fd, out_fd)
+    proto_in = os.fdopen(in_fd, "r", encoding="utf-8")
+    proto_out = os.fdopen(out_fd, "w", encoding="utf-8")
     devnull = os.open(os.devnull, os.O_RDWR)
     os.dup2(devnull, 0)
     os.dup2(devnull, 1)
@@ -455,37 +603,20 @@ def main() -> None:
         proto_out.flush()
 
     send({"ready": True, "bricklayer": _State.bricklayer is not None, "import_error": _State.import_error,
-          "pid": os.getpid()})
+          "pid": os.getpid(), "sandboxed": sandboxed})
     for line in proto_in:
         if not line.strip():
             continue
         req = json.loads(line)
-        cap = CappedWriter(_State.output_limit)
-        sys.stdout = sys.stderr = cap
-        resp: dict[str, Any]
-        try:
-            if req.get("cwd"):
-                os.makedirs(req["cwd"], exist_ok=True)
-                os.chdir(req["cwd"])
-            resp = OPS[req["op"]](req)
-        except MemoryError:
-            resp = {"passed": False, "restart": True,
-                    "error": {"type": "MemoryError", "line": None, "hint": "",
-                              "text": "MemoryError: the code used more memory than the worker limit"}}
-        except BaseException as exc:  # noqa: BLE001 - the protocol must always answer
-            resp = {"passed": False, "error": {"type": type(exc).__name__, "line": None, "hint": "",
-                                               "text": f"worker error: {type(exc).__name__}: {exc}"}}
-        finally:
-            sys.stdout = sys.stderr = CappedWriter(0)
+        resp = serve_forked(req, sandboxed) if fork else run_request(req)
         resp["id"] = req.get("id")
         resp["nonce"] = req.get("nonce")
         resp["ok"] = True
-        resp["output"] = cap.text()
         try:
             send(resp)
         except MemoryError:
-            send({"id": req.get("id"), "nonce": req.get("nonce"), "ok": True, "passed": False, "restart": True,
-                  "output": "",
+            send({"id": req.get("id"), "nonce": req.get("nonce"), "ok": True, "passed": False,
+                  "memory_limit": True, "output": "",
                   "error": {"type": "MemoryError", "line": None, "hint": "", "text": "MemoryError"}})
 
 

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-__all__ = ["BrickWrightError", "ProviderNotConfiguredError", "ProviderError", "TranscriptError"]
+__all__ = ["BrickWrightError", "ProviderNotConfiguredError", "ProviderError", "TranscriptError",
+           "RunFolderExistsError"]
 
 
 class BrickWrightError(Exception):
@@ -33,3 +34,7 @@ class ProviderError(BrickWrightError):
 
 class TranscriptError(BrickWrightError):
     """A transcript file cannot be replayed (missing, not JSONL, or no ``run_start`` record)."""
+
+
+class RunFolderExistsError(BrickWrightError):
+    """The run folder given with ``--out`` already holds a run; it is never replaced without ``--force``."""

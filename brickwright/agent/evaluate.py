@@ -18,7 +18,7 @@ from pathlib import Path
 from statistics import fmean
 from typing import Any, Callable
 
-from .errors import BrickWrightError
+from .errors import BrickWrightError, RunFolderExistsError
 from .providers import Provider, resolve_provider
 from .run import DEFAULT_MAX_CALLS, DEFAULT_MAX_VALIDATE, Progress, _slug, generate
 from .worker import DEFAULT_MEMORY_LIMIT, DEFAULT_TIME_LIMIT, Worker
@@ -98,7 +98,8 @@ def evaluate(prompts_file: str | Path, *, model: str | None = None, base_url: st
              api_key: str | None = None, out_dir: str | Path | None = None, max_calls: int = DEFAULT_MAX_CALLS,
              max_validate: int = DEFAULT_MAX_VALIDATE, budget_usd: float | None = None,
              progress: Callable[[int, Progress], None] | None = None, time_limit: float = DEFAULT_TIME_LIMIT,
-             memory_limit: int = DEFAULT_MEMORY_LIMIT, provider: Provider | None = None) -> EvalResult:
+             memory_limit: int = DEFAULT_MEMORY_LIMIT, provider: Provider | None = None, sandbox: bool = True,
+             force: bool = False) -> EvalResult:
     """Run :func:`~.run.generate` on every prompt of a file and write the metrics.
 
     Parameters
@@ -113,22 +114,44 @@ def evaluate(prompts_file: str | Path, *, model: str | None = None, base_url: st
         Folder for the run folders (``run_001-<slug>``...) and the metrics; default ``./brickwright_eval``.
     progress : callable, optional
         Called as ``progress(run_index, Progress)``.
+    sandbox : bool, default True
+        Run the model's code in the OS sandbox (False: process limits only).
+    force : bool, default False
+        Replace runs and metrics already in ``out_dir``.
 
     Returns
     -------
     EvalResult
+        The metrics are the judge's verdicts (:mod:`~.judge`), never what the model's code reported.
 
     Raises
     ------
     ProviderNotConfiguredError
         Before any run, when no provider is configured.
+    RunFolderExistsError
+        ``out_dir`` already holds runs or metrics and ``force`` is false (nothing is written).
+    SandboxUnavailableError
+        No sandbox can be set up and ``sandbox`` is true.
     """
     prompts = read_prompts(prompts_file)
     provider = provider or resolve_provider(model, base_url, api_key)
     root = Path(out_dir or "brickwright_eval").resolve()
+    held = sorted([p.name for p in root.glob("run_*")] + [p.name for p in root.glob("metrics.*")]) \
+        if root.is_dir() else []
+    if held and not force:
+        raise RunFolderExistsError(f"--out {root} already holds an evaluation ({', '.join(held[:3])}"
+                                   f"{' ...' if len(held) > 3 else ''}); choose another folder or pass --force "
+                                   "to replace it")
+    if sandbox:
+        from .sandbox import SandboxUnavailableError, sandbox_problem
+
+        problem = sandbox_problem()
+        if problem:
+            raise SandboxUnavailableError(f"refusing to run model code without a sandbox: {problem}; pass "
+                                          "--no-sandbox to run it with process limits only")
     root.mkdir(parents=True, exist_ok=True)
     runs: list[dict[str, Any]] = []
-    with Worker(time_limit=time_limit, memory_limit=memory_limit) as worker:
+    with Worker(time_limit=time_limit, memory_limit=memory_limit, sandbox=sandbox) as worker:
         for i, prompt in enumerate(prompts, 1):
             run_dir = root / f"run_{i:03d}-{_slug(prompt, 24)}"
             cb = (lambda ev, i=i: progress(i, ev)) if progress else None
@@ -137,7 +160,7 @@ def evaluate(prompts_file: str | Path, *, model: str | None = None, base_url: st
             try:
                 res = generate(prompt, out_dir=run_dir, max_calls=max_calls, max_validate=max_validate,
                                budget_usd=budget_usd, progress=cb, time_limit=time_limit, provider=provider,
-                               worker=worker)
+                               worker=worker, force=force)
                 d = res.to_dict()
                 row.update({k: d[k] for k in RUN_FIELDS if k in d})
             except BrickWrightError as exc:

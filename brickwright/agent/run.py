@@ -22,7 +22,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Callable
 
-from .errors import ProviderError, TranscriptError
+from .errors import ProviderError, RunFolderExistsError, TranscriptError
 from .pricing import Usage, price_for
 from .prompt import NEW_BUILD_TEMPLATE, ldraw_build_template, system_prompt
 from .providers import Provider, resolve_provider
@@ -167,11 +167,32 @@ def _slug(text: str, n: int = 32) -> str:
     return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:n] or "run"
 
 
-def _new_run_dir(prompt: str, out_dir: str | Path | None) -> Path:
+#: Files whose presence marks a folder as holding a run (never replaced without ``force``).
+RUN_FILES = ("build.py", "transcript.jsonl", "result.json", "model.ldr")
+
+
+def _new_run_dir(prompt: str, out_dir: str | Path | None, force: bool = False) -> Path:
+    """The run folder: ``out_dir`` (refused when it holds a run, unless ``force``) or a new timestamped one.
+
+    Raises
+    ------
+    RunFolderExistsError
+        ``out_dir`` holds a run (one of :data:`RUN_FILES`) and ``force`` is false.
+    """
     if out_dir is not None:
         d = Path(out_dir)
+        if d.exists() and not d.is_dir():
+            raise RunFolderExistsError(f"--out {d} is a file; give a folder for the run")
+        held = [n for n in RUN_FILES if (d / n).exists()]
+        if held and not force:
+            raise RunFolderExistsError(f"--out {d} already holds a run ({', '.join(held)}); choose another folder "
+                                       "or pass --force to replace it")
     else:
-        d = Path("brickwright_runs") / f"{datetime.now():%Y%m%d-%H%M%S}-{_slug(prompt)}"
+        base = Path("brickwright_runs") / f"{datetime.now():%Y%m%d-%H%M%S}-{_slug(prompt)}"
+        d, n = base, 1
+        while d.exists():  # two runs started in the same second
+            n += 1
+            d = base.with_name(f"{base.name}-{n}")
     d.mkdir(parents=True, exist_ok=True)
     return d.resolve()
 
@@ -230,7 +251,7 @@ def generate(prompt: str, *, image: str | Path | None = None, from_path: str | P
              max_validate: int = DEFAULT_MAX_VALIDATE, budget_usd: float | None = None,
              progress: Callable[[Progress], None] | None = None, time_limit: float = DEFAULT_TIME_LIMIT,
              memory_limit: int = DEFAULT_MEMORY_LIMIT, provider: Provider | None = None,
-             worker: Worker | None = None) -> RunResult:
+             worker: Worker | None = None, sandbox: bool = True, force: bool = False) -> RunResult:
     """Run the agent on one request and return where its build is and how it went.
 
     Parameters
@@ -263,11 +284,16 @@ def generate(prompt: str, *, image: str | Path | None = None, from_path: str | P
     worker : Worker, optional
         A warm worker to reuse (e.g. across :func:`~.evaluate.evaluate` runs); otherwise one is started and
         stopped here.
+    sandbox : bool, default True
+        Run the model's code in the OS sandbox (:mod:`~.sandbox`); False runs it with process limits only.
+    force : bool, default False
+        Replace a run already in ``out_dir``.
 
     Returns
     -------
     RunResult
-        Also written to ``result.json`` in the run folder.
+        Also written to ``result.json`` in the run folder. ``valid`` and ``passed`` are the judge's verdict on
+        the exported ``model.ldr`` (:mod:`~.judge`), never anything the model's code reported.
 
     Raises
     ------
@@ -275,18 +301,30 @@ def generate(prompt: str, *, image: str | Path | None = None, from_path: str | P
         When no provider is configured (before anything is written).
     FileNotFoundError, ValueError
         For a missing or unsupported ``image`` / ``from_path``.
+    RunFolderExistsError
+        ``out_dir`` holds a run and ``force`` is false (nothing is written).
+    SandboxUnavailableError
+        No sandbox can be set up and ``sandbox`` is true (nothing is written).
     """
     provider = provider or resolve_provider(model, base_url, api_key)
+    if worker is None and sandbox:
+        from .sandbox import SandboxUnavailableError, sandbox_problem
+
+        problem = sandbox_problem()
+        if problem:
+            raise SandboxUnavailableError(f"refusing to run model code without a sandbox: {problem}; pass "
+                                          "--no-sandbox to run it with process limits only")
     start_src, files = _prepare_start(from_path)
     user_content: Any = prompt
     if image is not None:
         user_content = [{"type": "text", "text": prompt}, _image_part(image)]
-    run_dir = _new_run_dir(prompt, out_dir)
+    run_dir = _new_run_dir(prompt, out_dir, force)
+    for stale in ("model.ldr", "result.json"):  # a replaced run leaves nothing of its own behind
+        (run_dir / stale).unlink(missing_ok=True)
     for name, text in files.items():
         (run_dir / name).write_text(text, encoding="utf-8")
     own_worker = worker is None
-    worker = worker or Worker(time_limit=time_limit, memory_limit=memory_limit)
-    worker.start()
+    worker = worker or Worker(time_limit=time_limit, memory_limit=memory_limit, sandbox=sandbox)
     t0 = time.monotonic()
     tr_path = run_dir / "transcript.jsonl"
     if tr_path.exists():
@@ -410,6 +448,7 @@ def generate(prompt: str, *, image: str | Path | None = None, from_path: str | P
         return result
     finally:
         tr.close()
+        box.close()
         if own_worker:
             worker.close()
 
@@ -442,7 +481,7 @@ class ReplayResult:
 
 
 def replay(transcript_path: str | Path, out_dir: str | Path, *, time_limit: float | None = None,
-           worker: Worker | None = None) -> ReplayResult:
+           worker: Worker | None = None, sandbox: bool = True) -> ReplayResult:
     """Re-execute a transcript's tool calls in a fresh run folder, without any model.
 
     Parameters
@@ -455,6 +494,8 @@ def replay(transcript_path: str | Path, out_dir: str | Path, *, time_limit: floa
         Worker time limit, s (default: the recorded one).
     worker : Worker, optional
         A warm worker to reuse.
+    sandbox : bool, default True
+        Run the recorded code in the OS sandbox (False: process limits only).
 
     Returns
     -------
@@ -500,7 +541,8 @@ def replay(transcript_path: str | Path, out_dir: str | Path, *, time_limit: floa
     settings = start.get("settings") or {}
     own_worker = worker is None
     worker = worker or Worker(time_limit=time_limit or settings.get("time_limit", DEFAULT_TIME_LIMIT),
-                              memory_limit=settings.get("memory_limit", DEFAULT_MEMORY_LIMIT))
+                              memory_limit=settings.get("memory_limit", DEFAULT_MEMORY_LIMIT), sandbox=sandbox)
+    box = None
     recorded = {r["id"]: r["content"] for r in records if r.get("type") == "tool_result"}
     end = next((r for r in records if r.get("type") == "run_end"), None)
     try:
@@ -523,13 +565,20 @@ def replay(transcript_path: str | Path, out_dir: str | Path, *, time_limit: floa
                             bool(data.get("passed")), sum(1 for r in records if r.get("type") == "tool_call"),
                             mismatches)
     finally:
+        if box is not None:
+            box.close()
         if own_worker:
             worker.close()
 
 
 def validate_file(path: str | Path, *, time_limit: float = DEFAULT_TIME_LIMIT,
-                  memory_limit: int = DEFAULT_MEMORY_LIMIT, export: str | Path | None = None) -> dict[str, Any]:
-    """Validate a ``build.py`` in the sandbox, exactly as the agent's ``validate`` tool does.
+                  memory_limit: int = DEFAULT_MEMORY_LIMIT, export: str | Path | None = None,
+                  sandbox: bool = True) -> dict[str, Any]:
+    """Validate a ``build.py`` exactly as the agent's ``validate`` tool does: run in the sandbox, judged apart.
+
+    The script runs in the sandboxed worker with a private scratch folder as its only writable folder; it may
+    read the ``*.py`` modules beside it (so ``import helpers`` works) and nothing else of the user's. The
+    verdict is the judge's on the LDraw text the script's build exports (:func:`~.tools.run_and_judge`).
 
     Parameters
     ----------
@@ -540,34 +589,41 @@ def validate_file(path: str | Path, *, time_limit: float = DEFAULT_TIME_LIMIT,
     memory_limit : int, default 2 GiB
         Worker address-space limit, bytes.
     export : path, optional
-        Also write the build to this LDraw file when create_build() succeeds.
+        Also write the judged LDraw text to this file (atomically) when create_build() succeeds.
+    sandbox : bool, default True
+        False runs the script with process limits only (the CLI's ``--no-sandbox``).
 
     Returns
     -------
     dict
-        ``passed`` (bool), ``text`` (the report the agent reads), ``fixed`` (collisions, floating,
-        components, parts, unique_parts, problems; absent when create_build() failed), ``tests`` (run_tests
-        report or None), ``error`` (when build.py failed: type, line, text), ``output`` (printed text).
+        ``passed`` (bool: the verdict and every run_tests() check), ``valid`` (the verdict alone), ``text``
+        (the report the agent reads), ``fixed`` (collisions, floating, components, parts, unique_parts,
+        problems; absent when create_build() failed), ``tests`` (run_tests report or None), ``error`` (when
+        build.py failed: type, line, text), ``output`` (printed text) and ``ldraw`` (the judged text or None).
 
     Raises
     ------
     FileNotFoundError
         When ``path`` does not exist.
+    SandboxUnavailableError
+        When ``sandbox`` is true and no sandbox can be set up.
     """
+    from .judge import Judge
+    from .tools import run_and_judge
+
     p = Path(path).resolve()
     if not p.is_file():
         raise FileNotFoundError(f"{p}: no such build.py")
-    with Worker(time_limit=time_limit, memory_limit=memory_limit, warm_up=False) as worker, \
-            tempfile.TemporaryDirectory(prefix="brickwright-validate-") as work:
-        args: dict[str, Any] = {"source": p.read_text(encoding="utf-8"), "build_path": str(p), "cwd": work}
-        if export is not None:
-            args["export"] = str(Path(export).resolve())
-        res = worker.call("validate", **args)
-    data = dict(res.data)
-    if (data.get("fixed") or {}).get("parts") == 0:
-        data["passed"] = False
-    data["passed"] = bool(data.get("passed"))
+    modules = [q for q in sorted(p.parent.glob("*.py")) if q != p and q.is_file() and not q.is_symlink()]
+    with Worker(time_limit=time_limit, memory_limit=memory_limit, warm_up=False, sandbox=sandbox) as worker, \
+            Judge() as judge, tempfile.TemporaryDirectory(prefix="brickwright-validate-") as work:
+        data, ldraw = run_and_judge(worker, judge, source=p.read_text(encoding="utf-8"), build_path=p, cwd=work,
+                                    read_files=modules, time_limit=time_limit)
+    if export is not None and ldraw is not None:
+        from ldraw_data.fileio import atomic_write
+
+        atomic_write(Path(export), ldraw)
+    data["ldraw"] = ldraw
     data["text"] = format_validation(data)
-    for k in ("id", "ok", "stage"):
-        data.pop(k, None)
+    data.pop("limit", None)
     return data

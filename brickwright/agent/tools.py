@@ -2,23 +2,108 @@
 
 Every tool returns text for the model (``render`` may also return an image path). Edits act on the run
 folder's ``build.py``; ``validate``, ``explore`` and ``render`` run it in the sandboxed :class:`~.worker.Worker`.
-``finalize`` is accepted only when the last ``validate`` passed and ``build.py`` has not changed since.
+What the code's process returns is data: ``validate``'s verdict comes from :class:`~.judge.Judge`, which reads
+the build's LDraw text and runs no model code (:func:`run_and_judge`). ``finalize`` is accepted only when the
+last ``validate`` passed and ``build.py`` has not changed since.
 """
 
 from __future__ import annotations
 
-__all__ = ["TOOL_DEFINITIONS", "TOOL_NAMES", "ToolBox", "ToolOutcome", "format_validation"]
+__all__ = ["TOOL_DEFINITIONS", "TOOL_NAMES", "ToolBox", "ToolOutcome", "format_validation", "run_and_judge",
+           "clean_tests"]
 
+import base64
 import hashlib
 import json
 import logging
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .judge import Judge
 from .worker import Worker
 
 logger = logging.getLogger(__name__)
+
+#: Largest PNG accepted from the worker's render, bytes.
+MAX_RENDER_BYTES = 32 * 1024**2
+#: Checks of run_tests() kept in a record, and characters of a check's name or detail.
+MAX_CHECKS, MAX_CHECK_TEXT = 200, 500
+
+
+def clean_tests(tests: Any) -> dict | None:
+    """run_tests() results as sent by the worker, reduced to plain, bounded data.
+
+    The worker's reply is written by a process the model's code controls, so its shape is not trusted:
+    anything but ``{"passed": bool, "checks": [{"name", "passed", "detail"}, ...]}`` becomes a failing
+    record. Returns None when the build has no run_tests().
+    """
+    if tests is None:
+        return None
+    if not isinstance(tests, dict) or not isinstance(tests.get("checks"), list):
+        return {"passed": False, "checks": [{"name": "run_tests", "passed": False,
+                                             "detail": "run_tests() returned something that is not a report"}]}
+    checks = []
+    for c in tests["checks"][:MAX_CHECKS]:
+        c = c if isinstance(c, dict) else {}
+        checks.append({"name": str(c.get("name", "?"))[:MAX_CHECK_TEXT], "passed": c.get("passed") is True,
+                       "detail": str(c.get("detail") or "")[:MAX_CHECK_TEXT]})
+    return {"passed": tests.get("passed") is True and all(c["passed"] for c in checks), "checks": checks}
+
+
+def run_and_judge(worker: Worker, judge: Judge, *, source: str, build_path: str | Path, cwd: str | Path,
+                  read_files: list | tuple = (), time_limit: float | None = None) -> tuple[dict, str | None]:
+    """Run a build.py in the sandboxed worker and judge the build it returns.
+
+    Parameters
+    ----------
+    worker : Worker
+        Runs ``create_build()`` and ``run_tests()``; returns the build as LDraw text and the test results.
+    judge : Judge
+        Computes the verdict on that text, in a process that runs no model code.
+    source : str
+        The text of build.py.
+    build_path : path
+        Where build.py lives (named in tracebacks).
+    cwd : path
+        The sandbox's writable folder.
+    read_files : sequence of path
+        Modules beside build.py the code may import (read-only).
+    time_limit : float, optional
+        Seconds for the code (default the worker's).
+
+    Returns
+    -------
+    (dict, str or None)
+        The record: ``fixed`` (the judge's verdict, absent when no build came back), ``tests``
+        (:func:`clean_tests`), ``error`` (when build.py failed), ``output``, ``report`` (the judge's whole
+        validation report, JSON-ready), ``valid`` (the verdict alone) and
+        ``passed`` (valid and every run_tests() check passed, with no error); and the LDraw text that was
+        judged (None when create_build() failed). Nothing the code sent can set ``valid`` or ``passed``.
+    """
+    res = worker.call("validate", source=source, build_path=str(build_path), cwd=str(cwd),
+                      read_files=list(read_files), time_limit=time_limit)
+    got = dict(res.data)
+    data: dict[str, Any] = {"output": str(got.get("output") or "")}
+    err = got.get("error")
+    if isinstance(err, dict):
+        data["error"] = {k: err.get(k) for k in ("type", "line", "hint", "text", "stage", "code", "message")}
+        data["error"]["text"] = str(data["error"].get("text") or "")
+    elif err is not None:
+        data["error"] = {"type": "Error", "line": None, "hint": "", "text": str(err)}
+    data["tests"] = clean_tests(got.get("tests")) if "tests" in got else None
+    ldraw = got.get("ldraw")
+    if not isinstance(ldraw, str):
+        ldraw = None
+    if ldraw is not None:
+        data["fixed"] = judge.judge(ldraw)
+        data["report"] = data["fixed"].pop("report", None)
+    data["limit"] = res.limit
+    data["valid"] = bool(data.get("fixed") and data["fixed"].get("passed"))
+    tests_ok = bool(data["tests"] and data["tests"]["passed"])
+    data["passed"] = bool(data["valid"] and tests_ok and "error" not in data)
+    return data, ldraw
 
 
 def _fn(name: str, description: str, properties: dict | None = None, required: list[str] | None = None) -> dict:
@@ -86,7 +171,7 @@ def _sha(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-def _write_atomic(path: Path, text: str) -> None:
+def _write_atomic(path: Path, text: str | bytes) -> None:
     from ldraw_data.fileio import atomic_write
 
     atomic_write(path, text)
@@ -185,6 +270,8 @@ class ToolBox:
         The run folder; holds ``build.py``, ``model.ldr``, ``renders/`` and ``work/`` (the worker's cwd).
     worker : Worker
         The sandbox that runs build.py.
+    judge : Judge, optional
+        Computes verdicts (default: one of its own, stopped by :meth:`close`).
 
     Attributes
     ----------
@@ -196,6 +283,7 @@ class ToolBox:
 
     run_dir: Path
     worker: Worker
+    judge: Judge | None = None
     tool_calls: int = 0
     validate_calls: int = 0
     renders: int = 0
@@ -208,6 +296,14 @@ class ToolBox:
         (self.run_dir / "work").mkdir(parents=True, exist_ok=True)
         if not self.build_path.exists():
             _write_atomic(self.build_path, "")
+        self._own_judge = self.judge is None
+        if self.judge is None:
+            self.judge = Judge()
+
+    def close(self) -> None:
+        """Stop the judge process when this ToolBox started it."""
+        if self._own_judge and self.judge is not None:
+            self.judge.close()
 
     # -- files -------------------------------------------------------------------------------------------
     @property
@@ -315,33 +411,36 @@ class ToolBox:
         return ToolOutcome(f"Inserted {len(text.splitlines())} line(s) before line {line}. Call validate to check it.")
 
     def _worker_args(self) -> dict[str, Any]:
-        return {"source": self.source, "build_path": str(self.build_path), "cwd": str(self.run_dir / "work")}
+        # readable in the sandbox: modules beside build.py and the model a run started from (input.ldr)
+        modules = [str(p) for p in sorted([*self.run_dir.glob("*.py"), *self.run_dir.glob("input.*")])
+                   if p.name != "build.py" and p.is_file() and not p.is_symlink()]
+        return {"source": self.source, "build_path": str(self.build_path), "cwd": str(self.run_dir / "work"),
+                "read_files": modules}
 
     def validate(self, *, export: bool = False) -> tuple[dict, str]:
-        """Run validation in the worker without counting it as a tool call.
+        """Run build.py in the worker and judge its build, without counting it as a tool call.
 
         Parameters
         ----------
         export : bool
-            Also write ``model.ldr`` when create_build() succeeds.
+            Also write ``model.ldr``: exactly the LDraw text that was judged (atomically).
 
         Returns
         -------
         (dict, str)
-            The worker record (``passed`` false when the build is empty) and the report text.
+            The record of :func:`run_and_judge` (``passed`` false when the build is empty) with ``sha`` (of
+            build.py), and the report text.
         """
         src = self.source
         args = self._worker_args()
-        if export:
-            args["export"] = str(self.ldr_path)
-        res = self.worker.call("validate", **args)
-        data = dict(res.data)
-        fixed = data.get("fixed")
-        if fixed and fixed.get("parts") == 0:
-            data["passed"] = False
+        data, ldraw = run_and_judge(self.worker, self.judge, source=args["source"], build_path=args["build_path"],
+                                    cwd=args["cwd"], read_files=args["read_files"])
+        data.pop("report", None)  # the compact ``fixed`` is what the model reads and the transcript keeps
+        if export and ldraw is not None:
+            _write_atomic(self.ldr_path, ldraw)
         note = None
-        if res.limit == "memory" and res.ok:
-            note = "(the worker was restarted after running out of memory)"
+        if data.get("limit") == "memory" and "error" in data:
+            note = "(the build's process ran out of memory)"
         data["sha"] = _sha(src)
         return data, format_validation(data, limit_note=note)
 
@@ -354,14 +453,29 @@ class ToolBox:
         return ToolOutcome(text, bool(data.get("passed")), report=data)
 
     def tool_render(self, view: str = "sheet", highlight_problems: bool = False) -> ToolOutcome:
-        """render: a PNG of the build (default the six-view sheet), returned as an image."""
+        """render: a PNG of the build (default the six-view sheet), returned as an image.
+
+        The worker sends the PNG's bytes; they are checked (PNG signature, at most :data:`MAX_RENDER_BYTES`)
+        and written here, into ``renders/`` of the run folder, which the worker cannot write.
+        """
         self.renders += 1
         out = self.run_dir / "renders" / f"render_{self.renders:03d}_{view}.png"
-        out.parent.mkdir(exist_ok=True)
-        res = self.worker.call("render", **self._worker_args(), out=str(out), view=view,
-                               highlight_problems=highlight_problems)
-        text = res.data.get("text") or (res.data.get("error") or {}).get("text", "render failed")
-        image = res.data.get("image") if res.data.get("passed") else None
+        res = self.worker.call("render", **self._worker_args(), view=view, highlight_problems=highlight_problems)
+        text = str(res.data.get("text") or (res.data.get("error") or {}).get("text", "render failed"))
+        png = res.data.get("png_base64") if res.ok and res.data.get("passed") else None
+        image = None
+        if isinstance(png, str) and len(png) <= MAX_RENDER_BYTES * 4 // 3 + 4:
+            try:
+                data = base64.b64decode(png, validate=True)
+            except ValueError:
+                data = b""
+            if data.startswith(b"\x89PNG\r\n\x1a\n"):
+                out.parent.mkdir(exist_ok=True)
+                _write_atomic(out, data)
+                image = str(out)
+                text = f"{text} to {out.name}"
+            else:
+                text = "render failed: the worker sent no PNG image"
         return ToolOutcome(text, bool(image), image=image)
 
     def tool_explore(self, code: str) -> ToolOutcome:

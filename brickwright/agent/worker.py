@@ -1,10 +1,13 @@
 """A warm, sandboxed worker process that runs model-written ``build.py`` code.
 
-The worker imports bricklayer once and then answers requests over a pipe (one JSON object per line), so
-validating a small build costs the validation, not a Python start-up. Each request has a wall-clock limit;
-the worker also has an address-space limit and truncates captured output. When a request times out, the
-worker dies or runs out of memory, the harness kills it, reports the event as the request's result, and
-starts a fresh worker in the background; the harness itself never goes down with it.
+The worker imports bricklayer once, inside the OS sandbox of :mod:`.sandbox` (bubblewrap), and then answers
+requests over a pipe (one JSON object per line), so running a small build costs the build, not a Python
+start-up. Each request runs in a fresh fork of the warm process, under a wall-clock limit, an address-space
+limit and a process cap; when it ends, every process it started is killed. Printed output is truncated.
+What comes back is data (LDraw text, test results, PNG bytes): the verdict on a build is computed by
+:mod:`.judge`, in a process that runs no model code. When the worker itself dies or stops answering, the
+harness kills it, reports the event as the request's result and starts a fresh one; the harness itself never
+goes down with it.
 """
 
 from __future__ import annotations
@@ -16,9 +19,11 @@ import logging
 import os
 import secrets
 import selectors
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,6 +39,9 @@ DEFAULT_MEMORY_LIMIT = 2 * 1024**3
 DEFAULT_OUTPUT_LIMIT = 20_000
 #: Seconds allowed for a cold start (importing bricklayer); not charged to the request.
 STARTUP_TIMEOUT = 180.0
+#: Seconds the harness waits beyond a request's time limit for the worker's own time-limit reply before it
+#: kills the whole sandbox.
+GRACE_SECONDS = 15.0
 
 
 #: Environment variables never handed to model-written code (API keys and other secrets).
@@ -94,6 +102,19 @@ class Worker:
     warm_up : bool, optional
         Build and validate a two-brick model at start-up so the first request is as fast as later ones
         (about 1.5 s more start-up); default on unless ``BRICKWRIGHT_WORKER_WARMUP=0``.
+    sandbox : bool, default True
+        Run inside the bubblewrap sandbox (:mod:`.sandbox`). When no sandbox can be set up, starting raises
+        :class:`~.sandbox.SandboxUnavailableError`; ``False`` runs the code with process limits only (the
+        CLI's ``--no-sandbox``), with secret-looking variables removed from its environment.
+    max_tasks : int, default :data:`~.sandbox.MAX_TASKS`
+        Processes and threads the code may have at once (sandbox only).
+    module : str, default ``"brickwright.agent._child"``
+        The module the child runs (``brickwright.agent._judge`` for the judge).
+
+    Notes
+    -----
+    The sandbox's one writable folder is a request's ``cwd``; ``read_files`` (a request field) are extra files
+    it may read. A request with other folders than the running sandbox's restarts the worker with them.
 
     Examples
     --------
@@ -102,7 +123,16 @@ class Worker:
     """
 
     def __init__(self, *, time_limit: float = DEFAULT_TIME_LIMIT, memory_limit: int = DEFAULT_MEMORY_LIMIT,
-                 output_limit: int = DEFAULT_OUTPUT_LIMIT, python: str | None = None, warm_up: bool | None = None):
+                 output_limit: int = DEFAULT_OUTPUT_LIMIT, python: str | None = None, warm_up: bool | None = None,
+                 sandbox: bool = True, max_tasks: int | None = None, module: str = "brickwright.agent._child"):
+        from .sandbox import MAX_TASKS
+
+        self.module = module
+        self.sandbox = bool(sandbox)
+        self.max_tasks = MAX_TASKS if max_tasks is None else int(max_tasks)
+        self._folders: tuple[str, tuple[str, ...]] | None = None
+        self._scratch: str | None = None
+        self._cgroup = None
         self.time_limit = float(time_limit)
         self.memory_limit = int(memory_limit)
         self.output_limit = int(output_limit)
@@ -117,25 +147,72 @@ class Worker:
         self.restarts = 0
 
     # -- process management ------------------------------------------------------------------------------
-    def start(self) -> None:
-        """Start the child if it is not running (does not wait for it to be ready)."""
+    def start(self, folders: tuple[str, tuple[str, ...]] | None = None) -> None:
+        """Start the child if it is not running (does not wait for it to be ready).
+
+        Parameters
+        ----------
+        folders : (str, tuple of str), optional
+            The sandbox's writable folder and its extra read-only files; default the running sandbox's, or a
+            scratch folder of this worker's own.
+
+        Raises
+        ------
+        SandboxUnavailableError
+            ``sandbox=True`` and no sandbox can be set up here (the message says why and what to do).
+        """
         if self._proc is not None and self._proc.poll() is None:
             return
-        env = _child_environment()
-        env.update({"BRICKWRIGHT_WORKER_MEMORY": str(self.memory_limit),
-                    "BRICKWRIGHT_WORKER_OUTPUT": str(self.output_limit),
-                    # one BLAS thread: the machine is shared and RLIMIT_AS counts every thread's arena
-                    "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
-                    "PYTHONUNBUFFERED": "1", "BRICKWRIGHT_WORKER_WARMUP": "1" if self.warm_up else "0"})
+        if folders is None and self.sandbox:
+            folders = self._folders or (self._scratch_dir(), ())
+        self._folders = folders
+        worker_env = {"BRICKWRIGHT_WORKER_MEMORY": str(self.memory_limit),
+                      "BRICKWRIGHT_WORKER_OUTPUT": str(self.output_limit),
+                      "BRICKWRIGHT_WORKER_TASKS": str(self.max_tasks),
+                      # one BLAS thread: the machine is shared and RLIMIT_AS counts every thread's arena
+                      "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
+                      "LP_NUM_THREADS": "2", "PYTHONUNBUFFERED": "1",
+                      "BRICKWRIGHT_WORKER_WARMUP": "1" if self.warm_up else "0"}
         # the child imports the same brickwright/bricklayer as this process, whatever its cwd
         root = str(Path(__file__).resolve().parents[2])
-        env["PYTHONPATH"] = os.pathsep.join([root] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p])
+        argv = [self.python, "-m", self.module]
+        preexec = None
+        if self.sandbox:
+            from ldraw_data.library import cache_dir, data_dir
+
+            from .sandbox import PidsCgroup, SandboxUnavailableError, sandbox_command, sandbox_problem
+
+            problem = sandbox_problem()
+            if problem:
+                raise SandboxUnavailableError(
+                    f"no sandbox for model code: {problem}. Pass --no-sandbox (API: sandbox=False) to run it "
+                    "with process limits only (docs/agent.md, Threat model).")
+            worker_env.update({"BRICKWRIGHT_DATA_DIR": str(data_dir()), "BRICKWRIGHT_CACHE_DIR": str(cache_dir()),
+                               "PYTHONPATH": root})
+            if os.environ.get("LDRAWDIR"):
+                worker_env["LDRAWDIR"] = os.environ["LDRAWDIR"]
+            self._cgroup = PidsCgroup(self.max_tasks)
+            if self._cgroup.path is not None:
+                preexec = self._cgroup.enter
+            cmd = sandbox_command(argv, work_dir=folders[0], read_files=list(folders[1]), env=worker_env)
+            env = None
+        else:
+            cmd = argv
+            env = _child_environment()
+            env.update(worker_env)
+            env["PYTHONPATH"] = os.pathsep.join([root] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep)
+                                                          if p])
         self._proc = subprocess.Popen(
-            [self.python, "-m", "brickwright.agent._child"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL, env=env, start_new_session=True, close_fds=True)
+            cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env,
+            start_new_session=True, close_fds=True, preexec_fn=preexec)
         self._buf = b""
         self._ready = None
-        logger.debug("worker started, pid %s", self._proc.pid)
+        logger.debug("worker started, pid %s, sandbox %s", self._proc.pid, self.sandbox)
+
+    def _scratch_dir(self) -> str:
+        if self._scratch is None:
+            self._scratch = tempfile.mkdtemp(prefix="brickwright-worker-")
+        return self._scratch
 
     def _wait_ready(self) -> dict:
         if self._ready is None:
@@ -170,6 +247,9 @@ class Worker:
                 f.close()
             except OSError:
                 pass
+        if self._cgroup is not None:
+            self._cgroup.remove()
+            self._cgroup = None
 
     def restart(self) -> None:
         """Kill the child and start a fresh one in the background."""
@@ -178,8 +258,11 @@ class Worker:
         self.start()
 
     def close(self) -> None:
-        """Stop the child."""
+        """Stop the child and delete its scratch folder."""
         self.kill()
+        if self._scratch is not None:
+            shutil.rmtree(self._scratch, ignore_errors=True)
+            self._scratch = None
 
     def __enter__(self) -> "Worker":
         self.start()
@@ -223,15 +306,30 @@ class Worker:
         time_limit : float, optional
             Override of :attr:`time_limit` for this request, s.
         **payload
-            Request fields: ``source``, ``build_path``, ``cwd``, ``export``, ``code``, ``out``.
+            Request fields: ``source``, ``build_path``, ``cwd`` (the one writable folder), ``read_files``
+            (extra read-only files), ``code``, ``view``.
 
         Returns
         -------
         WorkerResult
             Never raises for anything the user code does; on a limit or crash ``ok`` is False, ``limit`` says
-            which, ``data["error"]["text"]`` says what happened, and a fresh worker is already starting.
+            which and ``data["error"]["text"]`` says what happened. ``data`` is what the code's process sent:
+            data to check, never a verdict.
+
+        Raises
+        ------
+        SandboxUnavailableError
+            When the sandbox cannot be set up (see :class:`Worker`).
         """
-        self.start()
+        folders = None
+        if payload.get("cwd"):
+            payload["cwd"] = str(Path(payload["cwd"]).resolve())
+            folders = (payload["cwd"], tuple(str(Path(f).resolve()) for f in payload.pop("read_files", ()) or ()))
+        else:
+            payload.pop("read_files", None)
+        if self.sandbox and folders is not None and self._folders is not None and folders != self._folders:
+            self.kill()  # another run folder: a sandbox with those folders mounted
+        self.start(folders)
         limit = self.time_limit if time_limit is None else float(time_limit)
         try:
             ready = self._wait_ready()
@@ -239,26 +337,26 @@ class Worker:
             return WorkerResult(False, {"passed": False, "error": {"type": "WorkerError", "text": str(exc)}},
                                 0.0, "crash")
         self._next_id += 1
-        # A fresh nonce per request: the reply must echo it. Model code runs in the child and could
-        # write to the reply pipe; a line without the nonce (forged, garbage) is never taken as the answer.
         nonce = secrets.token_hex(16)
-        req = {"id": self._next_id, "nonce": nonce, "op": op, **payload}
+        req = {"id": self._next_id, "nonce": nonce, "op": op, "time_limit": limit, **payload}
+        if self.sandbox and ready.get("sandboxed") is False:  # pragma: no cover - a broken bwrap setup
+            self.kill()
+            return WorkerResult(False, {"passed": False, "error": {
+                "type": "SandboxError", "line": None, "hint": "",
+                "text": "The build worker did not start inside its sandbox; refusing to run the code."}}, 0.0,
+                "crash")
         t0 = time.monotonic()
         try:
             assert self._proc is not None and self._proc.stdin is not None
             self._proc.stdin.write((json.dumps(req) + "\n").encode())
             self._proc.stdin.flush()
-            line = self._read_line(t0 + limit)
+            line = self._read_line(t0 + limit + GRACE_SECONDS)
         except (BrokenPipeError, OSError):
             line = b""
         dt = time.monotonic() - t0
         if line is None:
             self.restart()
-            return WorkerResult(False, {"passed": False, "error": {
-                "type": "TimeLimit", "line": None, "hint": "",
-                "text": f"Time limit: the code ran longer than {limit:g} s and was stopped. Look for an endless "
-                        "loop (a while loop whose condition never changes) or a far too large build."}},
-                dt, "time")
+            return self._time_limit_result(limit, dt)
         if line == b"":
             code = None
             if self._proc is not None:
@@ -267,14 +365,7 @@ class Worker:
                 except subprocess.TimeoutExpired:
                     code = None
             self.restart()
-            if code is not None and code < 0 and -code == signal.SIGKILL:
-                what, kind = "was killed (most likely out of memory)", "memory"
-            else:
-                what, kind = f"crashed (exit code {code})", "crash"
-            return WorkerResult(False, {"passed": False, "error": {
-                "type": "WorkerCrash", "line": None, "hint": "",
-                "text": f"The build worker {what} while running this code; simplify it (fewer parts, no "
-                        "deep recursion) and try again."}}, dt, kind)
+            return self._crash_result(f"crashed (exit code {code})", "crash", dt)
         try:
             data = json.loads(line)
         except ValueError:
@@ -283,11 +374,37 @@ class Worker:
             self.restart()
             return WorkerResult(False, {"passed": False, "error": {
                 "type": "ProtocolError", "line": None, "hint": "",
-                "text": "The build's code wrote to the worker's private reply channel (a file descriptor it "
-                        "does not own), so this result cannot be trusted and the worker was restarted. Do not "
-                        "write to raw file descriptors; use print()."}}, dt, "crash")
+                "text": "The build worker sent a reply that is not the answer to this request, so the worker "
+                        "was restarted. Do not write to raw file descriptors; use print()."}}, dt, "crash")
         data.pop("nonce", None)
-        if data.pop("restart", False):
-            self.restart()
+        output = data.get("output") or ""
+        if data.pop("time_limit", False):
+            res = self._time_limit_result(limit, dt)
+            res.data["output"] = output
+            return res
+        crash = data.pop("crash", None)
+        if crash:
+            memory = bool(data.pop("memory_limit", False))
+            what = "was killed (most likely out of memory)" if memory else f"crashed ({crash})"
+            if data.pop("protocol", False):
+                what = "wrote to its private reply channel instead of returning, so its reply was discarded"
+            res = self._crash_result(what, "memory" if memory else "crash", dt)
+            res.data["output"] = output
+            return res
+        if data.pop("memory_limit", False):
             return WorkerResult(True, data, dt, "memory")
         return WorkerResult(True, data, dt, None)
+
+    @staticmethod
+    def _time_limit_result(limit: float, dt: float) -> WorkerResult:
+        return WorkerResult(False, {"passed": False, "error": {
+            "type": "TimeLimit", "line": None, "hint": "",
+            "text": f"Time limit: the code ran longer than {limit:g} s and was stopped. Look for an endless "
+                    "loop (a while loop whose condition never changes) or a far too large build."}}, dt, "time")
+
+    @staticmethod
+    def _crash_result(what: str, kind: str, dt: float) -> WorkerResult:
+        return WorkerResult(False, {"passed": False, "error": {
+            "type": "WorkerCrash", "line": None, "hint": "",
+            "text": f"The build's process {what} while running this code; simplify it (fewer parts, no deep "
+                    "recursion, no os._exit) and try again."}}, dt, kind)

@@ -72,7 +72,7 @@ def test_cwd_is_the_work_folder(w, tmp_path):
     assert r.data["output"].splitlines()[-1] == str(tmp_path / "work")
 
 
-def test_warm_validation_is_fast(tmp_path):
+def test_warm_worker_and_judge_validate(tmp_path):
     problem = validator_problem()
     if problem:
         pytest.skip(problem)
@@ -81,15 +81,19 @@ def test_warm_validation_is_fast(tmp_path):
            "    b.add(Element('3001', Color.RED), (0, 0, 3))\n    return b\n\n"
            "def run_tests():\n    ctx = TestContext(create_build())\n    ctx.check_no_floating()\n"
            "    return ctx.report()\n")
-    with Worker(warm_up=True) as w:
+    from brickwright.agent.judge import Judge
+    from brickwright.agent.tools import run_and_judge
+
+    with Worker(warm_up=True) as w, Judge() as judge:
         w.info  # start-up, warm-up included
+        judge.judge("1 4 0 0 0 1 0 0 0 1 0 0 0 1 3001.dat\n")  # the judge's start-up
         times = []
         for _ in range(2):
             t0 = time.monotonic()
-            r = validate(w, src, tmp_path)
+            data, ldraw = run_and_judge(w, judge, source=src, build_path=tmp_path / "build.py", cwd=tmp_path / "work")
             times.append(time.monotonic() - t0)
-            assert r.data["passed"] is True and r.data["fixed"]["parts"] == 2
-    assert max(times) < 1.0, f"warm validations took {times} s"
+            assert data["passed"] is True and data["fixed"]["parts"] == 2 and ldraw.count("3001.dat") == 2
+    # speed: benchmarks/sandbox.py (tests are not timed)
 
 
 def test_validate_file_reports_syntax_error(tmp_path):
@@ -119,7 +123,8 @@ def test_forged_reply_is_not_trusted_and_secrets_are_not_passed(tmp_path, monkey
     )
     with Worker(time_limit=20, warm_up=False) as w:
         r = w.call("validate", source=forge, build_path=str(tmp_path / "build.py"), cwd=str(tmp_path))
-        assert not r.ok and "cannot be trusted" in r.data["error"]["text"]
+        assert not r.ok and "reply was discarded" in r.data["error"]["text"]
+        assert "ldraw" not in r.data and not r.data.get("passed")
         r = w.call("explore", source="x = 1\n", build_path=str(tmp_path / "build.py"), cwd=str(tmp_path),
                    code="import os\nprint(os.environ.get('OPENAI_API_KEY'))")
-        assert "sk-secret-test" not in (r.data.get("output") or "")
+        assert r.ok and "sk-secret-test" not in (r.data.get("output") or "")
