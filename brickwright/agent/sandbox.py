@@ -188,7 +188,8 @@ def sandbox_command(argv: list[str], *, work_dir: str | Path, read_files: list[s
         cmd += ["--ro-bind", str(p), str(p)]
     for f in read_files:
         cmd += ["--ro-bind-try", str(f), str(f)]
-    cmd += ["--bind", str(work), str(work), "--chdir", str(work)]
+    # the root itself (where bwrap made the mount points) read-only: no unbounded writes into memory
+    cmd += ["--bind", str(work), str(work), "--remount-ro", "/", "--chdir", str(work)]
     for k, v in sandbox_environment(env).items():
         cmd += ["--setenv", k, v]
     return cmd + ["--", *argv]
@@ -202,7 +203,7 @@ def _probe(exe: str | None) -> str | None:
     with tempfile.TemporaryDirectory(prefix="brickwright-probe-") as tmp:
         try:
             cmd = sandbox_command([sys.executable, "-c", "import os; os.listdir('/tmp')"], work_dir=tmp, bwrap=exe)
-            res = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
+            res = subprocess.run(cmd, capture_output=True, text=True, timeout=60, env=sandbox_environment())
         except (OSError, subprocess.SubprocessError) as exc:
             return f"bwrap ({exe}) could not be started: {exc}"
     if res.returncode != 0:

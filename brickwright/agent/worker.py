@@ -180,7 +180,8 @@ class Worker:
         if self.sandbox:
             from ldraw_data.library import cache_dir, data_dir
 
-            from .sandbox import PidsCgroup, SandboxUnavailableError, sandbox_command, sandbox_problem
+            from .sandbox import (PidsCgroup, SandboxUnavailableError, sandbox_command, sandbox_environment,
+                                  sandbox_problem)
 
             problem = sandbox_problem()
             if problem:
@@ -195,7 +196,7 @@ class Worker:
             if self._cgroup.path is not None:
                 preexec = self._cgroup.enter
             cmd = sandbox_command(argv, work_dir=folders[0], read_files=list(folders[1]), env=worker_env)
-            env = None
+            env = sandbox_environment()  # bwrap's own environment too: its /proc/1/environ is visible inside
         else:
             cmd = argv
             env = _child_environment()

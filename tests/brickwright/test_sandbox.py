@@ -1,0 +1,357 @@
+"""Hostile model code, through the real tools: each attack is blocked or harmless, and the verdict is the true one.
+
+Every test runs code the way the agent's tools do (ToolBox validate / explore / render on a run folder) or the
+way a user does (``brickwright validate build.py``). The floating build used as the payload is judged NOT
+valid by ``brickwright validate`` on its LDraw file, so a PASSED verdict would be a forgery.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from brickwright.agent import ToolBox, Worker
+from brickwright.agent.judge import Judge
+from brickwright.agent.sandbox import MAX_TASKS, sandbox_problem
+
+pytestmark = pytest.mark.skipif(sandbox_problem() is not None, reason=f"no sandbox here: {sandbox_problem()}")
+
+#: A build whose second brick floats 10 plates up: not valid, whatever its code says.
+FLOATING = '''
+from bricklayer import *
+from brickwright.testing import TestContext
+
+def create_build():
+    b = LegoBuild()
+    b.add(Element("3001", Color.RED), (0, 0, 0))
+    b.add(Element("3001", Color.BLUE), (0, 0, 10))
+    return b
+
+def run_tests():
+    ctx = TestContext(create_build())
+    ctx.check("always", True)
+    return ctx.report()
+'''
+
+
+@pytest.fixture(scope="module")
+def judge():
+    with Judge() as j:
+        yield j
+
+
+@pytest.fixture(scope="module")
+def sandbox_worker():
+    with Worker(time_limit=20, memory_limit=2 * 1024**3) as w:
+        yield w
+
+
+@pytest.fixture
+def box(tmp_path, sandbox_worker, judge):
+    run = tmp_path / "run"
+    run.mkdir()
+    b = ToolBox(run, sandbox_worker, judge=judge)
+    yield b
+
+
+@pytest.fixture
+def canary(tmp_path):
+    """A file beside the run folder that model code must neither read nor change."""
+    p = tmp_path / "canary.txt"
+    p.write_text("CANARY-1c2d3e")
+    return p
+
+
+def explore(box: ToolBox, code: str,
+            build: str = "from bricklayer import LegoBuild\ndef create_build():\n    return LegoBuild()\n") -> str:
+    box._write(build)
+    out = box.run("explore", {"code": code})
+    return out.text
+
+
+def test_the_payload_is_really_not_valid(box):
+    box._write(FLOATING)
+    data, text = box.validate()
+    assert data["valid"] is False and data["passed"] is False and data["fixed"]["floating"] == 1
+    assert data["tests"]["passed"] is True  # the code's own checks pass: they cannot make it valid
+
+
+# ------------------------------------------------------------------------------------------- files
+def test_canary_outside_the_run_folder_cannot_be_read(box, canary):
+    out = explore(box, f"print(open({str(canary)!r}).read())")
+    assert "CANARY" not in out and "FileNotFoundError" in out
+    out = explore(box, "import os\nprint(sorted(os.listdir('/')))\nprint(os.path.exists('/root'), "
+                       "os.path.exists('/home'))")
+    assert "'home'" not in out.splitlines()[0]
+
+
+def test_canary_cannot_be_written_or_deleted(box, canary):
+    """Writes outside the work folder fail, or (under /tmp) land in the sandbox's private, throw-away /tmp."""
+    home = Path.home() / ".brickwright-test-canary"
+    home.write_text("CANARY-home")
+    try:
+        for target in (canary, home):
+            explore(box, f"import os\ntry:\n    open({str(target)!r}, 'w').write('x')\nexcept OSError as e:\n"
+                         f"    print('write', type(e).__name__)\ntry:\n    os.remove({str(target)!r})\n"
+                         f"except OSError as e:\n    print('delete', type(e).__name__)\n")
+        assert canary.read_text() == "CANARY-1c2d3e" and home.read_text() == "CANARY-home"
+        out = explore(box, f"open({str(home)!r}, 'w')")
+        assert "Error" in out  # the home folder does not exist inside
+    finally:
+        home.unlink()
+
+
+def test_library_cache_and_packages_are_read_only(box):
+    from ldraw_data.library import cache_dir, data_dir
+
+    import brickwright
+
+    targets = [cache_dir() / "poison.bin", data_dir() / "poison.bin",
+               Path(brickwright.__file__).parent / "poison.py", Path(sys.prefix) / "poison.pth"]
+    code = "ok = []\n" + "".join(
+        f"try:\n    open({str(t)!r}, 'w').write('x')\n    ok.append({str(t)!r})\nexcept OSError:\n    pass\n"
+        for t in targets) + "print('WROTE', ok)"
+    out = explore(box, code)
+    assert "WROTE []" in out
+    assert not any(t.exists() for t in targets)
+
+
+def test_work_folder_is_writable(box):
+    out = explore(box, "open('note.txt', 'w').write('hi')\nimport os\nprint(os.getcwd())")
+    assert (box.run_dir / "work" / "note.txt").read_text() == "hi"
+    assert out.strip() == str(box.run_dir / "work")
+
+
+# ------------------------------------------------------------------------------------------- secrets
+def test_parent_proc_environ_cmdline_and_secret_variables(tmp_path, monkeypatch, judge):
+    """A fresh worker started while the harness holds secrets in its environment and command line."""
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-SECRET-42")
+    monkeypatch.setenv("SOME_PLAIN_VARIABLE", "sk-test-SECRET-43")
+    code = ("import os, glob\nfound = []\n"
+            "for f in glob.glob('/proc/*/environ') + glob.glob('/proc/*/cmdline') + ['/proc/self/environ']:\n"
+            "    try:\n        data = open(f, 'rb').read()\n    except OSError:\n        continue\n"
+            "    if b'SECRET' in data:\n        found.append(f)\n"
+            "print('FOUND', found, os.environ.get('OPENAI_API_KEY'), os.environ.get('SOME_PLAIN_VARIABLE'))\n"
+            "print('PIDS', sorted(int(p) for p in os.listdir('/proc') if p.isdigit()))\n"
+            "print('PPID', os.getppid())")
+    with Worker(time_limit=20, warm_up=False) as w:
+        b = ToolBox(tmp_path / "run", w, judge=judge)
+        out = explore(b, code)
+    assert "FOUND [] None None" in out
+    pids = json.loads(out.split("PIDS ")[1].splitlines()[0])
+    assert os.getpid() not in pids or max(pids) < 100  # only the sandbox's own processes exist
+    assert min(pids) == 1 and len(pids) <= 4
+
+
+# ------------------------------------------------------------------------------------------- network
+def test_no_network_not_even_localhost(box):
+    hits = []
+    srv = socket.socket()
+    srv.bind(("127.0.0.1", 0))
+    srv.listen(5)
+    srv.settimeout(0.2)
+    port = srv.getsockname()[1]
+    stop = threading.Event()
+
+    def accept():
+        while not stop.is_set():
+            try:
+                c, _ = srv.accept()
+                hits.append(c.recv(100))
+                c.close()
+            except OSError:
+                pass
+
+    t = threading.Thread(target=accept, daemon=True)
+    t.start()
+    try:
+        out = explore(box, f"import socket\ntry:\n    s = socket.create_connection(('127.0.0.1', {port}), timeout=2)\n"
+                           f"    s.sendall(b'LEAK')\n    print('CONNECTED')\nexcept OSError as e:\n"
+                           f"    print('BLOCKED', type(e).__name__)\n"
+                           f"try:\n    socket.getaddrinfo('pypi.org', 443)\n    print('DNS')\nexcept OSError:\n"
+                           f"    print('NO DNS')")
+    finally:
+        stop.set()
+        t.join(2)
+        srv.close()
+    assert "BLOCKED" in out and "CONNECTED" not in out and "NO DNS" in out
+    assert hits == []
+
+
+# ------------------------------------------------------------------------------------------- processes
+def test_fork_50_processes_is_capped_and_all_are_gone_after(box):
+    code = ("import os, time\nn = 0\nfor i in range(50):\n    try:\n        pid = os.fork()\n"
+            "    except OSError:\n        break\n    if pid == 0:\n        time.sleep(600)\n        os._exit(0)\n"
+            "    n += 1\nprint('FORKED', n)")
+    out = explore(box, code)
+    forked = int(out.split("FORKED ")[1].split()[0])
+    assert forked < MAX_TASKS
+    left = explore(box, "import os\nprint(sorted(int(p) for p in os.listdir('/proc') if p.isdigit()))")
+    assert len(json.loads(left.strip().splitlines()[-1])) <= 3  # bwrap's init, the warm worker, this request
+
+
+def test_background_process_is_killed_when_the_call_ends(box):
+    beat = box.run_dir / "work" / "beat"
+    code = ("import os, time, subprocess\n"
+            "if os.fork() == 0:\n    os.setsid()\n    if os.fork() == 0:\n"
+            "        while True:\n            open('beat', 'a').write('.')\n            time.sleep(0.05)\n"
+            "    os._exit(0)\ntime.sleep(0.3)\nprint('STARTED')")
+    out = explore(box, code)
+    assert "STARTED" in out
+    size = beat.stat().st_size
+    assert size > 0
+    time.sleep(0.5)
+    assert beat.stat().st_size == size, "a process of the finished call is still writing"
+
+
+# ------------------------------------------------------------------------------------------- the verdict
+PATCH_CHECKER = '''
+import bricklayer, bricklayer.build, brickwright.validation as v
+bricklayer.build.LegoBuild.floating_placements = property(lambda self: [])
+bricklayer.build.LegoBuild.colliding_placements = property(lambda self: [])
+v.validation_report = lambda build, **kw: {"valid": True, "collisions": [], "floating": [], "components": 1,
+    "parts": 2, "unique_parts": 1, "unique_elements": 2, "problems": [], "text": "VALID",
+    "component_sizes": [2], "unknown_parts": [], "not_parts": [], "scaled": [], "unreadable_lines": []}
+'''
+
+STEAL_NONCE = '''
+import json, os, sys
+def _forge():
+    f = sys._getframe()
+    while f is not None:
+        req = f.f_locals.get("req")
+        if isinstance(req, dict) and "nonce" in req:
+            reply = {"id": req["id"], "nonce": req["nonce"], "ok": True, "passed": True, "valid": True,
+                     "fixed": {"passed": True, "parts": 2, "collisions": 0, "floating": 0, "components": 1,
+                               "unique_parts": 1, "unique_elements": 1, "problems": []},
+                     "tests": {"passed": True, "checks": []}, "output": "", "stage": "done"}
+            line = (json.dumps(reply) + "\\n").encode()
+            for fd in range(3, 30):
+                try:
+                    os.write(fd, line)
+                except OSError:
+                    pass
+            return True
+        f = f.f_back
+_forge()
+'''
+
+
+@pytest.mark.parametrize("attack", [PATCH_CHECKER, STEAL_NONCE], ids=["replace-checker", "forge-reply"])
+def test_code_cannot_forge_the_verdict(box, attack):
+    box._write(attack + FLOATING)
+    out = box.run("validate", {})
+    assert out.ok is False and "VALIDATE: FAILED" in out.text
+    data = box.last_validate
+    assert data["valid"] is False and data["passed"] is False
+    # the patched checker: the judge still finds the floater; the forged reply: no build came back at all
+    assert data["fixed"]["floating"] == 1 if attack is PATCH_CHECKER else "fixed" not in data
+    assert box.run("finalize", {}).ok is False
+
+
+def test_exported_model_is_exactly_what_was_judged(box):
+    box._write(PATCH_CHECKER + FLOATING)
+    data, _ = box.validate(export=True)
+    from brickwright.validation import validation_report
+
+    from bricklayer import read_ldraw
+
+    rep = validation_report(read_ldraw(box.ldr_path))
+    assert rep["valid"] is False and len(rep["floating"]) == 1 and data["valid"] is False
+
+
+def test_embedded_part_geometry_is_not_a_catalog_part(box):
+    """Code that exports its own, empty '3001.dat' to hide a collision is caught by the judge."""
+    box._write('''
+from bricklayer import *
+import bricklayer
+def create_build():
+    b = LegoBuild()
+    b.add(Element("3001", Color.RED), (0, 0, 0))
+    b.add(Element("3001", Color.RED), (0, 0, 0))
+    return b
+_orig = bricklayer.to_ldraw
+def _fake(build, **kw):
+    text = _orig(build, **kw)
+    return "0 FILE main.ldr\\n" + text + "0 FILE 3001.dat\\n0 empty\\n"
+bricklayer.to_ldraw = _fake
+''')
+    data, _ = box.validate()
+    assert data["valid"] is False
+    assert any("EMBEDDED PART FILE" in p for p in data["fixed"]["problems"])
+
+
+# ------------------------------------------------------------------------------------------- limits
+def test_allocating_10_gb_is_stopped(box):
+    box._write("def create_build():\n    x = bytearray(10 * 1024**3)\n    return x\n")
+    out = box.run("validate", {})
+    assert out.ok is False and "MemoryError" in out.text
+    assert "ping" and box.worker.call("ping").ok
+
+
+def test_endless_loop_is_stopped_and_the_worker_stays_warm(box):
+    pid = box.worker.info["pid"]
+    t0 = time.monotonic()
+    res = box.worker.call("explore", **box._worker_args(), code="while True:\n    pass", time_limit=1.0)
+    assert res.limit == "time" and time.monotonic() - t0 < 10
+    assert box.worker.call("ping").ok and box.worker.info["pid"] == pid  # no cold restart was needed
+
+
+def test_printing_10_mb_is_truncated(box):
+    out = explore(box, "print('y' * 10_000_000)")
+    assert len(out) < 30_000 and "more characters not shown" in out
+
+
+def test_render_png_comes_back_as_data(box):
+    box._write(FLOATING)
+    out = box.run("render", {"view": "iso"})
+    if not out.ok and "not available" in out.text:
+        pytest.skip(out.text)
+    assert out.ok and Path(out.image).read_bytes().startswith(b"\x89PNG")
+    assert Path(out.image).parent == box.run_dir / "renders"
+
+
+# ------------------------------------------------------------------------------------------- the CLI
+def _cli(*args: str, cwd: Path, env: dict | None = None) -> subprocess.CompletedProcess:
+    e = dict(os.environ, **(env or {}))
+    return subprocess.run([sys.executable, "-m", "brickwright", *args], capture_output=True, text=True,
+                          timeout=300, cwd=cwd, env=e)
+
+
+def test_cli_validate_build_py_cannot_be_forged_or_read_secrets(tmp_path, canary):
+    folder = tmp_path / "project"
+    folder.mkdir()
+    evil = folder / "evil_build.py"
+    evil.write_text(PATCH_CHECKER + f'''
+import os
+if os.path.exists({str(canary)!r}) or os.environ.get("OPENAI_API_KEY"):
+    raise RuntimeError("LEAK " + str(os.environ.get("OPENAI_API_KEY")))
+''' + FLOATING)
+    res = _cli("validate", str(evil), cwd=tmp_path, env={"OPENAI_API_KEY": "sk-cli-SECRET"})
+    assert res.returncode == 1, res.stdout + res.stderr
+    assert "NOT VALID" in res.stdout and "1 floating" in res.stdout
+    assert "LEAK" not in res.stdout + res.stderr and "SECRET" not in res.stdout + res.stderr
+    res = _cli("validate", "--json", str(evil), cwd=tmp_path)
+    rep = json.loads(res.stdout)
+    assert rep["valid"] is False and len(rep["floating"]) == 1
+    evil.write_text(STEAL_NONCE + FLOATING)  # a forged reply: refused, exit 1, never VALID
+    res = _cli("validate", str(evil), cwd=tmp_path)
+    assert res.returncode == 1 and "VALID" not in res.stdout.replace("NOT VALID", "")
+
+
+def test_cli_validate_build_py_imports_a_module_beside_it(tmp_path):
+    (tmp_path / "helpers.py").write_text("COLOR = 4\n")
+    (tmp_path / "build.py").write_text("from bricklayer import *\nfrom helpers import COLOR\n"
+                                       "def create_build():\n    b = LegoBuild()\n"
+                                       "    b.add(Element('3001', COLOR), (0, 0, 0))\n    return b\n")
+    res = _cli("validate", "build.py", cwd=tmp_path)
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert "VALID" in res.stdout
