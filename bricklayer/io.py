@@ -29,6 +29,7 @@ import numpy as np
 
 from ldraw_data.errors import LDrawParseError, LDrawWarning
 from ldraw_data.fileio import atomic_write
+from ldraw_data.io.limits import measure_submodels
 from ldraw_data.io.parse import LDrawDocument, LDrawFile, parse_document
 from ldraw_data.library import read_ldraw_text
 
@@ -187,6 +188,9 @@ def _doc_to_build(doc: LDrawDocument, library, warnings: list, lines: list[str])
         return b
 
     main = doc.main  # MPD spec: the first block is the model shown
+    # measured before anything is built: too deep or too many parts raises LDrawLimitError here, and the
+    # recursion of build_of / embed below is then at most MAX_SUBMODEL_DEPTH deep
+    measure_submodels(main, blocks.get, doc.is_submodel)
     root = build_of(main, (main.key,))
     root.embedded_files.update(embedded)
     root.unreadable_lines = _unreadable_in_use(doc, set(builds) | set(embedded)) + cycles
@@ -246,6 +250,9 @@ def from_ldraw(text: str, *, source: str = "<text>", library=None) -> LegoBuild:
     ------
     LDrawParseError
         When a colour code is not defined in LDConfig.ldr.
+    LDrawLimitError
+        Before anything is built, when submodels nest deeper than ``ldraw_data.MAX_SUBMODEL_DEPTH``
+        or the model expands to more than ``ldraw_data.MAX_FLAT_PARTS`` parts.
     """
     if library is None:
         from ldraw_data.library import get_library
@@ -275,7 +282,7 @@ def _from_text(text: str, source: str, library, line_map, doc: LDrawDocument | N
     except LDrawParseError as exc:
         if line_map is None:
             raise
-        raise LDrawParseError(*where(exc.path, exc.line), exc.message) from None
+        raise type(exc)(*where(exc.path, exc.line), exc.message) from None
     if line_map is not None:
         warnings = [moved(w) for w in warnings]
         build.unreadable_lines = [moved(w) for w in build.unreadable_lines]
@@ -393,6 +400,8 @@ def read_ldraw(path, *, library=None) -> LegoBuild:
     LDrawParseError
         When the file (or a file beside it that it references) cannot be read, is binary,
         or uses an undefined colour code.
+    LDrawLimitError
+        When the model nests or expands past the limits (see :func:`from_ldraw`).
     """
     p = Path(path)
     text = _read_text(p)

@@ -30,6 +30,7 @@ import numpy as np
 
 from ..errors import LDrawParseError, LDrawWarning
 from ..library import LDrawLibrary, read_ldraw_text
+from .limits import measure_submodels
 from .parse import LDrawDocument, LDrawFile, parse_document
 
 #: Largest ``max |R^T R - I|`` of one type-1 line's own matrix accepted
@@ -190,7 +191,16 @@ def flatten(
     Returns
     -------
     FlatModel
-        Parts in depth-first file order.
+        Parts in depth-first file order. A submodel reference closing a cycle is skipped
+        with a warning (the same lines :func:`bricklayer.read_ldraw` skips).
+
+    Raises
+    ------
+    LDrawLimitError
+        Before anything is expanded, when submodels nest deeper than
+        :data:`~ldraw_data.io.limits.MAX_SUBMODEL_DEPTH` or the model expands to more than
+        :data:`~ldraw_data.io.limits.MAX_FLAT_PARTS` parts (see
+        :func:`~ldraw_data.io.limits.measure_submodels`).
     """
     model = FlatModel(doc.source, doc, warnings=list(doc.warnings))
     blocks = doc.blocks_by_key
@@ -222,7 +232,16 @@ def flatten(
         external[key] = found
         return found
 
-    stack_keys: list[str] = []
+    def lookup(key: str) -> LDrawFile | None:
+        """The block a reference names (MPD block, else a model file beside the model), None for a part."""
+        blk = blocks.get(key)
+        if blk is None and (library is None or library.find(key) is None):
+            blk = external_block(key)
+        return blk
+
+    # measured before anything is expanded: too deep or too many parts raises LDrawLimitError here
+    tree = measure_submodels(doc.main, lookup, lambda b: id(b) in submodel_ids)
+    cycles_warned: set[tuple[str, int]] = set()
 
     checked: set[tuple[str, int]] = set()
 
@@ -246,19 +265,19 @@ def flatten(
                 f"{ORTHONORMAL_TOLERANCE}); kept as written, geometry uses the nearest rotation"))
 
     def walk(f: LDrawFile, world: np.ndarray, color: int, path: tuple[str, ...]) -> None:
-        stack_keys.append(f.key)
+        # recursive: the depth is at most MAX_SUBMODEL_DEPTH (measure_submodels checked it)
         for ref in f.refs:
             key = ref.key
             c = color if ref.color == 16 else ref.color
             t = world @ ref.transform
-            blk = blocks.get(key)
-            if blk is None and (library is None or library.find(key) is None):
-                blk = external_block(key)
+            blk = lookup(key)
             check_matrix(ref, f, blk)
             if blk is not None and id(blk) in submodel_ids:
-                if key in stack_keys:
-                    model.warnings.append(LDrawWarning(doc.source, ref.line,
-                        f"submodel {ref.name!r} references itself (cycle); reference skipped"))
+                if (f.key, ref.line) in tree.back_edges:
+                    if (f.key, ref.line) not in cycles_warned:
+                        cycles_warned.add((f.key, ref.line))
+                        model.warnings.append(LDrawWarning(doc.source, ref.line,
+                            f"submodel {ref.name!r} references itself (cycle); reference skipped"))
                     continue
                 walk(blk, t, c, path + (blk.name,))
                 continue
@@ -276,7 +295,6 @@ def flatten(
                         f"unknown part {ref.name!r} (in {f.name!r}) is not in the LDraw library; "
                         "kept as a placement without geometry or connectors"))
             model.parts.append(FlatPart(pid, ref.name, c, t, path, f.name, ref.line, source, prim))
-        stack_keys.pop()
 
     main = doc.main  # MPD spec: the first block is the model shown
     walk(main, np.eye(4), 16, (main.name,))
@@ -297,6 +315,8 @@ def load_model(path: str | os.PathLike, library: LDrawLibrary | None = None) -> 
     ------
     LDrawParseError
         When the file cannot be read.
+    LDrawLimitError
+        When the model nests or expands past the limits (see :func:`flatten`).
     LibraryNotFoundError
         When no library is given and none is installed.
     """
