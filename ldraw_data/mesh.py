@@ -59,7 +59,7 @@ from pathlib import Path
 import numpy as np
 
 from .errors import LDrawLimitError, PartNotFoundError
-from .fileio import atomic_write
+from .fileio import atomic_write, discard_cache_file
 from .io import limits
 from .io.parse import DIRECT_COLOR_FLAG, Geometry, LDrawDocument, LDrawFile, Meta, SubfileRef, parse_document
 from .library import LDrawLibrary, cache_dir, get_library, normalize_name
@@ -570,6 +570,7 @@ def _write_pack(path: Path, mesh: PartMesh) -> None:
 
 
 def _read_pack(path: Path) -> PartMesh | None:
+    """The mesh of a pack file; None when missing, of another version, or unreadable (then discarded)."""
     try:
         data = path.read_bytes()
     except OSError:
@@ -584,14 +585,19 @@ def _read_pack(path: Path) -> PartMesh | None:
         raw = zlib.decompress(data[12 + hlen:])
         out = {}
         off = 0
-        for (n, dt, shape), size in zip(_ARRAYS, header["sizes"]):
+        sizes = [int(n) for n in header["sizes"]]
+        if len(sizes) != len(_ARRAYS) or min(sizes) < 0:
+            raise ValueError(f"array sizes {sizes}")
+        for (n, dt, shape), size in zip(_ARRAYS, sizes):
             nbytes = size * np.dtype(dt).itemsize
             out[n] = np.frombuffer(raw, dtype=dt, count=size, offset=off).reshape(shape)
             off += nbytes
-        return PartMesh(header["name"], out["triangles"], out["colors"], out["oriented"], out["edges"],
+        if off != len(raw):
+            raise ValueError(f"{len(raw)} bytes of arrays, the header says {off}")
+        return PartMesh(str(header["name"]), out["triangles"], out["colors"], out["oriented"], out["edges"],
                         out["edge_colors"], out["bbox"], bool(header["certified"]), tuple(header["missing"]))
-    except (ValueError, KeyError, zlib.error, json.JSONDecodeError) as exc:
-        log.warning("mesh cache file %s is unreadable (%s); rebuilding it", path, exc)
+    except (ValueError, KeyError, TypeError, AttributeError, zlib.error) as exc:  # JSONDecodeError is a ValueError
+        discard_cache_file(path, "mesh", exc)
         return None
 
 
