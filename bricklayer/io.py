@@ -23,6 +23,7 @@ from __future__ import annotations
 __all__ = ["from_ldraw", "read_ldraw", "to_ldraw", "write_ldraw", "LDrawImportResult"]
 
 import logging
+import re
 from pathlib import Path
 
 import numpy as np
@@ -41,6 +42,20 @@ from .geometry.types import Pose
 log = logging.getLogger(__name__)
 
 _NAME_META = "!BRICKLAYER"
+
+#: Characters that end a line for ``str.splitlines`` (which the LDraw parser uses) or are not text:
+#: ASCII controls (CR, LF, VT, FF, FS, GS, RS, ...), DEL, NEL and the Unicode line/paragraph separators.
+_LINE_BREAKING = re.compile("[\x00-\x1f\x7f\x85\u2028\u2029]")
+
+
+def _one_line(text) -> str:
+    """``text`` with every control or line-breaking character replaced by a space.
+
+    Every name, title and kept header or note written into an LDraw file goes through this,
+    so that a name like ``"x\n1 4 0 0 0 ... 3001.dat"`` cannot add a line (a part, a ``0 FILE``)
+    to the file: LDraw is one statement a line (spec 1.0.2).
+    """
+    return _LINE_BREAKING.sub(" ", str(text))
 
 
 class LDrawImportResult(list):
@@ -426,7 +441,7 @@ def _fmt(v: float) -> str:
 def _line1(color: int, m: np.ndarray, name: str) -> str:
     c = f"0x{color:07X}" if color >= 0x2000000 else str(int(color))
     vals = [m[0, 3], m[1, 3], m[2, 3], *m[:3, :3].ravel()]
-    return f"1 {c} " + " ".join(_fmt(v) for v in vals) + f" {name}"
+    return f"1 {c} " + " ".join(_fmt(v) for v in vals) + f" {_one_line(name)}"
 
 
 def _ref_name(part_id: str) -> str:
@@ -438,11 +453,12 @@ def _ref_name(part_id: str) -> str:
 def _block_names(root: LegoBuild) -> dict[int, str]:
     """MPD block name of every build in the tree: its own ``name`` when set (kept exactly), else a
     name derived from the placement's name, made unique case-insensitively."""
-    names: dict[int, str] = {id(root): root.name or "model.ldr"}
+    names: dict[int, str] = {id(root): _one_line(root.name or "model.ldr").strip() or "model.ldr"}
     used = {names[id(root)].lower()}
     counter = [0]
 
     def unique(base: str, keep: bool) -> str:
+        base = _one_line(base).strip() or "submodel"
         cand = base if keep else _ensure_ext(base)
         k = 2
         while cand.lower() in used:
@@ -477,9 +493,9 @@ def _block_lines(b: LegoBuild, names: dict[int, str]) -> list[str]:
     steps = b.steps
     for si, group in enumerate(steps):
         for p in group:
-            out.extend(p.ldraw_notes)
+            out.extend(_one_line(n) for n in p.ldraw_notes)
             if id(p) in rev_names:
-                out.append(f"0 {_NAME_META} NAME {rev_names[id(p)]}")
+                out.append(f"0 {_NAME_META} NAME {_one_line(rev_names[id(p)])}")
             c = p.content
             if isinstance(c, LegoBuild):
                 m = B2L @ p.pose.matrix @ L2B
@@ -489,7 +505,7 @@ def _block_lines(b: LegoBuild, names: dict[int, str]) -> list[str]:
                 out.append(_line1(int(c.color), m, _ref_name(c.ldraw_id)))
         if si < len(steps) - 1:
             out.append("0 STEP")
-    out.extend(b.ldraw_trailer)
+    out.extend(_one_line(n) for n in b.ldraw_trailer)
     return out
 
 
@@ -505,7 +521,10 @@ def to_ldraw(build: LegoBuild, *, title: str | None = None) -> str:
     Returns
     -------
     str
-        Lines end with ``\\n``; coordinates in LDU with up to 6 decimals.
+        Lines end with ``\\n``; coordinates in LDU with up to 6 decimals. Names, titles and kept
+        header lines are written on one line each: a control or line-breaking character in them
+        (``\\n``, ``\\r``, ``\\x0c``, U+2028, ...) is replaced by a space, so a name cannot add a
+        part or block to the file.
     """
     names = _block_names(build)
     embedded: dict[str, tuple[str, str]] = {}
@@ -513,7 +532,7 @@ def to_ldraw(build: LegoBuild, *, title: str | None = None) -> str:
         for k, v in b.embedded_files.items():
             embedded.setdefault(k, v)
     nested = len(names) > 1 or bool(embedded)
-    head = title or (build.name or "BrickLayer model")
+    head = _one_line(title or (build.name or "BrickLayer model"))
     lines: list[str] = []
     order = [build]
     seen = {id(build)}
@@ -529,10 +548,10 @@ def to_ldraw(build: LegoBuild, *, title: str | None = None) -> str:
         if nested:
             lines.append(f"0 FILE {nm}")
         if b.ldraw_header:  # the header read from a file: author, licence, history kept as written
-            hdr = [ln for ln in b.ldraw_header if ln.strip()]
+            hdr = [_one_line(ln) for ln in b.ldraw_header if ln.strip()]
             lines.extend(f"0 Name: {nm}" if ln.strip().lower().startswith("0 name:") else ln for ln in hdr)
         else:
-            lines.append(f"0 {head if b is build else (b.name or nm)}")
+            lines.append(f"0 {head if b is build else _one_line(b.name or nm)}")
             lines.append(f"0 Name: {nm}")
             lines.append("0 Author: BrickLayer")
             lines.append("0 !LDRAW_ORG Unofficial_Model")
@@ -540,8 +559,8 @@ def to_ldraw(build: LegoBuild, *, title: str | None = None) -> str:
         if nested:
             lines.append("0 NOFILE")
     for _key, (nm, text) in embedded.items():
-        lines.append(f"0 FILE {nm}")
-        lines.extend(text.splitlines())
+        lines.append(f"0 FILE {_one_line(nm)}")
+        lines.extend(_one_line(t) for t in text.splitlines())
         lines.append("0 NOFILE")
     return "\n".join(lines) + "\n"
 
