@@ -31,6 +31,7 @@ import numpy as np
 from ldraw_data.errors import LDrawParseError, LDrawWarning
 from ldraw_data.fileio import atomic_write
 from ldraw_data.io.limits import measure_submodels
+from ldraw_data.io.model import file_beside
 from ldraw_data.io.parse import LDrawDocument, LDrawFile, parse_document
 from ldraw_data.library import read_ldraw_text
 
@@ -318,25 +319,14 @@ def _read_text(p: Path) -> str:
         raise LDrawParseError(str(p), None, f"cannot read file: {exc.strerror or exc}") from exc
 
 
-def _file_beside(folder: Path, name: str, listings: dict) -> Path | None:
-    """The file ``name`` (``/`` or ``\\`` separated, any case: LDraw names are case-insensitive) under
-    ``folder``, or None. ``listings``: folder -> {lower-case entry name: path}, filled as folders are
-    listed (each once per read)."""
-    cur = folder
-    for comp in name.replace("\\", "/").split("/"):
-        if comp in ("", ".", ".."):
-            return None
-        entries = listings.get(cur)
-        if entries is None:
-            try:
-                entries = {c.name.lower(): c for c in cur.iterdir()}
-            except OSError:
-                entries = {}
-            listings[cur] = entries
-        cur = entries.get(comp.lower())
-        if cur is None:
-            return None
-    return cur if cur.is_file() else None
+def _first_file_line(text: str) -> int:
+    """0-based index of the first ``0 FILE`` line of an MPD text (as :func:`parse_document` finds it)."""
+    for i, ln in enumerate(text.lstrip("\ufeff").splitlines()):
+        st = ln.strip()
+        if st.startswith("0") and st[1:2].isspace() and st[1:].strip()[:4].upper() == "FILE" and (
+                len(st[1:].strip()) == 4 or st[1:].strip()[4].isspace()):
+            return i
+    raise ValueError("no 0 FILE line")  # callers pass texts parsed as MPDs
 
 
 def _local_subfiles(p: Path, text: str, library) -> tuple[str, list | None, LDrawDocument | None]:
@@ -346,7 +336,9 @@ def _local_subfiles(p: Path, text: str, library) -> tuple[str, list | None, LDra
     file that references it, then in the library's ``p``, ``parts`` and ``models``
     folders. A name that is neither an MPD block nor a library file but is a file in the
     model's folder (a sub-model saved as its own ``.ldr``, as LDCad and LeoCAD allow) is
-    appended as one more MPD block, and so are the files it references in turn.
+    appended as one more MPD block, and so are the files it references in turn. An ``.mpd`` file
+    referenced so is appended whole, its first block (the model it shows) renamed to the name it
+    is referenced by; :func:`ldraw_data.io.flatten` resolves the same files the same way.
 
     Returns
     -------
@@ -367,7 +359,7 @@ def _local_subfiles(p: Path, text: str, library) -> tuple[str, list | None, LDra
                 if r.key in known:
                     continue
                 known.add(r.key)
-                local = _file_beside(folder, r.name, listings)
+                local = file_beside(folder, r.name, listings)
                 if local is None or local == p or library.find(r.name) is not None:
                     continue
                 sub_text = _read_text(local)
@@ -391,6 +383,11 @@ def _local_subfiles(p: Path, text: str, library) -> tuple[str, list | None, LDra
 
     put(p.name, text, None if doc.is_mpd else p.name)
     for ref_name, file, sub_text, is_mpd in added:
+        if is_mpd:  # the reference names the file: its first block (the model it shows, MPD spec)
+            first = _first_file_line(sub_text)
+            body = sub_text.lstrip("\ufeff").splitlines()
+            body[first] = f"0 FILE {ref_name}"
+            sub_text = "\n".join(body)
         put(file, sub_text, None if is_mpd else ref_name)
     return "\n".join(out) + "\n", line_map, None
 

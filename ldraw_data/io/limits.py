@@ -60,7 +60,7 @@ class SubmodelTree:
         Part placements after expanding every submodel (an embedded part counts once
         where it is placed; a reference closing a cycle counts nothing).
     back_edges : frozenset of (str, int)
-        ``(block key, line)`` of the submodel references that close a cycle (a submodel
+        ``(key, line)`` (the key the block holding the line was looked up by) of the submodel references that close a cycle (a submodel
         that places, directly or not, a submodel that places it): readers skip them with
         a warning. Found by a depth-first walk in file order, so every reader skips the
         same lines.
@@ -118,8 +118,9 @@ def measure_submodels(
     """
     max_depth = MAX_SUBMODEL_DEPTH if max_depth is None else max_depth
     max_parts = MAX_FLAT_PARTS if max_parts is None else max_parts
-    # frame: [block, refs, next ref index, deepest child depth + 1, parts so far, walked as a submodel]
-    stack: list[list] = [[main, main.refs, 0, 0, 0, True]]
+    # frame: [block, refs, next ref index, deepest child depth + 1, parts so far, walked as a submodel,
+    #         the key it was looked up by]
+    stack: list[list] = [[main, main.refs, 0, 0, 0, True, main.key]]
     on_stack = {main.key}
     done: dict[str, tuple[int, int]] = {}
     back: set[tuple[str, int]] = set()
@@ -145,7 +146,7 @@ def measure_submodels(
                 fr[4] += 1
             elif key in on_stack:
                 if is_submodel(child):
-                    back.add((blk.key, r.line))  # a cycle: skipped by every reader
+                    back.add((fr[6], r.line))  # a cycle: skipped by every reader
                 else:
                     fr[4] += 1  # an embedded part in a cycle: the mesh builder skips the inner reference
             elif key in done:
@@ -159,15 +160,15 @@ def measure_submodels(
                         f"submodels are nested more than {max_depth} levels deep ({_chain(stack)} > "
                         f"{r.name!r}); the limit is ldraw_data.MAX_SUBMODEL_DEPTH = {max_depth} (official "
                         "models nest at most 10 levels). Merge the deepest submodels into their parents.")
-                stack.append([child, child.refs, 0, 0, 0, is_submodel(child)])
+                stack.append([child, child.refs, 0, 0, 0, is_submodel(child), key])
                 on_stack.add(key)
                 continue
             if fr[4] > max_parts:
                 raise too_many(fr, r.line)
             continue
         stack.pop()
-        on_stack.discard(blk.key)
-        done[blk.key] = (fr[3], fr[4])
+        on_stack.discard(fr[6])
+        done[fr[6]] = (fr[3], fr[4])
         if stack:
             parent = stack[-1]
             parent[3] = max(parent[3], fr[3] + 1)
