@@ -226,14 +226,30 @@ def _save(path, r: LocalRaster):
 
 
 def _load(path) -> LocalRaster | None:
+    """The raster of a cache file; None when missing or unreadable (then discarded with a warning)."""
+    from ldraw_data.fileio import discard_cache_file
+
     try:
-        with np.load(path) as z:
+        with np.load(path, allow_pickle=False) as z:
             keys, lo, hi, box = z["keys"], z["lo"], z["hi"], z["box"]
-    except (OSError, KeyError, ValueError):
+    except FileNotFoundError:
         return None
-    k0, shape = box[:2], (int(box[2]), int(box[3]))
-    ku = (keys >> 31) - _B - k0[0]
-    kw = (keys & ((1 << 31) - 1)) - _B - k0[1]
+    except Exception as exc:  # noqa: BLE001 - a truncated zip raises BadZipFile, EOFError, zlib.error, ...
+        discard_cache_file(path, "column raster", exc)
+        return None
+    try:
+        if box.shape != (4,) or keys.ndim != 1 or not (keys.shape == lo.shape == hi.shape):
+            raise ValueError(f"array shapes {box.shape}, {keys.shape}, {lo.shape}, {hi.shape}")
+        k0, shape = box[:2], (int(box[2]), int(box[3]))
+        if min(shape) < 0 or shape[0] * shape[1] > 1 << 26:
+            raise ValueError(f"raster of {shape} columns")
+        ku = (keys >> 31) - _B - k0[0]
+        kw = (keys & ((1 << 31) - 1)) - _B - k0[1]
+        if len(keys) and (ku.min() < 0 or kw.min() < 0 or ku.max() >= shape[0] or kw.max() >= shape[1]):
+            raise ValueError("column indices outside the raster")
+    except (ValueError, TypeError) as exc:
+        discard_cache_file(path, "column raster", exc)
+        return None
     dlo = np.full(shape, np.inf)
     dhi = np.full(shape, -np.inf)
     dlo[ku, kw] = lo

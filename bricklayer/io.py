@@ -23,12 +23,15 @@ from __future__ import annotations
 __all__ = ["from_ldraw", "read_ldraw", "to_ldraw", "write_ldraw", "LDrawImportResult"]
 
 import logging
+import re
 from pathlib import Path
 
 import numpy as np
 
 from ldraw_data.errors import LDrawParseError, LDrawWarning
 from ldraw_data.fileio import atomic_write
+from ldraw_data.io.limits import measure_submodels
+from ldraw_data.io.model import file_beside
 from ldraw_data.io.parse import LDrawDocument, LDrawFile, parse_document
 from ldraw_data.library import read_ldraw_text
 
@@ -40,6 +43,20 @@ from .geometry.types import Pose
 log = logging.getLogger(__name__)
 
 _NAME_META = "!BRICKLAYER"
+
+#: Characters that end a line for ``str.splitlines`` (which the LDraw parser uses) or are not text:
+#: ASCII controls (CR, LF, VT, FF, FS, GS, RS, ...), DEL, NEL and the Unicode line/paragraph separators.
+_LINE_BREAKING = re.compile("[\x00-\x1f\x7f\x85\u2028\u2029]")
+
+
+def _one_line(text) -> str:
+    """``text`` with every control or line-breaking character replaced by a space.
+
+    Every name, title and kept header or note written into an LDraw file goes through this,
+    so that a name like ``"x\n1 4 0 0 0 ... 3001.dat"`` cannot add a line (a part, a ``0 FILE``)
+    to the file: LDraw is one statement a line (spec 1.0.2).
+    """
+    return _LINE_BREAKING.sub(" ", str(text))
 
 
 class LDrawImportResult(list):
@@ -187,6 +204,9 @@ def _doc_to_build(doc: LDrawDocument, library, warnings: list, lines: list[str])
         return b
 
     main = doc.main  # MPD spec: the first block is the model shown
+    # measured before anything is built: too deep or too many parts raises LDrawLimitError here, and the
+    # recursion of build_of / embed below is then at most MAX_SUBMODEL_DEPTH deep
+    measure_submodels(main, blocks.get, doc.is_submodel)
     root = build_of(main, (main.key,))
     root.embedded_files.update(embedded)
     root.unreadable_lines = _unreadable_in_use(doc, set(builds) | set(embedded)) + cycles
@@ -246,6 +266,9 @@ def from_ldraw(text: str, *, source: str = "<text>", library=None) -> LegoBuild:
     ------
     LDrawParseError
         When a colour code is not defined in LDConfig.ldr.
+    LDrawLimitError
+        Before anything is built, when submodels nest deeper than ``ldraw_data.MAX_SUBMODEL_DEPTH``
+        or the model expands to more than ``ldraw_data.MAX_FLAT_PARTS`` parts.
     """
     if library is None:
         from ldraw_data.library import get_library
@@ -275,7 +298,7 @@ def _from_text(text: str, source: str, library, line_map, doc: LDrawDocument | N
     except LDrawParseError as exc:
         if line_map is None:
             raise
-        raise LDrawParseError(*where(exc.path, exc.line), exc.message) from None
+        raise type(exc)(*where(exc.path, exc.line), exc.message) from None
     if line_map is not None:
         warnings = [moved(w) for w in warnings]
         build.unreadable_lines = [moved(w) for w in build.unreadable_lines]
@@ -296,25 +319,14 @@ def _read_text(p: Path) -> str:
         raise LDrawParseError(str(p), None, f"cannot read file: {exc.strerror or exc}") from exc
 
 
-def _file_beside(folder: Path, name: str, listings: dict) -> Path | None:
-    """The file ``name`` (``/`` or ``\\`` separated, any case: LDraw names are case-insensitive) under
-    ``folder``, or None. ``listings``: folder -> {lower-case entry name: path}, filled as folders are
-    listed (each once per read)."""
-    cur = folder
-    for comp in name.replace("\\", "/").split("/"):
-        if comp in ("", ".", ".."):
-            return None
-        entries = listings.get(cur)
-        if entries is None:
-            try:
-                entries = {c.name.lower(): c for c in cur.iterdir()}
-            except OSError:
-                entries = {}
-            listings[cur] = entries
-        cur = entries.get(comp.lower())
-        if cur is None:
-            return None
-    return cur if cur.is_file() else None
+def _first_file_line(text: str) -> int:
+    """0-based index of the first ``0 FILE`` line of an MPD text (as :func:`parse_document` finds it)."""
+    for i, ln in enumerate(text.lstrip("\ufeff").splitlines()):
+        st = ln.strip()
+        if st.startswith("0") and st[1:2].isspace() and st[1:].strip()[:4].upper() == "FILE" and (
+                len(st[1:].strip()) == 4 or st[1:].strip()[4].isspace()):
+            return i
+    raise ValueError("no 0 FILE line")  # callers pass texts parsed as MPDs
 
 
 def _local_subfiles(p: Path, text: str, library) -> tuple[str, list | None, LDrawDocument | None]:
@@ -324,7 +336,9 @@ def _local_subfiles(p: Path, text: str, library) -> tuple[str, list | None, LDra
     file that references it, then in the library's ``p``, ``parts`` and ``models``
     folders. A name that is neither an MPD block nor a library file but is a file in the
     model's folder (a sub-model saved as its own ``.ldr``, as LDCad and LeoCAD allow) is
-    appended as one more MPD block, and so are the files it references in turn.
+    appended as one more MPD block, and so are the files it references in turn. An ``.mpd`` file
+    referenced so is appended whole, its first block (the model it shows) renamed to the name it
+    is referenced by; :func:`ldraw_data.io.flatten` resolves the same files the same way.
 
     Returns
     -------
@@ -345,7 +359,7 @@ def _local_subfiles(p: Path, text: str, library) -> tuple[str, list | None, LDra
                 if r.key in known:
                     continue
                 known.add(r.key)
-                local = _file_beside(folder, r.name, listings)
+                local = file_beside(folder, r.name, listings)
                 if local is None or local == p or library.find(r.name) is not None:
                     continue
                 sub_text = _read_text(local)
@@ -369,6 +383,11 @@ def _local_subfiles(p: Path, text: str, library) -> tuple[str, list | None, LDra
 
     put(p.name, text, None if doc.is_mpd else p.name)
     for ref_name, file, sub_text, is_mpd in added:
+        if is_mpd:  # the reference names the file: its first block (the model it shows, MPD spec)
+            first = _first_file_line(sub_text)
+            body = sub_text.lstrip("\ufeff").splitlines()
+            body[first] = f"0 FILE {ref_name}"
+            sub_text = "\n".join(body)
         put(file, sub_text, None if is_mpd else ref_name)
     return "\n".join(out) + "\n", line_map, None
 
@@ -393,6 +412,8 @@ def read_ldraw(path, *, library=None) -> LegoBuild:
     LDrawParseError
         When the file (or a file beside it that it references) cannot be read, is binary,
         or uses an undefined colour code.
+    LDrawLimitError
+        When the model nests or expands past the limits (see :func:`from_ldraw`).
     """
     p = Path(path)
     text = _read_text(p)
@@ -417,7 +438,7 @@ def _fmt(v: float) -> str:
 def _line1(color: int, m: np.ndarray, name: str) -> str:
     c = f"0x{color:07X}" if color >= 0x2000000 else str(int(color))
     vals = [m[0, 3], m[1, 3], m[2, 3], *m[:3, :3].ravel()]
-    return f"1 {c} " + " ".join(_fmt(v) for v in vals) + f" {name}"
+    return f"1 {c} " + " ".join(_fmt(v) for v in vals) + f" {_one_line(name)}"
 
 
 def _ref_name(part_id: str) -> str:
@@ -429,11 +450,12 @@ def _ref_name(part_id: str) -> str:
 def _block_names(root: LegoBuild) -> dict[int, str]:
     """MPD block name of every build in the tree: its own ``name`` when set (kept exactly), else a
     name derived from the placement's name, made unique case-insensitively."""
-    names: dict[int, str] = {id(root): root.name or "model.ldr"}
+    names: dict[int, str] = {id(root): _one_line(root.name or "model.ldr").strip() or "model.ldr"}
     used = {names[id(root)].lower()}
     counter = [0]
 
     def unique(base: str, keep: bool) -> str:
+        base = _one_line(base).strip() or "submodel"
         cand = base if keep else _ensure_ext(base)
         k = 2
         while cand.lower() in used:
@@ -468,9 +490,9 @@ def _block_lines(b: LegoBuild, names: dict[int, str]) -> list[str]:
     steps = b.steps
     for si, group in enumerate(steps):
         for p in group:
-            out.extend(p.ldraw_notes)
+            out.extend(_one_line(n) for n in p.ldraw_notes)
             if id(p) in rev_names:
-                out.append(f"0 {_NAME_META} NAME {rev_names[id(p)]}")
+                out.append(f"0 {_NAME_META} NAME {_one_line(rev_names[id(p)])}")
             c = p.content
             if isinstance(c, LegoBuild):
                 m = B2L @ p.pose.matrix @ L2B
@@ -480,7 +502,7 @@ def _block_lines(b: LegoBuild, names: dict[int, str]) -> list[str]:
                 out.append(_line1(int(c.color), m, _ref_name(c.ldraw_id)))
         if si < len(steps) - 1:
             out.append("0 STEP")
-    out.extend(b.ldraw_trailer)
+    out.extend(_one_line(n) for n in b.ldraw_trailer)
     return out
 
 
@@ -496,7 +518,10 @@ def to_ldraw(build: LegoBuild, *, title: str | None = None) -> str:
     Returns
     -------
     str
-        Lines end with ``\\n``; coordinates in LDU with up to 6 decimals.
+        Lines end with ``\\n``; coordinates in LDU with up to 6 decimals. Names, titles and kept
+        header lines are written on one line each: a control or line-breaking character in them
+        (``\\n``, ``\\r``, ``\\x0c``, U+2028, ...) is replaced by a space, so a name cannot add a
+        part or block to the file.
     """
     names = _block_names(build)
     embedded: dict[str, tuple[str, str]] = {}
@@ -504,7 +529,7 @@ def to_ldraw(build: LegoBuild, *, title: str | None = None) -> str:
         for k, v in b.embedded_files.items():
             embedded.setdefault(k, v)
     nested = len(names) > 1 or bool(embedded)
-    head = title or (build.name or "BrickLayer model")
+    head = _one_line(title or (build.name or "BrickLayer model"))
     lines: list[str] = []
     order = [build]
     seen = {id(build)}
@@ -520,10 +545,10 @@ def to_ldraw(build: LegoBuild, *, title: str | None = None) -> str:
         if nested:
             lines.append(f"0 FILE {nm}")
         if b.ldraw_header:  # the header read from a file: author, licence, history kept as written
-            hdr = [ln for ln in b.ldraw_header if ln.strip()]
+            hdr = [_one_line(ln) for ln in b.ldraw_header if ln.strip()]
             lines.extend(f"0 Name: {nm}" if ln.strip().lower().startswith("0 name:") else ln for ln in hdr)
         else:
-            lines.append(f"0 {head if b is build else (b.name or nm)}")
+            lines.append(f"0 {head if b is build else _one_line(b.name or nm)}")
             lines.append(f"0 Name: {nm}")
             lines.append("0 Author: BrickLayer")
             lines.append("0 !LDRAW_ORG Unofficial_Model")
@@ -531,8 +556,8 @@ def to_ldraw(build: LegoBuild, *, title: str | None = None) -> str:
         if nested:
             lines.append("0 NOFILE")
     for _key, (nm, text) in embedded.items():
-        lines.append(f"0 FILE {nm}")
-        lines.extend(text.splitlines())
+        lines.append(f"0 FILE {_one_line(nm)}")
+        lines.extend(_one_line(t) for t in text.splitlines())
         lines.append("0 NOFILE")
     return "\n".join(lines) + "\n"
 

@@ -6,7 +6,14 @@ connector annotations. Knows nothing of :mod:`bricklayer`.
 """
 
 # errors
-from .errors import LDrawError, LDrawParseError, LDrawWarning, LibraryNotFoundError, PartNotFoundError
+from .errors import (
+    LDrawError,
+    LDrawLimitError,
+    LDrawParseError,
+    LDrawWarning,
+    LibraryNotFoundError,
+    PartNotFoundError,
+)
 
 # library
 from .library import (
@@ -21,7 +28,17 @@ from .library import (
 )
 
 # files
-from .io import FlatModel, FlatPart, flatten, load_model, parse_document, read_document
+from .io import (
+    MAX_FLAT_PARTS,
+    MAX_PART_TRIANGLES,
+    MAX_SUBMODEL_DEPTH,
+    FlatModel,
+    FlatPart,
+    flatten,
+    load_model,
+    parse_document,
+    read_document,
+)
 
 # colours
 from .colors import ColorDef, ColorTable, get_color_table
@@ -45,9 +62,10 @@ from .catalog import Catalog, PartSpec, build_popularity, get_catalog, popularit
 from .search import search_parts
 
 __all__ = [
-    "LDrawError", "LDrawParseError", "LDrawWarning", "LibraryNotFoundError", "PartNotFoundError",
+    "LDrawError", "LDrawLimitError", "LDrawParseError", "LDrawWarning", "LibraryNotFoundError", "PartNotFoundError",
     "LDrawLibrary", "cache_dir", "data_dir", "find_library", "find_shadow_library", "get_library",
     "install_library", "normalize_name",
+    "MAX_FLAT_PARTS", "MAX_PART_TRIANGLES", "MAX_SUBMODEL_DEPTH",
     "FlatModel", "FlatPart", "flatten", "load_model", "parse_document", "read_document",
     "ColorDef", "ColorTable", "get_color_table",
     "PartMesh", "clear_mesh_cache", "load_meshes", "mesh_from_document", "part_mesh", "world_bounds",

@@ -41,12 +41,13 @@ import logging
 import os
 import re
 import time
+import zlib
 from dataclasses import dataclass, replace
 from importlib import resources
 from pathlib import Path
 from typing import Iterable, Iterator
 
-from .fileio import atomic_writer
+from .fileio import atomic_writer, discard_cache_file
 from .errors import LDrawError, PartNotFoundError
 from .library import LDrawLibrary, cache_dir, data_dir, get_library, normalize_name, read_ldraw_text
 
@@ -742,8 +743,8 @@ def get_catalog(library: LDrawLibrary | None = None, *, rebuild: bool = False) -
             with gzip.open(path, "rb") as fh:
                 cat = Catalog.from_json(json.loads(fh.read()))
             log.info("catalog: %d parts loaded from %s in %.2f s", len(cat), path, time.perf_counter() - t0)
-        except (OSError, ValueError, KeyError, TypeError, IndexError, EOFError) as exc:
-            log.warning("catalog cache %s unreadable (%s); rebuilding", path, exc)
+        except (OSError, ValueError, KeyError, TypeError, IndexError, AttributeError, EOFError, zlib.error) as exc:
+            discard_cache_file(path, "catalog", exc)
             cat = None
         finally:
             if gc_was_on:

@@ -569,8 +569,10 @@ def _labels() -> _Labels:
                 starts, params, types = z["starts"], z["params"], z["types"]
                 order = [tuple(None if p == "" else p for p in row) for row in json.loads(str(z["type_table"]))]
             loaded = (stems, starts, params, types, order)
-        except Exception as exc:  # a corrupt cache is rebuilt
-            log.warning("ignoring unreadable connector cache %s (%s); rebuilding it", path, exc)
+        except Exception as exc:  # noqa: BLE001 - a corrupt cache is rebuilt
+            from .fileio import discard_cache_file
+
+            discard_cache_file(path, "connector label", exc)
     if loaded is None:
         log.info("building the connector cache from BrickNet labels (about 1 s, once)")
         loaded = _parse_labels(raw)

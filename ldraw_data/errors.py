@@ -11,6 +11,7 @@ __all__ = [
     "LibraryNotFoundError",
     "PartNotFoundError",
     "LDrawParseError",
+    "LDrawLimitError",
     "LDrawWarning",
 ]
 
@@ -82,6 +83,18 @@ class LDrawParseError(LDrawError):
         self.path, self.line, self.message = path, line, message
         where = f"{path}:{line}" if line else path
         super().__init__(f"{where}: {message}")
+
+
+class LDrawLimitError(LDrawParseError):
+    """A file is readable but too large to expand: submodels nested deeper than
+    :data:`~ldraw_data.io.limits.MAX_SUBMODEL_DEPTH`, more part placements than
+    :data:`~ldraw_data.io.limits.MAX_FLAT_PARTS` once submodels are expanded, or a part
+    drawn with more than :data:`~ldraw_data.io.limits.MAX_PART_TRIANGLES` triangles.
+
+    Raised before anything is expanded, so a hostile file (a 4 KB MPD whose submodels
+    each place the next twice, 2^40 parts) stops at once. Same parameters as
+    :class:`LDrawParseError`; the message names the limit and what to do.
+    """
 
 
 @dataclass(frozen=True)

@@ -1,20 +1,27 @@
-"""Atomic file writes, the one way every module writes a file.
+"""Atomic file writes, the one way every module writes a file; and the handling of bad cache files.
 
 A file is written to a temporary file in the target's folder and renamed
 over the target only when complete (``os.replace``), so a crash or an error
 never leaves a half-written model, image or cache file. New files get the
 usual permissions (``0o666`` less the process umask), not the private
 ``0o600`` that ``tempfile.mkstemp`` creates.
+
+A cache file that is truncated or corrupt all the same (a full disk, a copy
+cut short, a file edited by hand) is discarded with :func:`discard_cache_file`:
+one logged warning, the file removed, and the caller rebuilds it.
 """
 
 from __future__ import annotations
 
-__all__ = ["atomic_writer", "atomic_write"]
+__all__ = ["atomic_writer", "atomic_write", "discard_cache_file"]
 
 import contextlib
+import logging
 import os
 import tempfile
 from pathlib import Path
+
+log = logging.getLogger(__name__)
 
 
 def _umask() -> int:
@@ -74,3 +81,24 @@ def atomic_write(path, data: bytes | str) -> Path:
         with atomic_writer(path, "wb") as fh:
             fh.write(data)
     return Path(path)
+
+
+def discard_cache_file(path, kind: str, reason) -> None:
+    """Log that a cache file is unreadable and remove it, so that the caller rebuilds it.
+
+    Parameters
+    ----------
+    path : path
+        The cache file.
+    kind : str
+        What it caches, for the message (``"mesh"``, ``"collision shape"``, ...).
+    reason : Exception or str
+        What was wrong with it (a truncated archive, a bad header, sizes that disagree).
+
+    Every reader of the cache folder (``ldraw_data.library.cache_dir()``) calls this on any
+    failure to decode a file; a file that is merely missing is not reported. Removing it is
+    best effort: when that fails too, the rebuilt file replaces it (atomically) anyway.
+    """
+    log.warning("%s cache file %s is unreadable (%s); discarded, it is rebuilt", kind, path, reason)
+    with contextlib.suppress(OSError):
+        os.unlink(path)

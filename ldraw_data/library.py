@@ -133,18 +133,51 @@ def read_ldraw_text(data: bytes, source: str = "<bytes>") -> str:
         return data.decode("latin-1")
 
 
+_CHECKED_DIRS: set[tuple[str, str]] = set()
+
+
+def _checked_dir(path: Path, variable: str, from_env: bool) -> Path:
+    """``path`` when it is a folder or can be created as one; else a clear error naming ``variable``.
+
+    A regular file at ``path`` (or at a folder above it) would make every write below it fail
+    deep inside a cache or an install; this says so once, up front. Checked once per path and
+    process.
+    """
+    key = (variable, str(path))
+    if key in _CHECKED_DIRS:
+        return path
+    cur = path
+    while not cur.exists() and cur.parent != cur:
+        cur = cur.parent
+    if cur.exists() and not cur.is_dir():
+        where = f"{variable}={path}" if from_env else f"the default folder {path} (set by {variable} when set)"
+        what = "it is a file" if cur == path else f"{cur} above it is a file"
+        fix = (f"point {variable} at a folder (it is created when missing) or unset it" if from_env
+               else f"move the file {cur} away, or set {variable} to a folder")
+        raise LDrawError(f"{where} cannot be used: {what}, not a folder. {fix[0].upper()}{fix[1:]}.")
+    _CHECKED_DIRS.add(key)
+    return path
+
+
 def data_dir() -> Path:
     """Per-user folder where installed libraries live.
 
     ``BRICKWRIGHT_DATA_DIR`` overrides it; otherwise the platform's user data
     folder (``~/.local/share/brickwright`` on Linux, via ``platformdirs``).
+
+    Raises
+    ------
+    LDrawError
+        When the folder (or a folder above it) is a regular file; the message names
+        ``BRICKWRIGHT_DATA_DIR`` and the path and says what to do.
     """
     env = os.environ.get("BRICKWRIGHT_DATA_DIR")
     if env:
-        return Path(env).expanduser()
+        return _checked_dir(Path(env).expanduser(), "BRICKWRIGHT_DATA_DIR", True)
     import platformdirs
 
-    return Path(platformdirs.user_data_dir("brickwright", appauthor=False))
+    return _checked_dir(Path(platformdirs.user_data_dir("brickwright", appauthor=False)), "BRICKWRIGHT_DATA_DIR",
+                        False)
 
 
 def cache_dir() -> Path:
@@ -153,13 +186,20 @@ def cache_dir() -> Path:
     ``BRICKWRIGHT_CACHE_DIR`` overrides it; otherwise the platform's user cache
     folder (``~/.cache/brickwright`` on Linux). Everything in it can be
     deleted at any time and is rebuilt on demand.
+
+    Raises
+    ------
+    LDrawError
+        When the folder (or a folder above it) is a regular file; the message names
+        ``BRICKWRIGHT_CACHE_DIR`` and the path and says what to do.
     """
     env = os.environ.get("BRICKWRIGHT_CACHE_DIR")
     if env:
-        return Path(env).expanduser()
+        return _checked_dir(Path(env).expanduser(), "BRICKWRIGHT_CACHE_DIR", True)
     import platformdirs
 
-    return Path(platformdirs.user_cache_dir("brickwright", appauthor=False))
+    return _checked_dir(Path(platformdirs.user_cache_dir("brickwright", appauthor=False)), "BRICKWRIGHT_CACHE_DIR",
+                        False)
 
 
 class LDrawLibrary:

@@ -58,8 +58,9 @@ from pathlib import Path
 
 import numpy as np
 
-from .errors import PartNotFoundError
-from .fileio import atomic_write
+from .errors import LDrawLimitError, PartNotFoundError
+from .fileio import atomic_write, discard_cache_file
+from .io import limits
 from .io.parse import DIRECT_COLOR_FLAG, Geometry, LDrawDocument, LDrawFile, Meta, SubfileRef, parse_document
 from .library import LDrawLibrary, cache_dir, get_library, normalize_name
 
@@ -301,6 +302,11 @@ class _Resolver:
         f = self.lookup(key, library_only=library_only)
         if f is None:
             return None
+        if len(self.stack) >= limits.MAX_SUBMODEL_DEPTH:  # the walk is recursive: refuse before Python does
+            raise LDrawLimitError(f.source or key, None,
+                f"part files are nested more than {limits.MAX_SUBMODEL_DEPTH} levels deep "
+                f"({' > '.join(self.stack[:3])} > ... > {key}); the limit is ldraw_data.MAX_SUBMODEL_DEPTH = "
+                f"{limits.MAX_SUBMODEL_DEPTH}. Merge the deepest embedded part files into their parents.")
         self.stack.append(key)
         try:
             g = self.flatten(f, library_only=library_only or not embedded)
@@ -325,6 +331,7 @@ class _Resolver:
         pieces: list[_Geom] = []
         missing: list[str] = []
         all_certified = certified
+        n_tris = n_edges = 0  # of the placed subfiles so far: checked before each is copied
         for it in f.items:
             if isinstance(it, Geometry):
                 k = it.kind
@@ -348,6 +355,14 @@ class _Resolver:
                     _warn_missing(self.library, f, it)
                     all_certified = False
                     continue
+                n_tris += len(child.tris)
+                n_edges += len(child.edges)
+                if max(n_tris, n_edges) > limits.MAX_PART_TRIANGLES:
+                    raise LDrawLimitError(f.source or f.name, it.line,
+                        f"{f.name!r} is drawn with more than {limits.MAX_PART_TRIANGLES:,} triangles or edge lines "
+                        f"once its subfiles are placed (counted up to {it.name!r}); the limit is "
+                        f"ldraw_data.MAX_PART_TRIANGLES = {limits.MAX_PART_TRIANGLES:,} (the largest library part, "
+                        "baseplate 782, has 120,084). Check for subfiles placed over and over.")
                 all_certified = all_certified and child.certified
                 missing.extend(child.missing)
                 pieces.append(self.place(child, it, certified))
@@ -555,6 +570,7 @@ def _write_pack(path: Path, mesh: PartMesh) -> None:
 
 
 def _read_pack(path: Path) -> PartMesh | None:
+    """The mesh of a pack file; None when missing, of another version, or unreadable (then discarded)."""
     try:
         data = path.read_bytes()
     except OSError:
@@ -569,14 +585,19 @@ def _read_pack(path: Path) -> PartMesh | None:
         raw = zlib.decompress(data[12 + hlen:])
         out = {}
         off = 0
-        for (n, dt, shape), size in zip(_ARRAYS, header["sizes"]):
+        sizes = [int(n) for n in header["sizes"]]
+        if len(sizes) != len(_ARRAYS) or min(sizes) < 0:
+            raise ValueError(f"array sizes {sizes}")
+        for (n, dt, shape), size in zip(_ARRAYS, sizes):
             nbytes = size * np.dtype(dt).itemsize
             out[n] = np.frombuffer(raw, dtype=dt, count=size, offset=off).reshape(shape)
             off += nbytes
-        return PartMesh(header["name"], out["triangles"], out["colors"], out["oriented"], out["edges"],
+        if off != len(raw):
+            raise ValueError(f"{len(raw)} bytes of arrays, the header says {off}")
+        return PartMesh(str(header["name"]), out["triangles"], out["colors"], out["oriented"], out["edges"],
                         out["edge_colors"], out["bbox"], bool(header["certified"]), tuple(header["missing"]))
-    except (ValueError, KeyError, zlib.error, json.JSONDecodeError) as exc:
-        log.warning("mesh cache file %s is unreadable (%s); rebuilding it", path, exc)
+    except (ValueError, KeyError, TypeError, AttributeError, zlib.error) as exc:  # JSONDecodeError is a ValueError
+        discard_cache_file(path, "mesh", exc)
         return None
 
 

@@ -95,7 +95,7 @@ from dataclasses import dataclass, field
 import fcl
 import numpy as np
 
-from ldraw_data.fileio import atomic_writer
+from ldraw_data.fileio import atomic_writer, discard_cache_file
 from ldraw_data.collision import collision_shape
 from ldraw_data.connectors import _parse_type, connector_types
 from ldraw_data.errors import PartNotFoundError
@@ -334,11 +334,29 @@ class _PairMemo:
         self.loaded = True
         if os.environ.get("BRICKLAYER_NO_PAIR_CACHE"):
             return
+        got = self._read(self.path())
+        if got is not None:
+            self.keys, self.hits = got
+
+    def _read(self, path) -> tuple[np.ndarray, np.ndarray] | None:
+        """(keys, answers) of the cache file; None when missing or unreadable (then discarded with a warning).
+
+        Checked: both arrays present, one-dimensional, of the same length, of this memo's dtypes, keys
+        strictly increasing (``lookup`` searches them with ``searchsorted``)."""
         try:
-            with np.load(self.path()) as z:
-                self.keys, self.hits = z["keys"], z["hits"]
-        except (OSError, KeyError, ValueError):
-            pass
+            with np.load(path, allow_pickle=False) as z:
+                keys, hits = z["keys"], z["hits"]
+        except FileNotFoundError:
+            return None
+        except Exception as exc:  # noqa: BLE001 - a truncated zip raises BadZipFile, EOFError, zlib.error, ...
+            discard_cache_file(path, self.stem, exc)
+            return None
+        if (keys.ndim != 1 or keys.shape != hits.shape or keys.dtype != np.uint64
+                or hits.dtype != np.dtype(self.dtype) or (len(keys) > 1 and not (keys[1:] > keys[:-1]).all())):
+            discard_cache_file(path, self.stem, f"arrays {keys.dtype}{keys.shape} and {hits.dtype}{hits.shape}, "
+                                                "or keys not sorted")
+            return None
+        return keys, hits
 
     def lookup(self, h: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(found (m,) bool, value (m,) of the memo's dtype) for hashes ``h``."""
@@ -375,11 +393,9 @@ class _PairMemo:
         path = self.path()
         keys = np.concatenate([self.keys, np.fromiter(self.new.keys(), dtype=np.uint64, count=len(self.new))])
         hits = np.concatenate([self.hits, np.fromiter(self.new.values(), dtype=self.dtype, count=len(self.new))])
-        try:  # merge with what other processes wrote meanwhile
-            with np.load(path) as z:
-                keys, hits = np.concatenate([z["keys"], keys]), np.concatenate([z["hits"], hits])
-        except (OSError, KeyError, ValueError):
-            pass
+        got = self._read(path)  # merge with what other processes wrote meanwhile
+        if got is not None:
+            keys, hits = np.concatenate([got[0], keys]), np.concatenate([got[1], hits])
         keys, first = np.unique(keys, return_index=True)
         self.keys, self.hits, self.new = keys, hits[first], {}
         try:

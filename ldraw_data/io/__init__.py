@@ -10,6 +10,7 @@ from .model import (
     read_document,
     rotation_deviation,
 )
+from .limits import MAX_FLAT_PARTS, MAX_PART_TRIANGLES, MAX_SUBMODEL_DEPTH, SubmodelTree, measure_submodels
 from .parse import (
     DIRECT_COLOR_FLAG,
     Geometry,
@@ -27,4 +28,5 @@ __all__ = [
     "parse_color", "parse_document", "parse_file",
     "ORTHONORMAL_TOLERANCE", "FlatModel", "FlatPart", "flatten", "load_model", "orthonormalize",
     "read_document", "rotation_deviation",
+    "MAX_FLAT_PARTS", "MAX_PART_TRIANGLES", "MAX_SUBMODEL_DEPTH", "SubmodelTree", "measure_submodels",
 ]

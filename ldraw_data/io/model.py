@@ -30,6 +30,7 @@ import numpy as np
 
 from ..errors import LDrawParseError, LDrawWarning
 from ..library import LDrawLibrary, read_ldraw_text
+from .limits import measure_submodels
 from .parse import LDrawDocument, LDrawFile, parse_document
 
 #: Largest ``max |R^T R - I|`` of one type-1 line's own matrix accepted
@@ -163,6 +164,49 @@ def read_document(path: str | os.PathLike) -> LDrawDocument:
     return parse_document(read_ldraw_text(data, str(p)), p.name)
 
 
+def file_beside(folder: Path, name: str, listings: dict | None = None) -> Path | None:
+    """The file a type-1 reference names in a model's folder, or None.
+
+    Parameters
+    ----------
+    folder : Path
+        The model's folder (LDraw spec 1.0.2, "Sub-files": the referencing file's folder is searched).
+    name : str
+        The reference as written: ``/`` or ``\\`` separated, any case (LDraw names are
+        case-insensitive); ``..`` and absolute paths are refused (None).
+    listings : dict, optional
+        folder -> {lower-case entry name: path}, filled as folders are listed, so that each folder
+        is listed once per read.
+
+    Used by :func:`flatten` and :func:`bricklayer.read_ldraw` alike, so both find the same files.
+    """
+    listings = {} if listings is None else listings
+    cur = folder
+    for comp in name.replace("\\", "/").split("/"):
+        if comp in ("", ".", ".."):
+            return None
+        entries = listings.get(cur)
+        if entries is None:
+            try:
+                entries = {c.name.lower(): c for c in cur.iterdir()}
+            except OSError:
+                entries = {}
+            listings[cur] = entries
+        cur = entries.get(comp.lower())
+        if cur is None:
+            return None
+    return cur if cur.is_file() else None
+
+
+
+def _part_like_as(f: LDrawFile, name: str) -> bool:
+    """:attr:`LDrawFile.is_part_like` of ``f`` as if it were called ``name``."""
+    org = f.ldraw_org.lower()
+    if org:
+        return not ("model" in org and "part" not in org)
+    return name.strip().replace("\\", "/").lower().endswith(".dat")
+
+
 def _is_submodel_block(f: LDrawFile, doc: LDrawDocument) -> bool:
     """See :meth:`LDrawDocument.is_submodel` (first block = main model)."""
     return doc.is_submodel(f)
@@ -190,7 +234,16 @@ def flatten(
     Returns
     -------
     FlatModel
-        Parts in depth-first file order.
+        Parts in depth-first file order. A submodel reference closing a cycle is skipped
+        with a warning (the same lines :func:`bricklayer.read_ldraw` skips).
+
+    Raises
+    ------
+    LDrawLimitError
+        Before anything is expanded, when submodels nest deeper than
+        :data:`~ldraw_data.io.limits.MAX_SUBMODEL_DEPTH` or the model expands to more than
+        :data:`~ldraw_data.io.limits.MAX_FLAT_PARTS` parts (see
+        :func:`~ldraw_data.io.limits.measure_submodels`).
     """
     model = FlatModel(doc.source, doc, warnings=list(doc.warnings))
     blocks = doc.blocks_by_key
@@ -202,34 +255,46 @@ def flatten(
     warned_unknown: set[str] = set()
     base = Path(base_dir) if base_dir else None
 
+    listings: dict = {}
+
     def external_block(key: str) -> LDrawFile | None:
+        """A model file beside the model (any name the library lacks, as :func:`bricklayer.read_ldraw` finds
+        it): a stand-alone file is one block named as referenced; an MPD's first block is named as referenced
+        and its other blocks are added under their own names (first name wins)."""
         if key in external:
             return external[key]
         found = None
-        if base is not None and key.endswith((".ldr", ".mpd")):
-            cand = base / key
-            if not cand.exists():
-                matches = [c for c in base.iterdir() if c.name.lower() == key] if base.is_dir() else []
-                cand = matches[0] if matches else cand
-            if cand.is_file():
-                sub = read_document(cand)
-                model.warnings.extend(sub.warnings)
-                found = sub.main
-                for f in sub.files:
-                    blocks.setdefault(f.key, f)
-                    if _is_submodel_block(f, sub):
+        cand = file_beside(base, key, listings) if base is not None and base.is_dir() else None
+        if cand is not None:
+            sub = read_document(cand)
+            model.warnings.extend(sub.warnings)
+            found = sub.main
+            for f in sub.files[1:]:
+                if f.key not in blocks:
+                    blocks[f.key] = f
+                    if not f.is_part_like:
                         submodel_ids.add(id(f))
+            if not _part_like_as(found, key):
+                submodel_ids.add(id(found))
         external[key] = found
         return found
 
-    stack_keys: list[str] = []
+    def lookup(key: str) -> LDrawFile | None:
+        """The block a reference names (MPD block, else a model file beside the model), None for a part."""
+        blk = blocks.get(key)
+        if blk is None and (library is None or library.find(key) is None):
+            blk = external_block(key)
+        return blk
 
+    # measured before anything is expanded: too deep or too many parts raises LDrawLimitError here
+    tree = measure_submodels(doc.main, lookup, lambda b: id(b) in submodel_ids)
+    cycles_warned: set[tuple[str, int]] = set()
     checked: set[tuple[str, int]] = set()
 
-    def check_matrix(ref, f: LDrawFile, blk: LDrawFile | None) -> None:
-        if (f.key, ref.line) in checked:  # a submodel used twice is checked once
+    def check_matrix(ref, f: LDrawFile, fkey: str, blk: LDrawFile | None) -> None:
+        if (fkey, ref.line) in checked:  # a submodel used twice is checked once
             return
-        checked.add((f.key, ref.line))
+        checked.add((fkey, ref.line))
         if blk is None and library is not None and library.is_primitive(ref.key):
             return  # primitives are meant to be scaled (LDraw spec)
         if blk is not None and ("primitive" in blk.ldraw_org.lower() or "lsynth" in blk.title.lower()):
@@ -245,22 +310,22 @@ def flatten(
                 f"{ref.name!r} (in {f.name!r}) has a non-orthonormal matrix (deviation {dev:.3g} > "
                 f"{ORTHONORMAL_TOLERANCE}); kept as written, geometry uses the nearest rotation"))
 
-    def walk(f: LDrawFile, world: np.ndarray, color: int, path: tuple[str, ...]) -> None:
-        stack_keys.append(f.key)
+    def walk(f: LDrawFile, fkey: str, world: np.ndarray, color: int, path: tuple[str, ...]) -> None:
+        # recursive: the depth is at most MAX_SUBMODEL_DEPTH (measure_submodels checked it)
         for ref in f.refs:
             key = ref.key
             c = color if ref.color == 16 else ref.color
             t = world @ ref.transform
-            blk = blocks.get(key)
-            if blk is None and (library is None or library.find(key) is None):
-                blk = external_block(key)
-            check_matrix(ref, f, blk)
+            blk = lookup(key)
+            check_matrix(ref, f, fkey, blk)
             if blk is not None and id(blk) in submodel_ids:
-                if key in stack_keys:
-                    model.warnings.append(LDrawWarning(doc.source, ref.line,
-                        f"submodel {ref.name!r} references itself (cycle); reference skipped"))
+                if (fkey, ref.line) in tree.back_edges:
+                    if (fkey, ref.line) not in cycles_warned:
+                        cycles_warned.add((fkey, ref.line))
+                        model.warnings.append(LDrawWarning(doc.source, ref.line,
+                            f"submodel {ref.name!r} references itself (cycle); reference skipped"))
                     continue
-                walk(blk, t, c, path + (blk.name,))
+                walk(blk, key, t, c, path + (blk.name,))
                 continue
             if blk is not None:
                 source, prim = "embedded", False
@@ -276,10 +341,9 @@ def flatten(
                         f"unknown part {ref.name!r} (in {f.name!r}) is not in the LDraw library; "
                         "kept as a placement without geometry or connectors"))
             model.parts.append(FlatPart(pid, ref.name, c, t, path, f.name, ref.line, source, prim))
-        stack_keys.pop()
 
     main = doc.main  # MPD spec: the first block is the model shown
-    walk(main, np.eye(4), 16, (main.name,))
+    walk(main, main.key, np.eye(4), 16, (main.name,))
     return model
 
 
@@ -297,6 +361,8 @@ def load_model(path: str | os.PathLike, library: LDrawLibrary | None = None) -> 
     ------
     LDrawParseError
         When the file cannot be read.
+    LDrawLimitError
+        When the model nests or expands past the limits (see :func:`flatten`).
     LibraryNotFoundError
         When no library is given and none is installed.
     """

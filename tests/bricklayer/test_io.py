@@ -216,3 +216,31 @@ def test_placement_origin_in_an_mpd_is_the_line_of_the_mpd_file(official_dir):
         assert file == path.name
         fields = lines[line - 1].split()
         assert fields[0] == "1" and fields[14].lower() == fp.content.ldraw_id.lower() + ".dat"
+
+
+INJECTED = "\n1 4 0 0 0 1 0 0 0 1 0 0 0 1 3001.dat"
+
+
+@pytest.mark.parametrize("brk", ["\n", "\r", "\r\n", "\x0c", "\u2028", "\x85"])
+def test_a_name_cannot_add_lines_to_the_file(tmp_path, brk):
+    """Build, submodel, placement, title, header and note text with a line break and a part line after it:
+    written on one line each, so the file read back has the same 2 parts (no injected 3001)."""
+    evil = INJECTED.replace("\n", brk)
+    sub = LegoBuild(name="wing" + evil)
+    sub.add(Element("3003", Color.BLUE), (0, 0, 0), name="tip" + evil)
+    b = LegoBuild(name="plane" + evil)
+    b.add(Element("3001", Color.RED), (0, 0, 0), name="base" + evil)
+    b.add(sub, (0, 0, 1), name="left wing" + evil)
+    b.ldraw_trailer = ["0 note" + evil]
+    path = write_ldraw(b, tmp_path / "evil.mpd", title="My plane" + evil)
+    text = path.read_text(encoding="utf-8")
+    flat_name = " " * len(brk) + INJECTED[1:]  # each line-breaking character becomes a space
+    part_lines = [ln for ln in text.splitlines() if ln.startswith("1 ")]
+    assert [ln.split(None, 14)[14] for ln in part_lines] == ["3001.dat", "wing" + flat_name, "3003.dat"]
+    assert text.splitlines()[0] == "0 FILE plane" + flat_name
+    back = read_ldraw(path)
+    assert back.brick_count == 2
+    assert sorted(p.content.ldraw_id for p in back.flattened_placements) == ["3001", "3003"]
+    assert not back.import_warnings and not back.unreadable_lines
+    assert load_model(path).parts.__len__() == 2  # the independent flattener agrees
+    assert back.name_of(back.placements[0]) == "base" + flat_name  # the name is kept, on one line

@@ -1,0 +1,161 @@
+"""Truncated or corrupt cache files are discarded with a warning and rebuilt: same answers as before.
+
+Each kind of file the cache folder (``BRICKWRIGHT_CACHE_DIR``) holds is built by the real code on the
+real library, then cut to half its length or overwritten with random bytes of the same length; read
+again with the in-memory copies forgotten, it must give the same answer, log one warning naming the
+file, and leave a readable file behind (rewritten atomically: no ``*.tmp`` left).
+"""
+
+from __future__ import annotations
+
+import logging
+
+import numpy as np
+import pytest
+
+from ldraw_data import collision as C
+from ldraw_data import connectors as K
+from ldraw_data import mesh as M
+from ldraw_data.catalog import _CATALOGS, get_catalog
+
+CORRUPTIONS = ["truncated", "garbage"]
+
+
+@pytest.fixture
+def cache(tmp_path, monkeypatch):
+    """An empty cache folder for this test, and no in-memory copies of what it holds."""
+    folder = tmp_path / "cache"
+    monkeypatch.setenv("BRICKWRIGHT_CACHE_DIR", str(folder))
+    monkeypatch.delenv("BRICKLAYER_NO_PAIR_CACHE", raising=False)
+    M.clear_mesh_cache()
+    C._MEMO.clear()
+    yield folder
+    M.clear_mesh_cache()
+    C._MEMO.clear()
+
+
+def corrupt(path, how: str) -> None:
+    data = path.read_bytes()
+    if how == "truncated":
+        path.write_bytes(data[: len(data) // 2])
+    else:
+        path.write_bytes(np.random.default_rng(3).integers(0, 256, len(data), dtype=np.uint8).tobytes())
+
+
+def one_file(folder, pattern):
+    files = [p for p in folder.rglob(pattern) if not p.name.endswith(".tmp")]
+    assert len(files) == 1, files
+    assert not list(folder.rglob("*.tmp"))
+    return files[0]
+
+
+def warned(caplog, path) -> list[str]:
+    return [r.getMessage() for r in caplog.records
+            if r.levelno == logging.WARNING and str(path) in r.getMessage() and "discarded" in r.getMessage()]
+
+
+@pytest.mark.parametrize("how", CORRUPTIONS)
+def test_mesh_pack(cache, library, caplog, how):
+    before = M.part_mesh("3001.dat", library)
+    path = one_file(cache, "3001.dat.mesh")
+    corrupt(path, how)
+    M.clear_mesh_cache()
+    with caplog.at_level(logging.WARNING):
+        again = M.part_mesh("3001.dat", library)
+    assert len(warned(caplog, path)) == 1
+    np.testing.assert_array_equal(again.triangles, before.triangles)
+    np.testing.assert_array_equal(again.bbox, before.bbox)
+    M.clear_mesh_cache()
+    caplog.clear()
+    assert M._read_pack(path) is not None and not warned(caplog, path)  # rebuilt
+
+
+@pytest.mark.parametrize("how", CORRUPTIONS)
+def test_collision_shape(cache, library, caplog, how):
+    before = C.collision_shape("3001", library)
+    path = one_file(cache, "3001.dat-*.bin")
+    corrupt(path, how)
+    C._MEMO.clear()
+    with caplog.at_level(logging.WARNING):
+        again = C.collision_shape("3001", library)
+    assert len(warned(caplog, path)) == 1
+    np.testing.assert_array_equal(again.vertices, before.vertices)
+    np.testing.assert_array_equal(again.faces, before.faces)
+    assert again.title == before.title == "Brick  2 x  4"
+    assert C._load(path, "3001.dat") is not None  # rebuilt
+
+
+@pytest.mark.parametrize("how", CORRUPTIONS)
+def test_collision_pair_answers(cache, library, caplog, how):
+    from bricklayer.validate.collisions import _PairMemo
+
+    memo = _PairMemo()
+    memo.load()
+    memo.new = {5: True, 3: False, 9: True}
+    memo.save(force=True)
+    path = memo.path()
+    assert path.is_file()
+    h = np.array([3, 5, 9, 11], dtype=np.uint64)
+    assert _PairMemo().lookup(h)[0].tolist() == [True, True, True, False]
+    corrupt(path, how)
+    fresh = _PairMemo()
+    with caplog.at_level(logging.WARNING):
+        found, _val = fresh.lookup(h)
+    assert len(warned(caplog, path)) == 1
+    assert found.tolist() == [False] * 4  # forgotten: the validator works the answers out again
+    assert not path.exists()  # discarded; the next save writes a new file
+    fresh.new = {5: True, 3: False, 9: True}
+    fresh.save(force=True)
+    found, val = _PairMemo().lookup(h)
+    assert found.tolist() == [True, True, True, False] and val.tolist() == [False, True, True, False]
+
+
+@pytest.mark.parametrize("how", CORRUPTIONS)
+def test_column_raster(cache, library, caplog, how):
+    from bricklayer import _columns
+
+    shape = C.collision_shape("3001", library)
+    _columns._MEM.clear()
+    before = _columns.local_raster(shape, "3001.dat", False, 0.0, 1, (0.0, 0.0))
+    path = one_file(cache, "columns-*/*.npz")
+    corrupt(path, how)
+    _columns._MEM.clear()
+    with caplog.at_level(logging.WARNING):
+        again = _columns.local_raster(shape, "3001.dat", False, 0.0, 1, (0.0, 0.0))
+    _columns._MEM.clear()
+    assert len(warned(caplog, path)) == 1
+    np.testing.assert_array_equal(again.lo, before.lo)
+    np.testing.assert_array_equal(again.hi, before.hi)
+    assert _columns._load(path) is not None  # rebuilt
+
+
+@pytest.mark.parametrize("how", CORRUPTIONS)
+def test_connector_labels(cache, caplog, how):
+    K._labels.cache_clear()
+    try:
+        before = K._labels()
+        path = one_file(cache, "bricknet-labels-*.npz")
+        corrupt(path, how)
+        K._labels.cache_clear()
+        with caplog.at_level(logging.WARNING):
+            again = K._labels()
+        assert len(warned(caplog, path)) == 1
+        assert again.stems == before.stems and np.array_equal(again.params, before.params)
+        assert path.is_file()  # rebuilt
+    finally:
+        K._labels.cache_clear()
+
+
+@pytest.mark.parametrize("how", CORRUPTIONS)
+def test_catalog(cache, tiny_library, caplog, how):
+    _CATALOGS.clear()
+    before = get_catalog(tiny_library)
+    path = one_file(cache, "catalog-*.json.gz")
+    corrupt(path, how)
+    _CATALOGS.clear()
+    with caplog.at_level(logging.WARNING):
+        again = get_catalog(tiny_library)
+    _CATALOGS.clear()
+    assert len(warned(caplog, path)) == 1
+    assert sorted(again.ids()) == sorted(before.ids()) and "3001" in again
+    assert again.get("3001").name == before.get("3001").name == "Brick 2 x 4"  # catalog names squeeze blanks

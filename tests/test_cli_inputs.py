@@ -1,0 +1,166 @@
+"""Hostile and broken inputs through the command line: one clear error and a non-zero exit, never a traceback.
+
+Expected values worked out by hand from the generated files (see ``tests/ldraw_data/test_limits.py``):
+a chain of n submodels places n + 1 bricks; a fan of n levels places 2**n.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from brickwright.cli import app
+from ldraw_data import MAX_SUBMODEL_DEPTH
+
+REPO = Path(__file__).resolve().parents[1]
+runner = CliRunner()
+BRICK = "1 4 0 0 0 1 0 0 0 1 0 0 0 1 3001.dat"
+
+
+def chain(n: int) -> str:
+    lines = []
+    for i in range(n):
+        lines += [f"0 FILE s{i}.ldr", f"1 16 0 -24 0 1 0 0 0 1 0 0 0 1 s{i + 1}.ldr", BRICK]
+    lines += [f"0 FILE s{n}.ldr", BRICK]
+    return "\n".join(lines) + "\n"
+
+
+def fan(n: int) -> str:
+    lines = []
+    for i in range(n):
+        lines += [f"0 FILE f{i}.ldr", f"1 16 0 0 0 1 0 0 0 1 0 0 0 1 f{i + 1}.ldr",
+                  f"1 16 0 -24 0 1 0 0 0 1 0 0 0 1 f{i + 1}.ldr"]
+    lines += [f"0 FILE f{n}.ldr", BRICK]
+    return "\n".join(lines) + "\n"
+
+
+def commands(model: Path, tmp_path: Path) -> dict[str, list[str]]:
+    return {
+        "info": ["info", str(model)],
+        "validate": ["validate", str(model)],
+        "render": ["render", str(model), "--out", str(tmp_path / "x.png"), "--size", "64x48"],
+        "instructions": ["instructions", str(model), "--out", str(tmp_path / "steps"), "--no-images"],
+    }
+
+
+def has_gl() -> bool:
+    import bricklayer.render as r
+
+    try:
+        r.backend_info()
+    except r.RenderBackendError:
+        return False
+    return True
+
+
+@pytest.mark.parametrize("cmd", ["info", "validate", "render", "instructions"])
+@pytest.mark.parametrize("depth", [1_000, 10_000])
+def test_deep_nesting_is_one_clear_error(tmp_path, cmd, depth):
+    model = tmp_path / "deep.mpd"
+    model.write_text(chain(depth))
+    r = runner.invoke(app, commands(model, tmp_path)[cmd])
+    assert r.exit_code == 1, r.output
+    assert r.exception is None or isinstance(r.exception, SystemExit)
+    assert "error: deep.mpd:302: submodels are nested more than 100 levels deep" in r.output
+    assert "MAX_SUBMODEL_DEPTH = 100" in r.output and "Traceback" not in r.output
+    assert not (tmp_path / "x.png").exists() and not (tmp_path / "steps").exists()
+
+
+@pytest.mark.parametrize("cmd", ["info", "validate", "render", "instructions"])
+def test_exponential_fan_out_is_one_clear_error(tmp_path, cmd):
+    model = tmp_path / "fan.mpd"
+    model.write_text(fan(40))  # 2**40 parts in < 4 KB
+    r = runner.invoke(app, commands(model, tmp_path)[cmd])
+    assert r.exit_code == 1, r.output
+    assert r.exception is None or isinstance(r.exception, SystemExit)
+    assert "error: fan.mpd:63: the model places more than 1,000,000 parts" in r.output
+    assert "MAX_FLAT_PARTS = 1,000,000" in r.output and "Traceback" not in r.output
+
+
+@pytest.mark.parametrize("cmd", ["info", "validate", "render", "instructions"])
+def test_nesting_at_the_limit_works_everywhere(tmp_path, cmd):
+    """100 nested submodels, a brick each plus one: 101 bricks stacked 24 LDU apart, one connected build."""
+    if cmd == "render" and not has_gl():
+        pytest.skip("no offscreen OpenGL backend (EGL or OSMesa)")
+    model = tmp_path / "deep.mpd"
+    model.write_text(chain(MAX_SUBMODEL_DEPTH))
+    r = runner.invoke(app, commands(model, tmp_path)[cmd])
+    assert r.exception is None or isinstance(r.exception, SystemExit), r.exception
+    assert r.exit_code == 0, r.output
+    expected = {
+        "info": "deep.mpd: 101 parts, 1 distinct part/colour pairs, 101 submodels",
+        "validate": "101 parts, 0 colliding pairs, 0 floating, 1 connected component(s) -> VALID",
+        "render": str(tmp_path / "x.png"),
+        "instructions": "deep.mpd: 101 of 101 parts placed (100.0%)",
+    }[cmd]
+    assert expected in r.output
+
+
+def write_external_model(folder: Path) -> Path:
+    """main.ldr places a brick, ``Other.MPD`` (an MPD beside it whose first block places a submodel of its own and
+    the file ``third.ldr``), ``sub\\deep.ldr`` (in a subfolder) and ``plain.dat`` (a part file beside it):
+    1 + (1 + 1) + 1 + 1 = 5 parts."""
+    (folder / "sub").mkdir()
+    main = folder / "main.ldr"
+    main.write_text("0 Main\n" + BRICK + "\n"
+                    "1 16 0 -24 0 1 0 0 0 1 0 0 0 1 Other.MPD\n"
+                    "1 16 0 -72 0 1 0 0 0 1 0 0 0 1 sub\\deep.ldr\n"
+                    "1 16 0 -96 0 1 0 0 0 1 0 0 0 1 plain.dat\n")
+    (folder / "other.mpd").write_text("0 FILE other-main.ldr\n1 1 0 0 0 1 0 0 0 1 0 0 0 1 layer.ldr\n"
+                                      "1 2 0 -24 0 1 0 0 0 1 0 0 0 1 third.ldr\n"
+                                      "0 FILE layer.ldr\n1 16 0 0 0 1 0 0 0 1 0 0 0 1 3001.dat\n")
+    (folder / "third.ldr").write_text("1 16 0 0 0 1 0 0 0 1 0 0 0 1 3001.dat\n")
+    (folder / "sub" / "deep.ldr").write_text("1 14 0 0 0 1 0 0 0 1 0 0 0 1 3001.dat\n")
+    (folder / "plain.dat").write_text("0 a part file beside the model\n0 !LDRAW_ORG Unofficial_Part\n"
+                                      "1 16 0 0 0 1 0 0 0 1 0 0 0 1 3001.dat\n")
+    return main
+
+
+@pytest.mark.parametrize("cmd", ["info", "validate", "render", "instructions"])
+def test_external_files_are_resolved_alike_by_every_command(tmp_path, cmd):
+    if cmd == "render" and not has_gl():
+        pytest.skip("no offscreen OpenGL backend (EGL or OSMesa)")
+    main = write_external_model(tmp_path)
+    r = runner.invoke(app, commands(main, tmp_path)[cmd])
+    assert r.exception is None or isinstance(r.exception, SystemExit), r.exception
+    assert "unknown part" not in r.output and "UNKNOWN" not in r.output
+    if cmd == "info":
+        assert "main.ldr: 5 parts" in r.output
+        bom = [ln.split() for ln in r.output.splitlines() if ln.startswith("      1 x ")]
+        assert sorted((b[2], b[-1]) for b in bom) == [("3001", "(1)"), ("3001", "(14)"), ("3001", "(2)"),
+                                                      ("3001", "(4)"), ("plain", "(16)")]
+    elif cmd == "validate":
+        assert "main.ldr: 5 parts" in r.output
+    elif cmd == "instructions":
+        # the embedded part (plain.dat) is added in the last step, as MPD-embedded parts are
+        assert "4 of 4 parts placed (100.0%), 1 added in a last step (MPD-embedded part: 1)" in r.output
+    else:
+        assert r.exit_code == 0 and (tmp_path / "x.png").stat().st_size > 0
+    from bricklayer import read_ldraw
+    from ldraw_data import load_model
+
+    assert read_ldraw(main).brick_count == len(load_model(main).parts) == 5
+
+
+@pytest.mark.parametrize("variable", ["BRICKWRIGHT_CACHE_DIR", "BRICKWRIGHT_DATA_DIR"])
+@pytest.mark.parametrize("below", [False, True])
+def test_cache_or_data_dir_at_a_file_is_one_clear_error(tmp_path, variable, below):
+    """A real process (stderr apart from stdout): exit 1, one line naming the variable and path, no traceback."""
+    model = tmp_path / "m.ldr"
+    model.write_text(BRICK + "\n")
+    afile = tmp_path / "not-a-folder"
+    afile.write_text("x")
+    target = afile / "sub" if below else afile
+    env = dict(os.environ, **{variable: str(target)})
+    p = subprocess.run([sys.executable, "-m", "brickwright", "info", str(model)], cwd=REPO, env=env,
+                       capture_output=True, text=True, timeout=120)
+    assert p.returncode == 1, p.stdout + p.stderr
+    assert "Traceback" not in p.stderr and p.stdout == ""
+    what = f"{afile} above it is a file" if below else "it is a file"
+    assert p.stderr.strip() == (f"error: {variable}={target} cannot be used: {what}, not a folder. "
+                                f"Point {variable} at a folder (it is created when missing) or unset it.")
