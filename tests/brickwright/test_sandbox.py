@@ -355,3 +355,74 @@ def test_cli_validate_build_py_imports_a_module_beside_it(tmp_path):
     res = _cli("validate", "build.py", cwd=tmp_path)
     assert res.returncode == 0, res.stdout + res.stderr
     assert "VALID" in res.stdout
+
+
+# ------------------------------------------------------------------------------------------- whole runs
+def _script(build: str) -> list:
+    from scripted_chat import tool_turn
+
+    return [tool_turn(("write_build", {"content": build})), tool_turn(("validate", {})),
+            tool_turn(("finalize", {"summary": "done"})), tool_turn(("finalize", {"summary": "done"}))]
+
+
+def test_generate_with_a_patched_validator_is_not_valid(chat_server, tmp_path):
+    """The model's code monkeypatches the validator: result.json and the exit code still say NOT valid."""
+    server = chat_server(_script(PATCH_CHECKER + FLOATING))
+    out = tmp_path / "run"
+    res = _cli("generate", "a tower", "--model", "gpt-4o", "--base-url", server.base_url, "--api-key",
+               "sk-run-SECRET", "--out", str(out), "--max-calls", "4", cwd=tmp_path)
+    assert res.returncode != 0, res.stdout + res.stderr
+    result = json.loads((out / "result.json").read_text())
+    assert result["valid"] is False and result["passed"] is False and result["finalized"] is False
+    assert result["floater_free"] is False
+    transcript = (out / "transcript.jsonl").read_text()
+    assert "sk-run-SECRET" not in transcript and "SECRET" not in (out / "model.ldr").read_text()
+    from bricklayer import read_ldraw
+    from brickwright.validation import validation_report
+
+    assert validation_report(read_ldraw(out / "model.ldr"))["valid"] is False
+
+
+def test_run_folder_is_never_overwritten_without_force(chat_server, tmp_path):
+    from brickwright import generate
+    from brickwright.agent.errors import RunFolderExistsError
+
+    out = tmp_path / "run"
+    out.mkdir()
+    (out / "build.py").write_text("# the user's own work\n")
+    server = chat_server(_script(FLOATING))
+    with pytest.raises(RunFolderExistsError, match="already holds a run"):
+        generate("a tower", model="gpt-4o", base_url=server.base_url, api_key="k", out_dir=out, max_calls=3)
+    assert (out / "build.py").read_text() == "# the user's own work\n" and not (out / "result.json").exists()
+    res = _cli("generate", "a tower", "--model", "gpt-4o", "--base-url", server.base_url, "--api-key", "k",
+               "--out", str(out), cwd=tmp_path)
+    assert res.returncode == 1 and "--force" in res.stderr and "Traceback" not in res.stderr
+    assert (out / "build.py").read_text() == "# the user's own work\n"
+    (tmp_path / "prompts.txt").write_text("a tower\n")
+    ev = tmp_path / "eval"
+    (ev / "run_001-a-tower").mkdir(parents=True)
+    res = _cli("eval", str(tmp_path / "prompts.txt"), "--model", "gpt-4o", "--base-url", server.base_url,
+               "--api-key", "k", "--out", str(ev), cwd=tmp_path)
+    assert res.returncode == 1 and "already holds an evaluation" in res.stderr
+    res = generate("a tower", model="gpt-4o", base_url=server.base_url, api_key="k", out_dir=out, max_calls=3,
+                   force=True)
+    assert res.run_dir == out.resolve() and (out / "result.json").exists()
+
+
+def test_no_sandbox_is_refused_unless_asked(tmp_path, chat_server):
+    """With a bwrap that cannot work, generate refuses in one line; --no-sandbox runs with process limits."""
+    fake = tmp_path / "bwrap"
+    fake.write_text("#!/bin/sh\necho 'bwrap: No permissions to create new namespace' >&2\nexit 1\n")
+    fake.chmod(0o755)
+    server = chat_server(_script(FLOATING))
+    env = {"BRICKWRIGHT_BWRAP": str(fake)}
+    res = _cli("generate", "a tower", "--model", "gpt-4o", "--base-url", server.base_url, "--api-key", "k",
+               "--out", str(tmp_path / "run"), cwd=tmp_path, env=env)
+    assert res.returncode == 1 and "--no-sandbox" in res.stderr and len(res.stderr.strip().splitlines()) == 1
+    assert not (tmp_path / "run").exists()
+    build = tmp_path / "build.py"
+    build.write_text(FLOATING)
+    res = _cli("validate", str(build), cwd=tmp_path, env=env)
+    assert res.returncode == 1 and "--no-sandbox" in res.stderr
+    res = _cli("validate", "--no-sandbox", str(build), cwd=tmp_path, env=env)
+    assert res.returncode == 1 and "NOT VALID" in res.stdout and "1 floating" in res.stdout
