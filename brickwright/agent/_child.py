@@ -62,6 +62,10 @@ class CappedWriter(io.TextIOBase):
         return out
 
 
+#: Largest reply a request may send back, bytes (the judge reads at most 100 MB of LDraw text).
+MAX_REPLY_BYTES = 128 * 1024**2
+
+
 class _State:
     bricklayer: Any = None
     import_error: str | None = None
@@ -507,6 +511,8 @@ def serve_forked(req: dict, sandboxed: bool) -> dict:
             os._exit(70)
     os.close(w)
     chunks: list[bytes] = []
+    size = 0
+    too_big = False
     deadline = None if limit is None else time.monotonic() + limit
     pidfd = os.pidfd_open(pid)
     status = None
@@ -523,17 +529,23 @@ def serve_forked(req: dict, sandboxed: bool) -> dict:
                 chunk = os.read(r, 1 << 20)
                 if chunk:
                     chunks.append(chunk)
+                    size += len(chunk)
+                    if size > MAX_REPLY_BYTES:
+                        too_big = True
+                        break
                 else:
                     open_fds = [pidfd]
             if pidfd in ready:
                 status = os.waitpid(pid, 0)[1]
-        if status is not None:  # the reply was written before the exit: take what is in the pipe
+        if status is not None and not too_big:  # the reply was written before the exit: take what is in the pipe
             os.set_blocking(r, False)
             try:
-                while chunk := os.read(r, 1 << 20):
+                while size <= MAX_REPLY_BYTES and (chunk := os.read(r, 1 << 20)):
                     chunks.append(chunk)
+                    size += len(chunk)
             except BlockingIOError:
                 pass
+            too_big = size > MAX_REPLY_BYTES
     finally:
         _kill_strays(pid, sandboxed)
         if status is None:
@@ -545,6 +557,10 @@ def serve_forked(req: dict, sandboxed: bool) -> dict:
         os.close(pidfd)
     if timed_out:
         return {"passed": False, "time_limit": True, "output": ""}
+    if too_big:
+        chunks.clear()
+        return {"passed": False, "crash": f"sent a reply over {MAX_REPLY_BYTES // 1024**2} MB (too many parts?)",
+                "output": ""}
     try:
         resp = json.loads(b"".join(chunks))
         if isinstance(resp, dict):

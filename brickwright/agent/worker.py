@@ -39,6 +39,8 @@ DEFAULT_MEMORY_LIMIT = 2 * 1024**3
 DEFAULT_OUTPUT_LIMIT = 20_000
 #: Seconds allowed for a cold start (importing bricklayer); not charged to the request.
 STARTUP_TIMEOUT = 180.0
+#: Largest reply line accepted from the worker, bytes; a longer one ends the worker (its own cap is 128 MB).
+MAX_LINE_BYTES = 256 * 1024**2
 #: Seconds the harness waits beyond a request's time limit for the worker's own time-limit reply before it
 #: kills the whole sandbox.
 GRACE_SECONDS = 15.0
@@ -290,10 +292,13 @@ class Worker:
                     return None
                 if not sel.select(timeout=remaining):
                     continue
-                chunk = os.read(fd, 1 << 16)
+                chunk = os.read(fd, 1 << 20)
                 if not chunk:
                     return b""  # EOF: the child died
                 self._buf += chunk
+                if len(self._buf) > MAX_LINE_BYTES:
+                    self._buf = b""
+                    return b""  # reported as a crash; the worker is restarted
         line, _, self._buf = self._buf.partition(b"\n")
         return line
 

@@ -426,3 +426,13 @@ def test_no_sandbox_is_refused_unless_asked(tmp_path, chat_server):
     assert res.returncode == 1 and "--no-sandbox" in res.stderr
     res = _cli("validate", "--no-sandbox", str(build), cwd=tmp_path, env=env)
     assert res.returncode == 1 and "NOT VALID" in res.stdout and "1 floating" in res.stdout
+
+
+def test_a_huge_reply_is_refused_not_held(box):
+    """Code that makes its reply 200 MB (a giant printed or exported text) gets a clear refusal."""
+    box._write("from bricklayer import LegoBuild\nimport bricklayer\n"
+               "bricklayer.to_ldraw = lambda build, **kw: 'x' * (200 * 1024**2)\n"
+               "def create_build():\n    return LegoBuild()\n")
+    out = box.run("validate", {})
+    assert out.ok is False and "over 128 MB" in out.text
+    assert box.worker.call("ping").ok
