@@ -10,11 +10,16 @@ from typing import Optional
 
 import typer
 
-app = typer.Typer(no_args_is_help=True, add_completion=False, rich_markup_mode=None,
-                  help="BrickWright: build LEGO models that can really be built.")
-library_app = typer.Typer(no_args_is_help=True, rich_markup_mode=None,
+_HELP = {"help_option_names": ["-h", "--help"]}
+app = typer.Typer(no_args_is_help=True, add_completion=True, rich_markup_mode=None, context_settings=_HELP,
+                  help="BrickWright: build LEGO models that can really be built.\n\nExit codes: 0 success; 1 the "
+                       "model or run failed its checks (not valid, parts not placed, run not passed) or the work "
+                       "failed (a build.py raised, no OpenGL); 2 usage error or unreadable input (bad option, "
+                       "missing or unreadable file, an output that exists without --force): nothing was done.")
+library_app = typer.Typer(no_args_is_help=True, rich_markup_mode=None, context_settings=_HELP,
                           help="Install and inspect the LDraw parts library.")
-popularity_app = typer.Typer(no_args_is_help=True, rich_markup_mode=None, help="Part popularity counts used by search.")
+popularity_app = typer.Typer(no_args_is_help=True, rich_markup_mode=None, context_settings=_HELP,
+                             help="Part popularity counts used by search.")
 app.add_typer(library_app, name="library")
 app.add_typer(popularity_app, name="popularity")
 
@@ -23,7 +28,13 @@ NO_SANDBOX_HELP = ("Run a build.py without the OS sandbox (process limits only):
                    "docs/agent.md, Threat model.")
 
 
-def _fail(msg: str, code: int = 1):
+#: Exit codes of every command (documented in ``brickwright --help``).
+EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+
+
+def _fail(msg: str, code: int = EXIT_USAGE):
+    """Print ``error: msg`` on stderr and exit; ``code`` 2 (usage error, unreadable input: nothing was done) by
+    default, 1 for a model or run that failed its checks."""
     typer.echo(f"error: {msg}", err=True)
     raise typer.Exit(code)
 
@@ -38,14 +49,19 @@ def friendly(fn):
 
         from .agent.errors import BrickWrightError
 
+        from .agent.errors import ProviderError
+        from .inspect_model import BuildScriptError
+
         try:
             return fn(*args, **kwargs)
         except typer.Exit:
             raise
-        except (LDrawError, BrickWrightError, RenderBackendError, FileNotFoundError, FileExistsError, ValueError,
-                KeyError, PermissionError, IsADirectoryError) as exc:
+        except (BuildScriptError, ProviderError, RenderBackendError) as exc:
+            _fail(str(exc), EXIT_FAILED)  # the build.py failed, the provider failed mid-run, no OpenGL
+        except (LDrawError, BrickWrightError, FileNotFoundError, FileExistsError, ValueError, KeyError,
+                PermissionError, IsADirectoryError, NotADirectoryError) as exc:
             msg = exc.args[0] if isinstance(exc, KeyError) and exc.args else str(exc)
-            _fail(str(msg))
+            _fail(str(msg), EXIT_USAGE)
 
     return wrapper
 
@@ -76,8 +92,22 @@ def _check_ldrawdir() -> None:
                    "or unset it.", err=True)
 
 
+def _version(value: bool) -> None:
+    if value:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            v = version("brickwright-toolkit")
+        except PackageNotFoundError:  # pragma: no cover - run from a source tree without install
+            v = "unknown (not installed)"
+        typer.echo(f"brickwright {v}")
+        raise typer.Exit(EXIT_OK)
+
+
 @app.callback()
-def _main(verbose: bool = typer.Option(False, "--verbose", "-v", help="Log what the library does (INFO).")):
+def _main(verbose: bool = typer.Option(False, "--verbose", "-v", help="Log what the library does (INFO)."),
+          version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
+                                       help="Print the version and exit.")):
     """BrickWright: build, validate, render and sequence LEGO models that can really be built."""
     _setup_logging(verbose)
     if not verbose:  # with -v the library's own log line says it
@@ -128,7 +158,9 @@ def library_info():
 @friendly
 def search(query: str = typer.Argument(..., help='Free text, e.g. "brick 2 x 4" or "2x4 brick".'),
            category: Optional[str] = typer.Option(None, help="Exact category, e.g. Brick, Plate, Slope."),
-           limit: int = typer.Option(10, min=1, help="Number of results.")):
+           limit: int = typer.Option(10, min=1, help="Number of results."),
+           as_json: bool = typer.Option(False, "--json", help="Print a JSON list of {part_id, name, category, "
+                                                               "popularity}.")):
     """Search the part catalog (BM25 x popularity)."""
     from ldraw_data.search import search_parts
 
@@ -136,7 +168,11 @@ def search(query: str = typer.Argument(..., help='Free text, e.g. "brick 2 x 4" 
         _fail('the query is empty; try e.g. "brick 2 x 4" or "slope 45"')
     res = search_parts(query, category=category, limit=limit)
     if not res:
-        _fail(f"no part matches {query!r}" + (f" in category {category!r}" if category else ""))
+        _fail(f"no part matches {query!r}" + (f" in category {category!r}" if category else ""), EXIT_FAILED)
+    if as_json:
+        typer.echo(json.dumps([{"part_id": s.part_id, "name": s.name, "category": s.category,
+                                "popularity": s.popularity} for s in res], indent=2))
+        return
     for s in res:
         typer.echo(f"{s.part_id:<12} {s.name:<50} {s.category:<14} used {s.popularity}x")
 
@@ -278,7 +314,9 @@ def instructions(model: Path = typer.Argument(..., help=".ldr, .mpd or build.py"
                      help="Objects drawn apart (stands, loose parts) stand on their own ground, as official "
                           "files draw them."),
                  force: bool = typer.Option(False, "--force", help="Replace instructions already in OUT."),
-                 no_sandbox: bool = typer.Option(False, "--no-sandbox", help=NO_SANDBOX_HELP)):
+                 no_sandbox: bool = typer.Option(False, "--no-sandbox", help=NO_SANDBOX_HELP),
+                 as_json: bool = typer.Option(False, "--json", help="Print plan.json's summary with the paths of "
+                                                                     "steps.mpd, plan.json and the pictures.")):
     """Find a buildable assembly order and write it as LDraw steps (and pictures).
 
     Exits 1 when some parts could not be placed (the reasons are listed); a part the LDraw library
@@ -310,6 +348,11 @@ def instructions(model: Path = typer.Argument(..., help=".ldr, .mpd or build.py"
     from .validation import MAX_LISTED
 
     s = res["summary"]
+    if as_json:
+        typer.echo(json.dumps({"summary": s, "mpd": str(res["mpd"]), "plan": str(res["plan"]),
+                               "images": [str(p) for p in res["images"]], "image_error": res.get("image_error")},
+                              indent=2, default=str))
+        raise typer.Exit(EXIT_FAILED if s["failed"] else EXIT_OK)
     planned = s["parts"] - s["skipped"]
     reasons = s["skipped_reasons"]
     if s.get("colliding_pairs"):
@@ -331,7 +374,7 @@ def instructions(model: Path = typer.Argument(..., help=".ldr, .mpd or build.py"
     if res.get("image_error"):
         typer.echo(f"images: {res['image_error']}", err=True)
     if s["failed"]:
-        raise typer.Exit(1)
+        raise typer.Exit(EXIT_FAILED)
 
 
 # ----------------------------------------------------------------------------- render
@@ -345,7 +388,8 @@ def render(model: Path = typer.Argument(..., help=".ldr, .mpd or build.py"),
            size: Optional[str] = typer.Option(None, help="WxH in pixels, e.g. 1200x800."),
            edges: bool = typer.Option(True, help="Draw LDraw edge lines."),
            force: bool = typer.Option(False, "--force", help="Replace an existing output file."),
-           no_sandbox: bool = typer.Option(False, "--no-sandbox", help=NO_SANDBOX_HELP)):
+           no_sandbox: bool = typer.Option(False, "--no-sandbox", help=NO_SANDBOX_HELP),
+           as_json: bool = typer.Option(False, "--json", help='Print {"png": path, "view": ..., "parts": n}.')):
     """Render a model to PNG offscreen (software OpenGL, no display needed)."""
     from bricklayer.render import save_render
 
@@ -369,7 +413,10 @@ def render(model: Path = typer.Argument(..., help=".ldr, .mpd or build.py"),
         build = load_build(model, sandbox=not no_sandbox)
     path = save_render(build, target, view=view, size=size, highlight_problems=highlight_problems,
                        edges=edges)
-    typer.echo(str(path))
+    if as_json:
+        typer.echo(json.dumps({"png": str(path), "view": view, "parts": build.brick_count}))
+    else:
+        typer.echo(str(path))
 
 
 # ----------------------------------------------------------------------------- agent
@@ -385,13 +432,14 @@ def generate(prompt: str = typer.Argument(..., help='What to build, e.g. "a red 
              model: Optional[str] = typer.Option(None, help="Model name (or BRICKWRIGHT_MODEL)."),
              base_url: Optional[str] = typer.Option(None, help="OpenAI-compatible server URL (or BRICKWRIGHT_BASE_URL)."),
              api_key: Optional[str] = typer.Option(None, help="API key (or OPENAI_API_KEY / BRICKWRIGHT_API_KEY / ANTHROPIC_API_KEY)."),
-             out: Optional[Path] = typer.Option(None, help="Run folder (default: runs/<time>-<slug>)."),
+             out: Optional[Path] = typer.Option(None, help="Run folder (default: brickwright_runs/<time>-<slug>)."),
              max_calls: int = typer.Option(60, help="Maximum tool calls."),
              max_validate: int = typer.Option(20, help="Maximum validate calls."),
              budget: Optional[float] = typer.Option(None, help="Maximum cost in USD."),
              time_limit: float = typer.Option(30.0, help="Seconds allowed per build.py run."),
              force: bool = typer.Option(False, "--force", help="Replace a run already in --out."),
-             no_sandbox: bool = typer.Option(False, "--no-sandbox", help=NO_SANDBOX_HELP)):
+             no_sandbox: bool = typer.Option(False, "--no-sandbox", help=NO_SANDBOX_HELP),
+             as_json: bool = typer.Option(False, "--json", help="Print result.json instead of the summary.")):
     """Let an LLM agent write build.py, validate and repair it, and export LDraw.
 
     The model's code runs in the OS sandbox (refused when none can be set up, unless --no-sandbox); whether
@@ -400,11 +448,17 @@ def generate(prompt: str = typer.Argument(..., help='What to build, e.g. "a red 
 
     res = _generate(prompt, image=image, from_path=from_path, model=model, base_url=base_url, api_key=api_key,
                     out_dir=out, max_calls=max_calls, max_validate=max_validate, budget_usd=budget,
-                    time_limit=time_limit, progress=_progress, sandbox=not no_sandbox, force=force)
+                    time_limit=time_limit, progress=None if as_json else _progress, sandbox=not no_sandbox,
+                    force=force)
+    if as_json:
+        typer.echo(json.dumps(res.to_dict(), indent=2, default=str))
+        raise typer.Exit(EXIT_OK if res.passed else EXIT_FAILED)
     typer.echo(res.message)
+    typer.echo(f"run folder: {res.run_dir}")
+    typer.echo(f"model: {res.ldr_path}" if res.ldr_path else "model: none (no build came back to export)")
     if res.price_note:
         typer.echo(res.price_note)
-    raise typer.Exit(0 if res.passed else 2)
+    raise typer.Exit(EXIT_OK if res.passed else EXIT_FAILED)
 
 
 @app.command("eval")

@@ -45,7 +45,7 @@ def test_info_on_a_real_model(official_dir):
 
 def test_missing_file_is_one_clear_line(tmp_path):
     r = run("info", str(tmp_path / "nope.ldr"))
-    assert r.exit_code == 1
+    assert r.exit_code == 2
     assert r.output.strip() == f"error: {tmp_path / 'nope.ldr'}: no such file"
 
 
@@ -67,7 +67,7 @@ def test_validate_exit_codes(tmp_path):
 def test_library_install_and_missing_library(tmp_path):
     env = {"BRICKWRIGHT_DATA_DIR": str(tmp_path / "data"), "LDRAWDIR": ""}
     r = run("library", "info", env=env)
-    assert r.exit_code == 1
+    assert r.exit_code == 2
     assert "No LDraw parts library found" in r.output and "brickwright library install" in r.output
     assert "Traceback" not in r.output
     z = tmp_path / "mini.zip"
@@ -79,7 +79,7 @@ def test_library_install_and_missing_library(tmp_path):
     assert r.exit_code == 0, r.output
     assert (tmp_path / "data" / "ldraw" / "parts" / "9999.dat").exists()
     r = run("library", "install", str(tmp_path / "missing.zip"), env=env)
-    assert r.exit_code == 1 and "no such file" in r.output
+    assert r.exit_code == 2 and "no such file" in r.output
     assert (tmp_path / "data" / "ldraw" / "parts" / "9999.dat").exists()  # previous install kept
 
 
@@ -107,18 +107,18 @@ def test_render_never_replaces_files_silently(tmp_path, official_dir):
     other = tmp_path / "notes.txt"
     other.write_text("keep me")
     r = run("render", str(model), "--out", str(other))
-    assert r.exit_code == 1 and "ending in .png" in r.output
+    assert r.exit_code == 2 and "ending in .png" in r.output
     png = tmp_path / "x.png"
     png.write_bytes(b"old")
     r = run("render", str(model), "--out", str(png))
-    assert r.exit_code == 1 and "--force" in r.output and png.read_bytes() == b"old"
+    assert r.exit_code == 2 and "--force" in r.output and png.read_bytes() == b"old"
 
 
 def test_empty_model_is_an_error(tmp_path):
     empty = tmp_path / "empty.ldr"
     empty.write_text("0 nothing here\n")
     r = run("validate", str(empty))
-    assert r.exit_code == 1 and "no parts found" in r.output
+    assert r.exit_code == 2 and "no parts found" in r.output
 
 
 def test_instructions_refuse_to_overwrite_and_fail_on_unplaced_parts(tmp_path):
@@ -130,7 +130,7 @@ def test_instructions_refuse_to_overwrite_and_fail_on_unplaced_parts(tmp_path):
     assert r.exit_code == 1 and "1 of 2 parts placed" in r.output and "NOT PLACED" in r.output
     before = (out / "steps.mpd").read_text()
     r = runner.invoke(app, ["instructions", str(model), "--out", str(out), "--no-images"])
-    assert r.exit_code == 1 and "--force" in r.output
+    assert r.exit_code == 2 and "--force" in r.output
     assert (out / "steps.mpd").read_text() == before
     # drawn apart on purpose (as official files draw stands): both placed
     r = runner.invoke(app, ["instructions", str(model), "--out", str(out), "--no-images", "--force",
@@ -142,4 +142,23 @@ def test_unknown_colour_code_names_file_and_line(tmp_path):
     model = tmp_path / "c.ldr"
     model.write_text("1 4 0 0 0 1 0 0 0 1 0 0 0 1 3001.dat\n1 999 0 -24 0 1 0 0 0 1 0 0 0 1 3001.dat\n")
     r = runner.invoke(app, ["validate", str(model)])
-    assert r.exit_code == 1 and "c.ldr:2: colour code 999" in r.output and "Traceback" not in r.output
+    assert r.exit_code == 2 and "c.ldr:2: colour code 999" in r.output and "Traceback" not in r.output
+
+
+def test_version_help_and_json_everywhere(tmp_path):
+    """Exit codes 0/1/2 as `brickwright --help` documents them; --version, -h; --json on search."""
+    from importlib.metadata import version
+
+    r = runner.invoke(app, ["--version"])
+    assert r.exit_code == 0 and r.output.strip() == f"brickwright {version('brickwright-toolkit')}"
+    r = runner.invoke(app, ["-h"])
+    assert r.exit_code == 0 and "Exit codes: 0 success; 1" in r.output and "2 usage error" in r.output
+    r = runner.invoke(app, ["validate", "-h"])
+    assert r.exit_code == 0 and "--json" in r.output
+    r = runner.invoke(app, ["search", "brick 2 x 4", "--json", "--limit", "3"])
+    rows = json.loads(r.output)
+    assert r.exit_code == 0 and rows[0]["part_id"] == "3001" and len(rows) == 3
+    r = runner.invoke(app, ["search", "zzqqxx nothing", "--json"])
+    assert r.exit_code == 1  # a search that finds nothing ran fine but found nothing
+    r = runner.invoke(app, ["validate", "--no-such-option", "x.ldr"])
+    assert r.exit_code == 2

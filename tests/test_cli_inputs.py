@@ -64,7 +64,7 @@ def test_deep_nesting_is_one_clear_error(tmp_path, cmd, depth):
     model = tmp_path / "deep.mpd"
     model.write_text(chain(depth))
     r = runner.invoke(app, commands(model, tmp_path)[cmd])
-    assert r.exit_code == 1, r.output
+    assert r.exit_code == 2, r.output
     assert r.exception is None or isinstance(r.exception, SystemExit)
     assert "error: deep.mpd:302: submodels are nested more than 100 levels deep" in r.output
     assert "MAX_SUBMODEL_DEPTH = 100" in r.output and "Traceback" not in r.output
@@ -76,7 +76,7 @@ def test_exponential_fan_out_is_one_clear_error(tmp_path, cmd):
     model = tmp_path / "fan.mpd"
     model.write_text(fan(40))  # 2**40 parts in < 4 KB
     r = runner.invoke(app, commands(model, tmp_path)[cmd])
-    assert r.exit_code == 1, r.output
+    assert r.exit_code == 2, r.output
     assert r.exception is None or isinstance(r.exception, SystemExit)
     assert "error: fan.mpd:63: the model places more than 1,000,000 parts" in r.output
     assert "MAX_FLAT_PARTS = 1,000,000" in r.output and "Traceback" not in r.output
@@ -159,7 +159,7 @@ def test_cache_or_data_dir_at_a_file_is_one_clear_error(tmp_path, variable, belo
     env = dict(os.environ, **{variable: str(target)})
     p = subprocess.run([sys.executable, "-m", "brickwright", "info", str(model)], cwd=REPO, env=env,
                        capture_output=True, text=True, timeout=120)
-    assert p.returncode == 1, p.stdout + p.stderr
+    assert p.returncode == 2, p.stdout + p.stderr
     assert "Traceback" not in p.stderr and p.stdout == ""
     what = f"{afile} above it is a file" if below else "it is a file"
     assert p.stderr.strip() == (f"error: {variable}={target} cannot be used: {what}, not a folder. "

@@ -139,15 +139,15 @@ def test_render_checks_options_before_the_output_file(tmp_path):
     png = tmp_path / "m.png"
     png.write_bytes(b"old")
     r = run("render", str(model), "--out", str(png), "--view", "foo")
-    assert r.exit_code == 1 and "unknown view 'foo'" in r.output and "iso_back or sheet" in r.output
+    assert r.exit_code == 2 and "unknown view 'foo'" in r.output and "iso_back or sheet" in r.output
     assert "exists" not in r.output
     r = run("render", str(model), "--out", str(png), "--size", "10x")
-    assert r.exit_code == 1 and "size must look like '800x600', got '10x'" in r.output
+    assert r.exit_code == 2 and "size must look like '800x600', got '10x'" in r.output
     r = run("render", str(model), "--out", str(png), "--size", "4x4")
-    assert r.exit_code == 1 and "between 8x8 and 8192x8192" in r.output
+    assert r.exit_code == 2 and "between 8x8 and 8192x8192" in r.output
     # good options: now the existing file is the problem
     r = run("render", str(model), "--out", str(png), "--view", "sheet", "--size", "800x600")
-    assert r.exit_code == 1 and "--force" in r.output and png.read_bytes() == b"old"
+    assert r.exit_code == 2 and "--force" in r.output and png.read_bytes() == b"old"
 
 
 # -- replay: a replayed build that does not pass exits 1 ----------------------------------------
@@ -188,7 +188,7 @@ def test_a_binary_file_is_one_clear_error(tmp_path):
     path = tmp_path / "photo.mpd"
     path.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(256)) * 4)
     r = run("validate", str(path))
-    assert r.exit_code == 1
+    assert r.exit_code == 2
     err = _stderr(r)
     assert "photo.mpd:3: binary data (a NUL byte at offset 8)" in err
     assert "unknown line type" not in err and len(err.splitlines()) == 1
@@ -223,7 +223,7 @@ def test_instructions_warn_of_drawn_collisions_and_check_out_first(tmp_path):
     # an --out under a file fails before any planning, with a one-line error
     (tmp_path / "notes.txt").write_text("mine")
     r = run("instructions", str(twice), "--out", str(tmp_path / "notes.txt" / "x"), "--no-images")
-    assert r.exit_code == 1 and "cannot create the folder" in _stderr(r) and "Traceback" not in r.output
+    assert r.exit_code == 2 and "cannot create the folder" in _stderr(r) and "Traceback" not in r.output
     assert (tmp_path / "notes.txt").read_text() == "mine"
     r = run("instructions", str(twice), "--out", str(tmp_path / "n"), "--budget", "nan")
     assert r.exit_code == 2 and "--budget nan: give a finite number" in _stderr(r)
@@ -252,11 +252,11 @@ def test_popularity_rebuild_never_writes_the_shipped_table(tmp_path):
         assert shipped.read_bytes() == before
         # a second run does not replace the user's table without --force
         r = run("popularity", "rebuild", str(models), env=env)
-        assert r.exit_code == 1 and "--force" in _stderr(r)
+        assert r.exit_code == 2 and "--force" in _stderr(r)
         assert run("popularity", "rebuild", str(models), "--force", env=env).exit_code == 0
         # nor the shipped table named as --out, even with --force
         r = run("popularity", "rebuild", str(models), "--out", str(shipped), "--force", env=env)
-        assert r.exit_code == 1 and "shipped with the package" in _stderr(r)
+        assert r.exit_code == 2 and "shipped with the package" in _stderr(r)
         assert shipped.read_bytes() == before
     finally:
         catalog._POPULARITY = None  # the next reader loads the shipped table again
@@ -267,5 +267,5 @@ def test_replay_never_writes_outside_its_folder(tmp_path):
     t = tmp_path / "t.jsonl"
     t.write_text(json.dumps({"type": "run_start", "files": {"../escape.txt": "x"}, "settings": {}}) + "\n")
     r = run("replay", str(t), str(tmp_path / "out"))
-    assert r.exit_code == 1 and "refusing to write outside" in _stderr(r)
+    assert r.exit_code == 2 and "refusing to write outside" in _stderr(r)
     assert not (tmp_path / "escape.txt").exists()

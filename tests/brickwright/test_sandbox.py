@@ -396,14 +396,14 @@ def test_run_folder_is_never_overwritten_without_force(chat_server, tmp_path):
     assert (out / "build.py").read_text() == "# the user's own work\n" and not (out / "result.json").exists()
     res = _cli("generate", "a tower", "--model", "gpt-4o", "--base-url", server.base_url, "--api-key", "k",
                "--out", str(out), cwd=tmp_path)
-    assert res.returncode == 1 and "--force" in res.stderr and "Traceback" not in res.stderr
+    assert res.returncode == 2 and "--force" in res.stderr and "Traceback" not in res.stderr
     assert (out / "build.py").read_text() == "# the user's own work\n"
     (tmp_path / "prompts.txt").write_text("a tower\n")
     ev = tmp_path / "eval"
     (ev / "run_001-a-tower").mkdir(parents=True)
     res = _cli("eval", str(tmp_path / "prompts.txt"), "--model", "gpt-4o", "--base-url", server.base_url,
                "--api-key", "k", "--out", str(ev), cwd=tmp_path)
-    assert res.returncode == 1 and "already holds an evaluation" in res.stderr
+    assert res.returncode == 2 and "already holds an evaluation" in res.stderr
     res = generate("a tower", model="gpt-4o", base_url=server.base_url, api_key="k", out_dir=out, max_calls=3,
                    force=True)
     assert res.run_dir == out.resolve() and (out / "result.json").exists()
@@ -418,12 +418,12 @@ def test_no_sandbox_is_refused_unless_asked(tmp_path, chat_server):
     env = {"BRICKWRIGHT_BWRAP": str(fake)}
     res = _cli("generate", "a tower", "--model", "gpt-4o", "--base-url", server.base_url, "--api-key", "k",
                "--out", str(tmp_path / "run"), cwd=tmp_path, env=env)
-    assert res.returncode == 1 and "--no-sandbox" in res.stderr and len(res.stderr.strip().splitlines()) == 1
+    assert res.returncode == 2 and "--no-sandbox" in res.stderr and len(res.stderr.strip().splitlines()) == 1
     assert not (tmp_path / "run").exists()
     build = tmp_path / "build.py"
     build.write_text(FLOATING)
     res = _cli("validate", str(build), cwd=tmp_path, env=env)
-    assert res.returncode == 1 and "--no-sandbox" in res.stderr
+    assert res.returncode == 2 and "--no-sandbox" in res.stderr
     res = _cli("validate", "--no-sandbox", str(build), cwd=tmp_path, env=env)
     assert res.returncode == 1 and "NOT VALID" in res.stdout and "1 floating" in res.stdout
 
