@@ -55,7 +55,7 @@ Pipeline (issue #4; validator notes)
    edit only new colliding pairs are decided (:meth:`CollisionEngine.reported`).
 4b. **Flexible parts.** Segments of one flexible part (hose, string, belt,
    LSynth output: "segment" in the part title, following "~Moved to"
-   aliases) under the same parent are pieces of one physical part drawn
+   aliases) and links of one chain ("chain link") under the same parent are pieces of one physical part drawn
    overlapping; they are not tested against each other
    (:meth:`CollisionEngine.same_flexible`), but against every other part.
 5. **Resting contacts** (used by :mod:`.support`): part A rests on part B
@@ -485,7 +485,7 @@ class CollisionEngine:
         shapes = self.shapes if start else {}
         codes = np.zeros(m, dtype=np.int64)
         has = np.zeros(m, dtype=bool)
-        seg = np.zeros(m, dtype=bool)
+        seg = np.zeros(m, dtype=np.int8)
         lo = np.zeros((m, 3))
         hi = np.zeros((m, 3))
         if start:
@@ -850,19 +850,21 @@ class CollisionEngine:
         return out
 
     def same_flexible(self, pairs: np.ndarray) -> np.ndarray:
-        """(m,) bool: both parts are segments of a flexible element drawn in the same submodel instance.
+        """(m,) bool: both parts are pieces of one flexible element drawn in the same submodel instance.
 
         LDraw draws hoses, strings, belts and LSynth output as rigid
         segments that overlap their neighbours where the real part is one
         continuous bent piece ("Hose Flexible Segment ...", "LSynth ... String
-        Segment", "Belt Segment ..."). Segments are recognised by the word
-        "segment" in the part title; two segments under the same parent are
+        Segment", "Belt Segment ..."), and a chain as links threaded through
+        each other ("Minifig Chain Link" 30104k02, issue 16 item 4). Pieces
+        are recognised by the trait of their title (:data:`PIECE_TRAITS`,
+        whole words); two pieces of the same trait under the same parent are
         pieces of one physical part and are not tested against each other.
         """
         if not len(pairs):
             return np.zeros(0, dtype=bool)
         a, b = pairs[:, 0], pairs[:, 1]
-        return self.segment[a] & self.segment[b] & (self.parent[a] == self.parent[b])
+        return (self.segment[a] > 0) & (self.segment[a] == self.segment[b]) & (self.parent[a] == self.parent[b])
 
     def press_fits(self) -> np.ndarray:
         """(p, 2) int: colliding pairs excused as press fits of mated parts."""
@@ -934,18 +936,30 @@ class CollisionEngine:
         return depth, tuple(float(x) for x in _SHIFTS[best_k])
 
 
-def _is_segment(key: str, shape, embedded) -> bool:
-    """True when the part's title names it a segment of a flexible element (see ``same_flexible``).
+#: Traits (:data:`ldraw_data.traits.TRAITS`) of pieces of one flexible part, by code: pieces with the same
+#: code under the same parent are not tested against each other (:meth:`CollisionEngine.same_flexible`).
+PIECE_TRAITS = ("segment", "chain link")
+
+
+def _is_segment(key: str, shape, embedded) -> int:
+    """Piece code of a part: ``1 + k`` when its title carries ``PIECE_TRAITS[k]`` (a hose or string
+    segment, a link of a chain), else 0 (see ``same_flexible``).
 
     Library parts take the title stored with their collision shape (the
     file's first line, ``~Moved to`` aliases followed, see
     :class:`ldraw_data.collision.CollisionShape`), which costs nothing once
     the shape is loaded; MPD-embedded parts the title of their block.
     """
+    from ldraw_data.traits import title_traits
+
     from ._world import _embedded_title
 
     title = (getattr(shape, "title", "") or "") if not key.startswith("?") else _embedded_title(key, embedded)
-    return "segment" in title.lower()
+    t = title_traits(title)
+    for k, name in enumerate(PIECE_TRAITS):
+        if name in t:
+            return k + 1
+    return 0
 
 
 def _family(code: int, names) -> str:

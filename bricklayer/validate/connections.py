@@ -43,7 +43,7 @@ a few milliseconds of connector work instead of a full rebuild.
 from __future__ import annotations
 
 __all__ = ["ConnectionGraph", "connection_graph", "part_connector_arrays", "embedded_aliases", "find_mated_pairs",
-           "SLIDING_TYPES", "JOINT_TOLERANCE"]
+           "SLIDING_TYPES", "JOINT_TOLERANCE", "TOL_EPS"]
 
 from dataclasses import dataclass
 from functools import lru_cache
@@ -57,6 +57,10 @@ from ..connector import Connector
 from ..constants import TOL
 from ._world import flexible_mask, world_arrays
 
+#: Every distance test against a tolerance of :data:`bricklayer.constants.TOL` is inclusive ("within 0.5
+#: LDU" mates at exactly 0.5) with this much room (LDU) for the rounding of world positions composed through
+#: matrices (0.5 becomes 0.50000000001); issue 16 item 2: a brick 0.5 LDU above a plate did not mate.
+TOL_EPS = 1e-6
 #: Types whose connectors slide along their axis and so use the line test.
 SLIDING_TYPES = frozenset({"axle", "axle_hole", "axle_bore", "pin", "pin_hole", "bar", "clip"})
 #: Long male connectors that stay free after mating (several parts fit along them).
@@ -655,7 +659,7 @@ def _grid_pairs(tree_pts: np.ndarray, query_pts: np.ndarray, r, strict: bool) ->
 
 
 def _pairs_within(tree_pts: np.ndarray, query_pts: np.ndarray, r: float) -> tuple[np.ndarray, np.ndarray]:
-    """(i into tree_pts, j into query_pts) of up to ``_K_NEAREST`` neighbours within ``r``."""
+    """(i into tree_pts, j into query_pts) of up to ``_K_NEAREST`` neighbours within ``r`` (inclusive)."""
     if not len(tree_pts) or not len(query_pts):
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
     k = min(_K_NEAREST, len(tree_pts))
@@ -664,13 +668,13 @@ def _pairs_within(tree_pts: np.ndarray, query_pts: np.ndarray, r: float) -> tupl
         ii, jj = [], []
         for j, q in enumerate(query_pts):
             d = np.sqrt(((tree_pts - q) ** 2).sum(axis=1))
-            near = np.flatnonzero(d < r)  # cKDTree's distance_upper_bound is strict
+            near = np.flatnonzero(d <= r)  # within the tolerance, inclusive (TOL docs: "within 0.5 LDU")
             if len(near) > k:
                 near = near[np.argsort(d[near], kind="stable")[:k]]
             ii.append(near)
             jj.append(np.full(len(near), j, dtype=np.int64))
         return np.concatenate(ii).astype(np.int64), np.concatenate(jj)
-    i, j, d = _grid_pairs(tree_pts, query_pts, r, strict=True)
+    i, j, d = _grid_pairs(tree_pts, query_pts, r, strict=False)
     # the k nearest of each query (ties by tree index), as a k-d tree query with an upper bound would
     o = np.lexsort((i, d, j))
     i, j = i[o], j[o]
@@ -698,7 +702,7 @@ def _slide_candidates(pos, length, sm: np.ndarray, sf: np.ndarray, query) -> lis
     out = []
     if not len(sm) or not len(sf):
         return out
-    line = TOL.connector_line
+    line = TOL.connector_line + TOL_EPS
 
     def radius(rows):
         half = np.maximum(length[rows], _AXLE_MIN_HALF)
@@ -753,11 +757,11 @@ def _mated(w: dict, query=None) -> tuple[np.ndarray, np.ndarray]:
     loose = np.zeros(len(code), dtype=bool) if loose is None else loose
     cands = []
     point = usable & ~is_slide
-    for sel, r in ((point & ~joint, TOL.connector_position), (point & joint, TOL.joint_position)):
+    for sel, r in ((point & ~joint, TOL.connector_position + TOL_EPS), (point & joint, TOL.joint_position + TOL_EPS)):
         cands += _point_candidates(pos, np.flatnonzero(sel & side), np.flatnonzero(sel & ~side), r, query)
     if (point & loose).any():  # the stud of a minifigure head and the headgear on it
         cands += _point_candidates(pos, np.flatnonzero(point & loose & side), np.flatnonzero(point & ~joint & ~side),
-                                   TOL.joint_position, query)
+                                   TOL.joint_position + TOL_EPS, query)
     cands += _slide_candidates(pos, length, np.flatnonzero(usable & is_slide & side),
                                np.flatnonzero(usable & is_slide & ~side), query)
     cands = [c for c in cands if len(c)]
@@ -777,11 +781,11 @@ def _mated(w: dict, query=None) -> tuple[np.ndarray, np.ndarray]:
     axis_ok = ball | (np.where(directional, dots, np.abs(dots)) >= TOL.connector_axis_cos)
     tol = np.where(loose[a] | loose[b], TOL.joint_position,
                    np.where(joint[a] | joint[b], _joint_tolerances()[code[a], code[b]], TOL.connector_position))
-    point_ok = ~slide & (dist <= tol) & axis_ok
+    point_ok = ~slide & (dist <= tol + TOL_EPS) & axis_ok
     proj = np.einsum("ij,ij->i", d, axis[a])
     perp = np.sqrt(np.maximum(dist ** 2 - proj ** 2, 0))
     overlap = np.maximum(length[a], _AXLE_MIN_HALF) + np.maximum(length[b], _AXLE_MIN_HALF) - np.abs(proj)
-    slide_ok = slide & (np.abs(dots) >= _AXLE_AXIS_COS) & (perp <= TOL.connector_line) & (
+    slide_ok = slide & (np.abs(dots) >= _AXLE_AXIS_COS) & (perp <= TOL.connector_line + TOL_EPS) & (
         overlap >= _AXLE_MIN_OVERLAP)
     good = point_ok | slide_ok
     a, b, jk = a[good], b[good], jk[good]

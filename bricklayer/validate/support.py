@@ -255,15 +255,17 @@ def _own_ground(eng, labels: np.ndarray, supported: np.ndarray, ground: float) -
 
 
 def _stickers(eng) -> np.ndarray:
-    """(n,) bool: placements whose part is a sticker (catalog name starts with "Sticker")."""
+    """(n,) bool: placements whose part is a sticker (trait "sticker" of :mod:`ldraw_data.traits`: the
+    catalog name starts with "Sticker")."""
     from ldraw_data.catalog import get_catalog
+    from ldraw_data.traits import title_traits
 
     cat = get_catalog()
     out = np.zeros(eng.n, dtype=bool)
     for key, idx in eng.wa.groups.items():
         pid = key.lstrip("?")
         name = cat.get(pid).name if pid in cat else ""
-        if name.lower().startswith("sticker"):
+        if "sticker" in title_traits(name or ""):
             out[idx] = True
     return out
 
