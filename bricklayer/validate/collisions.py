@@ -82,6 +82,7 @@ __all__ = [
     "SEAT",
     "AXIAL_EXTRA",
     "JOINT_RADIUS",
+    "INTERFERENCE_INSETS",
     "unchecked_placements",
     "unknown_placements",
     "collision_engine",
@@ -173,6 +174,9 @@ AXIAL_EXTRA = 0.2
 #: a pin's collar (radius 8) pushed into the bore of a beam is a collision (3673 in 3700, 2 LDU deep).
 JOINT_RADIUS = 7.0
 _STUD_RADIAL = True
+#: Insets (LDU) tried by :meth:`CollisionEngine.interference_depth`, in order (the common 0.25 LDU first:
+#: a reported pair always meets there).
+INTERFERENCE_INSETS = (0.5, 0.75, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0)
 #: Broad-phase boxes are grown by this much (LDU) so resting contacts are candidates.
 _MARGIN = 1.25
 #: Downward move (LDU) of the resting test (module notes, step 5).
@@ -873,6 +877,24 @@ class CollisionEngine:
         rep = {tuple(x) for x in self.reported().tolist()}
         return np.array([x for x in cand.tolist() if tuple(x) not in rep], dtype=np.intp).reshape(-1, 2)
 
+    def interference_depth(self, i: int, j: int) -> float:
+        """How deep the material of parts ``i`` and ``j`` overlaps (LDU), apart from the move that clears it.
+
+        Both inset meshes are inset further, by the steps of :data:`INTERFERENCE_INSETS`; material
+        overlapping by ``d`` separates once each surface has moved in by ``d / 2``, so the first
+        inset ``c`` that separates them bounds the interference: ``d <= 2 c``, returned. A
+        headdress seated on a head interferes 1.5 LDU even where the shortest shift that separates
+        the two is 28 LDU (issue 16 item 13). ``inf`` when the largest inset does not separate them
+        (parts drawn through each other, or walls too thin to inset: ``shape.caps``). Memoized like
+        the narrow phase.
+        """
+        a, b = np.array([i]), np.array([j])
+        t = self.transforms
+        for c in INTERFERENCE_INSETS:
+            if not self._query(a, b, t[a], t[b], c)[0]:
+                return 2.0 * c
+        return float("inf")
+
     def overlap_depth(self, i: int, j: int, max_shift: float = 48.0) -> tuple[float, tuple]:
         """Estimated overlap of parts ``i`` and ``j`` (module notes).
 
@@ -1095,11 +1117,15 @@ class CollisionRecord:
     submodels : (str, str)
         Names of the sub-builds (LDraw submodels) holding each part, ``"/"``-joined; ``""`` at top level.
     depth : float, LDU
-        Estimated overlap (see :meth:`CollisionEngine.overlap_depth`).
+        The move that clears the pair: the shortest axis-aligned shift of ``b`` that separates them
+        (see :meth:`CollisionEngine.overlap_depth`).
     direction : (3,) tuple of float
         World direction in which moving ``b`` by ``depth`` separates the parts.
     mated : bool
         True when the two parts are also mated (the overlap exceeds the press-fit allowance).
+    interference : float, LDU
+        How deep the material overlaps (:meth:`CollisionEngine.interference_depth`, an upper
+        bound; ``inf`` when drawn through each other), ``nan`` when not estimated.
     """
 
     a: object
@@ -1111,13 +1137,30 @@ class CollisionRecord:
     direction: tuple
     mated: bool = False
     extra: dict = field(default_factory=dict)
+    interference: float = float("nan")
+
+    def interference_text(self) -> str:
+        """The interference in words: "up to 1.0 LDU deep", "drawn through each other" or ""."""
+        x = self.interference
+        if x != x:
+            return ""
+        if x == float("inf"):
+            return f"drawn through each other (more than {2 * INTERFERENCE_INSETS[-1]:g} LDU deep)"
+        return f"interfering up to {x:.1f} LDU deep"
+
+    def move_text(self) -> str:
+        """The move that clears the pair in words ("" when not estimated)."""
+        if self.depth != self.depth:
+            return ""
+        return (f"moving the second part {self.depth:.1f} LDU along "
+                f"({self.direction[0]:g}, {self.direction[1]:g}, {self.direction[2]:g}) clears it")
 
     def message(self) -> str:
-        """One line for a user: who, where, how deep."""
+        """One line for a user: who, where, how deep the parts interfere, and the move that clears them."""
         where = "".join(f" [{s}]" for s in self.submodels if s)
-        return (f"{self.descriptions[0]} collides with {self.descriptions[1]}{where}: overlap about "
-                f"{self.depth:.1f} LDU (move the second part {self.depth:.1f} LDU along "
-                f"({self.direction[0]:g}, {self.direction[1]:g}, {self.direction[2]:g}) to clear it)"
+        parts = [x for x in (self.interference_text(), self.move_text()) if x]
+        return (f"{self.descriptions[0]} collides with {self.descriptions[1]}{where}"
+                + (": " + "; ".join(parts) if parts else "")
                 + (" although they are mated (more than a press fit allows)" if self.mated else ""))
 
 
@@ -1151,11 +1194,12 @@ def collision_details(build, max_depth_estimates: int = 200) -> list[CollisionRe
         a, b = flat[i], flat[j]
         if k < max_depth_estimates:
             depth, direction = eng.overlap_depth(i, j)
+            inter = eng.interference_depth(i, j)
         else:
-            depth, direction = float("nan"), (0.0, 0.0, 0.0)
+            depth, direction, inter = float("nan"), (0.0, 0.0, 0.0), float("nan")
         out.append(CollisionRecord(
             a, b, (a.content.ldraw_id, b.content.ldraw_id), (build.describe(a), build.describe(b)),
-            (_submodel(a), _submodel(b)), float(depth), direction, g.mated(i, j)))
+            (_submodel(a), _submodel(b)), float(depth), direction, g.mated(i, j), interference=float(inter)))
     return out
 
 

@@ -43,7 +43,8 @@ a few milliseconds of connector work instead of a full rebuild.
 from __future__ import annotations
 
 __all__ = ["ConnectionGraph", "connection_graph", "part_connector_arrays", "embedded_aliases", "find_mated_pairs",
-           "SLIDING_TYPES", "JOINT_TOLERANCE", "TOL_EPS"]
+           "SLIDING_TYPES", "JOINT_TOLERANCE", "TOL_EPS",
+           "STUD_SEAT_REACH"]
 
 from dataclasses import dataclass
 from functools import lru_cache
@@ -271,7 +272,14 @@ class ConnectionGraph:
         Joint made by each row of :attr:`pairs`.
     exempt : (n,) bool ndarray
         Flexible or primitive placements left out of :attr:`components` when unmated.
+    unseated : (u, 4) float ndarray
+        Part pairs whose studs touch but are not seated ``(part_i, part_j, reason, value)``, ``i < j``:
+        reason 0 tilted (value: angle between stud axes, degrees), 1 turned or shifted (value: the
+        largest miss of a stud, LDU); their stud mates are not in :attr:`pairs` (:func:`_unseated_rows`).
     """
+
+    unseated = np.zeros((0, 4))
+
 
     def __init__(self, placements, pairs: np.ndarray, kinds, world: dict, exempt=None):
         self.placements = placements
@@ -496,6 +504,7 @@ class _ConnectionIndex:
         self.rows = None            # dict of _FIELDS arrays (world connector rows)
         self.pairs_inst = np.zeros((0, 4), dtype=np.int64)  # (inst_a, conn_a, inst_b, conn_b)
         self.kind_codes = np.zeros(0, dtype=np.int64)
+        self.unseated_inst = np.zeros((0, 4))  # (inst_a, inst_b, reason, value), see _unseated_rows
 
     def _instances(self, wa) -> np.ndarray:
         ids = self._ids
@@ -532,6 +541,8 @@ class _ConnectionIndex:
             query = np.concatenate([np.zeros(int(keep.sum()), dtype=bool), np.ones(len(new_rows["code"]), bool)])
             pk = np.all(alive[self.pairs_inst[:, [0, 2]]], axis=1) if len(self.pairs_inst) else np.zeros(0, bool)
             old_pairs, old_kinds = self.pairs_inst[pk], self.kind_codes[pk]
+            uk = self.unseated_inst
+            self.unseated_inst = uk[np.all(alive[uk[:, :2].astype(np.int64)], axis=1)] if len(uk) else uk
         w = _finish(rows, inst, n_ids)
         if query is not None:
             id_to_idx = np.full(n_ids, -1, dtype=np.int64)
@@ -539,7 +550,11 @@ class _ConnectionIndex:
             qmask = np.zeros(len(inst), dtype=bool)
             qmask[new_idx] = True
             query = qmask[w["owner"]]
-        pairs, kind_codes = _mated(w, query)
+        else:
+            self.unseated_inst = np.zeros((0, 4))
+        uns: list = []
+        pairs, kind_codes = _mated(w, query, uns)
+        self._add_unseated(uns, inst)
         # pairs found now are in placement indices; store by instance
         new_inst_pairs = np.column_stack([inst[pairs[:, 0]], pairs[:, 1], inst[pairs[:, 2]], pairs[:, 3]]) \
             if len(pairs) else np.zeros((0, 4), dtype=np.int64)
@@ -548,6 +563,26 @@ class _ConnectionIndex:
         self.rows = {f: w[f] for f in _FIELDS}
         self._seen = np.unique(inst)
         return self._output(w, inst)
+
+    def _add_unseated(self, rows: list, inst: np.ndarray) -> None:
+        """Store unseated stud pairs found by :func:`_mated` (placement indices) by instance id."""
+        if rows:
+            u = np.vstack(rows)
+            u[:, 0], u[:, 1] = inst[u[:, 0].astype(np.int64)], inst[u[:, 1].astype(np.int64)]
+            self.unseated_inst = np.vstack([self.unseated_inst, u])
+
+    def unseated(self) -> np.ndarray:
+        """(u, 4) float: unseated stud pairs ``(part_i, part_j, reason, value)`` in placement indices
+        of the last refresh (see :func:`_unseated_rows`)."""
+        u = self.unseated_inst
+        if not len(u):
+            return np.zeros((0, 4))
+        id_to_idx = np.full(len(self._ids), -1, dtype=np.int64)
+        id_to_idx[self._inst] = np.arange(len(self._inst))
+        out = u.copy()
+        out[:, 0], out[:, 1] = id_to_idx[u[:, 0].astype(np.int64)], id_to_idx[u[:, 1].astype(np.int64)]
+        out = out[(out[:, 0] >= 0) & (out[:, 1] >= 0)]
+        return out[np.lexsort((out[:, 1], out[:, 0]))] if len(out) else out
 
     def _output(self, w: dict, inst: np.ndarray) -> tuple[dict, np.ndarray, np.ndarray]:
         """Record the state reached and return ``(world rows, pairs in placement indices, kinds)``,
@@ -591,7 +626,9 @@ class _ConnectionIndex:
         w["start"] = np.concatenate([old["start"], old["start"][-1] + np.cumsum(counts)])
         query = np.zeros(len(w["code"]), dtype=bool)
         query[len(old["code"]):] = True
-        pairs, kind_codes = _mated(w, query)
+        uns: list = []
+        pairs, kind_codes = _mated(w, query, uns)
+        self._add_unseated(uns, inst)
         new_inst_pairs = np.column_stack([inst[pairs[:, 0]], pairs[:, 1], inst[pairs[:, 2]], pairs[:, 3]]) \
             if len(pairs) else np.zeros((0, 4), dtype=np.int64)
         self.pairs_inst = np.vstack([self.pairs_inst, new_inst_pairs]).astype(np.int64)
@@ -735,10 +772,12 @@ def _slide_candidates(pos, length, sm: np.ndarray, sf: np.ndarray, query) -> lis
     return out
 
 
-def _mated(w: dict, query=None) -> tuple[np.ndarray, np.ndarray]:
+def _mated(w: dict, query=None, unseated: list | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Mated pairs ``(part_i, conn_i, part_j, conn_j)`` and their JointKind indices (module rules).
 
     With ``query`` ((N,) bool over rows), only pairs with at least one queried row are returned.
+    Stud-family mates of part pairs that are not seated (:func:`_unseated_rows`) are dropped; with
+    ``unseated`` (a list), their ``(part_i, part_j, reason, value)`` rows are appended to it.
     """
     pos, axis, code, owner, length = w["pos"], w["axis"], w["code"], w["owner"], w["length"]
     empty = np.zeros((0, 4), dtype=np.int64), np.zeros(0, dtype=np.int64)
@@ -757,7 +796,10 @@ def _mated(w: dict, query=None) -> tuple[np.ndarray, np.ndarray]:
     loose = np.zeros(len(code), dtype=bool) if loose is None else loose
     cands = []
     point = usable & ~is_slide
-    for sel, r in ((point & ~joint, TOL.connector_position + TOL_EPS), (point & joint, TOL.joint_position + TOL_EPS)):
+    # stud-family connectors are searched as far as STUD_SEAT_REACH: a stud that misses its anti-stud by
+    # less than that between two parts mated elsewhere unseats them (_unseated_rows)
+    for sel, r in ((point & ~joint, max(TOL.connector_position, STUD_SEAT_REACH) + TOL_EPS),
+                   (point & joint, TOL.joint_position + TOL_EPS)):
         cands += _point_candidates(pos, np.flatnonzero(sel & side), np.flatnonzero(sel & ~side), r, query)
     if (point & loose).any():  # the stud of a minifigure head and the headgear on it
         cands += _point_candidates(pos, np.flatnonzero(point & loose & side), np.flatnonzero(point & ~joint & ~side),
@@ -781,6 +823,8 @@ def _mated(w: dict, query=None) -> tuple[np.ndarray, np.ndarray]:
     axis_ok = ball | (np.where(directional, dots, np.abs(dots)) >= TOL.connector_axis_cos)
     tol = np.where(loose[a] | loose[b], TOL.joint_position,
                    np.where(joint[a] | joint[b], _joint_tolerances()[code[a], code[b]], TOL.connector_position))
+    stud_family = ~slide & ~(joint[a] | joint[b]) & ~ball & ~(loose[a] | loose[b])
+    axis_ok &= ~stud_family | (dots >= TOL.stud_axis_cos)
     point_ok = ~slide & (dist <= tol + TOL_EPS) & axis_ok
     proj = np.einsum("ij,ij->i", d, axis[a])
     perp = np.sqrt(np.maximum(dist ** 2 - proj ** 2, 0))
@@ -788,9 +832,72 @@ def _mated(w: dict, query=None) -> tuple[np.ndarray, np.ndarray]:
     slide_ok = slide & (np.abs(dots) >= _AXLE_AXIS_COS) & (perp <= TOL.connector_line + TOL_EPS) & (
         overlap >= _AXLE_MIN_OVERLAP)
     good = point_ok | slide_ok
+    if stud_family.any():
+        bad = _unseated_rows(owner[a], owner[b], stud_family, point_ok, dist, dots, proj, perp, unseated)
+        good &= ~(stud_family & bad)
     a, b, jk = a[good], b[good], jk[good]
     pairs = np.column_stack([owner[a], w["cidx"][a], owner[b], w["cidx"][b]]).astype(np.int64)
     return pairs, jk.astype(np.int64)
+
+
+#: A stud of one part that misses an anti-stud of another part mated with it through other studs by
+#: more than ``TOL.connector_position`` and at most this much (LDU), in the same plane and with parallel
+#: axes, shows the part turned or shifted off its studs: the pair is not seated (:func:`_unseated_rows`).
+#: A 2 x 4 brick turned 1.5 degrees about the vertical moves its corner studs 0.83 LDU. 4 LDU is below a
+#: stud's radius (6 LDU: a stud that far off cannot enter its anti-stud), and far below the half-stud
+#: offset of a jumper plate (10 LDU) or the distance of a 2 x 2 brick's tube from its four studs
+#: (14.1 LDU), so those are never near misses.
+STUD_SEAT_REACH = 4.0
+
+
+def _unseated_rows(pa, pb, stud, mated, dist, dots, proj, perp, out: list | None) -> np.ndarray:
+    """(m,) bool over candidate rows: stud-family rows of part pairs that are not seated.
+
+    A part pair mated through stud-family connectors (studs, anti-studs, tubes) is not seated when
+    one of its stud-family candidate rows (compatible types, different parts)
+
+    - lies within ``TOL.connector_position`` but with axes tilted beyond ``TOL.stud_axis_cos``
+      (reason 0, value: the angle in degrees): a brick tilted across two towers of different
+      heights (issue 16 item 6), or
+    - has parallel axes, lies in the same plane (``|proj| <= TOL.connector_position``) and misses by
+      more than ``TOL.connector_position`` and at most :data:`STUD_SEAT_REACH` (reason 1, value: the
+      miss in LDU): a brick turned a little about its stud axis or shifted off its grid.
+
+    Only pairs with at least one stud-family mate (``mated & stud``) or a tilted row are judged, so
+    parts that merely lie near each other are not. Their stud mates are dropped by the caller.
+    Measured on the 67 official models (``TOL.stud_axis_cos``): no official pair is tilted.
+    """
+    m = len(pa)
+    bad = np.zeros(m, dtype=bool)
+    tol = TOL.connector_position + TOL_EPS
+    tilted = stud & (dist <= tol) & (dots < TOL.stud_axis_cos) & (dots >= TOL.connector_axis_cos)
+    miss = stud & (dots >= TOL.stud_axis_cos) & (np.abs(proj) <= tol) & (perp > tol) & (
+        dist <= STUD_SEAT_REACH + TOL_EPS)
+    ok = stud & mated
+    if not (tilted.any() or (miss.any() and ok.any())):
+        return bad
+    n = int(max(pa.max(), pb.max())) + 1
+    key = np.minimum(pa, pb).astype(np.int64) * n + np.maximum(pa, pb)
+    mated_keys = np.unique(key[ok])
+    judged = tilted | (miss & np.isin(key, mated_keys))
+    if not judged.any():
+        return bad
+    bad_keys = np.unique(key[judged])
+    bad = stud & np.isin(key, bad_keys)
+    if out is not None:
+        rows = np.flatnonzero(judged)
+        reason = np.where(tilted[rows], 0.0, 1.0)
+        value = np.where(tilted[rows], np.degrees(np.arccos(np.clip(dots[rows], -1, 1))), perp[rows])
+        rec = np.column_stack([pa[rows], pb[rows], reason, value]).astype(np.float64)
+        lo = np.minimum(rec[:, 0], rec[:, 1])
+        rec[:, 1] = np.maximum(rec[:, 0], rec[:, 1])
+        rec[:, 0] = lo
+        # one row per part pair and reason: the largest value
+        o = np.lexsort((-rec[:, 3], rec[:, 2], rec[:, 1], rec[:, 0]))
+        rec = rec[o]
+        first = np.r_[True, np.any(rec[1:, :3] != rec[:-1, :3], axis=1)]
+        out.append(rec[first])
+    return bad
 
 
 def find_mated_pairs(w: dict) -> tuple[np.ndarray, list]:
@@ -833,6 +940,8 @@ def connection_graph(build) -> ConnectionGraph:
             idx = build._cache["validate.connindex"] = _ConnectionIndex()
         got = idx.append(build, old._n) if old is not None else None
         w, pairs, kinds = got if got is not None else idx.refresh(build)
-        return ConnectionGraph(world_arrays(build).placements, pairs, kinds, w, flexible_mask(build))
+        g = ConnectionGraph(world_arrays(build).placements, pairs, kinds, w, flexible_mask(build))
+        g.unseated = idx.unseated()
+        return g
 
     return build._cached("connections", make, lambda old, k: make(old))
