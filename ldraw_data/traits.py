@@ -17,7 +17,10 @@ The consumers pick traits by what they need:
 - ``"sticker"`` (:mod:`bricklayer.validate.support`): held by any part it touches;
 - :data:`DRAWN_BENT` (the assembly planner, :func:`bricklayer.assembly.skip_reason`): parts whose
   drawn shape is the bent final one, which cannot travel along a line, are added in a last step;
-- ``"elastic"`` and ``"soft"`` (the planner): rubber tyres stretch over rims, rigging nets are draped.
+- ``"elastic"`` and ``"soft"`` (the planner): rubber tyres stretch over rims, rigging nets are draped;
+- ``"round"`` (the validator's stud seating, :func:`bricklayer.validate.connections._unseated_rows`): round
+  plates, bricks, dishes and turntables turn on their studs (a round 2 x 2 plate's studs sit between its
+  rim and centre tube).
 
 Sources of the words: LDraw part titles of the library (``Hose Flexible ...`` 754-756,
 ``Technic Flex-System Hose End`` u9053, ``LSynth ...``, ``Minifig Chain Link`` 30104k02 and its
@@ -53,6 +56,7 @@ TRAITS: dict[str, tuple[str, ...]] = {
     "rubber band": ("rubber band",),
     "elastic": ("tyre", "tire", "rubber"),
     "soft": ("rigging",),
+    "round": ("round", "dish", "turntable"),
 }
 
 #: Traits of parts the validator never reports floating nor counts as components (pieces of a

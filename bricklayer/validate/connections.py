@@ -410,7 +410,7 @@ class ConnectionGraph:
         return list(self.graph.neighbors(i))
 
 
-_FIELDS = ("pos", "axis", "length", "code", "cidx", "inst", "loose")
+_FIELDS = ("pos", "axis", "length", "code", "cidx", "inst", "loose", "turns")
 
 
 @lru_cache(maxsize=1)
@@ -427,6 +427,27 @@ def _head_id(pid: str) -> bool:
     return pid in cat and cat.get(pid).name.lower().startswith("minifig head")
 
 
+@lru_cache(maxsize=None)
+def _turns_id(pid: str) -> bool:
+    from ldraw_data.catalog import get_catalog
+    from ldraw_data.traits import title_traits
+
+    cat = get_catalog()
+    if pid not in cat:
+        return False
+    try:
+        name = cat.resolve_moved(pid).name
+    except Exception:  # noqa: BLE001 - a stub whose target is missing: its own title
+        name = cat.get(pid).name
+    return "round" in title_traits(name or "")
+
+
+def _turns_on_studs(element) -> bool:
+    """True for parts that may turn on their studs (trait "round" of :mod:`ldraw_data.traits`: a round
+    2 x 2 plate's studs sit between its rim and centre tube, not in separate anti-stud sockets)."""
+    return _turns_id(element.ldraw_id)
+
+
 def _is_minifig_head(element) -> bool:
     """True for minifigure heads (catalog name "Minifig Head ..."): headgear mates on their stud
     within ``TOL.joint_position`` (module notes)."""
@@ -437,7 +458,7 @@ def _transform_rows(wa, idx_all: np.ndarray, inst: np.ndarray, aliases=None) -> 
     """World connector rows of placements ``idx_all`` (unsorted), with their instance ids.
 
     ``aliases``: part key -> connector arrays for MPD-embedded copies (:func:`embedded_aliases`)."""
-    pos, axis, length, code, cidx, owner, loose = [], [], [], [], [], [], []
+    pos, axis, length, code, cidx, owner, loose, turns = [], [], [], [], [], [], [], []
     stud_like = _stud_codes()
     sel = np.zeros(len(wa.placements), dtype=bool)
     sel[idx_all] = True
@@ -461,18 +482,20 @@ def _transform_rows(wa, idx_all: np.ndarray, inst: np.ndarray, aliases=None) -> 
         owner.append(np.repeat(idx, k))
         head = _is_minifig_head(wa.placements[idx[0]].content)
         loose.append(np.tile(stud_like[arr.code] & head, len(idx)))
+        turns.append(np.full(len(idx) * k, _turns_on_studs(wa.placements[idx[0]].content)))
     if not pos:
         z3 = np.zeros((0, 3))
         zi = np.zeros(0, dtype=np.int64)
         return dict(pos=z3, axis=z3.copy(), length=np.zeros(0), code=zi, cidx=zi.copy(), inst=zi.copy(),
-                    loose=np.zeros(0, dtype=bool))
+                    loose=np.zeros(0, dtype=bool), turns=np.zeros(0, dtype=bool))
     owner_a = np.concatenate(owner)
     ax = np.vstack(axis)
     nrm = np.linalg.norm(ax, axis=1, keepdims=True)
     nrm[nrm == 0] = 1
     return dict(pos=np.vstack(pos), axis=ax / nrm, length=np.concatenate(length),
                 code=np.concatenate(code).astype(np.int64), cidx=np.concatenate(cidx).astype(np.int64),
-                inst=inst[owner_a], loose=np.concatenate(loose).astype(bool))
+                inst=inst[owner_a], loose=np.concatenate(loose).astype(bool),
+                turns=np.concatenate(turns).astype(bool))
 
 
 def _finish(rows: dict, inst: np.ndarray, n_ids: int) -> dict:
@@ -833,7 +856,10 @@ def _mated(w: dict, query=None, unseated: list | None = None) -> tuple[np.ndarra
         overlap >= _AXLE_MIN_OVERLAP)
     good = point_ok | slide_ok
     if stud_family.any():
-        bad = _unseated_rows(owner[a], owner[b], stud_family, point_ok, dist, dots, proj, perp, unseated)
+        turns = w.get("turns")
+        turns = np.zeros(len(code), dtype=bool) if turns is None else turns
+        bad = _unseated_rows(owner[a], owner[b], stud_family, point_ok, dist, dots, proj, perp, unseated,
+                             turns[a] | turns[b])
         good &= ~(stud_family & bad)
     a, b, jk = a[good], b[good], jk[good]
     pairs = np.column_stack([owner[a], w["cidx"][a], owner[b], w["cidx"][b]]).astype(np.int64)
@@ -843,14 +869,15 @@ def _mated(w: dict, query=None, unseated: list | None = None) -> tuple[np.ndarra
 #: A stud of one part that misses an anti-stud of another part mated with it through other studs by
 #: more than ``TOL.connector_position`` and at most this much (LDU), in the same plane and with parallel
 #: axes, shows the part turned or shifted off its studs: the pair is not seated (:func:`_unseated_rows`).
-#: A 2 x 4 brick turned 1.5 degrees about the vertical moves its corner studs 0.83 LDU. 4 LDU is below a
-#: stud's radius (6 LDU: a stud that far off cannot enter its anti-stud), and far below the half-stud
-#: offset of a jumper plate (10 LDU) or the distance of a 2 x 2 brick's tube from its four studs
-#: (14.1 LDU), so those are never near misses.
-STUD_SEAT_REACH = 4.0
+#: A 2 x 4 brick turned 1.5 degrees about the vertical moves its corner studs 0.83 LDU, a 1 x 8 plate's
+#: 1.8 LDU. 3 LDU is half a stud's radius (6 LDU), below the nearest official misses between stud-mated
+#: parts (4.0 LDU: side studs of bracket 3956 beside the plates on its top, 12 pairs in 4 of the 67
+#: official models) and far below the half-stud offset of a jumper plate (10 LDU) or the distance of a
+#: 2 x 2 brick's tube from its four studs (14.1 LDU).
+STUD_SEAT_REACH = 3.0
 
 
-def _unseated_rows(pa, pb, stud, mated, dist, dots, proj, perp, out: list | None) -> np.ndarray:
+def _unseated_rows(pa, pb, stud, mated, dist, dots, proj, perp, out: list | None, turns=None) -> np.ndarray:
     """(m,) bool over candidate rows: stud-family rows of part pairs that are not seated.
 
     A part pair mated through stud-family connectors (studs, anti-studs, tubes) is not seated when
@@ -864,7 +891,9 @@ def _unseated_rows(pa, pb, stud, mated, dist, dots, proj, perp, out: list | None
       miss in LDU): a brick turned a little about its stud axis or shifted off its grid.
 
     Only pairs with at least one stud-family mate (``mated & stud``) or a tilted row are judged, so
-    parts that merely lie near each other are not. Their stud mates are dropped by the caller.
+    parts that merely lie near each other are not; misses of pairs with a round part (``turns``,
+    trait "round": its studs and anti-studs are rims and a centre tube, so it turns on studs) are
+    not judged. Their stud mates are dropped by the caller.
     Measured on the 67 official models (``TOL.stud_axis_cos``): no official pair is tilted.
     """
     m = len(pa)
@@ -873,6 +902,8 @@ def _unseated_rows(pa, pb, stud, mated, dist, dots, proj, perp, out: list | None
     tilted = stud & (dist <= tol) & (dots < TOL.stud_axis_cos) & (dots >= TOL.connector_axis_cos)
     miss = stud & (dots >= TOL.stud_axis_cos) & (np.abs(proj) <= tol) & (perp > tol) & (
         dist <= STUD_SEAT_REACH + TOL_EPS)
+    if turns is not None:
+        miss &= ~turns
     ok = stud & mated
     if not (tilted.any() or (miss.any() and ok.any())):
         return bad
