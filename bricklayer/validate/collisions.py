@@ -881,18 +881,22 @@ class CollisionEngine:
         """How deep the material of parts ``i`` and ``j`` overlaps (LDU), apart from the move that clears it.
 
         Both inset meshes are inset further, by the steps of :data:`INTERFERENCE_INSETS`; material
-        overlapping by ``d`` separates once each surface has moved in by ``d / 2``, so the first
-        inset ``c`` that separates them bounds the interference: ``d <= 2 c``, returned. A
-        headdress seated on a head interferes 1.5 LDU even where the shortest shift that separates
-        the two is 28 LDU (issue 16 item 13). ``inf`` when the largest inset does not separate them
-        (parts drawn through each other, or walls too thin to inset: ``shape.caps``). Memoized like
-        the narrow phase.
+        overlapping by ``d`` separates once each surface has moved in by more than ``d / 2``
+        (surfaces that touch count as meeting), so with ``c`` the first inset that separates them
+        and ``p`` the one before (the common ``TOL.collision_inset`` first), ``2 p <= d < 2 c``;
+        ``2 p`` is returned (exact for faces drawn on the grid: a brick pushed 1 LDU into the one
+        below gives 1.0). A headdress seated on a head interferes 1.5 LDU even where the shortest
+        shift that separates the two is 28 LDU (issue 16 item 13). ``inf`` when the largest inset
+        does not separate them (parts drawn through each other, or walls too thin to inset:
+        ``shape.caps``). Memoized like the narrow phase.
         """
         a, b = np.array([i]), np.array([j])
         t = self.transforms
+        prev = TOL.collision_inset
         for c in INTERFERENCE_INSETS:
             if not self._query(a, b, t[a], t[b], c)[0]:
-                return 2.0 * c
+                return 2.0 * prev
+            prev = c
         return float("inf")
 
     def overlap_depth(self, i: int, j: int, max_shift: float = 48.0) -> tuple[float, tuple]:
@@ -1124,8 +1128,8 @@ class CollisionRecord:
     mated : bool
         True when the two parts are also mated (the overlap exceeds the press-fit allowance).
     interference : float, LDU
-        How deep the material overlaps (:meth:`CollisionEngine.interference_depth`, an upper
-        bound; ``inf`` when drawn through each other), ``nan`` when not estimated.
+        How deep the material overlaps (:meth:`CollisionEngine.interference_depth`; ``inf`` when
+        drawn through each other), ``nan`` when not estimated.
     """
 
     a: object
@@ -1140,13 +1144,13 @@ class CollisionRecord:
     interference: float = float("nan")
 
     def interference_text(self) -> str:
-        """The interference in words: "up to 1.0 LDU deep", "drawn through each other" or ""."""
+        """The interference in words: "interfering about 1.0 LDU deep", "drawn through each other" or ""."""
         x = self.interference
         if x != x:
             return ""
         if x == float("inf"):
             return f"drawn through each other (more than {2 * INTERFERENCE_INSETS[-1]:g} LDU deep)"
-        return f"interfering up to {x:.1f} LDU deep"
+        return f"interfering about {x:.1f} LDU deep"
 
     def move_text(self) -> str:
         """The move that clears the pair in words ("" when not estimated)."""
