@@ -187,9 +187,11 @@ def _component_advice(build, comp_idx, eng, sup) -> str:
         if float(eng.wa.poses[up, 2, 2]) < -0.9:
             return (f"{who} upside down, stud tips on what is below: studs hold only in anti-studs; turn it "
                     "over or hold it from above")
-        if (name(dn) or "").lower().startswith("tile") or not _has_upward_studs(eng, dn):
+        tile = (name(dn) or "").lower().startswith("tile")
+        if tile or not _has_upward_studs(eng, dn):
             return (f"{who}, whose top has no studs there ({name(dn)}): resting holds nothing; put it on "
-                    "studs (a plate instead of the tile) or bridge it with a plate across the joint")
+                    f"studs{' (a plate instead of the tile)' if tile else ''} or bridge it with a plate across "
+                    "the joint")
         return f"{who} without a connection: seat it on studs (stack(), connect()) or bridge it with a plate"
     if len(held):
         dn, up = held[0].tolist()
