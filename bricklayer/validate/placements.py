@@ -68,10 +68,6 @@ class PlacementFault:
     detail: dict
 
 
-def _rounded_set(v: np.ndarray, q: float) -> set:
-    return set(map(tuple, np.round(v / q).astype(np.int64).tolist()))
-
-
 @lru_cache(maxsize=None)
 def _symmetric_key(key: str) -> bool:
     from .collisions import _STORE
@@ -83,32 +79,36 @@ def _symmetric_key(key: str) -> bool:
     return is_mirror_symmetric(v)
 
 
-def is_mirror_symmetric(vertices: np.ndarray, q: float = 0.1, share: float = 0.98) -> bool:
+def is_mirror_symmetric(vertices: np.ndarray, tol: float = 0.05, share: float = 0.95) -> bool:
     """True when a vertex set is its own mirror image through one of the planes x=0, y=0, z=0.
 
     Parameters
     ----------
     vertices : (k, 3) float, LDU (LDraw part frame)
-    q : float, LDU
-        Vertices are compared on a grid of this step (rounding of the library's 3-4 decimals).
+    tol : float, LDU
+        A mirrored vertex must lie this close to a vertex (the library's 3-4 decimals).
     share : float
-        Fraction of mirrored vertices that must land on a vertex (the rest: grid-boundary rounding,
-        off-centre details such as a logo on one stud).
+        Fraction of mirrored vertices that must find one (the rest: small off-centre details).
+        Measured through the best plane: plates, bricks, round 1 x 1 parts, tiles (3020, 3001,
+        6141, 3062b, 2431) 100%, the round plate 4032a 95.1%, palm leaf 2518 96.3% (mirrored in
+        1788 Treasure Chest), against at most 80.8% for Wing 2 x 4 Right/Left 41769/41770 and 59.5%
+        for Wing 4 x 8 Left 3933.
 
     Returns
     -------
     bool
     """
+    from scipy.spatial import cKDTree  # only for mirrored placements, which are rare
+
     v = np.asarray(vertices, dtype=np.float64)
     if not len(v):
         return True
-    base = _rounded_set(v, q) | _rounded_set(v + q / 2, q)
+    tree = cKDTree(v)
     for ax in range(3):
         m = v.copy()
         m[:, ax] = -m[:, ax]
-        hits = np.round(m / q).astype(np.int64)
-        found = sum(1 for t in map(tuple, hits.tolist()) if t in base)
-        if found >= share * len(v):
+        d, _ = tree.query(m, distance_upper_bound=tol)
+        if np.isfinite(d).mean() >= share:
             return True
     return False
 
