@@ -210,6 +210,8 @@ from pathlib import Path
 
 import numpy as np
 
+from ldraw_data.traits import DRAWN_BENT, title_traits
+
 from . import _columns
 from .constants import TOL
 
@@ -220,11 +222,12 @@ DIRECTIONS = np.array([[0, 0, -1], [1, 0, 0], [-1, 0, 0], [0, 1, 0], [0, -1, 0],
 _DIR_NAMES = ("down", "+x", "-x", "+y", "-y", "up")
 #: Largest gap (LDU) between two samples of an insertion path.
 SAMPLE_STEP = 1.0
-_FLEX = re.compile(r"sticker|hose|string|cable|chain|rubber band|cloth|cape|flex|electric wire|ribbon", re.I)
-_ELASTIC = re.compile(r"tyre|tire|rubber", re.I)
-#: Soft sheets by name: boat rigging nets (2541, 6057, 47996) are draped and hooked into clips, never moved
+#: Part traits (one table with the validator, :mod:`ldraw_data.traits`, whole words): drawn bent or
+#: stickers (:data:`ldraw_data.traits.DRAWN_BENT`: sticker, hose, string, cable, chain, rubber band,
+#: cloth, cape, flex...) are added last; "elastic" (tyre, tire, rubber) stretch over their mates;
+#: "soft" sheets (boat rigging nets 2541, 6057, 47996) are draped and hooked into clips, never moved
 #: along a line: nothing blocks their own move, but a placed net blocks the parts that come after it.
-_SOFT = re.compile(r"rigging", re.I)
+_FLEX = DRAWN_BENT
 _PRESS_INSETS = (0.5, 1.0)  # extra inset (LDU) tried for pairs touching at the final pose: stud, then others
 #: Default planning time budget per model (seconds), see :func:`assembly_sequence`.
 TIME_BUDGET = 60.0
@@ -278,7 +281,7 @@ def skip_reason(placement, has_shape: bool = True, mirrored: bool = False, scale
             name = f"{name}: {get_catalog().resolve_moved(el.ldraw_id).name}"
         except LDrawError:  # the target is missing: judged by its own title
             pass
-    if _FLEX.search(name or ""):
+    if title_traits(name or "") & _FLEX:
         return f"flexible part or sticker ({name})"
     return None
 
@@ -414,9 +417,9 @@ class _Geometry:
             r = skip_reason(fp, bool(self.has[i]), bool(self.mirrored[i]), bool(scaled[i]))
             if r:
                 self.skip[i] = r
-            elif fp.content._known and _ELASTIC.search(_name(fp.content)):
+            elif fp.content._known and "elastic" in title_traits(_name(fp.content)):
                 self.elastic[i] = True
-            elif fp.content._known and _SOFT.search(_name(fp.content)):
+            elif fp.content._known and "soft" in title_traits(_name(fp.content)):
                 self.soft[i] = True
         self._dirs: dict = {}
         self._cands: dict = {}

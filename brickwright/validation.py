@@ -67,13 +67,12 @@ def _not_catalog_parts(build) -> tuple[list, list, list]:
     Unknown: no geometry, neither in the library nor embedded in the file
     (:func:`bricklayer.validate.collisions.unchecked_placements`). Not parts: files
     of a library sub-folder (``s/``, ``48/``) or of ``p/`` (primitives; LDraw spec:
-    parts live in ``parts/``). Scaled: world rotation with ``|R^T R - I| > TOL.scale`` (0.1)
-    (rounded matrices of official files stay under 0.06).
+    parts live in ``parts/``). Scaled: the world matrix scales or shears the part, a singular
+    value off 1 by more than :data:`bricklayer.validate.placements.DISTORTION_TOL` (0.01; rounded
+    matrices of official files stay under 0.0071), see :func:`bricklayer.validate.placements.placement_faults`.
     """
-    import numpy as np
-
-    from bricklayer.constants import TOL
     from bricklayer.validate.collisions import unchecked_placements
+    from bricklayer.validate.placements import placement_faults
     from ldraw_data.library import normalize_name
 
     flat = build.flattened_placements
@@ -85,7 +84,7 @@ def _not_catalog_parts(build) -> tuple[list, list, list]:
         lib = get_library()
     except Exception:  # noqa: BLE001 - no library: nothing can be told about folders
         pass
-    not_parts, scaled = [], []
+    not_parts = []
     unknown_ids = {id(p.leaf) for p in unknown}
     for fp in flat:
         if id(fp.leaf) in unknown_ids:
@@ -96,11 +95,126 @@ def _not_catalog_parts(build) -> tuple[list, list, list]:
             folder = lib.folder_of(key)
             if folder is not None and ("/" in key or folder.lower().endswith("p")):
                 not_parts.append(fp)
-                continue
-        r = fp.pose.matrix[:3, :3]
-        if np.abs(r.T @ r - np.eye(3)).max() > TOL.scale:
-            scaled.append(fp)
+    skip = {id(p.leaf) for p in not_parts} | unknown_ids
+    scaled = [(flat[f.index], f.detail["singular_values"]) for f in placement_faults(build)
+              if f.kind == "distorted" and id(flat[f.index].leaf) not in skip]
     return unknown, not_parts, scaled
+
+
+def _origin_of(pl) -> tuple | None:
+    return getattr(pl, "origin", None)
+
+
+def _line_at(d: dict, origin) -> dict:
+    """``d`` (a :func:`describe_placement` dict) citing ``origin`` (file, line) instead of the part's own line."""
+    if origin:
+        d = dict(d, file=origin[0], line=origin[1])
+    return d
+
+
+def _distorting_origin(fp, tol: float):
+    """(file, line) of the outermost line on the placement's path whose own matrix is not a rotation
+    (a sub-model line that scales all its parts), else the part's own line."""
+    import numpy as np
+
+    for pl in getattr(fp, "path", ()):
+        r = np.asarray(pl.pose.matrix)[:3, :3]
+        if np.abs(np.linalg.svd(r, compute_uv=False) - 1).max() > tol and _origin_of(pl):
+            return _origin_of(pl)
+    return None
+
+
+def _duplicate_origins(fa, fb):
+    """(file, line) of the lines where the paths of two placements at the same pose part ways."""
+    for pa, pb in zip(fa.path, fb.path):
+        if pa is not pb:
+            return _origin_of(pa), _origin_of(pb)
+    return _origin_of(fa.path[-1]), _origin_of(fb.path[-1])
+
+
+def _connect_placements(build) -> set:
+    """ids of top-level placements made by ``LegoBuild.connect`` (their joints name the connectors)."""
+    return {id(j.child_placement) for j in getattr(build, "_joints", ())}
+
+
+def _collision_hint(build, rec, connected: set, distorted: set) -> str:
+    """Advice that fits how the two parts of a collision were placed (issue 16 item 13)."""
+    leaves = (rec.a.path[0] if rec.a.path else None, rec.b.path[0] if rec.b.path else None)
+    if any(id(p.leaf) in distorted for p in (rec.a, rec.b)):
+        return "one of them is scaled or sheared: fix its matrix (see SCALED) first"
+    if leaves[1] is not None and id(leaves[1]) in connected or leaves[0] is not None and id(leaves[0]) in connected:
+        return ("placed with connect(): try another target_rotation, mounting=Mounting.FLIPPED, or another "
+                "connector of either part")
+    if rec.mated:
+        return "mated, but pressed deeper than the joint allows: seat it on its connector (connect())"
+    return ""
+
+
+def _component_advice(build, comp_idx, eng, sup) -> str:
+    """Why an extra connected component is not joined to the rest, and what to do (issue 16 item 11).
+
+    Looks at what holds the component up from outside it (``sup.edges``, support edges of
+    :func:`bricklayer.validate.support.support_graph`): a resting contact on a tile or another part
+    without studs up there, stud tips on stud tips (upside down), a part hanging on another, or
+    nothing but side contact.
+    """
+    import numpy as np
+
+    from ldraw_data.catalog import get_catalog
+
+    cat = get_catalog()
+    inside = np.zeros(eng.n, dtype=bool)
+    inside[comp_idx] = True
+    e = sup.edges
+    held = e[inside[e[:, 1]] & ~inside[e[:, 0]]] if len(e) else e
+    flat = eng.wa.placements
+    rests = {}
+    if len(eng.pairs):
+        for (a, b), (ra, rb) in zip(eng.pairs.tolist(), eng.rests.tolist()):
+            if ra:
+                rests[(a, b)] = True
+            if rb:
+                rests[(b, a)] = True
+
+    def name(i):
+        pid = eng.wa.keys[i].lstrip("?")
+        return cat.get(pid).name if pid in cat else pid
+
+    for dn, up in held.tolist():
+        who = f"#{up} {flat[up].content.ldraw_id} rests on #{dn} {flat[dn].content.ldraw_id}"
+        if (up, dn) not in rests:
+            continue
+        if float(eng.wa.poses[up, 2, 2]) < -0.9:
+            return (f"{who} upside down, stud tips on what is below: studs hold only in anti-studs; turn it "
+                    "over or hold it from above")
+        tile = (name(dn) or "").lower().startswith("tile")
+        if tile or not _has_upward_studs(eng, dn):
+            return (f"{who}, whose top has no studs there ({name(dn)}): resting holds nothing; put it on "
+                    f"studs{' (a plate instead of the tile)' if tile else ''} or bridge it with a plate across "
+                    "the joint")
+        return f"{who} without a connection: seat it on studs (stack(), connect()) or bridge it with a plate"
+    if len(held):
+        dn, up = held[0].tolist()
+        return (f"#{up} {flat[up].content.ldraw_id} hangs on or is held by #{dn} {flat[dn].content.ldraw_id} "
+                "without a connector the validator knows: connect() it, or check the joint")
+    return ("it touches the rest only side by side or not at all: bridge it with a plate or brick across the "
+            "joint")
+
+
+def _has_upward_studs(eng, i: int) -> bool:
+    """True when part ``i`` has a stud connector pointing up (world +Z)."""
+    import numpy as np
+
+    from bricklayer.validate.connections import part_connector_arrays
+    from ldraw_data.connectors import connector_types
+
+    arr = part_connector_arrays(eng.wa.placements[i].content)
+    if not len(arr.code):
+        return False
+    names = connector_types()
+    stud = np.array([names[c] in ("stud", "open_stud") for c in arr.code.tolist()])
+    up = (arr.axis @ eng.wa.poses[i, :3, :3].T)[:, 2] > 0.9
+    return bool((stud & up).any())
 
 
 def validation_report(build, *, source: str = "build", expected_components: int | None = None) -> dict:
@@ -117,33 +231,92 @@ def validation_report(build, *, source: str = "build", expected_components: int 
     Returns
     -------
     dict
-        ``valid`` (no collisions, nothing floating, only catalog parts - no
-        ``unknown_parts``, ``not_parts`` or ``scaled`` placements -, no ``unreadable_lines``
-        and the expected component count if given), ``parts``, ``unique_parts`` (distinct part ids),
-        ``unique_elements`` (distinct part id and colour), ``collisions`` (list
-        of {a, b, overlap_ldu, mated}), ``floating`` (list), ``components``
-        (count), ``component_sizes``, ``unreadable_lines`` (list of {file, line, message}:
+        ``valid`` (no collisions, nothing floating or below the ground, no unseated stud pairs,
+        only catalog parts - no ``unknown_parts``, ``not_parts``, ``scaled``, ``mirrored`` or
+        ``duplicates`` placements -, no ``unreadable_lines`` and the expected component count if
+        given), ``parts``, ``unique_parts`` (distinct part ids), ``unique_elements`` (distinct part
+        id and colour), ``collisions`` (list of {a, b, interference_ldu: how deep the material
+        overlaps (None when drawn through each other: ``through``), move_ldu and direction: the
+        shortest shift of b that clears it (``overlap_ldu`` the same, kept for old readers), mated,
+        hint}), ``floating`` (list), ``below_ground`` (stray parts lying below the rest of the
+        build, with ``below_ldu``), ``unseated`` ({a, b, reason "tilted" or "turned or shifted",
+        value: degrees or LDU}), ``mirrored`` (with ``mirror_part``), ``duplicates`` (the second
+        placement, citing the line where its path parts from the first, with ``same_as``),
+        ``scaled`` (with ``singular_values``; citing the sub-model line that scales, if any),
+        ``components`` (count), ``component_sizes``, ``unreadable_lines`` (list of {file, line, message}:
         part lines of the LDraw file the build was read from that could not be read, so the
         build lacks a part its file places; ``build.unreadable_lines`` of
         :func:`bricklayer.read_ldraw`), ``problems`` (one line each, with hints)
         and ``text`` (summary line plus problems).
     """
+    import numpy as np
+
     from bricklayer.validate import collision_details
+    from bricklayer.validate.collisions import collision_engine
+    from bricklayer.validate.connections import connection_graph
+    from bricklayer.validate.placements import DISTORTION_TOL, placement_faults
+    from bricklayer.validate.support import support_graph
 
     flat = build.flattened_placements
-    cols = [{"a": describe_placement(build, r.a), "b": describe_placement(build, r.b),
-             "overlap_ldu": round(float(r.depth), 2) if r.depth is not None else None,
-             "mated": bool(r.mated)} for r in collision_details(build)]
-    floating = [describe_placement(build, p) for p in build.floating_placements]
+    faults = placement_faults(build)
+    dup_pairs = [(f.index, f.other) for f in faults if f.kind == "duplicate"]
+    dup_any = {i for pair in dup_pairs for i in pair}
+    unknown, not_parts, scaled_fp = _not_catalog_parts(build)
+    distorted = {id(fp.leaf) for fp, _ in scaled_fp}
+    connected = _connect_placements(build)
+    index_of = {id(fp.leaf): k for k, fp in enumerate(flat)}
+    cols, col_lines = [], []
+    for r in collision_details(build):
+        ia, ib = index_of.get(id(r.a.leaf)), index_of.get(id(r.b.leaf))
+        if ia in dup_any and ib in dup_any:
+            continue  # the same part twice: reported once, as DUPLICATE
+        hint = _collision_hint(build, r, connected, distorted)
+        inter = None if r.interference != r.interference else (
+            None if r.interference == float("inf") else round(float(r.interference), 2))
+        cols.append({"a": describe_placement(build, r.a), "b": describe_placement(build, r.b),
+                     "overlap_ldu": round(float(r.depth), 2) if r.depth == r.depth else None,
+                     "interference_ldu": inter, "through": r.interference == float("inf"),
+                     "move_ldu": round(float(r.depth), 2) if r.depth == r.depth else None,
+                     "direction": list(r.direction), "mated": bool(r.mated), "hint": hint})
+        c = cols[-1]
+        words = [x for x in (r.interference_text(), r.move_text()) if x]
+        col_lines.append(f"COLLISION {_where(c['a'])} <-> {_where(c['b'])}"
+                         + (": " + "; ".join(words) if words else "")
+                         + (" (mated, but deeper than a press fit allows)" if c["mated"] else "")
+                         + (f"; try: {hint}" if hint else ""))
+    sup = support_graph(build)
+    below = sup.below_ground if sup.below_ground is not None else np.zeros(len(flat), dtype=bool)
+    eng = collision_engine(build)
+    floating, below_ground = [], []
+    for i in sup.floating.tolist():
+        d = describe_placement(build, flat[i])
+        if below[i]:
+            d["below_ldu"] = round(float(sup.ground - eng.box_hi[i, 2]), 2)
+            below_ground.append(d)
+        else:
+            floating.append(d)
+    cg = connection_graph(build)
+    unseated = [{"a": describe_placement(build, flat[int(a)]), "b": describe_placement(build, flat[int(b)]),
+                 "reason": "tilted" if int(reason) == 0 else "turned or shifted", "value": round(float(v), 2)}
+                for a, b, reason, v in cg.unseated.tolist()]
+    mirrored = [dict(describe_placement(build, flat[f.index]), mirror_part=f.detail["mirror_part"])
+                for f in faults if f.kind == "mirrored"]
+    duplicates = []
+    for i, j in dup_pairs:
+        oi, oj = _duplicate_origins(flat[i], flat[j])
+        d = _line_at(describe_placement(build, flat[i]), oi)
+        d["same_as"] = _line_at(describe_placement(build, flat[j]), oj)
+        duplicates.append(d)
     comps = build.connected_components
     sizes = [len(c) for c in comps]
-    unknown, not_parts, scaled = _not_catalog_parts(build)
     unknown = [describe_placement(build, p) for p in unknown]
     not_parts = [describe_placement(build, p) for p in not_parts]
-    scaled = [describe_placement(build, p) for p in scaled]
+    scaled = [dict(_line_at(describe_placement(build, fp), _distorting_origin(fp, DISTORTION_TOL)),
+                   singular_values=sv) for fp, sv in scaled_fp]
     unreadable = [{"file": w.path, "line": w.line, "message": w.message}
                   for w in getattr(build, "unreadable_lines", None) or ()]
-    ok = not cols and not floating and not unknown and not not_parts and not scaled and not unreadable
+    ok = not (cols or floating or below_ground or unknown or not_parts or scaled or unreadable or unseated
+              or mirrored or duplicates)
     if expected_components is not None and len(comps) != expected_components:
         ok = False
     problems = []
@@ -156,22 +329,38 @@ def validation_report(build, *, source: str = "build", expected_components: int 
         if lines:
             problems.append(f"  {hint}")
 
-    section([f"COLLISION {_where(c['a'])} <-> {_where(c['b'])}"
-             + (f", overlap about {c['overlap_ldu']:g} LDU" if c["overlap_ldu"] else "")
-             + (" (mated, but deeper than a press fit allows)" if c["mated"] else "") for c in cols],
-            " colliding pairs", "try: move one of the two parts by whole studs/plates (check its rotation and "
-            "anchor), or place it with stack()/connect() so it sits on studs instead of inside a neighbour")
+    section([f"DUPLICATE {_where(d)} is placed again at the same pose as "
+             f"[{d['same_as']['file']}:{d['same_as']['line']}]" for d in duplicates], " duplicates",
+            "try: delete one of the two lines (the same part twice in one place cannot be built)")
+    section(col_lines, " colliding pairs", "try: move one of the two parts by whole studs/plates (check its "
+            "rotation and anchor), or place it with stack()/connect() so it sits on studs instead of inside a "
+            "neighbour")
+    section([f"NOT SEATED {_where(u['a'])} <-> {_where(u['b'])}: "
+             + (f"stud axes {u['value']:g} degrees apart" if u["reason"] == "tilted"
+                else f"a stud misses its anti-stud by {u['value']:g} LDU (turned or shifted off the grid)")
+             for u in unseated], " unseated pairs",
+            "try: studs hold only straight and on the stud grid: turn the part by quarter turns and put it on "
+            "whole studs (stack()/connect()); for an angle use a hinge, turntable or jumper")
     section([f"FLOATING {_where(f)}" for f in floating], " floating parts",
             "try: rest it on studs of a supported part (stack(..., on=...)), connect() it to one, "
             "or add a part below it that reaches the ground")
+    section([f"BELOW GROUND {_where(f)}: lies {f['below_ldu']:g} LDU below the rest of the build, which stands "
+             "on its own lowest point" for f in below_ground], " parts below the ground",
+            "try: move it up onto the build (stack(..., on=...)) or delete its line")
+    section([f"MIRRORED {_where(d)}: a mirror image of a part that is not symmetric"
+             + (f"; the real mirror part is {d['mirror_part']}" if d["mirror_part"] else
+                "; the catalog has no mirror part for it") for d in mirrored], " mirrored parts",
+            "try: use the named mirror part with a rotation (determinant +1; LDraw 'Left'/'Right' pairs)")
     for kind, rows, hint in (
             ("UNKNOWN PART", unknown, "not in the LDraw library nor embedded in the file, so it cannot be "
              "checked: use a real part id (`brickwright search`)"),
             ("NOT A PART", not_parts, "a sub-part (s/) or primitive (p/) of the LDraw library placed as if "
-             "it were a part: use the catalog part it belongs to"),
-            ("SCALED", scaled, "its rotation matrix scales or squashes it (|R^T R - I| > 0.1): real parts "
-             "cannot be scaled; use an orthonormal rotation")):
+             "it were a part: use the catalog part it belongs to")):
         section([f"{kind} {_where(d)}" for d in rows], "", hint)
+    section([f"SCALED {_where(d)}: its matrix scales or shears it (singular values "
+             + ", ".join(f"{v:g}" for v in d["singular_values"]) + ")" for d in scaled], "",
+            f"try: real parts cannot be scaled: fix the matrix of the cited line to a rotation (rows of length 1 "
+            f"at right angles, singular values within {DISTORTION_TOL:g} of 1)")
     section([f"UNREADABLE PART LINE {u['file']}:{u['line']}: {u['message']}" for u in unreadable], "",
             "the build lacks the part each of these lines places: write it as "
             "`1 <colour> x y z a b c d e f g h i <part>.dat` (15 fields, finite numbers; LDraw spec "
@@ -179,14 +368,27 @@ def validation_report(build, *, source: str = "build", expected_components: int 
     if expected_components is not None and len(comps) != expected_components or (
             expected_components is None and len(comps) > 1):
         problems.append(f"COMPONENTS {len(comps)} separate pieces (sizes {sizes[:10]}"
-                        f"{' ...' if len(sizes) > 10 else ''}); parts only touching side by side are not joined: "
-                        "bridge them with a plate or brick across the joint")
+                        f"{' ...' if len(sizes) > 10 else ''}); the largest is the model, the others are not "
+                        "joined to it:")
+        told = {f.index for f in faults if f.kind == "duplicate"} | set(np.flatnonzero(below).tolist())
+        for k, c in enumerate(comps[1:MAX_LISTED + 1], start=2):
+            idx = [index_of[id(fp.leaf)] for fp in c]
+            if all(i in told for i in idx):  # already named (DUPLICATE, BELOW GROUND): one defect, one message
+                continue
+            who = "; ".join(_where(describe_placement(build, fp)) for fp in c[:4])
+            more = f" and {len(c) - 4} more" if len(c) > 4 else ""
+            problems.append(f"COMPONENT {k} ({len(c)} part{'s' if len(c) > 1 else ''}): {who}{more}")
+            problems.append(f"  {_component_advice(build, idx, eng, sup)}")
+        if len(comps) > MAX_LISTED + 1:
+            problems.append(f"... and {len(comps) - MAX_LISTED - 1} more components")
     unread = f", {len(unreadable)} unreadable part line(s)" if unreadable else ""
-    head = (f"{source}: {len(flat)} parts{unread}, {len(cols)} colliding pairs, {len(floating)} floating, "
+    head = (f"{source}: {len(flat)} parts{unread}, {len(cols)} colliding pairs, "
+            f"{len(floating) + len(below_ground)} floating, "
             f"{len(comps)} connected component(s) -> {'VALID' if ok else 'NOT VALID'}")
     return {"source": source, "valid": ok, "parts": len(flat),
             "unique_parts": len({p.content.ldraw_id for p in flat}),
             "unique_elements": len({p.content for p in flat}),
             "collisions": cols, "floating": floating, "components": len(comps), "component_sizes": sizes,
             "unknown_parts": unknown, "not_parts": not_parts, "scaled": scaled, "unreadable_lines": unreadable,
+            "below_ground": below_ground, "unseated": unseated, "mirrored": mirrored, "duplicates": duplicates,
             "problems": problems, "text": "\n".join([head] + problems)}

@@ -95,6 +95,8 @@ class ValidationReport:
             "valid": self.valid, "parts": self.parts, "components": self.components,
             "collisions": [{"a": r.descriptions[0], "b": r.descriptions[1], "part_ids": list(r.part_ids),
                             "submodels": list(r.submodels), "depth_ldu": round(r.depth, 2),
+                            "interference_ldu": (None if r.interference != r.interference
+                                                 or r.interference == float("inf") else round(r.interference, 2)),
                             "direction": list(r.direction), "mated": r.mated, "message": r.message()}
                            for r in self.collisions],
             "floating": self.floating, "unchecked": self.unchecked,

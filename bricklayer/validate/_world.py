@@ -8,11 +8,14 @@ distinct part) and never loop over placements in Python more than once.
 
 from __future__ import annotations
 
-__all__ = ["WorldArrays", "world_arrays", "part_key", "flexible_mask", "FLEXIBLE_WORDS"]
+__all__ = ["WorldArrays", "world_arrays", "part_key", "flexible_mask", "FLEXIBLE_WORDS", "FLEXIBLE_TRAITS",
+           "part_title"]
 
 from dataclasses import dataclass
 
 import numpy as np
+
+from ldraw_data.traits import TRAITS, UNSUPPORTED_OK, title_traits
 
 from ..geometry.ldraw_frame import L2B
 
@@ -98,12 +101,14 @@ def world_arrays(build) -> WorldArrays:
     return build._cached("validate.world", make, extend)
 
 
-#: Words of a part title that mark a flexible part (matched in lower case). Sources: LDraw titles of
-#: hose segments ("Hose Flexible Segment ..." 754-756, "Technic Flex-System Hose End" u9053; rigid
-#: hoses "Hose Rigid ..." are not matched), LSynth
-#: output ("LSynth Synthesis Part", "LSynth ... String Segment", MPD-embedded as "<set> - LS51.dat"),
-#: strings and chains ("Minifig Chain Link ..." 30104k02, alias 209).
-FLEXIBLE_WORDS = ("segment", "lsynth", "string", "hose flexible", "flex-system", "flex cable", "chain link", "rope")
+#: Traits (:data:`ldraw_data.traits.TRAITS`, matched on whole words) of parts never reported floating:
+#: hose segments ("Hose Flexible Segment ..." 754-756, "Technic Flex-System Hose End" u9053; rigid hoses
+#: "Hose Rigid ..." are not matched), LSynth output ("LSynth Synthesis Part", "LSynth ... String Segment",
+#: MPD-embedded as "<set> - LS51.dat"), strings, ropes and chains ("Minifig Chain Link ..." 30104k02,
+#: alias 209). "Propeller" carries no "rope" (whole words).
+FLEXIBLE_TRAITS = UNSUPPORTED_OK
+#: The words of :data:`FLEXIBLE_TRAITS` (kept for readers of the old list).
+FLEXIBLE_WORDS = tuple(w for t in sorted(UNSUPPORTED_OK) for w in TRAITS[t])
 
 
 def _embedded_title(key: str, embedded) -> str:
@@ -115,6 +120,11 @@ def _embedded_title(key: str, embedded) -> str:
         if f.key.lower() in (want, want + ".dat"):
             return f.title or ""
     return ""
+
+
+def part_title(key: str, element, embedded) -> str:
+    """Title of a part by its world-array key (see :func:`_part_title`)."""
+    return _part_title(key, element, embedded)
 
 
 def _part_title(key: str, element, embedded) -> str:
@@ -143,7 +153,7 @@ def _part_title(key: str, element, embedded) -> str:
 def flexible_mask(build) -> np.ndarray:
     """(n,) bool over :attr:`LegoBuild.flattened_placements`: flexible or primitive placements.
 
-    A placement is flexible when its part title holds one of :data:`FLEXIBLE_WORDS` (hoses,
+    A placement is flexible when its part title carries one of :data:`FLEXIBLE_TRAITS` (hoses,
     strings, LSynth output, chain links) or when it is an LDraw primitive (``p/`` folder, e.g.
     ``4-4cyli`` scaled into rigging string in 6285 Black Seas Barracuda, ``stud3a`` in 21019
     Eiffel Tower): a model that references a primitive draws with it a piece of string or a detail,
@@ -181,8 +191,8 @@ def flexible_mask(build) -> np.ndarray:
             if flex is None:
                 if key.startswith("?") and emb is None:
                     emb = _embedded_doc(build)
-                title = _part_title(key, wa.placements[idx[0]].content, emb).lower()
-                flex = any(w in title for w in FLEXIBLE_WORDS)
+                title = _part_title(key, wa.placements[idx[0]].content, emb)
+                flex = bool(title_traits(title) & FLEXIBLE_TRAITS)
                 if not flex and not key.startswith("?"):
                     # primitives live in p/, p/48/, p/8/: only such paths need the library's folder index
                     # (building it walks every library path, about 1 s)

@@ -55,7 +55,7 @@ Pipeline (issue #4; validator notes)
    edit only new colliding pairs are decided (:meth:`CollisionEngine.reported`).
 4b. **Flexible parts.** Segments of one flexible part (hose, string, belt,
    LSynth output: "segment" in the part title, following "~Moved to"
-   aliases) under the same parent are pieces of one physical part drawn
+   aliases) and links of one chain ("chain link") under the same parent are pieces of one physical part drawn
    overlapping; they are not tested against each other
    (:meth:`CollisionEngine.same_flexible`), but against every other part.
 5. **Resting contacts** (used by :mod:`.support`): part A rests on part B
@@ -82,6 +82,7 @@ __all__ = [
     "SEAT",
     "AXIAL_EXTRA",
     "JOINT_RADIUS",
+    "INTERFERENCE_INSETS",
     "unchecked_placements",
     "unknown_placements",
     "collision_engine",
@@ -173,6 +174,9 @@ AXIAL_EXTRA = 0.2
 #: a pin's collar (radius 8) pushed into the bore of a beam is a collision (3673 in 3700, 2 LDU deep).
 JOINT_RADIUS = 7.0
 _STUD_RADIAL = True
+#: Insets (LDU) tried by :meth:`CollisionEngine.interference_depth`, in order (the common 0.25 LDU first:
+#: a reported pair always meets there).
+INTERFERENCE_INSETS = (0.5, 0.75, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0)
 #: Broad-phase boxes are grown by this much (LDU) so resting contacts are candidates.
 _MARGIN = 1.25
 #: Downward move (LDU) of the resting test (module notes, step 5).
@@ -501,7 +505,7 @@ class CollisionEngine:
         shapes = self.shapes if start else {}
         codes = np.zeros(m, dtype=np.int64)
         has = np.zeros(m, dtype=bool)
-        seg = np.zeros(m, dtype=bool)
+        seg = np.zeros(m, dtype=np.int8)
         lo = np.zeros((m, 3))
         hi = np.zeros((m, 3))
         if start:
@@ -866,19 +870,21 @@ class CollisionEngine:
         return out
 
     def same_flexible(self, pairs: np.ndarray) -> np.ndarray:
-        """(m,) bool: both parts are segments of a flexible element drawn in the same submodel instance.
+        """(m,) bool: both parts are pieces of one flexible element drawn in the same submodel instance.
 
         LDraw draws hoses, strings, belts and LSynth output as rigid
         segments that overlap their neighbours where the real part is one
         continuous bent piece ("Hose Flexible Segment ...", "LSynth ... String
-        Segment", "Belt Segment ..."). Segments are recognised by the word
-        "segment" in the part title; two segments under the same parent are
+        Segment", "Belt Segment ..."), and a chain as links threaded through
+        each other ("Minifig Chain Link" 30104k02, issue 16 item 4). Pieces
+        are recognised by the trait of their title (:data:`PIECE_TRAITS`,
+        whole words); two pieces of the same trait under the same parent are
         pieces of one physical part and are not tested against each other.
         """
         if not len(pairs):
             return np.zeros(0, dtype=bool)
         a, b = pairs[:, 0], pairs[:, 1]
-        return self.segment[a] & self.segment[b] & (self.parent[a] == self.parent[b])
+        return (self.segment[a] > 0) & (self.segment[a] == self.segment[b]) & (self.parent[a] == self.parent[b])
 
     def press_fits(self) -> np.ndarray:
         """(p, 2) int: colliding pairs excused as press fits of mated parts."""
@@ -886,6 +892,28 @@ class CollisionEngine:
         cand = cand[~self.same_flexible(cand)]
         rep = {tuple(x) for x in self.reported().tolist()}
         return np.array([x for x in cand.tolist() if tuple(x) not in rep], dtype=np.intp).reshape(-1, 2)
+
+    def interference_depth(self, i: int, j: int) -> float:
+        """How deep the material of parts ``i`` and ``j`` overlaps (LDU), apart from the move that clears it.
+
+        Both inset meshes are inset further, by the steps of :data:`INTERFERENCE_INSETS`; material
+        overlapping by ``d`` separates once each surface has moved in by more than ``d / 2``
+        (surfaces that touch count as meeting), so with ``c`` the first inset that separates them
+        and ``p`` the one before (the common ``TOL.collision_inset`` first), ``2 p <= d < 2 c``;
+        ``2 p`` is returned (exact for faces drawn on the grid: a brick pushed 1 LDU into the one
+        below gives 1.0). A headdress seated on a head interferes 1.5 LDU even where the shortest
+        shift that separates the two is 28 LDU (issue 16 item 13). ``inf`` when the largest inset
+        does not separate them (parts drawn through each other, or walls too thin to inset:
+        ``shape.caps``). Memoized like the narrow phase.
+        """
+        a, b = np.array([i]), np.array([j])
+        t = self.transforms
+        prev = TOL.collision_inset
+        for c in INTERFERENCE_INSETS:
+            if not self._query(a, b, t[a], t[b], c)[0]:
+                return 2.0 * prev
+            prev = c
+        return float("inf")
 
     def overlap_depth(self, i: int, j: int, max_shift: float = 48.0) -> tuple[float, tuple]:
         """Estimated overlap of parts ``i`` and ``j`` (module notes).
@@ -950,18 +978,30 @@ class CollisionEngine:
         return depth, tuple(float(x) for x in _SHIFTS[best_k])
 
 
-def _is_segment(key: str, shape, embedded) -> bool:
-    """True when the part's title names it a segment of a flexible element (see ``same_flexible``).
+#: Traits (:data:`ldraw_data.traits.TRAITS`) of pieces of one flexible part, by code: pieces with the same
+#: code under the same parent are not tested against each other (:meth:`CollisionEngine.same_flexible`).
+PIECE_TRAITS = ("segment", "chain link")
+
+
+def _is_segment(key: str, shape, embedded) -> int:
+    """Piece code of a part: ``1 + k`` when its title carries ``PIECE_TRAITS[k]`` (a hose or string
+    segment, a link of a chain), else 0 (see ``same_flexible``).
 
     Library parts take the title stored with their collision shape (the
     file's first line, ``~Moved to`` aliases followed, see
     :class:`ldraw_data.collision.CollisionShape`), which costs nothing once
     the shape is loaded; MPD-embedded parts the title of their block.
     """
+    from ldraw_data.traits import title_traits
+
     from ._world import _embedded_title
 
     title = (getattr(shape, "title", "") or "") if not key.startswith("?") else _embedded_title(key, embedded)
-    return "segment" in title.lower()
+    t = title_traits(title)
+    for k, name in enumerate(PIECE_TRAITS):
+        if name in t:
+            return k + 1
+    return 0
 
 
 def _family(code: int, names) -> str:
@@ -1097,11 +1137,15 @@ class CollisionRecord:
     submodels : (str, str)
         Names of the sub-builds (LDraw submodels) holding each part, ``"/"``-joined; ``""`` at top level.
     depth : float, LDU
-        Estimated overlap (see :meth:`CollisionEngine.overlap_depth`).
+        The move that clears the pair: the shortest axis-aligned shift of ``b`` that separates them
+        (see :meth:`CollisionEngine.overlap_depth`).
     direction : (3,) tuple of float
         World direction in which moving ``b`` by ``depth`` separates the parts.
     mated : bool
         True when the two parts are also mated (the overlap exceeds the press-fit allowance).
+    interference : float, LDU
+        How deep the material overlaps (:meth:`CollisionEngine.interference_depth`; ``inf`` when
+        drawn through each other), ``nan`` when not estimated.
     """
 
     a: object
@@ -1113,13 +1157,30 @@ class CollisionRecord:
     direction: tuple
     mated: bool = False
     extra: dict = field(default_factory=dict)
+    interference: float = float("nan")
+
+    def interference_text(self) -> str:
+        """The interference in words: "interfering about 1.0 LDU deep", "drawn through each other" or ""."""
+        x = self.interference
+        if x != x:
+            return ""
+        if x == float("inf"):
+            return f"drawn through each other (more than {2 * INTERFERENCE_INSETS[-1]:g} LDU deep)"
+        return f"interfering about {x:.1f} LDU deep"
+
+    def move_text(self) -> str:
+        """The move that clears the pair in words ("" when not estimated)."""
+        if self.depth != self.depth:
+            return ""
+        return (f"moving the second part {self.depth:.1f} LDU along "
+                f"({self.direction[0]:g}, {self.direction[1]:g}, {self.direction[2]:g}) clears it")
 
     def message(self) -> str:
-        """One line for a user: who, where, how deep."""
+        """One line for a user: who, where, how deep the parts interfere, and the move that clears them."""
         where = "".join(f" [{s}]" for s in self.submodels if s)
-        return (f"{self.descriptions[0]} collides with {self.descriptions[1]}{where}: overlap about "
-                f"{self.depth:.1f} LDU (move the second part {self.depth:.1f} LDU along "
-                f"({self.direction[0]:g}, {self.direction[1]:g}, {self.direction[2]:g}) to clear it)"
+        parts = [x for x in (self.interference_text(), self.move_text()) if x]
+        return (f"{self.descriptions[0]} collides with {self.descriptions[1]}{where}"
+                + (": " + "; ".join(parts) if parts else "")
                 + (" although they are mated (more than a press fit allows)" if self.mated else ""))
 
 
@@ -1153,11 +1214,12 @@ def collision_details(build, max_depth_estimates: int = 200) -> list[CollisionRe
         a, b = flat[i], flat[j]
         if k < max_depth_estimates:
             depth, direction = eng.overlap_depth(i, j)
+            inter = eng.interference_depth(i, j)
         else:
-            depth, direction = float("nan"), (0.0, 0.0, 0.0)
+            depth, direction, inter = float("nan"), (0.0, 0.0, 0.0), float("nan")
         out.append(CollisionRecord(
             a, b, (a.content.ldraw_id, b.content.ldraw_id), (build.describe(a), build.describe(b)),
-            (_submodel(a), _submodel(b)), float(depth), direction, g.mated(i, j)))
+            (_submodel(a), _submodel(b)), float(depth), direction, g.mated(i, j), interference=float(inter)))
     return out
 
 

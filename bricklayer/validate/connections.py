@@ -43,7 +43,8 @@ a few milliseconds of connector work instead of a full rebuild.
 from __future__ import annotations
 
 __all__ = ["ConnectionGraph", "connection_graph", "part_connector_arrays", "embedded_aliases", "find_mated_pairs",
-           "SLIDING_TYPES", "JOINT_TOLERANCE"]
+           "SLIDING_TYPES", "JOINT_TOLERANCE", "TOL_EPS",
+           "STUD_SEAT_REACH"]
 
 from dataclasses import dataclass
 from functools import lru_cache
@@ -57,6 +58,10 @@ from ..connector import Connector
 from ..constants import TOL
 from ._world import flexible_mask, world_arrays
 
+#: Every distance test against a tolerance of :data:`bricklayer.constants.TOL` is inclusive ("within 0.5
+#: LDU" mates at exactly 0.5) with this much room (LDU) for the rounding of world positions composed through
+#: matrices (0.5 becomes 0.50000000001); issue 16 item 2: a brick 0.5 LDU above a plate did not mate.
+TOL_EPS = 1e-6
 #: Types whose connectors slide along their axis and so use the line test.
 SLIDING_TYPES = frozenset({"axle", "axle_hole", "axle_bore", "pin", "pin_hole", "bar", "clip"})
 #: Long male connectors that stay free after mating (several parts fit along them).
@@ -267,7 +272,14 @@ class ConnectionGraph:
         Joint made by each row of :attr:`pairs`.
     exempt : (n,) bool ndarray
         Flexible or primitive placements left out of :attr:`components` when unmated.
+    unseated : (u, 4) float ndarray
+        Part pairs whose studs touch but are not seated ``(part_i, part_j, reason, value)``, ``i < j``:
+        reason 0 tilted (value: angle between stud axes, degrees), 1 turned or shifted (value: the
+        largest miss of a stud, LDU); their stud mates are not in :attr:`pairs` (:func:`_unseated_rows`).
     """
+
+    unseated = np.zeros((0, 4))
+
 
     def __init__(self, placements, pairs: np.ndarray, kinds, world: dict, exempt=None):
         self.placements = placements
@@ -398,7 +410,7 @@ class ConnectionGraph:
         return list(self.graph.neighbors(i))
 
 
-_FIELDS = ("pos", "axis", "length", "code", "cidx", "inst", "loose")
+_FIELDS = ("pos", "axis", "length", "code", "cidx", "inst", "loose", "turns")
 
 
 @lru_cache(maxsize=1)
@@ -415,6 +427,27 @@ def _head_id(pid: str) -> bool:
     return pid in cat and cat.get(pid).name.lower().startswith("minifig head")
 
 
+@lru_cache(maxsize=None)
+def _turns_id(pid: str) -> bool:
+    from ldraw_data.catalog import get_catalog
+    from ldraw_data.traits import title_traits
+
+    cat = get_catalog()
+    if pid not in cat:
+        return False
+    try:
+        name = cat.resolve_moved(pid).name
+    except Exception:  # noqa: BLE001 - a stub whose target is missing: its own title
+        name = cat.get(pid).name
+    return "round" in title_traits(name or "")
+
+
+def _turns_on_studs(element) -> bool:
+    """True for parts that may turn on their studs (trait "round" of :mod:`ldraw_data.traits`: a round
+    2 x 2 plate's studs sit between its rim and centre tube, not in separate anti-stud sockets)."""
+    return _turns_id(element.ldraw_id)
+
+
 def _is_minifig_head(element) -> bool:
     """True for minifigure heads (catalog name "Minifig Head ..."): headgear mates on their stud
     within ``TOL.joint_position`` (module notes)."""
@@ -425,7 +458,7 @@ def _transform_rows(wa, idx_all: np.ndarray, inst: np.ndarray, aliases=None) -> 
     """World connector rows of placements ``idx_all`` (unsorted), with their instance ids.
 
     ``aliases``: part key -> connector arrays for MPD-embedded copies (:func:`embedded_aliases`)."""
-    pos, axis, length, code, cidx, owner, loose = [], [], [], [], [], [], []
+    pos, axis, length, code, cidx, owner, loose, turns = [], [], [], [], [], [], [], []
     stud_like = _stud_codes()
     sel = np.zeros(len(wa.placements), dtype=bool)
     sel[idx_all] = True
@@ -449,18 +482,20 @@ def _transform_rows(wa, idx_all: np.ndarray, inst: np.ndarray, aliases=None) -> 
         owner.append(np.repeat(idx, k))
         head = _is_minifig_head(wa.placements[idx[0]].content)
         loose.append(np.tile(stud_like[arr.code] & head, len(idx)))
+        turns.append(np.full(len(idx) * k, _turns_on_studs(wa.placements[idx[0]].content)))
     if not pos:
         z3 = np.zeros((0, 3))
         zi = np.zeros(0, dtype=np.int64)
         return dict(pos=z3, axis=z3.copy(), length=np.zeros(0), code=zi, cidx=zi.copy(), inst=zi.copy(),
-                    loose=np.zeros(0, dtype=bool))
+                    loose=np.zeros(0, dtype=bool), turns=np.zeros(0, dtype=bool))
     owner_a = np.concatenate(owner)
     ax = np.vstack(axis)
     nrm = np.linalg.norm(ax, axis=1, keepdims=True)
     nrm[nrm == 0] = 1
     return dict(pos=np.vstack(pos), axis=ax / nrm, length=np.concatenate(length),
                 code=np.concatenate(code).astype(np.int64), cidx=np.concatenate(cidx).astype(np.int64),
-                inst=inst[owner_a], loose=np.concatenate(loose).astype(bool))
+                inst=inst[owner_a], loose=np.concatenate(loose).astype(bool),
+                turns=np.concatenate(turns).astype(bool))
 
 
 def _finish(rows: dict, inst: np.ndarray, n_ids: int) -> dict:
@@ -492,6 +527,7 @@ class _ConnectionIndex:
         self.rows = None            # dict of _FIELDS arrays (world connector rows)
         self.pairs_inst = np.zeros((0, 4), dtype=np.int64)  # (inst_a, conn_a, inst_b, conn_b)
         self.kind_codes = np.zeros(0, dtype=np.int64)
+        self.unseated_inst = np.zeros((0, 4))  # (inst_a, inst_b, reason, value), see _unseated_rows
 
     def _instances(self, wa) -> np.ndarray:
         ids = self._ids
@@ -528,6 +564,8 @@ class _ConnectionIndex:
             query = np.concatenate([np.zeros(int(keep.sum()), dtype=bool), np.ones(len(new_rows["code"]), bool)])
             pk = np.all(alive[self.pairs_inst[:, [0, 2]]], axis=1) if len(self.pairs_inst) else np.zeros(0, bool)
             old_pairs, old_kinds = self.pairs_inst[pk], self.kind_codes[pk]
+            uk = self.unseated_inst
+            self.unseated_inst = uk[np.all(alive[uk[:, :2].astype(np.int64)], axis=1)] if len(uk) else uk
         w = _finish(rows, inst, n_ids)
         if query is not None:
             id_to_idx = np.full(n_ids, -1, dtype=np.int64)
@@ -535,7 +573,11 @@ class _ConnectionIndex:
             qmask = np.zeros(len(inst), dtype=bool)
             qmask[new_idx] = True
             query = qmask[w["owner"]]
-        pairs, kind_codes = _mated(w, query)
+        else:
+            self.unseated_inst = np.zeros((0, 4))
+        uns: list = []
+        pairs, kind_codes = _mated(w, query, uns)
+        self._add_unseated(uns, inst)
         # pairs found now are in placement indices; store by instance
         new_inst_pairs = np.column_stack([inst[pairs[:, 0]], pairs[:, 1], inst[pairs[:, 2]], pairs[:, 3]]) \
             if len(pairs) else np.zeros((0, 4), dtype=np.int64)
@@ -544,6 +586,26 @@ class _ConnectionIndex:
         self.rows = {f: w[f] for f in _FIELDS}
         self._seen = np.unique(inst)
         return self._output(w, inst)
+
+    def _add_unseated(self, rows: list, inst: np.ndarray) -> None:
+        """Store unseated stud pairs found by :func:`_mated` (placement indices) by instance id."""
+        if rows:
+            u = np.vstack(rows)
+            u[:, 0], u[:, 1] = inst[u[:, 0].astype(np.int64)], inst[u[:, 1].astype(np.int64)]
+            self.unseated_inst = np.vstack([self.unseated_inst, u])
+
+    def unseated(self) -> np.ndarray:
+        """(u, 4) float: unseated stud pairs ``(part_i, part_j, reason, value)`` in placement indices
+        of the last refresh (see :func:`_unseated_rows`)."""
+        u = self.unseated_inst
+        if not len(u):
+            return np.zeros((0, 4))
+        id_to_idx = np.full(len(self._ids), -1, dtype=np.int64)
+        id_to_idx[self._inst] = np.arange(len(self._inst))
+        out = u.copy()
+        out[:, 0], out[:, 1] = id_to_idx[u[:, 0].astype(np.int64)], id_to_idx[u[:, 1].astype(np.int64)]
+        out = out[(out[:, 0] >= 0) & (out[:, 1] >= 0)]
+        return out[np.lexsort((out[:, 1], out[:, 0]))] if len(out) else out
 
     def _output(self, w: dict, inst: np.ndarray) -> tuple[dict, np.ndarray, np.ndarray]:
         """Record the state reached and return ``(world rows, pairs in placement indices, kinds)``,
@@ -587,7 +649,9 @@ class _ConnectionIndex:
         w["start"] = np.concatenate([old["start"], old["start"][-1] + np.cumsum(counts)])
         query = np.zeros(len(w["code"]), dtype=bool)
         query[len(old["code"]):] = True
-        pairs, kind_codes = _mated(w, query)
+        uns: list = []
+        pairs, kind_codes = _mated(w, query, uns)
+        self._add_unseated(uns, inst)
         new_inst_pairs = np.column_stack([inst[pairs[:, 0]], pairs[:, 1], inst[pairs[:, 2]], pairs[:, 3]]) \
             if len(pairs) else np.zeros((0, 4), dtype=np.int64)
         self.pairs_inst = np.vstack([self.pairs_inst, new_inst_pairs]).astype(np.int64)
@@ -655,7 +719,7 @@ def _grid_pairs(tree_pts: np.ndarray, query_pts: np.ndarray, r, strict: bool) ->
 
 
 def _pairs_within(tree_pts: np.ndarray, query_pts: np.ndarray, r: float) -> tuple[np.ndarray, np.ndarray]:
-    """(i into tree_pts, j into query_pts) of up to ``_K_NEAREST`` neighbours within ``r``."""
+    """(i into tree_pts, j into query_pts) of up to ``_K_NEAREST`` neighbours within ``r`` (inclusive)."""
     if not len(tree_pts) or not len(query_pts):
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
     k = min(_K_NEAREST, len(tree_pts))
@@ -664,13 +728,13 @@ def _pairs_within(tree_pts: np.ndarray, query_pts: np.ndarray, r: float) -> tupl
         ii, jj = [], []
         for j, q in enumerate(query_pts):
             d = np.sqrt(((tree_pts - q) ** 2).sum(axis=1))
-            near = np.flatnonzero(d < r)  # cKDTree's distance_upper_bound is strict
+            near = np.flatnonzero(d <= r)  # within the tolerance, inclusive (TOL docs: "within 0.5 LDU")
             if len(near) > k:
                 near = near[np.argsort(d[near], kind="stable")[:k]]
             ii.append(near)
             jj.append(np.full(len(near), j, dtype=np.int64))
         return np.concatenate(ii).astype(np.int64), np.concatenate(jj)
-    i, j, d = _grid_pairs(tree_pts, query_pts, r, strict=True)
+    i, j, d = _grid_pairs(tree_pts, query_pts, r, strict=False)
     # the k nearest of each query (ties by tree index), as a k-d tree query with an upper bound would
     o = np.lexsort((i, d, j))
     i, j = i[o], j[o]
@@ -698,7 +762,7 @@ def _slide_candidates(pos, length, sm: np.ndarray, sf: np.ndarray, query) -> lis
     out = []
     if not len(sm) or not len(sf):
         return out
-    line = TOL.connector_line
+    line = TOL.connector_line + TOL_EPS
 
     def radius(rows):
         half = np.maximum(length[rows], _AXLE_MIN_HALF)
@@ -731,10 +795,12 @@ def _slide_candidates(pos, length, sm: np.ndarray, sf: np.ndarray, query) -> lis
     return out
 
 
-def _mated(w: dict, query=None) -> tuple[np.ndarray, np.ndarray]:
+def _mated(w: dict, query=None, unseated: list | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Mated pairs ``(part_i, conn_i, part_j, conn_j)`` and their JointKind indices (module rules).
 
     With ``query`` ((N,) bool over rows), only pairs with at least one queried row are returned.
+    Stud-family mates of part pairs that are not seated (:func:`_unseated_rows`) are dropped; with
+    ``unseated`` (a list), their ``(part_i, part_j, reason, value)`` rows are appended to it.
     """
     pos, axis, code, owner, length = w["pos"], w["axis"], w["code"], w["owner"], w["length"]
     empty = np.zeros((0, 4), dtype=np.int64), np.zeros(0, dtype=np.int64)
@@ -753,11 +819,14 @@ def _mated(w: dict, query=None) -> tuple[np.ndarray, np.ndarray]:
     loose = np.zeros(len(code), dtype=bool) if loose is None else loose
     cands = []
     point = usable & ~is_slide
-    for sel, r in ((point & ~joint, TOL.connector_position), (point & joint, TOL.joint_position)):
+    # stud-family connectors are searched as far as STUD_SEAT_REACH: a stud that misses its anti-stud by
+    # less than that between two parts mated elsewhere unseats them (_unseated_rows)
+    for sel, r in ((point & ~joint, max(TOL.connector_position, STUD_SEAT_REACH) + TOL_EPS),
+                   (point & joint, TOL.joint_position + TOL_EPS)):
         cands += _point_candidates(pos, np.flatnonzero(sel & side), np.flatnonzero(sel & ~side), r, query)
     if (point & loose).any():  # the stud of a minifigure head and the headgear on it
         cands += _point_candidates(pos, np.flatnonzero(point & loose & side), np.flatnonzero(point & ~joint & ~side),
-                                   TOL.joint_position, query)
+                                   TOL.joint_position + TOL_EPS, query)
     cands += _slide_candidates(pos, length, np.flatnonzero(usable & is_slide & side),
                                np.flatnonzero(usable & is_slide & ~side), query)
     cands = [c for c in cands if len(c)]
@@ -777,16 +846,89 @@ def _mated(w: dict, query=None) -> tuple[np.ndarray, np.ndarray]:
     axis_ok = ball | (np.where(directional, dots, np.abs(dots)) >= TOL.connector_axis_cos)
     tol = np.where(loose[a] | loose[b], TOL.joint_position,
                    np.where(joint[a] | joint[b], _joint_tolerances()[code[a], code[b]], TOL.connector_position))
-    point_ok = ~slide & (dist <= tol) & axis_ok
+    stud_family = ~slide & ~(joint[a] | joint[b]) & ~ball & ~(loose[a] | loose[b])
+    axis_ok &= ~stud_family | (dots >= TOL.stud_axis_cos)
+    point_ok = ~slide & (dist <= tol + TOL_EPS) & axis_ok
     proj = np.einsum("ij,ij->i", d, axis[a])
     perp = np.sqrt(np.maximum(dist ** 2 - proj ** 2, 0))
     overlap = np.maximum(length[a], _AXLE_MIN_HALF) + np.maximum(length[b], _AXLE_MIN_HALF) - np.abs(proj)
-    slide_ok = slide & (np.abs(dots) >= _AXLE_AXIS_COS) & (perp <= TOL.connector_line) & (
+    slide_ok = slide & (np.abs(dots) >= _AXLE_AXIS_COS) & (perp <= TOL.connector_line + TOL_EPS) & (
         overlap >= _AXLE_MIN_OVERLAP)
     good = point_ok | slide_ok
+    if stud_family.any():
+        turns = w.get("turns")
+        turns = np.zeros(len(code), dtype=bool) if turns is None else turns
+        bad = _unseated_rows(owner[a], owner[b], stud_family, point_ok, dist, dots, proj, perp, unseated,
+                             turns[a] | turns[b])
+        good &= ~(stud_family & bad)
     a, b, jk = a[good], b[good], jk[good]
     pairs = np.column_stack([owner[a], w["cidx"][a], owner[b], w["cidx"][b]]).astype(np.int64)
     return pairs, jk.astype(np.int64)
+
+
+#: A stud of one part that misses an anti-stud of another part mated with it through other studs by
+#: more than ``TOL.connector_position`` and at most this much (LDU), in the same plane and with parallel
+#: axes, shows the part turned or shifted off its studs: the pair is not seated (:func:`_unseated_rows`).
+#: A 2 x 4 brick turned 1.5 degrees about the vertical moves its corner studs 0.83 LDU, a 1 x 8 plate's
+#: 1.8 LDU. 3 LDU is half a stud's radius (6 LDU), below the nearest official misses between stud-mated
+#: parts (4.0 LDU: side studs of bracket 3956 beside the plates on its top, 12 pairs in 4 of the 67
+#: official models) and far below the half-stud offset of a jumper plate (10 LDU) or the distance of a
+#: 2 x 2 brick's tube from its four studs (14.1 LDU).
+STUD_SEAT_REACH = 3.0
+
+
+def _unseated_rows(pa, pb, stud, mated, dist, dots, proj, perp, out: list | None, turns=None) -> np.ndarray:
+    """(m,) bool over candidate rows: stud-family rows of part pairs that are not seated.
+
+    A part pair mated through stud-family connectors (studs, anti-studs, tubes) is not seated when
+    one of its stud-family candidate rows (compatible types, different parts)
+
+    - lies within ``TOL.connector_position`` but with axes tilted beyond ``TOL.stud_axis_cos``
+      (reason 0, value: the angle in degrees): a brick tilted across two towers of different
+      heights (issue 16 item 6), or
+    - has parallel axes, lies in the same plane (``|proj| <= TOL.connector_position``) and misses by
+      more than ``TOL.connector_position`` and at most :data:`STUD_SEAT_REACH` (reason 1, value: the
+      miss in LDU): a brick turned a little about its stud axis or shifted off its grid.
+
+    Only pairs with at least one stud-family mate (``mated & stud``) or a tilted row are judged, so
+    parts that merely lie near each other are not; misses of pairs with a round part (``turns``,
+    trait "round": its studs and anti-studs are rims and a centre tube, so it turns on studs) are
+    not judged. Their stud mates are dropped by the caller.
+    Measured on the 67 official models (``TOL.stud_axis_cos``): no official pair is tilted.
+    """
+    m = len(pa)
+    bad = np.zeros(m, dtype=bool)
+    tol = TOL.connector_position + TOL_EPS
+    tilted = stud & (dist <= tol) & (dots < TOL.stud_axis_cos) & (dots >= TOL.connector_axis_cos)
+    miss = stud & (dots >= TOL.stud_axis_cos) & (np.abs(proj) <= tol) & (perp > tol) & (
+        dist <= STUD_SEAT_REACH + TOL_EPS)
+    if turns is not None:
+        miss &= ~turns
+    ok = stud & mated
+    if not (tilted.any() or (miss.any() and ok.any())):
+        return bad
+    n = int(max(pa.max(), pb.max())) + 1
+    key = np.minimum(pa, pb).astype(np.int64) * n + np.maximum(pa, pb)
+    mated_keys = np.unique(key[ok])
+    judged = tilted | (miss & np.isin(key, mated_keys))
+    if not judged.any():
+        return bad
+    bad_keys = np.unique(key[judged])
+    bad = stud & np.isin(key, bad_keys)
+    if out is not None:
+        rows = np.flatnonzero(judged)
+        reason = np.where(tilted[rows], 0.0, 1.0)
+        value = np.where(tilted[rows], np.degrees(np.arccos(np.clip(dots[rows], -1, 1))), perp[rows])
+        rec = np.column_stack([pa[rows], pb[rows], reason, value]).astype(np.float64)
+        lo = np.minimum(rec[:, 0], rec[:, 1])
+        rec[:, 1] = np.maximum(rec[:, 0], rec[:, 1])
+        rec[:, 0] = lo
+        # one row per part pair and reason: the largest value
+        o = np.lexsort((-rec[:, 3], rec[:, 2], rec[:, 1], rec[:, 0]))
+        rec = rec[o]
+        first = np.r_[True, np.any(rec[1:, :3] != rec[:-1, :3], axis=1)]
+        out.append(rec[first])
+    return bad
 
 
 def find_mated_pairs(w: dict) -> tuple[np.ndarray, list]:
@@ -829,6 +971,8 @@ def connection_graph(build) -> ConnectionGraph:
             idx = build._cache["validate.connindex"] = _ConnectionIndex()
         got = idx.append(build, old._n) if old is not None else None
         w, pairs, kinds = got if got is not None else idx.refresh(build)
-        return ConnectionGraph(world_arrays(build).placements, pairs, kinds, w, flexible_mask(build))
+        g = ConnectionGraph(world_arrays(build).placements, pairs, kinds, w, flexible_mask(build))
+        g.unseated = idx.unseated()
+        return g
 
     return build._cached("connections", make, lambda old, k: make(old))

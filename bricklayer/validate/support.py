@@ -16,6 +16,10 @@ Rules (issue #4, docs/bricklayer-api.md "Validation semantics"):
     or a slope is supported, side contact alone is not. This is also how
     parts without BrickNet connector labels (hose segments, window glass,
     some minifigure accessories) are held;
+  * hanging (:func:`_hanging_edges`): a part that, moved down by 1 LDU, meets a
+    supported part is held by it even when it reaches lower than its holder (a
+    hose threaded on an axle, a load on a hook, a curtain on a bar): blocked
+    from falling in -Z, just as a part resting on it;
   * intersecting meshes (``CollisionEngine.hit``: press fits and reported
     collisions), both ways: a part that interpenetrates another is held by
     it (an accessory gripped in a minifigure hand, whose clip has no BrickNet
@@ -100,6 +104,9 @@ class SupportResult:
     own_ground : dict of int to float
         Separate objects standing on their own ground: object label -> height
         (LDU) of its lowest point above :attr:`ground`.
+    below_ground : (n,) bool
+        Stray parts lying below the ground (:func:`_below_ground`); they are among
+        :attr:`floating` (nothing holds them to the build), reported as below the ground.
     """
 
     ground: float
@@ -109,6 +116,7 @@ class SupportResult:
     edges: np.ndarray
     objects: np.ndarray
     own_ground: dict
+    below_ground: np.ndarray = None
 
 
 def _reach(n: int, e: np.ndarray, roots: np.ndarray) -> np.ndarray:
@@ -186,6 +194,39 @@ def _settle_edges(eng, labels: np.ndarray, supported: np.ndarray) -> np.ndarray:
     return pairs[:, ::-1].astype(np.intp)
 
 
+#: Smallest vertical gap (LDU) between the top of a few stray parts and the lowest point of the rest of
+#: the build for the stray parts to lie below the ground (:func:`_below_ground`): ten bricks (240 LDU) of
+#: empty height, far beyond a part lifted or pushed by a few plates or an object drawn a little apart
+#: (a stack 76 LDU above a lone brick still floats), as a wrong coordinate puts a part (1,000 LDU off).
+STRAY_GAP = 240.0
+
+
+def _below_ground(eng) -> np.ndarray:
+    """(n,) bool: stray parts lying below the ground of the rest of the build.
+
+    The ground is the lowest point of the build (module rules) unless the lowest parts are a few
+    strays: parts are sorted by their lowest point and cut into layers wherever the next part
+    starts more than :data:`STRAY_GAP` above the top of every part below it; the layers below the
+    highest such cut that leaves fewer parts below it than above it lie below the ground. With one
+    brick 1,000 LDU below a model, the model stands on its own lowest point and the brick is named
+    (issue 16 item 9), instead of the whole model floating. A build cut in two halves of equal size
+    keeps its lowest point as the ground.
+    """
+    n = eng.n
+    out = np.zeros(n, dtype=bool)
+    idx = np.flatnonzero(eng.has_shape)
+    if len(idx) < 3:
+        return out
+    mz, top = eng.min_z[idx], eng.box_hi[idx, 2]
+    order = np.argsort(mz, kind="stable")
+    reach = np.maximum.accumulate(top[order])
+    cuts = np.flatnonzero(mz[order][1:] > reach[:-1] + STRAY_GAP)  # a cut after sorted position k
+    cuts = cuts[(cuts + 1) * 2 < len(idx)]
+    if len(cuts):
+        out[idx[order[:cuts[-1] + 1]]] = True
+    return out
+
+
 #: Largest distance (LDU, in x and in y) from the origin of an unknown part to the centre of a part
 #: taken to stand on it (module rules): half the width of the largest baseplate, 32 x 32 studs.
 UNKNOWN_BASE_REACH = 320.0
@@ -255,15 +296,17 @@ def _own_ground(eng, labels: np.ndarray, supported: np.ndarray, ground: float) -
 
 
 def _stickers(eng) -> np.ndarray:
-    """(n,) bool: placements whose part is a sticker (catalog name starts with "Sticker")."""
+    """(n,) bool: placements whose part is a sticker (trait "sticker" of :mod:`ldraw_data.traits`: the
+    catalog name starts with "Sticker")."""
     from ldraw_data.catalog import get_catalog
+    from ldraw_data.traits import title_traits
 
     cat = get_catalog()
     out = np.zeros(eng.n, dtype=bool)
     for key, idx in eng.wa.groups.items():
         pid = key.lstrip("?")
         name = cat.get(pid).name if pid in cat else ""
-        if name.lower().startswith("sticker"):
+        if "sticker" in title_traits(name or ""):
             out[idx] = True
     return out
 
@@ -301,6 +344,54 @@ def _captured(build, eng, supported: np.ndarray, cand: np.ndarray) -> np.ndarray
     return cap
 
 
+#: Largest fall (LDU) of a hanging part onto its holder (:func:`_hanging_edges`): a ribbed hose 72504
+#: threaded on an axle 3705 meets it after 1.5 LDU (its bore is wider than the axle), as the capture
+#: test's play (:data:`._capture.CAPTURE_PLAY`, 2 LDU); a part lifted a plate (8 LDU) still floats.
+HANG_DROP = 2.0
+
+
+def _hanging_edges(eng, supported: np.ndarray, cand: np.ndarray) -> np.ndarray:
+    """Support edges ``(holder, part)`` of parts hanging from supported parts (module rules).
+
+    A part hangs from a supported part when it reaches lower than that part and, moved down by
+    ``_REST_DROP`` (1 LDU) or :data:`HANG_DROP`, its inset mesh meets that part's while it does not
+    meet it in place: it is blocked from falling, in -Z, as a part resting on the holder is (a
+    hose threaded on an axle, a load on a hook, a curtain on a bar, a part under a 1 x 1 round
+    plate: issue 16 item 1). The resting test of the collision engine only moves the part whose
+    lowest point is higher, so these are tested here, for the parts left unsupported only; newly
+    held parts may hold others in turn.
+    """
+    from .collisions import _REST_DROP
+
+    sup = np.asarray(supported, dtype=bool).copy()
+    left = np.asarray(cand, dtype=np.intp)
+    if not len(left) or not len(eng.pairs):
+        return np.zeros((0, 2), dtype=np.intp)
+    p = eng.pairs[~eng.hit]
+    edges: list = []
+    t = eng.transforms
+    while len(left):
+        is_left = np.zeros(eng.n, dtype=bool)
+        is_left[left] = True
+        # (part left unsupported, supported neighbour) of broad-phase pairs that do not intersect in place
+        q = np.vstack([p[is_left[p[:, 0]] & sup[p[:, 1]]], p[is_left[p[:, 1]] & sup[p[:, 0]]][:, ::-1]])
+        q = q[eng.min_z[q[:, 0]] < eng.min_z[q[:, 1]] - 1e-6]
+        if not len(q):
+            break
+        held = np.zeros(len(q), dtype=bool)
+        for drop in (_REST_DROP, HANG_DROP):
+            tq = t[q[:, 0]].copy()
+            tq[:, 2, 3] -= drop
+            held |= eng._query(q[:, 0], q[:, 1], tq, t[q[:, 1]], TOL.collision_inset)
+        if not held.any():
+            break
+        e = q[held][:, ::-1]
+        edges.append(e)
+        sup[e[:, 1]] = True
+        left = left[~sup[left]]
+    return np.vstack(edges).astype(np.intp) if edges else np.zeros((0, 2), dtype=np.intp)
+
+
 #: Box distance (LDU) beyond which a part cannot change the capture test of another: well over the
 #: test's reach (``CAPTURE_PLAY`` plus both insets, :mod:`._capture`).
 _CAPTURE_REACH = 8.0
@@ -327,11 +418,12 @@ def support_graph(build, *, separate_objects: bool = False) -> SupportResult:
         if n == 0:
             z = np.zeros(0, dtype=bool)
             return SupportResult(0.0, z, z, np.zeros(0, dtype=np.intp), np.zeros((0, 2), dtype=np.intp),
-                                 np.zeros(0, dtype=np.intp), {})
+                                 np.zeros(0, dtype=np.intp), {}, z)
         has = eng.has_shape
         mz = eng.min_z
-        ground = float(mz[has].min()) if has.any() else float(mz.min())
-        grounded = has & (mz <= ground + TOL.ground_band)
+        below = _below_ground(eng)
+        ground = float(mz[has & ~below].min()) if has.any() else float(mz.min())
+        grounded = has & ~below & (mz <= ground + TOL.ground_band)
         unknown = eng.wa.poses[~has, :3, 3]
         if len(unknown):
             dz = mz[:, None] - unknown[None, :, 2]
@@ -363,6 +455,13 @@ def support_graph(build, *, separate_objects: bool = False) -> SupportResult:
         flexible = flexible_mask(build)
         cand = np.flatnonzero(~supported & has & ~flexible)
         if len(cand):
+            hang = _hanging_edges(eng, supported, np.flatnonzero(~supported & has))
+            if len(hang):
+                e = np.vstack([e, hang])
+                supported = _reach(n, e, np.flatnonzero(grounded))
+                labels = _labels(n, e)
+                cand = np.flatnonzero(~supported & has & ~flexible)
+        if len(cand):
             cap = _captured(build, eng, supported, cand)
             if len(cap):
                 e = np.vstack([e, cap])
@@ -374,7 +473,7 @@ def support_graph(build, *, separate_objects: bool = False) -> SupportResult:
             grounded = grounded | own_base
             supported = _reach(n, e, np.flatnonzero(grounded))
         floating = np.flatnonzero(~supported & has & ~flexible)
-        return SupportResult(ground, grounded, supported, floating, e, labels.astype(np.intp), own)
+        return SupportResult(ground, grounded, supported, floating, e, labels.astype(np.intp), own, below)
 
     return build._cached("validate.support" + (".apart" if separate_objects else ""), make)
 

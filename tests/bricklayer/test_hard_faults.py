@@ -1,0 +1,292 @@
+"""Hard faults and clean controls (issue 16, "Validator truth II").
+
+Each model is a complete LDraw file written to a temporary folder and read with the real reader
+(``read_ldraw``), then validated with the report users and agents read
+(:func:`brickwright.validation.validation_report`). Each fault must be flagged on a problem line
+that cites its culprit's file line (``[m.ldr:<line>]``); each control must stay clean.
+
+Geometry by hand (LDraw frame, -Y up, LDU): a part's origin is the top of its body; a brick is 24
+high, a plate or tile 8, a stud 4 high on a 20 LDU pitch. 3020 Plate 2 x 4 and 3001 Brick 2 x 4 have
+studs at x = +-10, +-30, z = +-10.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from bricklayer import read_ldraw
+from bricklayer.validate.collisions import collision_engine
+from brickwright.validation import validation_report
+from ldraw_data.traits import DRAWN_BENT, UNSUPPORTED_OK, has_trait, title_traits
+
+I = "1 0 0 0 1 0 0 0 1"  # identity rotation
+
+
+def _validate(tmp_path, text: str, name: str = "m.ldr"):
+    path = tmp_path / name
+    path.write_text(text)
+    build = read_ldraw(path)
+    return build, validation_report(build, source=str(path))
+
+
+def _cited(report: dict, kind: str, line: int, name: str = "m.ldr") -> list:
+    """Problem lines of ``kind`` that cite ``name:line``."""
+    return [p for p in report["problems"] if p.startswith(kind) and f"[{name}:{line}]" in p]
+
+
+def _rot_y(deg: float) -> str:
+    """LDraw rotation about the vertical (-Y up) by ``deg`` degrees, as 9 numbers."""
+    c, s = math.cos(math.radians(deg)), math.sin(math.radians(deg))
+    return f"{c:.6f} 0 {s:.6f} 0 1 0 {-s:.6f} 0 {c:.6f}"
+
+
+# ---------------------------------------------------------------- item 1: parts hanging from supported parts
+_HOSE = (f"1 7 0 0 0 {I} 3700.dat\n"
+         "1 0 0 10 20 0 0 -1 0 1 0 1 0 0 3705.dat\n"
+         "1 15 0 10 {z} 0 0 -1 0 1 0 1 0 0 72504.dat\n")
+
+
+@pytest.mark.parametrize("text", [
+    _HOSE.format(z=30),                                   # the issue's ribbed hose threaded on an axle
+    _HOSE.format(z=40),                                   # further along the axle
+    f"1 1 0 24 -10 {I} 3001.dat\n" + _HOSE.format(z=35),  # the whole joint on a brick
+])
+def test_a_part_hanging_from_a_supported_part_is_held(tmp_path, text):
+    # 72504's bore is wider than the axle: it meets the axle 1.5 LDU lower (measured), it reaches
+    # lower than the axle, so only the hanging rule holds it
+    b, r = _validate(tmp_path, text)
+    assert r["floating"] == [] and r["collisions"] == []
+
+
+def test_a_hose_without_its_axle_floats_and_is_named(tmp_path):
+    b, r = _validate(tmp_path, f"1 7 0 0 0 {I} 3700.dat\n1 15 0 -40 30 0 0 -1 0 1 0 1 0 0 72504.dat\n")
+    assert _cited(r, "FLOATING", 2)
+
+
+# ---------------------------------------------------------------- item 2: tolerances are inclusive
+@pytest.mark.parametrize("text", [
+    f"1 2 0 0 0 {I} 3020.dat\n1 4 0 -24.5 0 {I} 3001.dat\n",   # the issue: 0.5 LDU above the studs
+    f"1 2 0 0 0 {I} 3001.dat\n1 4 0.5 -24 0 {I} 3001.dat\n",   # 0.5 LDU sideways
+    f"1 2 0 0 0 {I} 3020.dat\n1 4 0 -8 -0.5 {I} 3020.dat\n",   # 0.5 LDU back
+])
+def test_studs_mate_at_exactly_the_documented_tolerance(tmp_path, text):
+    b, r = _validate(tmp_path, text)
+    assert r["components"] == 1 and r["valid"], r["text"]
+
+
+def test_studs_one_ldu_off_do_not_mate(tmp_path):
+    b, r = _validate(tmp_path, f"1 2 0 0 0 {I} 3020.dat\n1 4 0 -25 0 {I} 3001.dat\n")
+    assert r["components"] == 2
+
+
+# ---------------------------------------------------------------- item 4: links of one chain
+def _chain(n: int, pitch: float) -> str:
+    rows = [f"1 0 0 {-k * pitch:g} 0 " + (I if k % 2 == 0 else "0 0 1 0 1 0 -1 0 0") + " 30104k02.dat"
+            for k in range(n)]
+    return "0 FILE main.ldr\n1 16 0 0 0 " + I + " chain.ldr\n0 FILE chain.ldr\n" + "\n".join(rows) + "\n"
+
+
+@pytest.mark.parametrize("n,pitch", [(3, 6), (3, 8), (4, 6)])
+def test_links_of_one_chain_are_not_collisions(tmp_path, n, pitch):
+    # links 20 LDU long (y -14.5..5.5, measured) threaded at a pitch of 6-8 LDU: their meshes meet
+    b, r = _validate(tmp_path, _chain(n, pitch))
+    eng = collision_engine(b)
+    assert eng.hit.any()  # they do intersect ...
+    assert r["collisions"] == []  # ... as one flexible part
+
+
+def test_a_chain_link_pushed_into_a_brick_still_collides(tmp_path):
+    b, r = _validate(tmp_path, _chain(2, 8) .replace("0 FILE chain.ldr", f"1 4 -5 0 0 {I} 3005.dat\n0 FILE chain.ldr"))
+    assert any(p.startswith("COLLISION") and "[m.ldr:3]" in p for p in r["problems"])
+
+
+# ---------------------------------------------------------------- item 5: one trait table, whole words
+@pytest.mark.parametrize("part", ["2421", "4745", "2952"])  # propellers 3 Blade 4D, 2 Blade 5.5D, 2 Blade 9D
+def test_a_propeller_is_not_a_rope_and_floats(tmp_path, part):
+    b, r = _validate(tmp_path, f"1 2 0 0 0 {I} 3001.dat\n1 4 0 -200 0 {I} {part}.dat\n")
+    assert _cited(r, "FLOATING", 2)
+
+
+def test_trait_words_match_whole_words_only():
+    assert "rope" not in title_traits("Propeller 3 Blade 4 Diameter")
+    assert "rope" not in title_traits('Brick 1 x 8 with "INT-EUROPE" Pattern')
+    assert title_traits("Minifig Chain Link for Chain 6L and 17L") >= {"chain", "chain link"}
+    assert not title_traits("Minifig Chainsaw Blade") & DRAWN_BENT
+    assert not title_traits("Minifig Hips with Gold Belt and DarkBlue Loincloth Pattern") & DRAWN_BENT
+    assert title_traits("Hose Flexible Segment 8.5L") & UNSUPPORTED_OK
+    assert has_trait("Sticker 1 x 2", "sticker") and not has_trait("Slope Brick Curved 2 x 1 Left Sticker", "sticker")
+    assert has_trait("~_Hose Reel 2 x 4 x 2 Holder", "hose") and has_trait("Tyre 30.4 x 14", "elastic")
+    with pytest.raises(KeyError):
+        has_trait("Brick 2 x 4", "no such trait")
+
+
+# ---------------------------------------------------------------- item 6: studs need parallel axes, seated
+def _tilted_span() -> str:
+    # two towers one plate apart in height 100 LDU apart; a 1 x 6 brick laid across (4.57 degrees)
+    th = -math.atan2(8, 100)
+    c, s = math.cos(th), math.sin(th)
+    return (f"1 1 0 0 0 {I} 3005.dat\n1 1 100 0 0 {I} 3005.dat\n1 1 100 -8 0 {I} 3024.dat\n"
+            f"1 4 {50 + 24 * s:.3f} {-4 - 24 * c:.3f} 0 {c:.5f} {-s:.5f} 0 {s:.5f} {c:.5f} 0 0 0 1 3009.dat\n")
+
+
+def _tilted_2x2(deg: float) -> str:
+    # a 2 x 2 brick tilted about x around its anti-stud row z = -10 (which stays on its studs); the
+    # row z = +10 lifts 20 sin(deg) LDU (1.05 at 3 degrees)
+    c, s = math.cos(math.radians(deg)), math.sin(math.radians(deg))
+    oy, oz = -24 * c - 10 * s, -10 + 10 * c - 24 * s
+    return f"1 2 0 0 0 {I} 3003.dat\n1 4 0 {oy:.4f} {oz:.4f} 1 0 0 0 {c:.5f} {-s:.5f} 0 {s:.5f} {c:.5f} 3003.dat\n"
+
+
+@pytest.mark.parametrize("text,line", [
+    (_tilted_span(), 4),
+    (f"1 2 0 0 0 {I} 3001.dat\n1 4 0 -24 0 {_rot_y(1.5)} 3001.dat\n", 2),   # turned 1.5 degrees on studs
+    (f"1 2 0 0 0 {I} 3460.dat\n1 4 0 -8 0 {_rot_y(1.0)} 3460.dat\n", 2),    # 1 x 8 plates, 1 degree
+    (_tilted_2x2(3.0), 2),
+])
+def test_a_tilted_or_turned_part_on_studs_is_not_seated(tmp_path, text, line):
+    b, r = _validate(tmp_path, text)
+    assert not r["valid"]
+    assert _cited(r, "NOT SEATED", line)
+
+
+@pytest.mark.parametrize("text", [
+    f"1 2 0 0 0 {I} 3020.dat\n1 4 10 -8 10 {_rot_y(30)} 6141.dat\n",        # round 1x1 plate turned on a stud
+    f"1 2 0 0 0 {I} 3020.dat\n1 4 10 -24 10 {_rot_y(45)} 3062b.dat\n",      # round 1x1 brick turned
+    f"1 2 0 0 0 {I} 3020.dat\n1 4 -30 -8 -10 {_rot_y(20)} 98138.dat\n",     # round 1x1 tile turned
+    f"1 7 0 0 0 {I} 3700.dat\n1 0 0 10 20 0 0 -1 0 1 0 1 0 0 3705.dat\n",   # axle in a round pin hole
+    f"1 2 0 0 0 {I} 3020.dat\n1 4 -20 -8 10 {I} 3794b.dat\n1 1 -20 -16 10 {I} 3024.dat\n",  # jumper: half stud
+    f"1 2 0 0 0 {I} 3024.dat\n1 4 0 -24 0 {I} 3003.dat\n",                  # a 2x2 brick's tube on one stud
+    f"1 7 0 0 0 {I} 3700.dat\n1 7 0 0 20 {I} 3700.dat\n1 0 0 10 10 0 0 -1 0 1 0 1 0 0 2780.dat\n",  # pin
+    f"1 4 0 0 0 {_rot_y(90)} 3001.dat\n1 2 0 -24 0 {I} 3001.dat\n",           # quarter turns are seated
+])
+def test_controls_stay_clean(tmp_path, text):
+    b, r = _validate(tmp_path, text)
+    assert r["valid"] and r["components"] == 1, r["text"]
+
+
+# ---------------------------------------------------------------- item 7: mirrored chiral parts
+@pytest.mark.parametrize("part,mirror", [("41769", "41770"), ("41770", "41769"), ("3933", "3934")])
+def test_a_mirrored_chiral_part_is_named_with_its_mirror_part(tmp_path, part, mirror):
+    b, r = _validate(tmp_path, f"1 2 0 0 0 {I} 3958.dat\n1 4 -20 -8 0 -1 0 0 0 1 0 0 0 1 {part}.dat\n")
+    hits = _cited(r, "MIRRORED", 2)
+    assert hits and f"the real mirror part is {mirror}" in hits[0]
+    assert not r["valid"]
+
+
+@pytest.mark.parametrize("text", [
+    f"1 4 0 0 0 -1 0 0 0 1 0 0 0 1 3020.dat\n",                              # symmetric plate
+    f"1 4 0 0 0 -1 0 0 0 1 0 0 0 1 3001.dat\n1 2 0 -24 0 1 0 0 0 1 0 0 0 -1 3001.dat\n",  # mirrored bricks
+    f"1 2 0 0 0 {I} 3020.dat\n1 4 0 -20 0 -1 0 0 0 1 0 0 0 1 754.dat\n",    # flexible hose segment
+])
+def test_mirrored_symmetric_or_flexible_parts_are_fine(tmp_path, text):
+    b, r = _validate(tmp_path, text)
+    assert r["mirrored"] == [], r["text"]
+
+
+# ---------------------------------------------------------------- item 8: small scale or shear
+@pytest.mark.parametrize("m", ["0.97 0 0 0 0.97 0 0 0 0.97", "1.04 0 0 0 1.04 0 0 0 1.04", "1 0.05 0 0 1 0 0 0 1"])
+def test_a_slightly_scaled_or_sheared_part_is_flagged(tmp_path, m):
+    b, r = _validate(tmp_path, f"1 2 0 0 0 {I} 3020.dat\n1 4 0 -8 0 {m} 3020.dat\n")
+    assert _cited(r, "SCALED", 2) and not r["valid"]
+
+
+def test_a_scaled_submodel_line_is_the_culprit(tmp_path):
+    text = ("0 FILE main.ldr\n1 16 0 0 0 " + I + " base.ldr\n1 16 0 -8 0 0.97 0 0 0 0.97 0 0 0 0.97 top.ldr\n"
+            "0 FILE base.ldr\n1 2 0 0 0 " + I + " 3020.dat\n0 FILE top.ldr\n1 4 0 0 0 " + I + " 3020.dat\n")
+    b, r = _validate(tmp_path, text)
+    assert _cited(r, "SCALED", 3)
+
+
+def test_rounded_official_rotations_are_not_scaled(tmp_path):
+    b, r = _validate(tmp_path, f"1 2 0 0 0 {I} 3020.dat\n1 4 0 -8 0 0.866 0 0.5 0 1 0 -0.5 0 0.866 3024.dat\n")
+    assert r["scaled"] == []
+
+
+# ---------------------------------------------------------------- item 9: a stray part below the ground
+@pytest.mark.parametrize("model,stray", [
+    (f"1 2 0 0 0 {I} 3001.dat\n1 2 0 -24 0 {I} 3001.dat\n1 1 0 -48 0 {I} 3001.dat\n", f"1 4 0 1000 0 {I} 3001.dat\n"),
+    (f"1 2 0 0 0 {I} 3003.dat\n1 2 0 -24 0 {I} 3003.dat\n", f"1 4 300 600 0 {I} 3020.dat\n"),
+    (f"1 2 0 0 0 {I} 3020.dat\n1 2 0 -8 0 {I} 3020.dat\n1 2 0 -16 0 {I} 3020.dat\n",
+     f"1 4 -500 2000 40 {I} 3005.dat\n"),
+])
+def test_a_part_far_below_the_model_is_named_and_the_model_stands(tmp_path, model, stray):
+    b, r = _validate(tmp_path, model + stray)
+    line = model.count("\n") + 1
+    assert _cited(r, "BELOW GROUND", line)
+    assert r["floating"] == []  # the model stands on its own lowest point
+
+
+# ---------------------------------------------------------------- item 10: duplicate placements
+_SUB = "0 FILE sub.ldr\n1 4 0 0 0 " + I + " 3001.dat\n1 1 0 -24 0 " + I + " 3001.dat\n"
+
+
+@pytest.mark.parametrize("text,line,first", [
+    ("0 FILE main.ldr\n1 16 0 0 0 " + I + " sub.ldr\n1 16 0 0 0 " + I + " sub.ldr\n" + _SUB, 3, 2),
+    (f"1 2 0 0 0 {I} 3020.dat\n1 4 0 -8 0 {I} 3001.dat\n1 4 0 -8 0 {I} 3001.dat\n", 3, 2),
+    ("0 FILE main.ldr\n1 2 0 24 0 " + I + " 3001.dat\n1 16 0 0 0 " + I + " sub.ldr\n1 16 0 0 0 " + I
+     + " sub.ldr\n" + _SUB, 4, 3),
+])
+def test_a_part_or_submodel_placed_twice_at_the_same_pose(tmp_path, text, line, first):
+    b, r = _validate(tmp_path, text)
+    hits = _cited(r, "DUPLICATE", line)
+    assert hits and f"[m.ldr:{first}]" in hits[0] and not r["valid"]
+    assert "delete one of the two lines" in r["text"]
+
+
+def test_a_submodel_placed_twice_at_different_poses_is_fine(tmp_path):
+    text = "0 FILE main.ldr\n1 16 0 0 0 " + I + " sub.ldr\n1 16 0 -48 0 " + I + " sub.ldr\n" + _SUB
+    b, r = _validate(tmp_path, text)
+    assert r["duplicates"] == [] and r["valid"], r["text"]
+
+
+# ---------------------------------------------------------------- item 11: components listed with advice
+@pytest.mark.parametrize("text,line,advice", [
+    (f"1 2 0 0 0 {I} 3020.dat\n1 4 0 -8 0 {I} 3068b.dat\n1 1 0 -16 0 {I} 3068b.dat\n", 3, "no studs"),
+    (f"1 2 0 0 0 {I} 3020.dat\n1 4 0 -8 0 {I} 3068b.dat\n1 1 0 -32 0 {I} 3003.dat\n", 3, "no studs"),
+    (f"1 2 0 0 0 {I} 3001.dat\n1 4 0 -8 0 1 0 0 0 -1 0 0 0 -1 3001.dat\n", 2, "upside down"),
+])
+def test_parts_resting_without_hold_are_listed_with_fitting_advice(tmp_path, text, line, advice):
+    b, r = _validate(tmp_path, text)
+    k = next(i for i, p in enumerate(r["problems"]) if p.startswith("COMPONENT ") and f"[m.ldr:{line}]" in p)
+    assert advice in r["problems"][k + 1]
+    assert r["floating"] == []  # it rests: held up, only not joined
+
+
+# ---------------------------------------------------------------- item 13: messages
+def test_a_collision_reports_interference_apart_from_the_clearing_move(tmp_path):
+    # a brick pushed 1 LDU down into the brick below: 1 LDU of interference
+    b, r = _validate(tmp_path, f"1 2 0 0 0 {I} 3001.dat\n1 4 0 -23 0 {I} 3001.dat\n")
+    (c,) = r["collisions"]
+    assert c["interference_ldu"] == pytest.approx(1.0)
+    assert c["move_ldu"] == pytest.approx(1.0, abs=0.15) and c["direction"] == [0.0, 0.0, 1.0]
+    line = _cited(r, "COLLISION", 2)[0]
+    assert "interfering about 1.0 LDU deep" in line and "moving the second part 1." in line
+
+
+def test_the_hint_fits_a_part_placed_with_connect():
+    from bricklayer import Element, LegoBuild
+
+    def build(k):
+        b = LegoBuild()
+        b.add(Element("3958"), (0, 0, 0))  # a 6 x 6 plate
+        b.add(Element("3001"), (1, 2, 1))  # a 2 x 4 brick on it
+        free = [c for c in b.connectors if c.type == "stud" and c.position.z == pytest.approx(8)]
+        brick = Element("3001")
+        b.connect(brick, brick.find_connectors("antistud")[0], free[k], target_rotation=90)
+        return b
+
+    # the first free plate stud whose quarter-turned brick runs into the first brick
+    for k in range(20):
+        r = validation_report(build(k))
+        if r["collisions"]:
+            break
+    assert r["collisions"] and "target_rotation" in r["collisions"][0]["hint"], r["text"]
+
+
+def test_scaled_parts_get_a_matrix_hint_and_duplicates_a_delete_hint(tmp_path):
+    b, r = _validate(tmp_path, f"1 2 0 0 0 {I} 3001.dat\n1 4 0 -24 0 1.04 0 0 0 1.04 0 0 0 1.04 3001.dat\n")
+    assert any("fix its matrix" in c["hint"] for c in r["collisions"])
+    assert "fix the matrix of the cited line" in r["text"]
