@@ -104,6 +104,15 @@ class FlatPlacement(Placement):
         placement. Two FlatPlacements are equal when their paths are the
         same placements, so results of validation queries can be compared
         and looked up with ``LegoBuild.name_of``.
+
+    A FlatPlacement also equals the :class:`Placement` objects it stands for:
+    the element's own placement (``path[-1]``, what ``add``/``connect``
+    returned for an element) and the top-level placement it lies under
+    (``path[0]``, what ``add`` returned for a sub-build). So
+    ``p in build.floating_placements`` is True when the part the user placed
+    as ``p`` floats (or, for a sub-build placement, one of its parts does). Its
+    hash is the element placement's, so ``set(build.floating_placements)``
+    also finds ``p`` of an element.
     """
 
     __slots__ = ("path",)
@@ -113,11 +122,14 @@ class FlatPlacement(Placement):
         self.path = tuple(path)
 
     def __eq__(self, o) -> bool:
-        return isinstance(o, FlatPlacement) and len(o.path) == len(self.path) and all(
-            a is b for a, b in zip(o.path, self.path))
+        if isinstance(o, FlatPlacement):
+            return len(o.path) == len(self.path) and all(a is b for a, b in zip(o.path, self.path))
+        if isinstance(o, Placement):
+            return bool(self.path) and (o is self.path[-1] or o is self.path[0])
+        return NotImplemented
 
     def __hash__(self) -> int:
-        return hash(tuple(id(p) for p in self.path))
+        return id(self.path[-1]) if self.path else id(self)
 
     def __repr__(self) -> str:
         return f"FlatPlacement({self.content!r}, depth={len(self.path)})"
@@ -126,6 +138,15 @@ class FlatPlacement(Placement):
     def leaf(self) -> Placement:
         """The original element placement (in its own sub-build)."""
         return self.path[-1]
+
+
+class _CollidingPairs(list):
+    """A list of colliding pairs in which a single placement is found too (``p in pairs``)."""
+
+    def __contains__(self, item) -> bool:
+        if isinstance(item, tuple):
+            return list.__contains__(self, item)
+        return any(item == a or item == b for a, b in self)
 
 
 def _check_content(content) -> None:
@@ -845,10 +866,14 @@ class LegoBuild(LegoGeometry):
     # ------------------------------------------------------------------ validation
     @property
     def colliding_placements(self) -> list[tuple[FlatPlacement, FlatPlacement]]:
-        """Pairs of parts whose meshes, each inset by 0.25 LDU, intersect (see :mod:`bricklayer.validate`)."""
+        """Pairs of parts whose meshes, each inset by 0.25 LDU, intersect (see :mod:`bricklayer.validate`).
+
+        A list of ``(FlatPlacement, FlatPlacement)`` pairs; ``p in build.colliding_placements``
+        is True when the placement ``p`` is in any pair (:class:`FlatPlacement` equality).
+        """
         from .validate import colliding_placements
 
-        return colliding_placements(self)
+        return _CollidingPairs(colliding_placements(self))
 
     @property
     def floating_placements(self) -> list[FlatPlacement]:
