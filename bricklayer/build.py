@@ -650,7 +650,18 @@ class LegoBuild(LegoGeometry):
         self._touch()
 
     def copy(self) -> "LegoBuild":
-        """A new build with new top-level placements of the same contents (sub-builds shared)."""
+        """A new build with new top-level placements of the same contents (sub-builds shared).
+
+        Names, steps and joints come along: each joint's connectors point at
+        the copy's placements, so ``copy().posed(...)`` and
+        ``copy().check_motion()`` work as on the original.
+        """
+        b, mapping = self._copy_with_map()
+        b._remap_joints(mapping)
+        return b
+
+    def _copy_with_map(self) -> tuple["LegoBuild", dict]:
+        """The copy of :meth:`copy` before its joints are remapped, and ``id(old) -> new`` placement."""
         mapping = {id(p): Placement(p.content, p.pose, p.color) for p in self._placements}
         b = LegoBuild(name=self.name)
         b.embedded_files = dict(self.embedded_files)
@@ -664,26 +675,50 @@ class LegoBuild(LegoGeometry):
             cp = mapping.get(id(j.child_placement))
             if cp is not None:
                 b._joints.append(Joint(j.parent, j.child, cp, j.kind, j.motion))
-        return b
+        return b, mapping
+
+    def _remap_joints(self, mapping: dict) -> None:
+        """Point the joints' connector paths at new placements (``id(old placement) -> new``)."""
+
+        def remap(c: Connector) -> Connector:
+            path = tuple(mapping.get(id(p), p) for p in c.path)
+            return Connector(c.type, c.frame, c.length, c.joint_kind, c.index, path)
+
+        for j in self._joints:
+            j.parent, j.child = remap(j.parent), remap(j.child)
 
     def deepcopy(self) -> "LegoBuild":
-        """A fully independent copy; sub-builds shared inside this build stay shared inside the copy."""
+        """A fully independent copy; sub-builds shared inside this build stay shared inside the copy.
+
+        Joints at every level come along, their connectors pointing at the
+        copied placements (``check_motion`` works on the copy).
+        """
         memo: dict[int, LegoBuild] = {}
+        mapping: dict[int, Placement] = {}
+        copies: list[LegoBuild] = []
 
         def dup(b: LegoBuild) -> LegoBuild:
             if id(b) in memo:
                 return memo[id(b)]
-            c = b.copy()
+            c, m = b._copy_with_map()
+            mapping.update(m)
+            copies.append(c)
             memo[id(b)] = c
             for p in c._placements:
                 if isinstance(p.content, LegoBuild):
                     p.content = dup(p.content)
             return c
 
-        return dup(self)
+        out = dup(self)
+        for c in copies:
+            c._remap_joints(mapping)
+        return out
 
     def __deepcopy__(self, memo):
         return self.deepcopy()
+
+    def __copy__(self):
+        return self.copy()
 
     def step(self) -> int:
         """Start a new build step: placements added from now on go into it. Returns its index."""
