@@ -842,6 +842,6 @@ def connection_graph(build) -> ConnectionGraph:
         w, pairs, kinds = got if got is not None else idx.refresh(build)
         wa = world_arrays(build)
         return ConnectionGraph(wa.placements, pairs, kinds, w, flexible_mask(build),
-                               held=held_in_frame_edges(wa.placements, wa.poses))
+                               held=held_in_frame_edges(wa))
 
     return build._cached("connections", make, lambda old, k: make(old))

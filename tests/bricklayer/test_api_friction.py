@@ -288,3 +288,25 @@ def test_a_motion_check_with_nothing_to_move_fails():
     b.add(Element("3001"), (0, 0, 0))
     r = b.check_motion()
     assert not r.passed and r.joints == [] and "0 joints" in str(r) and "nothing to move" in str(r)
+
+
+@pytest.mark.slow
+def test_town_hall_glass_is_held_in_its_frames():
+    """10224 Town Hall: every 60601/60602 glass joins its 60592/60593 frame and nothing else is joined
+    by the pane rule (66 pairs, measured when the rule was written)."""
+    from pathlib import Path
+
+    from bricklayer import read_ldraw
+    from bricklayer.validate._world import world_arrays
+    from bricklayer.validate.held import held_in_frame_edges
+
+    path = Path("/work/shared/models/official/10224_Town_Hall.mpd")
+    if not path.exists():
+        pytest.skip("official models not installed")
+    wa = world_arrays(read_ldraw(path))
+    pairs = held_in_frame_edges(wa)
+    ids = {tuple(sorted((wa.placements[i].content.ldraw_id, wa.placements[j].content.ldraw_id)))
+           for i, j in pairs.tolist()}
+    assert ids == {("60592", "60601"), ("60593", "60602")}
+    glass = sum(1 for fp in wa.placements if fp.content.ldraw_id in ("60601", "60602"))
+    assert len(pairs) == glass == 66
