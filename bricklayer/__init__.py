@@ -34,8 +34,8 @@ from .stability import StabilityReport, stability_check, stability_report
 from .assembly import AssemblyPlan, assembly_sequence, write_instructions
 
 # construction helpers
-from .construction import (brick, door, fill_box, fill_inverted_slope, fill_slope, inverted_slope, minifigure, mirror,
-                           plate, slope, tile, window)
+from .construction import (SizeNotAvailableError, available_sizes, brick, door, fill_box, fill_inverted_slope,
+                           fill_slope, inverted_slope, minifigure, mirror, plate, slope, tile, window)
 
 # articulation
 from .articulation import MotionReport, check_motion, classify_sliding, posed
@@ -57,7 +57,8 @@ __all__ = [
     # reference
     "api_reference",
     # construction helpers
-    "brick", "plate", "tile", "slope", "inverted_slope", "minifigure", "door", "window", "mirror",
+    "brick", "plate", "tile", "slope", "inverted_slope", "available_sizes", "SizeNotAvailableError",
+    "minifigure", "door", "window", "mirror",
     "fill_box", "fill_slope", "fill_inverted_slope",
     # articulation
     "posed", "check_motion", "MotionReport", "classify_sliding",

@@ -13,6 +13,7 @@ A joint is recorded by ``LegoBuild.connect``; declaring a
   allow its motion (an axle turning in a second round hole, sliding through a
   second axle hole) move with the joint and are cut too, unless they hold a
   part to one side only (``_Kinematics._cut_coaxial``).
+  Joints on one axis line between the same two bodies (a lid on two hinges) move as one.
   Bodies and joints must form a tree (closed loops raise ``ValueError``);
   the body holding the build's first part stays put.
 - :func:`check_motion`: samples each range (zero and both limits included)
@@ -31,7 +32,7 @@ axis directions.
 from __future__ import annotations
 
 __all__ = ["posed", "check_motion", "MotionReport", "PoseFailure", "classify_sliding", "joint_transform",
-           "sample_range"]
+           "sample_range", "GROUND_TOLERANCE", "NOTHING_TO_MOVE"]
 
 import itertools
 import logging
@@ -117,6 +118,14 @@ def joint_transform(joint: Joint, coord) -> np.ndarray:
     f = joint.parent.frame.matrix
     return f @ _coord_matrix(coord) @ np.linalg.inv(f)
 
+
+#: A posed part may reach this far (LDU) below the zero pose's lowest point before it counts as going
+#: through the ground: the snap-fit clearance (``TOL.connector_position``, 0.5 LDU), so rounding in
+#: the posed matrices is not a failure while a leg turned 15 degrees into the floor (tens of LDU) is.
+GROUND_TOLERANCE = 0.5
+#: Why a motion check of a build without movable joints fails.
+NOTHING_TO_MOVE = ("nothing to move: no joint has a motion range; declare one with "
+                   "connect(..., motion=MotionRange(...)) or build.set_motion(joint, MotionRange(...))")
 
 #: Largest gap between two sampled coordinates: 5 degrees of turn, a quarter stud (5 LDU) of slide.
 #: A part swept by a turning door between two samples moves at most r * 5 deg (~7 LDU at r = 80 LDU),
@@ -236,8 +245,14 @@ class _Kinematics:
         self.n_bodies = len(comps)
         tree = nx.MultiGraph()
         tree.add_nodes_from(range(self.n_bodies))
+        #: follower joint index -> (leader joint index, +1/-1): coaxial joints that move as one
+        self.follows: dict[int, tuple[int, float]] = {}
         for k, (pi, ci) in enumerate(self.joint_parts):
             bp, bc = int(self.body_of[pi]), int(self.body_of[ci])
+            lead = self._coaxial_leader(k, bp, bc, tree, moving)
+            if lead is not None:
+                self.follows[k] = lead
+                continue
             if bp == bc:
                 raise ValueError(
                     f"closed kinematic loop: the child of joint {moving[k]!r} ({build.describe(self.flat[ci])}) "
@@ -250,6 +265,64 @@ class _Kinematics:
         self.tree = tree
         self.moving = moving
 
+    def _coaxial_leader(self, k: int, bp: int, bc: int, tree, moving: list[Joint]):
+        """``(leader index, sign)`` when joint ``k`` joins the same two bodies as an earlier joint
+        about the same axis line, else None.
+
+        Two hinges of one lid (a piano lid, a door on two hinges) are two joints between the same
+        two rigid bodies; they are one motion when their axes lie on one line (origins within
+        ``_AXIS_LINE_TOL`` of the other's axis line, axes parallel or anti-parallel within
+        ``_AXIS_COS``) and they move alike (both turn, or both slide). ``sign`` is -1 when a
+        coordinate of ``k`` is the negated coordinate of the leader (axes anti-parallel, or the
+        joint recorded from the other body).
+        """
+        if not tree.has_edge(bp, bc):
+            return None
+        jk = moving[k]
+        kind_k = jk.motion.kind if jk.motion is not None else jk.kind
+        for _, _, lead in tree.edges(bp, keys=True):
+            pl, cl = self.joint_parts[lead]
+            if {int(self.body_of[pl]), int(self.body_of[cl])} != {bp, bc}:
+                continue
+            jl = moving[lead]
+            kind_l = jl.motion.kind if jl.motion is not None else jl.kind
+            if kind_k != kind_l or kind_k not in (JointKind.REVOLUTE, JointKind.PRISMATIC):
+                continue
+            o1, a1 = np.asarray(jl.parent.position, float), np.asarray(jl.parent.axis, float)
+            o2, a2 = np.asarray(jk.parent.position, float), np.asarray(jk.parent.axis, float)
+            a1, a2 = a1 / np.linalg.norm(a1), a2 / np.linalg.norm(a2)
+            cos = float(a1 @ a2)
+            d = o2 - o1
+            if abs(cos) < _AXIS_COS or np.linalg.norm(d - (d @ a1) * a1) > _AXIS_LINE_TOL:
+                continue
+            sign = 1.0 if cos > 0 else -1.0
+            if int(self.body_of[pl]) != bp:
+                sign = -sign
+            return lead, sign
+        return None
+
+    def coords_with_followers(self, coords: dict[int, object]) -> dict[int, object]:
+        """Joint index -> coordinate with followers' coordinates moved to their leaders.
+
+        Raises
+        ------
+        ValueError
+            When a follower and its leader get different coordinates.
+        """
+        out = {k: c for k, c in coords.items() if k not in self.follows}
+        for k, c in coords.items():
+            if k not in self.follows:
+                continue
+            lead, sign = self.follows[k]
+            want = _scaled(c, sign)
+            have = out.get(lead)
+            if have is not None and not _same_coord(have, want):
+                raise ValueError(
+                    f"joints {self.moving[lead]!r} and {self.moving[k]!r} share an axis and move as one; "
+                    f"give a coordinate for one of them (got {have!r} and {c!r})")
+            out[lead] = want
+        return out
+
     def _cut_coaxial(self, g, rigid: nx.Graph, moving: list[Joint]) -> None:
         """Cut the mates that slide or turn with a joint on its own axis line.
 
@@ -260,7 +333,11 @@ class _Kinematics:
         sliding ones (axle, pin, bar, clip and their holes), lie on ``j``'s
         axis line (within ``_AXIS_LINE_TOL``) parallel to it, and its own
         kind allows ``j``'s motion (a round hole turns and slides, an axle
-        hole only slides; BrickNet mate kinds). Studs are never cut this
+        hole only slides; BrickNet mate kinds). So does a second hinge on
+        the same axis line (two hinge labels mated there, between any two
+        parts, with the sliding mates between those two parts: the clips
+        and bars of a 3937/3938 hinge brick): a lid on two hinges turns on
+        both. Studs are never cut this
         way: a brick on a stud under a hinged plate stays on its base.
         Such edges are cut, then put back one by one (in graph order) unless
         putting one back would join a moving joint's two sides; an axle's
@@ -268,15 +345,19 @@ class _Kinematics:
         """
         if not len(g.pairs):
             return
-        from ldraw_data.connectors import connector_types
+        from ldraw_data.connectors import connector_types, type_label
 
         from .validate.connections import SLIDING_TYPES
 
         w = g._world
         ia = g._flat_index(g.pairs[:, 0], g.pairs[:, 1])
         ib = g._flat_index(g.pairs[:, 2], g.pairs[:, 3])
-        sliding_code = np.array([n in SLIDING_TYPES for n in connector_types()])
+        names = connector_types()
+        sliding_code = np.array([n in SLIDING_TYPES for n in names])
+        hinge_code = np.array([type_label(n)[0] == "hinge" for n in names])
         sliding = sliding_code[w["code"][ia]] & sliding_code[w["code"][ib]]
+        # a second hinge on the joint's axis line (a lid on two hinges), anywhere in the build
+        hinge = hinge_code[w["code"][ia]] & hinge_code[w["code"][ib]]
         cut = []
         for j, (pi, ci) in zip(moving, self.joint_parts):
             kinds = _COMPATIBLE.get(j.motion.kind if j.motion is not None else j.kind, ())
@@ -285,8 +366,14 @@ class _Kinematics:
             o = np.asarray(j.parent.position, dtype=float)
             ax = np.asarray(j.parent.axis, dtype=float)
             ax = ax / np.linalg.norm(ax)
-            ok = sliding & np.array([k in kinds for k in g.kinds])
-            ok &= np.isin(g.pairs[:, 0], (pi, ci)) | np.isin(g.pairs[:, 2], (pi, ci))
+            kind_ok = np.array([k in kinds for k in g.kinds])
+            own = np.isin(g.pairs[:, 0], (pi, ci)) | np.isin(g.pairs[:, 2], (pi, ci))
+            # the joint's own parts: sliding mates; a second hinge (two hinge labels) on the axis
+            # line anywhere, with the sliding mates of its two parts (its clips and bars)
+            second = hinge & kind_ok & ~own
+            hinge_parts = np.unique(g.pairs[second][:, [0, 2]]) if second.any() else np.zeros(0, dtype=np.int64)
+            ok = kind_ok & ((sliding & (own | (np.isin(g.pairs[:, 0], hinge_parts)
+                                                & np.isin(g.pairs[:, 2], hinge_parts)))) | hinge)
             for idx in (ia, ib):
                 d = w["pos"][idx] - o
                 perp = np.linalg.norm(d - np.outer(d @ ax, ax), axis=1)
@@ -314,7 +401,9 @@ class _Kinematics:
                     comp[i] = ca
 
     def world_poses(self, coords: dict[int, object]) -> list[Pose]:
-        """Posed world poses of every flat placement; ``coords`` maps joint index -> coordinate."""
+        """Posed world poses of every flat placement; ``coords`` maps joint index -> coordinate
+        (a follower's coordinate moves its leader, :meth:`coords_with_followers`)."""
+        coords = self.coords_with_followers(coords)
         motion = [np.eye(4) for _ in range(self.n_bodies)]
         seen = set()
         for comp in nx.connected_components(nx.Graph(self.tree)):
@@ -331,6 +420,17 @@ class _Kinematics:
                     t = np.linalg.inv(t)
                 motion[child] = motion[parent] @ t
         return [Pose.from_matrix(motion[int(self.body_of[i])] @ fp.pose.matrix) for i, fp in enumerate(self.flat)]
+
+
+def _scaled(coord, sign: float):
+    """A single-axis coordinate times ``sign`` (+1 or -1)."""
+    if sign > 0 or isinstance(coord, Fixed):
+        return coord
+    return type(coord)(*[-v for v in _values(coord)])
+
+
+def _same_coord(a, b) -> bool:
+    return type(a) is type(b) and np.allclose(_values(a), _values(b), atol=1e-9)
 
 
 def _kinematics(build, moving: list[Joint]) -> _Kinematics:
@@ -373,9 +473,15 @@ def posed(build, positions=None):
     Raises
     ------
     ValueError
-        A coordinate that does not fit its joint's kind, or a closed
+        A coordinate that does not fit its joint's kind, a closed
         kinematic loop (a moved part also held to the rest by another
-        connection, or joints forming a cycle).
+        connection, or joints forming a cycle), or two coaxial joints given
+        different coordinates.
+
+    Two joints (or a joint and a second hinge found by the connection graph)
+    whose axes lie on one line and that join the same two rigid bodies move
+    as one, like the two hinges of a piano lid: give a coordinate for either
+    (the other follows; anti-parallel axes take the negated value).
     KeyError
         A key that names no joint of the build.
 
@@ -413,12 +519,16 @@ class PoseFailure:
         Floating parts.
     disengaged : list of (str, str)
         Part pairs mated at the zero pose whose connectors no longer mate.
+    below_ground : list of (str, float)
+        Parts that reach below the ground of the zero pose (its lowest point),
+        with how far, LDU (:data:`GROUND_TOLERANCE`).
     """
 
     positions: dict
     colliding: list = field(default_factory=list)
     floating: list = field(default_factory=list)
     disengaged: list = field(default_factory=list)
+    below_ground: list = field(default_factory=list)
 
     def __str__(self) -> str:
         pos = ", ".join(f"{k}={v!r}" for k, v in self.positions.items()) or "zero pose"
@@ -429,6 +539,8 @@ class PoseFailure:
             bits.append("floating: " + "; ".join(self.floating))
         if self.disengaged:
             bits.append("disengaged: " + "; ".join(f"{a} / {b}" for a, b in self.disengaged))
+        if self.below_ground:
+            bits.append("through the ground: " + "; ".join(f"{a} ({d:.1f} LDU below)" for a, d in self.below_ground))
         return f"at {pos}: " + " | ".join(bits)
 
 
@@ -439,7 +551,8 @@ class MotionReport:
     Attributes
     ----------
     passed : bool
-        True when no sampled pose failed.
+        True when no sampled pose failed and there was at least one movable
+        joint (a check with nothing to move fails: :data:`NOTHING_TO_MOVE`).
     failures : list of PoseFailure
         One per failing pose, in sampling order.
     samples : int
@@ -466,6 +579,8 @@ class MotionReport:
     def __str__(self) -> str:
         head = (f"motion check {'passed' if self.passed else 'FAILED'}: {len(self.joints)} joints, "
                 f"{self.samples} poses" + (" (truncated)" if self.truncated else ""))
+        if not self.joints:
+            head += f" ({NOTHING_TO_MOVE})"
         return "\n".join([head] + [f"  {f}" for f in self.failures])
 
 
@@ -493,9 +608,18 @@ def check_motion(build, *, samples: int = 5, max_samples: int = 10000) -> Motion
     included (:func:`sample_range`); the zero pose is checked once. At each
     pose the snapshot (:func:`posed`) is checked for collisions
     (``colliding_placements``), floating parts (``floating_placements``)
-    and connector pairs that were mated at the zero pose and no longer are.
-    Problems already present at the zero pose are reported once, at the
-    zero pose, and not again at the others.
+    and connector pairs that were mated at the zero pose and no longer are,
+    and against the ground like a static build: the zero pose stands on its
+    lowest point, and a part that reaches more than :data:`GROUND_TOLERANCE`
+    (0.5 LDU) below it at another pose goes through the floor (a leg turned
+    down into the ground). Problems already present at the zero pose are
+    reported once, at the zero pose, and not again at the others.
+
+    Joints whose axes lie on one line and join the same two rigid bodies (a
+    lid on two hinges) move as one (:func:`posed`). A build without any
+    movable joint fails: the report has 0 joints and says so
+    (:data:`NOTHING_TO_MOVE`). ``str(report)`` names the joints and poses
+    covered ("motion check passed: 2 joints, 25 poses").
 
     Parameters
     ----------
@@ -538,12 +662,18 @@ def check_motion(build, *, samples: int = 5, max_samples: int = 10000) -> Motion
     zero_coll: set = set()
     zero_float: set = set()
     zero_lost: set = set()
+    ground = None
     for k, c in poses:
         coords = {} if k is None else {k: c}
         snap = _snapshot(build, kin.world_poses(coords))
         sflat = snap.flattened_placements
         pos_index = {id(fp.path[-1]): i for i, fp in enumerate(sflat)}
         colliding, floating, lost = _problems(snap, base_pairs)
+        low = _lowest_points(snap)
+        if ground is None:  # the zero pose stands on the ground: its lowest point
+            ground = float(np.nanmin(low)) if np.isfinite(low).any() else 0.0
+        below = [(i, ground - float(z)) for i, z in enumerate(low.tolist())
+                 if np.isfinite(z) and z < ground - GROUND_TOLERANCE]
         coll_idx = {tuple(sorted((pos_index[id(a.path[-1])], pos_index[id(b.path[-1])]))) for a, b in colliding}
         float_idx = {pos_index[id(f.path[-1])] for f in floating}
         lost_idx = set(lost)
@@ -553,12 +683,13 @@ def check_motion(build, *, samples: int = 5, max_samples: int = 10000) -> Motion
             coll_idx -= zero_coll
             float_idx -= zero_float
             lost_idx -= zero_lost
-        if coll_idx or float_idx or lost_idx:
+        if coll_idx or float_idx or lost_idx or below:
             failures.append(PoseFailure(
                 {} if k is None else {labels[k]: c},
                 [describe_pair(snap, a, b) for a, b in sorted(coll_idx)],
                 [build.describe(flat0[i]) for i in sorted(float_idx)],
-                [describe_pair(snap, a, b) for a, b in sorted(lost_idx)]))
+                [describe_pair(snap, a, b) for a, b in sorted(lost_idx)],
+                [(build.describe(flat0[i]), round(d, 1)) for i, d in below]))
     sliding = {}
     for k, j in enumerate(moving):
         if j.kind in (JointKind.PRISMATIC, JointKind.CYLINDRICAL):
@@ -566,9 +697,18 @@ def check_motion(build, *, samples: int = 5, max_samples: int = 10000) -> Motion
                 sliding[labels[k]] = classify_sliding(build, j).name.lower()
             except ValueError:
                 pass
-    report = MotionReport(not failures, failures, len(poses), labels, truncated, sliding)
+    report = MotionReport(not failures and bool(moving), failures, len(poses), labels, truncated, sliding)
     log.info("%s", report)
     return report
+
+
+def _lowest_points(snap) -> np.ndarray:
+    """(n,) lowest world z (LDU) of each part's surface in a posed snapshot (NaN: no geometry),
+    from the collision engine that ``colliding_placements`` already built for it."""
+    from .validate.collisions import collision_engine
+
+    e = collision_engine(snap)
+    return np.where(e.has_shape, e.min_z, np.nan)
 
 
 def _values(c) -> list:

@@ -104,6 +104,15 @@ class FlatPlacement(Placement):
         placement. Two FlatPlacements are equal when their paths are the
         same placements, so results of validation queries can be compared
         and looked up with ``LegoBuild.name_of``.
+
+    A FlatPlacement also equals the :class:`Placement` objects it stands for:
+    the element's own placement (``path[-1]``, what ``add``/``connect``
+    returned for an element) and the top-level placement it lies under
+    (``path[0]``, what ``add`` returned for a sub-build). So
+    ``p in build.floating_placements`` is True when the part the user placed
+    as ``p`` floats (or, for a sub-build placement, one of its parts does). Its
+    hash is the element placement's, so ``set(build.floating_placements)``
+    also finds ``p`` of an element.
     """
 
     __slots__ = ("path",)
@@ -113,11 +122,14 @@ class FlatPlacement(Placement):
         self.path = tuple(path)
 
     def __eq__(self, o) -> bool:
-        return isinstance(o, FlatPlacement) and len(o.path) == len(self.path) and all(
-            a is b for a, b in zip(o.path, self.path))
+        if isinstance(o, FlatPlacement):
+            return len(o.path) == len(self.path) and all(a is b for a, b in zip(o.path, self.path))
+        if isinstance(o, Placement):
+            return bool(self.path) and (o is self.path[-1] or o is self.path[0])
+        return NotImplemented
 
     def __hash__(self) -> int:
-        return hash(tuple(id(p) for p in self.path))
+        return id(self.path[-1]) if self.path else id(self)
 
     def __repr__(self) -> str:
         return f"FlatPlacement({self.content!r}, depth={len(self.path)})"
@@ -126,6 +138,15 @@ class FlatPlacement(Placement):
     def leaf(self) -> Placement:
         """The original element placement (in its own sub-build)."""
         return self.path[-1]
+
+
+class _CollidingPairs(list):
+    """A list of colliding pairs in which a single placement is found too (``p in pairs``)."""
+
+    def __contains__(self, item) -> bool:
+        if isinstance(item, tuple):
+            return list.__contains__(self, item)
+        return any(item == a or item == b for a, b in self)
 
 
 def _check_content(content) -> None:
@@ -629,7 +650,18 @@ class LegoBuild(LegoGeometry):
         self._touch()
 
     def copy(self) -> "LegoBuild":
-        """A new build with new top-level placements of the same contents (sub-builds shared)."""
+        """A new build with new top-level placements of the same contents (sub-builds shared).
+
+        Names, steps and joints come along: each joint's connectors point at
+        the copy's placements, so ``copy().posed(...)`` and
+        ``copy().check_motion()`` work as on the original.
+        """
+        b, mapping = self._copy_with_map()
+        b._remap_joints(mapping)
+        return b
+
+    def _copy_with_map(self) -> tuple["LegoBuild", dict]:
+        """The copy of :meth:`copy` before its joints are remapped, and ``id(old) -> new`` placement."""
         mapping = {id(p): Placement(p.content, p.pose, p.color) for p in self._placements}
         b = LegoBuild(name=self.name)
         b.embedded_files = dict(self.embedded_files)
@@ -643,26 +675,50 @@ class LegoBuild(LegoGeometry):
             cp = mapping.get(id(j.child_placement))
             if cp is not None:
                 b._joints.append(Joint(j.parent, j.child, cp, j.kind, j.motion))
-        return b
+        return b, mapping
+
+    def _remap_joints(self, mapping: dict) -> None:
+        """Point the joints' connector paths at new placements (``id(old placement) -> new``)."""
+
+        def remap(c: Connector) -> Connector:
+            path = tuple(mapping.get(id(p), p) for p in c.path)
+            return Connector(c.type, c.frame, c.length, c.joint_kind, c.index, path)
+
+        for j in self._joints:
+            j.parent, j.child = remap(j.parent), remap(j.child)
 
     def deepcopy(self) -> "LegoBuild":
-        """A fully independent copy; sub-builds shared inside this build stay shared inside the copy."""
+        """A fully independent copy; sub-builds shared inside this build stay shared inside the copy.
+
+        Joints at every level come along, their connectors pointing at the
+        copied placements (``check_motion`` works on the copy).
+        """
         memo: dict[int, LegoBuild] = {}
+        mapping: dict[int, Placement] = {}
+        copies: list[LegoBuild] = []
 
         def dup(b: LegoBuild) -> LegoBuild:
             if id(b) in memo:
                 return memo[id(b)]
-            c = b.copy()
+            c, m = b._copy_with_map()
+            mapping.update(m)
+            copies.append(c)
             memo[id(b)] = c
             for p in c._placements:
                 if isinstance(p.content, LegoBuild):
                     p.content = dup(p.content)
             return c
 
-        return dup(self)
+        out = dup(self)
+        for c in copies:
+            c._remap_joints(mapping)
+        return out
 
     def __deepcopy__(self, memo):
         return self.deepcopy()
+
+    def __copy__(self):
+        return self.copy()
 
     def step(self) -> int:
         """Start a new build step: placements added from now on go into it. Returns its index."""
@@ -845,10 +901,14 @@ class LegoBuild(LegoGeometry):
     # ------------------------------------------------------------------ validation
     @property
     def colliding_placements(self) -> list[tuple[FlatPlacement, FlatPlacement]]:
-        """Pairs of parts whose meshes, each inset by 0.25 LDU, intersect (see :mod:`bricklayer.validate`)."""
+        """Pairs of parts whose meshes, each inset by 0.25 LDU, intersect (see :mod:`bricklayer.validate`).
+
+        A list of ``(FlatPlacement, FlatPlacement)`` pairs; ``p in build.colliding_placements``
+        is True when the placement ``p`` is in any pair (:class:`FlatPlacement` equality).
+        """
         from .validate import colliding_placements
 
-        return colliding_placements(self)
+        return _CollidingPairs(colliding_placements(self))
 
     @property
     def floating_placements(self) -> list[FlatPlacement]:

@@ -38,6 +38,25 @@ def _members() -> dict[str, int]:
         out.setdefault(name, code)
     out.setdefault("MAIN_COLOUR", 16)
     out.setdefault("EDGE_COLOUR", 24)
+    for name, code in list(out.items()):
+        for alias in _spelling_aliases(name):
+            out.setdefault(alias, code)
+    return out
+
+
+#: Other spellings of words in colour names: American "GRAY" for LDraw's "GREY" (BrickLink writes
+#: "Light Bluish Gray", LDraw "Light_Bluish_Grey"), "COLOR" for "COLOUR", and back.
+_SPELLINGS = (("GREY", "GRAY"), ("COLOUR", "COLOR"))
+
+
+def _spelling_aliases(name: str) -> list[str]:
+    """Names that differ from ``name`` only in the spelling of a word of :data:`_SPELLINGS`."""
+    words = name.split("_")
+    out = []
+    for a, b in _SPELLINGS:
+        for x, y in ((a, b), (b, a)):
+            if x in words:
+                out.append("_".join(y if w == x else w for w in words))
     return out
 
 
@@ -48,6 +67,8 @@ _KNOWN_CODES = frozenset(code for code, _ in _color_rows()) | {16, 24}
 Color = enum.IntEnum("Color", _members(), module=__name__)
 Color.__doc__ = (
     "Named LDraw colours from LDConfig.ldr (``Color.RED`` is code 4, ``Color.MEDIUM_AZURE`` 322). "
+    "GREY and GRAY spell the same colour (``Color.LIGHT_BLUISH_GRAY`` is ``Color.LIGHT_BLUISH_GREY``, "
+    "code 71, BrickLink's Light Bluish Gray; ``Color.DARK_BLUISH_GRAY`` is 72), as do COLOUR and COLOR. "
     "Use ``LDrawColor(code)`` for any other code, including direct colours ``0x2RRGGBB``."
 )
 

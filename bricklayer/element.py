@@ -13,6 +13,8 @@ the grid.
 
 from __future__ import annotations
 
+import logging
+
 __all__ = ["Element", "LegoGeometry", "ElementSpec"]
 
 import math
@@ -293,6 +295,12 @@ class Element(LegoGeometry):
     color : Color, LDrawColor, int or str, optional
         Colour (default 16, "main colour", inherited when placed in LDraw).
 
+    An id that the LDraw library marks ``~Moved to X`` (``"60470"`` ->
+    ``"60470a"``) resolves to the part now in use, following the chain; the
+    move is logged (INFO, logger ``bricklayer.element``) and ``ldraw_id``
+    is the new id. The stub files draw the new part at identity, so the
+    geometry is the same.
+
     Raises
     ------
     PartNotFoundError
@@ -323,7 +331,13 @@ class Element(LegoGeometry):
                 err.args = (f"{pid!r} is {kind}, not a catalog part; builds use only real parts. "
                             + err.args[0].split("; ", 1)[-1],)
             raise err
-        pid = cat.get(pid).part_id  # the catalog's spelling ("parts/3001.DAT" -> "3001")
+        spec = cat.get(pid)
+        if spec.moved_to:  # a "~Moved to X" stub: use the part now in use, as LDraw editors do
+            new = cat.resolve_moved(spec.part_id)
+            logging.getLogger(__name__).info("part %s was moved to %s in the LDraw library (%r); using %s",
+                                             spec.part_id, new.part_id, spec.name, new.part_id)
+            spec = new
+        pid = spec.part_id  # the catalog's spelling ("parts/3001.DAT" -> "3001")
         object.__setattr__(self, "_id", pid)
         object.__setattr__(self, "_color", as_color(color))
         object.__setattr__(self, "_known", True)

@@ -176,6 +176,8 @@ def _motion_detail(report: Any) -> str:
             bits.append("floating " + _capped([_short(a) for a in f.floating]))
         if f.disengaged:
             bits.append("disengaged " + _capped([f"{_short(a)} / {_short(b)}" for a, b in f.disengaged]))
+        if getattr(f, "below_ground", None):
+            bits.append("through the ground " + _capped([f"{_short(a)} ({d:g} LDU below)" for a, d in f.below_ground]))
         poses.append(f"{where}: " + ", ".join(bits))
     n = getattr(report, "samples", None)
     head = f"{len(failures)} of {n} poses fail" if n else f"{len(failures)} poses fail"
@@ -293,7 +295,11 @@ class TestContext:
         Returns
         -------
         CheckResult
-            Named ``"motion"``. On failure the detail counts the failing poses and lists them
+            Named ``"motion"``. A pass says what it covered: ``"2 joint(s), 25 poses: lid_left,
+            lid_right"``. A build without a movable joint fails with "0 joints checked: nothing to
+            move ..." (a motion check that moved nothing proves nothing). A part that a pose pushes
+            below the ground is reported as "through the ground". On failure the detail counts the
+            failing poses and lists them
             compactly, one per pose: joint, coordinate (degrees / studs) and what collided, floated or
             disengaged, each part as ``name: part id`` (at most :data:`MAX_LISTED` poses and parts
             each, then "and N more"), e.g. ``"1 of 5 poses fail: door/door at -90 deg: collides
@@ -315,7 +321,15 @@ class TestContext:
         except ValueError as e:  # closed kinematic loop, coordinate that does not fit its joint
             return self.check("motion", False, f"cannot pose the build: {e}")
         passed = bool(getattr(report, "passed", report))
-        detail = "" if passed else _motion_detail(report)
+        joints = list(getattr(report, "joints", []) or [])
+        if not joints:
+            from bricklayer.articulation import NOTHING_TO_MOVE
+
+            return self.check("motion", False, f"0 joints checked: {NOTHING_TO_MOVE}")
+        covered = f"{len(joints)} joint(s), {getattr(report, 'samples', '?')} poses: {', '.join(joints[:MAX_LISTED])}"
+        if len(joints) > MAX_LISTED:
+            covered += f" and {len(joints) - MAX_LISTED} more"
+        detail = covered if passed else _motion_detail(report)
         return self.check("motion", passed, detail)
 
     def check_stable(self, min_tilt_deg: float = 0.0) -> CheckResult:

@@ -27,9 +27,10 @@ point joints accept 1.27 LDU (``TOL.joint_position``, 2.1 LDU in
 Window glass 60601 / 60602 has no BrickNet labels at all: it snaps into the
 frame's grooves (60592 / 60593), which BrickNet does not label either. The
 pane is placed at the official transform (identity relative to the frame,
-10224 Town Hall); the validator reports it floating and as a separate
-component (``window("1x2x2")`` on a 4 x 8 plate: 2 components, the glass
-floating) until the frame's grooves get a label or a rule.
+10224 Town Hall; the LDraw shortcuts 60592c01 / 60593c01 "(Complete)" use the
+same). The validator joins it to the frame by its "pane held in a frame"
+rule (:mod:`bricklayer.validate.held`), so every window variant is one
+connected component.
 """
 
 from __future__ import annotations
@@ -301,10 +302,10 @@ def window(variant: str = "1x4x3", frame_color=Color.WHITE, pane_color=Color.TRA
 
     Notes
     -----
-    Only ``"1x4x3"`` (the default) validates: its pane hangs on hinge connectors.
-    The glass of ``"1x2x2"`` and ``"1x2x3"`` (60601, 60602) sits in grooves that
-    BrickNet does not label (module notes), so the validator reports that glass
-    floating and not connected; use those variants only where that is acceptable.
+    Every variant is valid and one connected component. The ``"1x4x3"`` pane
+    hangs on hinge connectors; the glass of ``"1x2x2"`` and ``"1x2x3"`` (60601,
+    60602) sits in the frame's groove, which no connector label describes: the
+    validator's "pane held in a frame" rule joins it (module notes).
     """
     from ..build import LegoBuild
 

@@ -3,7 +3,8 @@
 Each helper returns the :class:`~bricklayer.element.Element` of the real
 catalog part of that size. The size tables are built once per process from
 the part catalog (:func:`ldraw_data.catalog.get_catalog`): plain parts
-(not printed, not obsolete, not moved, not an alias) whose title is exactly
+(not printed, not obsolete, not moved, not an alias, with anti-stud or tube
+connectors so that they can be put on studs) whose title is exactly
 the family's pattern, e.g. ``Brick 2 x 4``, ``Plate 1 x 2``, ``Tile 1 x 2
 with Groove``, ``Slope Brick 45 2 x 1``, ``Slope Brick 45 2 x 2 Inverted
 ...``. When several parts share a size the one used most often in the
@@ -21,10 +22,16 @@ from __future__ import annotations
 
 __all__ = ["brick", "plate", "tile", "slope", "inverted_slope", "available_sizes", "SizeNotAvailableError"]
 
+# One signature (all helpers): the sizes come first, positionally, footprint first, then the
+# optional sizes with their defaults, then the colour, which may also be given as ``color=``.
+# A Color or LDrawColor given where an optional size goes is the colour when the sizes after it
+# are left out: ``brick(1, 8, Color.RED)`` is the red 1 x 8 brick, as ``plate(1, 8, Color.RED)``
+# is the red plate. A colour in a footprint slot raises SizeNotAvailableError with the fix.
+
 import re
 from functools import lru_cache
 
-from ..color import Color
+from ..color import Color, LDrawColor
 from ..element import Element
 
 #: Title patterns of each family (LDraw titles: "<type> W x D [x H]").
@@ -48,6 +55,18 @@ class SizeNotAvailableError(ValueError):
 
 def _fmt(v: float) -> str:
     return str(int(v)) if float(v).is_integer() else f"{v:g}"
+
+
+def _sits_on_studs(part_id: str) -> bool:
+    """True when the part has anti-stud or tube connectors, i.e. it can be put on studs.
+
+    The connector labels of a few old parts leave the underside out (733
+    Brick 10 x 10: studs only; 6934 Tile 3 x 6: no connectors); a helper that
+    picked them would return a part that joins nothing below it.
+    """
+    from ldraw_data.connectors import part_connectors
+
+    return any(c.type in ("antistud", "tube") for c in part_connectors(part_id))
 
 
 @lru_cache(maxsize=None)
@@ -82,6 +101,8 @@ def _tables() -> dict:
                 key = (angle, run, wid, h)
             if any(not float(v).is_integer() and fam != "slope" for v in key):
                 continue
+            if not _sits_on_studs(s.part_id):
+                continue
             cur = best[fam].get(key)
             if cur is None or s.popularity > cur[0]:
                 best[fam][key] = (s.popularity, s.part_id)
@@ -110,12 +131,49 @@ def available_sizes(family: str) -> list[tuple]:
     return sorted(_tables()[family])
 
 
-def _lookup(family: str, key: tuple, shown: str, describe) -> str:
+def _lookup(family: str, key: tuple, shown: str, describe, hint: str = "") -> str:
     tab = _tables()[family]
     if key in tab:
         return tab[key]
     sizes = ", ".join(describe(k) for k in sorted(tab))
-    raise SizeNotAvailableError(f"no real {family.replace('_', ' ')} {shown}; sizes that exist: {sizes}")
+    raise SizeNotAvailableError(f"no real {family.replace('_', ' ')} {shown}{hint}; sizes that exist: {sizes}")
+
+
+_DEFAULT = Color.LIGHT_BLUISH_GREY
+
+
+def _is_colour(v) -> bool:
+    return isinstance(v, (Color, LDrawColor))
+
+
+def _colour_after_sizes(helper: str, required: dict, optional: list, color):
+    """Sort out the colour of a size helper call (module notes, "One signature").
+
+    ``required``: name -> value of the footprint sizes; ``optional``: ``[(name, value, default)]``
+    of the optional sizes in signature order. A Color or LDrawColor in an optional size slot is
+    the colour when every later slot keeps its default and ``color`` is not given too; returns
+    ``(sizes, colour)`` with the defaults restored. Raises SizeNotAvailableError naming the slot
+    for a colour in a footprint slot or one that cannot be the colour.
+    """
+    for name, v in required.items():
+        if _is_colour(v):
+            v = LDrawColor(v)  # repr "Color.RED"
+            raise SizeNotAvailableError(
+                f"{helper}(): {name} is a size in studs, got the colour {v!r}; give the sizes first, then "
+                f"the colour, e.g. {helper}(1, 2, {v!r}) or {helper}(1, 2, color={v!r})")
+    values = [v for _, v, _ in optional]
+    for i, (name, v, default) in enumerate(optional):
+        if not _is_colour(v):
+            continue
+        shown = LDrawColor(v)
+        later = [n for n, x, d in optional[i + 1:] if not (x is d or x == d)]
+        if later or color is not _DEFAULT:
+            raise SizeNotAvailableError(
+                f"{helper}(): {name} is a size, got the colour {shown!r}; pass the colour after the sizes or as "
+                f"color={shown!r}")
+        values[i:] = [d for _, _, d in optional[i:]]
+        return values, v
+    return values, color
 
 
 def _wd(w, d) -> tuple[float, float]:
@@ -127,7 +185,7 @@ def _wd(w, d) -> tuple[float, float]:
     return min(w, d), max(w, d)
 
 
-def brick(w: int, d: int, h: int = 1, color=Color.LIGHT_BLUISH_GREY) -> Element:
+def brick(w: int, d: int, h: int = 1, color=_DEFAULT) -> Element:
     """The real brick of a size.
 
     Parameters
@@ -140,6 +198,10 @@ def brick(w: int, d: int, h: int = 1, color=Color.LIGHT_BLUISH_GREY) -> Element:
         Height in bricks (1 brick = 3 plates = 24 LDU); real tall bricks are
         1 x 1 x 3, 1 x 2 x 2, 1 x 4 x 3, 2 x 2 x 3, 2 x 4 x 3, ...
     color : Color, LDrawColor or int
+        Default light bluish grey (71). Every size helper takes the sizes
+        first and the colour after them, positionally or as ``color=``; a
+        Color given in place of an optional size is the colour (``brick(1,
+        8, Color.RED)`` is the red 1 x 8 brick, the height keeps its default).
 
     Returns
     -------
@@ -150,6 +212,7 @@ def brick(w: int, d: int, h: int = 1, color=Color.LIGHT_BLUISH_GREY) -> Element:
     SizeNotAvailableError
         No such brick; the message lists every size that exists
         (1 x 1 to 1 x 16, 2 x 2 to 2 x 10, 4 x 6, 4 x 10, 4 x 12, 8 x 8, ...).
+        Also a colour in place of ``w`` or ``d``, or a colour followed by a size.
 
     Examples
     --------
@@ -158,13 +221,16 @@ def brick(w: int, d: int, h: int = 1, color=Color.LIGHT_BLUISH_GREY) -> Element:
     >>> brick(1, 2, 2).ldraw_id
     '3245a'
     """
+    (h,), color = _colour_after_sizes("brick", {"w": w, "d": d}, [("h", h, 1)], color)
     a, b = _wd(w, d)
+    hint = (f" (h is the height in bricks; if {h!r} is a colour code, pass color={h!r})"
+            if isinstance(h, int) and not isinstance(h, bool) and h != 1 else "")
     pid = _lookup("brick", (a, b, float(h)), f"{_fmt(w)} x {_fmt(d)} x {_fmt(h)}",
-                  lambda k: f"{_fmt(k[0])}x{_fmt(k[1])}" + (f"x{_fmt(k[2])}" if k[2] != 1 else ""))
+                  lambda k: f"{_fmt(k[0])}x{_fmt(k[1])}" + (f"x{_fmt(k[2])}" if k[2] != 1 else ""), hint)
     return Element(pid, color)
 
 
-def plate(w: int, d: int, color=Color.LIGHT_BLUISH_GREY) -> Element:
+def plate(w: int, d: int, color=_DEFAULT) -> Element:
     """The real plate of a size (1 plate = 8 LDU high).
 
     Parameters
@@ -172,6 +238,10 @@ def plate(w: int, d: int, color=Color.LIGHT_BLUISH_GREY) -> Element:
     w, d : int, studs
         Footprint, either order (``plate(1, 2)`` and ``plate(2, 1)`` are 3023).
     color : Color, LDrawColor or int
+        Default light bluish grey (71). Every size helper takes the sizes
+        first and the colour after them, positionally or as ``color=``; a
+        Color given in place of an optional size is the colour (``brick(1,
+        8, Color.RED)`` is the red 1 x 8 brick, the height keeps its default).
 
     Returns
     -------
@@ -187,12 +257,13 @@ def plate(w: int, d: int, color=Color.LIGHT_BLUISH_GREY) -> Element:
     >>> plate(1, 2).ldraw_id
     '3023'
     """
+    _, color = _colour_after_sizes("plate", {"w": w, "d": d}, [], color)
     a, b = _wd(w, d)
     pid = _lookup("plate", (a, b), f"{_fmt(w)} x {_fmt(d)}", lambda k: f"{_fmt(k[0])}x{_fmt(k[1])}")
     return Element(pid, color)
 
 
-def tile(w: int, d: int, color=Color.LIGHT_BLUISH_GREY) -> Element:
+def tile(w: int, d: int, color=_DEFAULT) -> Element:
     """The real tile (flat plate without studs, with groove where one exists) of a size.
 
     Parameters
@@ -200,6 +271,10 @@ def tile(w: int, d: int, color=Color.LIGHT_BLUISH_GREY) -> Element:
     w, d : int, studs
         Footprint, either order.
     color : Color, LDrawColor or int
+        Default light bluish grey (71). Every size helper takes the sizes
+        first and the colour after them, positionally or as ``color=``; a
+        Color given in place of an optional size is the colour (``brick(1,
+        8, Color.RED)`` is the red 1 x 8 brick, the height keeps its default).
 
     Returns
     -------
@@ -216,6 +291,7 @@ def tile(w: int, d: int, color=Color.LIGHT_BLUISH_GREY) -> Element:
     >>> tile(1, 2).ldraw_id
     '3069b'
     """
+    _, color = _colour_after_sizes("tile", {"w": w, "d": d}, [], color)
     a, b = _wd(w, d)
     pid = _lookup("tile", (a, b), f"{_fmt(w)} x {_fmt(d)}", lambda k: f"{_fmt(k[0])}x{_fmt(k[1])}")
     return Element(pid, color)
@@ -225,7 +301,7 @@ def _slope_desc(k) -> str:
     return f"{k[0]}deg {_fmt(k[1])}x{_fmt(k[2])}" + (f"x{_fmt(k[3])}" if k[3] != 1 else "")
 
 
-def slope(run: int = 2, width: int = 1, angle: int = 45, h: float = 1, color=Color.LIGHT_BLUISH_GREY) -> Element:
+def slope(run: int = 2, width: int = 1, angle: int = 45, h: float = 1, color=_DEFAULT) -> Element:
     """The real single slope brick of a size and angle.
 
     Sizes are given as LDraw titles give them: ``run`` studs from the low
@@ -244,11 +320,15 @@ def slope(run: int = 2, width: int = 1, angle: int = 45, h: float = 1, color=Col
         1 for most; 75 degree slopes are 3 high, 65 degree 2 high, the
         31 degree 1 x 1 / 1 x 2 "cheese" slopes 0.667 (two plates).
     color : Color, LDrawColor or int
+        Default light bluish grey (71). Every size helper takes the sizes
+        first and the colour after them, positionally or as ``color=``; a
+        Color given in place of an optional size is the colour (``brick(1,
+        8, Color.RED)`` is the red 1 x 8 brick, the height keeps its default).
 
     Accepted combinations (the catalog's plain slopes): 45: 2x1, 2x2, 2x3,
     2x4, 2x6, 2x8, 4x4; 33: 3x1, 3x2, 3x3, 3x4, 3x6, 8x1x3; 18: 4x1, 4x2;
     65: 2x1x2; 75: 2x1x3, 2x2x3; 55: 1x6x5; 31: 1x1x0.667, 1x2x0.667; 10: 6x8.
-    :func:`available_sizes` ``("slope")`` gives the exact list.
+    :func:`available_sizes` ``("slope")`` (``from bricklayer import available_sizes``) gives the exact list.
 
     Returns
     -------
@@ -266,6 +346,8 @@ def slope(run: int = 2, width: int = 1, angle: int = 45, h: float = 1, color=Col
     >>> slope(2, 2).ldraw_id
     '3039'
     """
+    (run, width, angle, h), color = _colour_after_sizes(
+        "slope", {}, [("run", run, 2), ("width", width, 1), ("angle", angle, 45), ("h", h, 1)], color)
     key = (int(angle), float(run), float(width), round(float(h), 3))
     tab = _tables()["slope"]
     if key not in tab:  # titles write fractions as 0.667: compare with tolerance
@@ -276,7 +358,7 @@ def slope(run: int = 2, width: int = 1, angle: int = 45, h: float = 1, color=Col
     return Element(pid, color)
 
 
-def inverted_slope(run: int = 2, width: int = 1, angle: int = 45, h: float = 1, color=Color.LIGHT_BLUISH_GREY) -> Element:
+def inverted_slope(run: int = 2, width: int = 1, angle: int = 45, h: float = 1, color=_DEFAULT) -> Element:
     """The real single inverted slope brick of a size and angle.
 
     Same size convention as :func:`slope`: ``run`` from the overhanging
@@ -291,6 +373,10 @@ def inverted_slope(run: int = 2, width: int = 1, angle: int = 45, h: float = 1, 
         45 (2x1, 2x2), 33 (3x1, 3x2), 75 (2x1x3), 60 (4x1x3), 33 (5x6x2).
     h : float, bricks
     color : Color, LDrawColor or int
+        Default light bluish grey (71). Every size helper takes the sizes
+        first and the colour after them, positionally or as ``color=``; a
+        Color given in place of an optional size is the colour (``brick(1,
+        8, Color.RED)`` is the red 1 x 8 brick, the height keeps its default).
 
     Returns
     -------
@@ -308,6 +394,8 @@ def inverted_slope(run: int = 2, width: int = 1, angle: int = 45, h: float = 1, 
     >>> inverted_slope(2, 1).ldraw_id
     '3665a'
     """
+    (run, width, angle, h), color = _colour_after_sizes(
+        "inverted_slope", {}, [("run", run, 2), ("width", width, 1), ("angle", angle, 45), ("h", h, 1)], color)
     key = (int(angle), float(run), float(width), float(h))
     pid = _lookup("inverted_slope", key, f"{angle} degrees {_fmt(run)} x {_fmt(width)} x {_fmt(h)}", _slope_desc)
     return Element(pid, color)

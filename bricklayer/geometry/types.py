@@ -324,10 +324,16 @@ class Box:
     ----------
     min, max : Vec3
         Minimum and maximum corners.
+
+    A box unpacks as ``(min, max)``: ``lo, hi = part.bounding_box``.
     """
 
     min: Vec3
     max: Vec3
+
+    def __iter__(self):
+        """Iterate ``min`` then ``max`` (so ``lo, hi = box`` works)."""
+        return iter((self.min, self.max))
 
     @property
     def size(self) -> Vec3:

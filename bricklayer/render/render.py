@@ -221,7 +221,7 @@ def _views_images(build, views, size, *, highlight, edges, projection, geometry=
 
 
 def render_views(build, views=("iso",), *, size=(800, 600), highlight=None, edges: bool = True,
-                 projection: str = "ortho"):
+                 projection: str = "ortho", pose=None):
     """Render several views of one build, sharing the geometry and the GPU upload.
 
     Parameters
@@ -233,7 +233,7 @@ def render_views(build, views=("iso",), *, size=(800, 600), highlight=None, edge
         degrees, or a (4, 4) camera pose (its orientation is used; the camera is
         moved to frame the build). See :mod:`bricklayer.render.camera`.
     size : (width, height) int or "WxH" str, pixels
-    highlight, edges, projection
+    highlight, edges, projection, pose
         As :func:`render_build`.
 
     Returns
@@ -249,11 +249,42 @@ def render_views(build, views=("iso",), *, size=(800, 600), highlight=None, edge
         For an empty build, a bad view or size.
     """
     size = _parse_size(size)
+    build, highlight = _posed_for_render(build, pose, highlight)
     return _views_images(build, list(views), size, highlight=highlight, edges=edges, projection=projection)[1]
 
 
+def _posed_for_render(build, pose, highlight):
+    """The build to draw: ``build.posed(pose)`` when joint coordinates are given (placements
+    to highlight are carried over to the snapshot's parts), else the build itself."""
+    if not pose:
+        return build, highlight
+    from ..articulation import posed
+
+    snap = posed(build, pose)
+    if highlight is None:
+        return snap, None
+    # the snapshot has one placement per flattened part, in flattened order
+    flat = build.flattened_placements
+    new = {id(fp.path[-1]): p for fp, p in zip(flat, snap.placements)}
+    by_top = {}
+    for fp, p in zip(flat, snap.placements):
+        by_top.setdefault(id(fp.path[0]), []).append(p)
+
+    def carry(x):
+        if isinstance(x, tuple):
+            return tuple(carry(y) for y in x)
+        leaf = getattr(x, "path", None)
+        if leaf:
+            return new.get(id(leaf[-1]), x)
+        return new.get(id(x)) or (by_top.get(id(x)) or [x])[0]
+
+    if isinstance(highlight, dict):
+        return snap, {carry(k): v for k, v in highlight.items()}
+    return snap, [carry(x) for x in highlight]
+
+
 def render_build(build, *, view="iso", size=(800, 600), highlight=None, edges: bool = True,
-                 projection: str = "ortho"):
+                 projection: str = "ortho", pose=None):
     """Picture of a build from one direction; the camera frames the whole build.
 
     Parameters
@@ -274,6 +305,11 @@ def render_build(build, *, view="iso", size=(800, 600), highlight=None, edges: b
     edges : bool
         Draw the LDraw edge lines.
     projection : {"ortho", "perspective"}
+    pose : dict, optional
+        Joint coordinates to draw the build at, as for
+        :func:`bricklayer.articulation.posed` (``{"lid": Revolute(60)}``; keys
+        are joints, child placements or child names; joints not given stay at
+        zero). The picture shows ``build.posed(pose)``; the build is not changed.
 
     Returns
     -------
@@ -285,7 +321,10 @@ def render_build(build, *, view="iso", size=(800, 600), highlight=None, edges: b
     RenderBackendError
         When pyrender/Pillow are missing or no offscreen OpenGL works (with install hints).
     ValueError
-        For an empty build, an unknown view or a bad size.
+        For an empty build, an unknown view or a bad size, or a ``pose``
+        coordinate that does not fit its joint.
+    KeyError
+        A ``pose`` key that names no joint.
 
     Examples
     --------
@@ -295,7 +334,8 @@ def render_build(build, *, view="iso", size=(800, 600), highlight=None, edges: b
     (400, 300)
     """
     Image, _, _ = _pil()
-    (_cam, px), = render_views(build, (view,), size=size, highlight=highlight, edges=edges, projection=projection)
+    (_cam, px), = render_views(build, (view,), size=size, highlight=highlight, edges=edges, projection=projection,
+                               pose=pose)
     return Image.fromarray(px, "RGB")
 
 
@@ -307,7 +347,7 @@ def _font(ImageFont, px: int):
 
 
 def render_sheet(build, *, size=(1200, 800), highlight=None, edges: bool = True, views=SHEET_VIEWS,
-                 title: str | None = None, projection: str = "ortho"):
+                 title: str | None = None, projection: str = "ortho", pose=None):
     """One labelled picture of a build from several sides (default: iso, front, right, back, left, top).
 
     Parameters
@@ -322,6 +362,8 @@ def render_sheet(build, *, size=(1200, 800), highlight=None, edges: bool = True,
     title : str, optional
         A line drawn at the top (e.g. the model's name and part count).
     projection : {"ortho", "perspective"}
+    pose : dict, optional
+        Joint coordinates to draw the build at (see :func:`render_build`).
 
     Returns
     -------
@@ -340,6 +382,7 @@ def render_sheet(build, *, size=(1200, 800), highlight=None, edges: bool = True,
     rows = math.ceil(len(views) / cols)
     title_h = max(14, h // 30) + 8 if title else 0
     cw, ch = w // cols, (h - title_h) // rows
+    build, highlight = _posed_for_render(build, pose, highlight)
     _, shots = _views_images(build, views, (cw, ch), highlight=highlight, edges=edges, projection=projection)
     sheet = Image.new("RGB", (w, h), BACKGROUND)
     draw = ImageDraw.Draw(sheet)

@@ -57,6 +57,7 @@ from ldraw_data.connectors import JointKind, connector_types, mate_matrix, type_
 from ..connector import Connector
 from ..constants import TOL
 from ._world import flexible_mask, world_arrays
+from .held import held_in_frame_edges
 
 #: Every distance test against a tolerance of :data:`bricklayer.constants.TOL` is inclusive ("within 0.5
 #: LDU" mates at exactly 0.5) with this much room (LDU) for the rounding of world positions composed through
@@ -276,13 +277,17 @@ class ConnectionGraph:
         Part pairs whose studs touch but are not seated ``(part_i, part_j, reason, value)``, ``i < j``:
         reason 0 tilted (value: angle between stud axes, degrees), 1 turned or shifted (value: the
         largest miss of a stud, LDU); their stud mates are not in :attr:`pairs` (:func:`_unseated_rows`).
+    held : (k, 2) int ndarray
+        Part pairs joined without connectors, a pane held in its frame
+        (:func:`.held.held_in_frame_edges`); edges of :attr:`graph` (kind
+        FIXED) and of :attr:`components`, not rows of :attr:`pairs`.
     """
 
     unseated = np.zeros((0, 4))
 
-
-    def __init__(self, placements, pairs: np.ndarray, kinds, world: dict, exempt=None):
+    def __init__(self, placements, pairs: np.ndarray, kinds, world: dict, exempt=None, held=None):
         self.placements = placements
+        self.held = np.zeros((0, 2), dtype=np.int64) if held is None else np.asarray(held, dtype=np.int64)
         self.exempt = np.zeros(len(placements), dtype=bool) if exempt is None else np.asarray(exempt, dtype=bool)
         self.pairs = pairs
         if isinstance(kinds, np.ndarray):
@@ -302,6 +307,8 @@ class ConnectionGraph:
             self._edges = np.column_stack([u // max(n, 1), u % max(n, 1)])
         else:
             self._edges = np.zeros((0, 2), dtype=np.int64)
+        if len(self.held):
+            self._edges = np.unique(np.vstack([self._edges, self.held]), axis=0)
         self._n = n
 
     @property
@@ -326,6 +333,9 @@ class ConnectionGraph:
                 ab = u[:, :2].tolist()
                 g.add_edges_from((ab[f][0], ab[f][1], {"kinds": _kind_set(tuple(ucol[f:e]))})
                                  for f, e in zip(bounds[:-1], bounds[1:]))
+            for i, j in self.held.tolist():
+                if not g.has_edge(i, j):
+                    g.add_edge(i, j, kinds=frozenset({JointKind.FIXED}))
             self._graph = g
         return self._graph
 
@@ -971,7 +981,8 @@ def connection_graph(build) -> ConnectionGraph:
             idx = build._cache["validate.connindex"] = _ConnectionIndex()
         got = idx.append(build, old._n) if old is not None else None
         w, pairs, kinds = got if got is not None else idx.refresh(build)
-        g = ConnectionGraph(world_arrays(build).placements, pairs, kinds, w, flexible_mask(build))
+        wa = world_arrays(build)
+        g = ConnectionGraph(wa.placements, pairs, kinds, w, flexible_mask(build), held=held_in_frame_edges(wa))
         g.unseated = idx.unseated()
         return g
 

@@ -435,6 +435,8 @@ def support_graph(build, *, separate_objects: bool = False) -> SupportResult:
         if len(cg.pairs):
             e = cg.pairs[:, [0, 2]]
             edges += [e, e[:, ::-1]]
+        if len(cg.held):  # a pane held in its frame (.held): support passes both ways, as through connectors
+            edges += [cg.held, cg.held[:, ::-1]]
         if len(eng.pairs):
             r = eng.rests
             edges += [eng.pairs[r[:, 0]][:, ::-1], eng.pairs[r[:, 1]]]

@@ -64,7 +64,8 @@ def test_check_motion_never_fakes_a_pass(needs_validator):
     build = two_bricks(3)
     r = TestContext(build).check_motion()
     if hasattr(build, "check_motion"):
-        assert r.passed  # no joints: nothing can fail
+        # no joints: a motion check that moved nothing proves nothing, and says so (issue 17, item 12)
+        assert not r.passed and r.detail.startswith("0 joints checked: nothing to move")
     else:
         assert not r.passed and "articulation not available" in r.detail
 
@@ -85,7 +86,8 @@ def _door_build(blocked: bool):
 
 def test_check_motion_runs_the_build_check(needs_validator):
     ok = TestContext(_door_build(False)).check_motion(samples=5)
-    assert ok == CheckResult("motion", True, "")
+    # a pass says what it covered: the door's joint (named "door/door") over 19 poses
+    assert ok == CheckResult("motion", True, "1 joint(s), 19 poses: door/door")
     # a left hinge opens toward +Y at negative angles, sampled every 5 degrees (19 poses); the leaf
     # (x 0..1 stud, y 0.5..4 studs at -90) reaches the brick at y 3..4 from 75 degrees open on
     r = TestContext(_door_build(True)).check_motion(samples=5)
