@@ -33,17 +33,20 @@ def friendly(fn):
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
-        from bricklayer.render import RenderBackendError
-        from ldraw_data.errors import LDrawError
-
-        from .agent.errors import BrickWrightError
-
         try:
             return fn(*args, **kwargs)
         except typer.Exit:
             raise
-        except (LDrawError, BrickWrightError, RenderBackendError, FileNotFoundError, FileExistsError, ValueError,
-                KeyError, PermissionError, IsADirectoryError) as exc:
+        except Exception as exc:
+            # imported only on the error path: bricklayer.render imports all of bricklayer (about 0.8 s)
+            from bricklayer.render import RenderBackendError
+            from ldraw_data.errors import LDrawError
+
+            from .agent.errors import BrickWrightError
+
+            if not isinstance(exc, (LDrawError, BrickWrightError, RenderBackendError, FileNotFoundError,
+                                    FileExistsError, ValueError, KeyError, PermissionError, IsADirectoryError)):
+                raise
             msg = exc.args[0] if isinstance(exc, KeyError) and exc.args else str(exc)
             _fail(str(msg))
 
@@ -501,7 +504,12 @@ def _run_tool_command(run_dir: Path, name: str, args: dict, *, sandbox: bool = T
     from .agent.worker import Worker
 
     worker = Worker(time_limit=time_limit, warm_up=False, sandbox=sandbox)  # started only when code runs
-    judge = LazyJudge()
+    if name == "validate":  # the judge's cold start overlaps the worker's (Judge() starts in the background)
+        from .agent.judge import Judge
+
+        judge = Judge()
+    else:
+        judge = LazyJudge()
     try:
         out = run_tool(run_dir, name, args, worker=worker, judge=judge)
     except (RunFolderError, SandboxUnavailableError) as exc:
