@@ -24,6 +24,7 @@ from brickwright.agent.tools import TOOL_DEFINITIONS, TOOL_NAMES
 from brickwright.cli import app
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
+runner = CliRunner()
 
 FLOATING = '''\
 from bricklayer import *
@@ -110,13 +111,13 @@ def test_tool_cli_gives_the_harness_text_and_keeps_state_between_processes(tmp_p
     finally:
         box.close()
 
-    st = json.loads(bw("tool", "status", str(run), "--json").stdout)
+    r = runner.invoke(app, ["tool", "status", str(run), "--json"])
+    assert r.exit_code == 0, r.output
+    st = json.loads(r.output)
     assert (st["tool_calls"], st["validate_calls"], st["first_pass_validate"], st["finalized"]) == (10, 2, 2, True)
     assert st["calls"] == {"read_build": 1, "write_build": 1, "validate": 2, "finalize": 3, "edit_build": 2,
                            "insert_build": 1}
 
-
-runner = CliRunner()
 
 
 def test_tool_cli_usage_errors_exit_2(tmp_path):
