@@ -44,22 +44,23 @@ def friendly(fn):
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
-        from bricklayer.render import RenderBackendError
-        from ldraw_data.errors import LDrawError
-
-        from .agent.errors import BrickWrightError
-
-        from .agent.errors import ProviderError
-        from .inspect_model import BuildScriptError
-
         try:
             return fn(*args, **kwargs)
         except typer.Exit:
             raise
-        except (BuildScriptError, ProviderError, RenderBackendError) as exc:
-            _fail(str(exc), EXIT_FAILED)  # the build.py failed, the provider failed mid-run, no OpenGL
-        except (LDrawError, BrickWrightError, FileNotFoundError, FileExistsError, ValueError, KeyError,
-                PermissionError, IsADirectoryError, NotADirectoryError) as exc:
+        except Exception as exc:
+            # imported only on the error path: bricklayer.render imports all of bricklayer (about 0.8 s)
+            from bricklayer.render import RenderBackendError
+            from ldraw_data.errors import LDrawError
+
+            from .agent.errors import BrickWrightError, ProviderError
+            from .inspect_model import BuildScriptError
+
+            if isinstance(exc, (BuildScriptError, ProviderError, RenderBackendError)):
+                _fail(str(exc), EXIT_FAILED)  # the build.py failed, the provider failed mid-run, no OpenGL
+            if not isinstance(exc, (LDrawError, BrickWrightError, FileNotFoundError, FileExistsError, ValueError,
+                                    KeyError, PermissionError, IsADirectoryError, NotADirectoryError)):
+                raise
             msg = exc.args[0] if isinstance(exc, KeyError) and exc.args else str(exc)
             _fail(str(msg), EXIT_USAGE)
 
@@ -173,8 +174,10 @@ def search(query: str = typer.Argument(..., help='Free text, e.g. "brick 2 x 4" 
         typer.echo(json.dumps([{"part_id": s.part_id, "name": s.name, "category": s.category,
                                 "popularity": s.popularity} for s in res], indent=2))
         return
-    for s in res:
-        typer.echo(f"{s.part_id:<12} {s.name:<50} {s.category:<14} used {s.popularity}x")
+    from .parts_text import search_lines
+
+    for line in search_lines(res):
+        typer.echo(line)
 
 
 @app.command("info")
@@ -493,6 +496,277 @@ def replay(transcript: Path = typer.Argument(..., help="transcript.jsonl of a ru
     res = _replay(transcript, out, sandbox=not no_sandbox)
     typer.echo(f"same final build: {res.same_build}; passed: {res.passed}; ldr: {res.ldr_path}")
     raise typer.Exit(0 if res.same_build and res.passed else 1)
+
+
+# ----------------------------------------------------------------------------- tool (coding agents)
+tool_app = typer.Typer(no_args_is_help=True, rich_markup_mode=None, help=(
+    "The agent harness's tools on a run folder, from a shell, for coding agents (Claude Code, Codex, Cursor). "
+    "Each call prints exactly the text the harness model reads; the state between calls (the last validate, "
+    "for finalize) is kept in RUN_DIR/.brickwright/. Exit 0 ok, 1 the tool failed or refused (e.g. VALIDATE: "
+    "FAILED), 2 usage error. Start with `brickwright tool init RUN_DIR` and `brickwright tool prompt`."))
+app.add_typer(tool_app, name="tool")
+
+_RUN_DIR_ARG = typer.Argument(..., help="The run folder (made by `brickwright tool init`).")
+_JSON_ARGS = typer.Option(None, "--json-args", help='The tool\'s arguments as one JSON object, as the harness '
+                                                      'model sends them, e.g. \'{"line": 3, "text": "x = 1"}\'.')
+_TIME_LIMIT = typer.Option(30.0, "--time-limit", help="Seconds allowed for the build.py run.")
+
+
+def _read_text_option(path: Optional[Path], what: str) -> Optional[str]:
+    """Text of a ``--*-file`` option (``-`` reads standard input), or None when not given."""
+    if path is None:
+        return None
+    if str(path) == "-":
+        import sys
+
+        return sys.stdin.read()
+    if not path.is_file():
+        _fail(f"{what} {path}: no such file", code=2)
+    return path.read_text(encoding="utf-8")
+
+
+def _tool_arguments(name: str, json_args: Optional[str], options: dict) -> dict:
+    """The tool's arguments from ``--json-args`` or from its options (not both); a usage error (exit 2) when
+    they are not what the tool takes (the harness's own message)."""
+    from .agent.tools import _argument_problem
+
+    given = {k: v for k, v in options.items() if v is not None}
+    if json_args is not None:
+        if given:
+            _fail(f"give {name}'s arguments either as --json-args or as options, not both", code=2)
+        try:
+            given = json.loads(json_args)
+        except json.JSONDecodeError as exc:
+            _fail(f"--json-args is not valid JSON ({exc}); give one JSON object, e.g. '{{\"content\": \"...\"}}'",
+                  code=2)
+        if not isinstance(given, dict):
+            _fail("--json-args must be a JSON object, e.g. '{\"view\": \"iso\"}'", code=2)
+    problem = _argument_problem(name, given)
+    if problem:
+        _fail(problem, code=2)
+    return given
+
+
+def _run_tool_command(run_dir: Path, name: str, args: dict, *, sandbox: bool = True,
+                      time_limit: float = 30.0) -> None:
+    """Run one harness tool on RUN_DIR with a fresh worker (cold start, about 1-2 s, for validate, render and
+    explore only), print its text, and exit 0 (ok) or 1 (failed or refused)."""
+    from .agent.runfolder import LazyJudge, RunFolderError, run_tool
+    from .agent.sandbox import SandboxUnavailableError
+    from .agent.worker import Worker
+
+    worker = Worker(time_limit=time_limit, warm_up=False, sandbox=sandbox)  # started only when code runs
+    if name == "validate":  # the judge's cold start overlaps the worker's (Judge() starts in the background)
+        from .agent.judge import Judge
+
+        judge = Judge()
+    else:
+        judge = LazyJudge()
+    try:
+        out = run_tool(run_dir, name, args, worker=worker, judge=judge)
+    except (RunFolderError, SandboxUnavailableError) as exc:
+        _fail(str(exc), code=2)
+    finally:
+        worker.close()
+        judge.close()
+    typer.echo(out.text)
+    if out.image:
+        typer.echo(out.image)
+    if out.finalized and (run_dir / "model.ldr").is_file():
+        typer.echo(f"model.ldr: {(run_dir / 'model.ldr').resolve()} (the LDraw text the passing validate judged)",
+                   err=True)
+    raise typer.Exit(0 if out.ok else 1)
+
+
+def _tool_command(name: str):
+    """Register a ``tool`` subcommand under the harness's name (``write_build``) and, hidden, with dashes."""
+
+    def register(fn):
+        tool_app.command(name)(fn)
+        if "_" in name:
+            tool_app.command(name.replace("_", "-"), hidden=True)(fn)
+        return fn
+
+    return register
+
+
+@tool_app.command("init")
+@friendly
+def tool_init(run_dir: Path = typer.Argument(..., help="Folder to create (or start over with --force)."),
+              from_path: Optional[Path] = typer.Option(None, "--from",
+                                                       help="Start from a build.py or an .ldr/.mpd model."),
+              force: bool = typer.Option(False, "--force", help="Start over a folder that holds a run.")):
+    """Create a run folder holding the harness's starting build.py (as `generate` starts a run)."""
+    from .agent.runfolder import init_run_folder
+
+    from .agent.errors import RunFolderExistsError
+
+    try:
+        d = init_run_folder(run_dir, from_path=from_path, force=force)
+    except (RunFolderExistsError, FileNotFoundError, ValueError) as exc:
+        _fail(str(exc), code=2)
+    typer.echo(f"{d / 'build.py'}: the starting build.py; next `brickwright tool prompt` (what the harness tells "
+               f"a model), then edit build.py and `brickwright tool validate {run_dir}`")
+
+
+@tool_app.command("prompt")
+@friendly
+def tool_prompt(no_sandbox: bool = typer.Option(False, "--no-sandbox", help=NO_SANDBOX_HELP)):
+    """Print the system prompt the harness gives a model (loop, build.py contract, TestContext, bricklayer API)."""
+    import tempfile
+
+    from .agent.runfolder import harness_system_prompt
+    from .agent.sandbox import SandboxUnavailableError
+    from .agent.worker import Worker
+
+    try:
+        with Worker(warm_up=False, sandbox=not no_sandbox) as worker, \
+                tempfile.TemporaryDirectory(prefix="brickwright-prompt-") as work:
+            text = harness_system_prompt(worker, work)
+    except SandboxUnavailableError as exc:
+        _fail(str(exc), code=2)
+    typer.echo(text)
+
+
+@tool_app.command("status")
+@friendly
+def tool_status(run_dir: Path = _RUN_DIR_ARG, as_json: bool = typer.Option(False, "--json", help="Print JSON.")):
+    """Calls so far per tool, the validate call that first passed, the last verdict, finalized or not."""
+    from .agent.runfolder import RunFolderError, run_status
+
+    try:
+        st = run_status(run_dir)
+    except RunFolderError as exc:
+        _fail(str(exc), code=2)
+    if as_json:
+        typer.echo(json.dumps(st, indent=2))
+        return
+    calls = ", ".join(f"{k} {v}" for k, v in sorted(st["calls"].items())) or "none"
+    last = {None: "none yet", True: "PASSED", False: "FAILED"}[st["last_validate_passed"]]
+    typer.echo(f"{st['run_dir']}: {st['tool_calls']} tool calls ({calls}); last validate {last}; first pass at "
+               f"validate call {st['first_pass_validate'] or '-'}; finalized: {st['finalized']}"
+               + (f"; {st['model_ldr']}" if st["model_ldr"] else ""))
+
+
+@_tool_command("read_build")
+@friendly
+def tool_read_build(run_dir: Path = _RUN_DIR_ARG, json_args: Optional[str] = _JSON_ARGS):
+    """build.py with line numbers (the numbers are not part of the file)."""
+    _run_tool_command(run_dir, "read_build", _tool_arguments("read_build", json_args, {}))
+
+
+@_tool_command("write_build")
+@friendly
+def tool_write_build(run_dir: Path = _RUN_DIR_ARG,
+                     content: Optional[str] = typer.Option(None, help="The complete new build.py."),
+                     content_file: Optional[Path] = typer.Option(None, help="Read the new build.py from this file "
+                                                                            "(- for standard input)."),
+                     json_args: Optional[str] = _JSON_ARGS):
+    """Replace the whole of build.py."""
+    if content is not None and content_file is not None:
+        _fail("give --content or --content-file, not both", code=2)
+    text = content if content is not None else _read_text_option(content_file, "--content-file")
+    _run_tool_command(run_dir, "write_build", _tool_arguments("write_build", json_args, {"content": text}))
+
+
+@_tool_command("edit_build")
+@friendly
+def tool_edit_build(run_dir: Path = _RUN_DIR_ARG,
+                    old_text: Optional[str] = typer.Option(None, help="Exact text to find (whitespace matters)."),
+                    new_text: Optional[str] = typer.Option(None, help="Replacement text."),
+                    json_args: Optional[str] = _JSON_ARGS):
+    """Replace the one exact occurrence of --old-text in build.py by --new-text (0 or 2+ matches: refused)."""
+    _run_tool_command(run_dir, "edit_build", _tool_arguments("edit_build", json_args,
+                                                             {"old_text": old_text, "new_text": new_text}))
+
+
+@_tool_command("insert_build")
+@friendly
+def tool_insert_build(run_dir: Path = _RUN_DIR_ARG,
+                      line: Optional[int] = typer.Option(None, help="1-based line to insert before "
+                                                                    "(number of lines + 1 appends)."),
+                      text: Optional[str] = typer.Option(None, help="Lines to insert."),
+                      json_args: Optional[str] = _JSON_ARGS):
+    """Insert --text before --line of build.py."""
+    _run_tool_command(run_dir, "insert_build", _tool_arguments("insert_build", json_args,
+                                                               {"line": line, "text": text}))
+
+
+@_tool_command("validate")
+@friendly
+def tool_validate(run_dir: Path = _RUN_DIR_ARG, json_args: Optional[str] = _JSON_ARGS,
+                  time_limit: float = _TIME_LIMIT,
+                  no_sandbox: bool = typer.Option(False, "--no-sandbox", help=NO_SANDBOX_HELP)):
+    """Run create_build() and run_tests() in the sandbox and judge the build: the harness's report; exit 1 when
+    it FAILED."""
+    _run_tool_command(run_dir, "validate", _tool_arguments("validate", json_args, {}), sandbox=not no_sandbox,
+                      time_limit=time_limit)
+
+
+@_tool_command("render")
+@friendly
+def tool_render(run_dir: Path = _RUN_DIR_ARG,
+                view: Optional[str] = typer.Option(None, help="sheet (default), iso, front, back, left, right, top."),
+                highlight_problems: bool = typer.Option(False, "--highlight-problems",
+                                                        help="Colliding parts red, floating parts orange."),
+                json_args: Optional[str] = _JSON_ARGS, time_limit: float = _TIME_LIMIT,
+                no_sandbox: bool = typer.Option(False, "--no-sandbox", help=NO_SANDBOX_HELP)):
+    """Render the build to RUN_DIR/renders/; prints the harness's line, then the PNG's path."""
+    _run_tool_command(run_dir, "render", _tool_arguments(
+        "render", json_args, {"view": view, "highlight_problems": True if highlight_problems else None}),
+        sandbox=not no_sandbox, time_limit=time_limit)
+
+
+@_tool_command("explore")
+@friendly
+def tool_explore(run_dir: Path = _RUN_DIR_ARG,
+                 code: Optional[str] = typer.Option(None, help="Python code; bricklayer's names and `build` = "
+                                                               "create_build() are in scope."),
+                 code_file: Optional[Path] = typer.Option(None, help="Read the code from this file (- for "
+                                                                     "standard input)."),
+                 json_args: Optional[str] = _JSON_ARGS, time_limit: float = _TIME_LIMIT,
+                 no_sandbox: bool = typer.Option(False, "--no-sandbox", help=NO_SANDBOX_HELP)):
+    """Run a snippet in the sandbox with build.py's names in scope; prints its output."""
+    if code is not None and code_file is not None:
+        _fail("give --code or --code-file, not both", code=2)
+    text = code if code is not None else _read_text_option(code_file, "--code-file")
+    _run_tool_command(run_dir, "explore", _tool_arguments("explore", json_args, {"code": text}),
+                      sandbox=not no_sandbox, time_limit=time_limit)
+
+
+@_tool_command("finalize")
+@friendly
+def tool_finalize(run_dir: Path = _RUN_DIR_ARG,
+                  summary: Optional[str] = typer.Option(None, help="One or two sentences describing the model."),
+                  json_args: Optional[str] = _JSON_ARGS):
+    """Finish: accepted only when the last validate passed and build.py is unchanged since; then writes
+    RUN_DIR/model.ldr (the judged text)."""
+    _run_tool_command(run_dir, "finalize", _tool_arguments("finalize", json_args, {"summary": summary}))
+
+
+# ----------------------------------------------------------------------------- mcp
+@app.command("mcp")
+@friendly
+def mcp(run_dir: Optional[Path] = typer.Option(None, "--run-dir",
+                                               help="Default run folder of the tools (else each call names one "
+                                                    "with run_dir)."),
+        time_limit: float = typer.Option(30.0, "--time-limit", help="Seconds allowed per build.py run."),
+        no_sandbox: bool = typer.Option(False, "--no-sandbox", help=NO_SANDBOX_HELP)):
+    """Serve the harness tools, part search and part info over MCP (stdio), for coding agents.
+
+    Keeps one warm sandboxed worker and one judge for the server's life. Needs the `mcp` package
+    (pip install 'brickwright-toolkit[mcp]')."""
+    try:
+        from .agent.mcp_server import serve
+    except ImportError as exc:
+        _fail(f"the MCP server needs the mcp package ({exc}); pip install 'brickwright-toolkit[mcp]'", code=2)
+    from .agent.runfolder import RunFolderError
+    from .agent.sandbox import SandboxUnavailableError
+
+    try:
+        serve(run_dir=run_dir, sandbox=not no_sandbox, time_limit=time_limit)
+    except (RunFolderError, SandboxUnavailableError) as exc:
+        _fail(str(exc), code=2)
 
 
 def main():  # pragma: no cover - console entry

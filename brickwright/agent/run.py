@@ -24,8 +24,9 @@ from typing import Any, Callable
 
 from .errors import ProviderError, RunFolderExistsError, TranscriptError
 from .pricing import Usage, price_for
-from .prompt import NEW_BUILD_TEMPLATE, ldraw_build_template, system_prompt
+from .prompt import NEW_BUILD_TEMPLATE, ldraw_build_template
 from .providers import Provider, resolve_provider
+from .runfolder import harness_system_prompt
 from .tools import TOOL_DEFINITIONS, ToolBox, format_validation
 from .worker import DEFAULT_MEMORY_LIMIT, DEFAULT_TIME_LIMIT, Worker
 
@@ -336,8 +337,7 @@ def generate(prompt: str, *, image: str | Path | None = None, from_path: str | P
     price_note = "" if price_for(provider.model) else \
         f"no price known for model {provider.model!r}; cost counted as 0"
     try:
-        ref = worker.call("api_reference", cwd=str(run_dir / "work"), time_limit=max(time_limit, 60.0))
-        sys_prompt = system_prompt(ref.data.get("text") or "(bricklayer API reference unavailable)")
+        sys_prompt = harness_system_prompt(worker, run_dir / "work", time_limit=max(time_limit, 60.0))
         messages: list[dict] = [{"role": "system", "content": sys_prompt}]
         start_note = ("\n\nbuild.py currently holds the model to edit; read_build shows it." if from_path
                       else "\n\nbuild.py holds a starting template; read_build shows it.")

@@ -279,6 +279,8 @@ class ToolBox:
         Calls executed so far.
     last_validate : dict or None
         The worker record of the last validate.
+    last_ldraw : str or None
+        The LDraw text the judge checked in the last :meth:`validate` (None when create_build() failed).
     """
 
     run_dir: Path
@@ -290,6 +292,7 @@ class ToolBox:
     last_validate: dict | None = None
     _validated_sha: str | None = field(default=None, repr=False)
     summary: str = ""
+    last_ldraw: str | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         self.run_dir = Path(self.run_dir).resolve()
@@ -436,6 +439,7 @@ class ToolBox:
         data, ldraw = run_and_judge(self.worker, self.judge, source=args["source"], build_path=args["build_path"],
                                     cwd=args["cwd"], read_files=args["read_files"])
         data.pop("report", None)  # the compact ``fixed`` is what the model reads and the transcript keeps
+        self.last_ldraw = ldraw
         if export and ldraw is not None:
             _write_atomic(self.ldr_path, ldraw)
         note = None
