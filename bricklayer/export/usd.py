@@ -151,15 +151,24 @@ def write_usd(build, path, *, overwrite: bool = False, library=None) -> ExportRe
     model = UsdGeom.Xform.Define(stage, "/Model")
     model.AddTransformOp().Set(Gf.Matrix4d(1, 0, 0, 0, 0, -1, 0, 0, 0, 0, -1, 0, 0, 0, 0, 1))
     stage.SetDefaultPrim(model.GetPrim())
-    for n, inst in enumerate(scene.instances, 1):
-        x = UsdGeom.Xform.Define(stage, f"/Model/P{n}_{_ident(inst.ldraw_id)}")
-        # Gf matrices act on row vectors: the transpose of our column-vector matrix
-        x.AddTransformOp().Set(Gf.Matrix4d(*[float(v) for v in np.asarray(inst.matrix).T.reshape(-1)]))
-        prim = x.GetPrim()
-        prim.GetReferences().AddInternalReference(proto(inst.part, inst.color))
-        prim.SetInstanceable(True)
-        prim.SetCustomDataByKey("ldraw_id", inst.ldraw_id)
-        prim.SetCustomDataByKey("ldraw_color", int(inst.color))
+    for key, color in dict.fromkeys((i.part, i.color) for i in scene.instances):
+        proto(key, color)
+    # placements authored on the layer directly, in one change block (one recomposition, not one per prim)
+    layer = stage.GetRootLayer()
+    with Sdf.ChangeBlock():
+        for n, inst in enumerate(scene.instances, 1):
+            spec = Sdf.CreatePrimInLayer(layer, f"/Model/P{n}_{_ident(inst.ldraw_id)}")
+            spec.specifier = Sdf.SpecifierDef
+            spec.typeName = "Xform"
+            spec.instanceable = True
+            spec.referenceList.Prepend(Sdf.Reference(primPath=protos[(inst.part, inst.color)]))
+            spec.customData = {"ldraw_id": inst.ldraw_id, "ldraw_color": int(inst.color)}
+            # Gf matrices act on row vectors: the transpose of our column-vector matrix
+            attr = Sdf.AttributeSpec(spec, "xformOp:transform", Sdf.ValueTypeNames.Matrix4d)
+            attr.default = Gf.Matrix4d(*[float(v) for v in np.asarray(inst.matrix).T.reshape(-1)])
+            order = Sdf.AttributeSpec(spec, "xformOpOrder", Sdf.ValueTypeNames.TokenArray,
+                                      variability=Sdf.VariabilityUniform)
+            order.default = Vt.TokenArray(["xformOp:transform"])
 
     # atomic: export beside the target with the same suffix (it picks the file format), then rename
     p.parent.mkdir(parents=True, exist_ok=True)
