@@ -294,3 +294,14 @@ def test_embedded_parts_are_listed_as_embedded(official_dir):
     res = parts_list_text(rows, "bricklink-xml", color_map={str(r.color): "1" for r in rows})
     assert {r.part_id for r, _ in res.left_out} == set(emb)
     assert sum(r.quantity for r in rows) == 5247
+
+
+def test_export_doc_code_runs(library, capsys):
+    docs = Path(__file__).resolve().parents[2] / "docs" / "export.md"
+    blocks = re.findall(r"```python\n(.*?)```", docs.read_text(), flags=re.S)
+    assert blocks
+    for i, code in enumerate(blocks):
+        exec(compile(code, f"export.md block {i + 1}", "exec"), {})
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "2 2 2" and out[1] == "first.stl"
+    assert out[2] == "[('3003', 'Red', 1), ('3031', 'Green', 1)]"  # equal counts: by part id
