@@ -4,7 +4,8 @@ Frame: +X right, +Y back, +Z up; lengths in LDU (1 stud = 20, 1 plate = 8,
 1 brick = 24). Grid positions are (x studs, y studs, z plates). Place
 elements with ``add``/``stack`` (grid) or ``connect`` (typed connectors), nest
 builds, check them (``colliding_placements``, ``floating_placements``,
-``connected_components``) and export to LDraw (``write_ldraw``).
+``connected_components``) and export to LDraw (``write_ldraw``), glTF, OBJ, STL or
+USD (``write_gltf``, ...), or a parts list (``write_parts_list``).
 """
 
 # units
@@ -22,6 +23,9 @@ from .build import FlatPlacement, LegoBuild, Placement
 
 # LDraw IO
 from .io import from_ldraw, read_ldraw, to_ldraw, write_ldraw
+
+# 3D export and parts lists
+from .export import parts_list, write_gltf, write_obj, write_parts_list, write_stl, write_usd
 
 # catalog
 from .catalog import part_exists, search_parts, translate_to_ground
@@ -52,6 +56,8 @@ __all__ = [
     "LegoBuild", "Placement", "FlatPlacement",
     # LDraw IO
     "read_ldraw", "from_ldraw", "write_ldraw", "to_ldraw",
+    # 3D export and parts lists
+    "write_gltf", "write_obj", "write_stl", "write_usd", "parts_list", "write_parts_list",
     # catalog
     "search_parts", "part_exists", "translate_to_ground",
     # reference

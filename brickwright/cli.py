@@ -769,6 +769,132 @@ def mcp(run_dir: Optional[Path] = typer.Option(None, "--run-dir",
         _fail(str(exc), code=2)
 
 
+# ----------------------------------------------------------------------------- export / parts
+EXPORT_SUFFIXES = {".glb": "glTF 2.0 binary", ".obj": "Wavefront OBJ (+ .mtl)", ".stl": "STL for printing (mm)",
+                   ".usd": "USD (binary)", ".usdc": "USD (binary)", ".usda": "USD (text)"}
+
+
+def _load_any(model: Path, no_sandbox: bool):
+    """A LegoBuild from an .ldr/.mpd (read) or a build.py (run in the sandbox, as `render` does)."""
+    from .inspect_model import load_build
+
+    build, _ = _load_model_or_script(model)
+    if build is None:
+        build = load_build(model, sandbox=not no_sandbox)
+    return build
+
+
+@app.command("export")
+@friendly
+def export(model: Path = typer.Argument(..., help=".ldr, .mpd or build.py"),
+           out: Path = typer.Argument(..., help="File to write: .glb, .obj (+ .mtl beside it), .stl, .usd, "
+                                                ".usdc or .usda."),
+           force: bool = typer.Option(False, "--force", help="Replace an existing output file."),
+           as_json: bool = typer.Option(False, "--json", help="Print what was written as JSON."),
+           no_sandbox: bool = typer.Option(False, "--no-sandbox", help=NO_SANDBOX_HELP)):
+    """Export a model as a 3D file: glTF binary (web, Blender, game engines), OBJ, STL (printing) or USD.
+
+    Every distinct part's mesh is stored once and shared by its placements where the format can (glTF, USD);
+    LDraw colours become materials (transparent, chrome, metallic). glTF, OBJ and USD are +Y up in metres,
+    STL +Z up in millimetres (docs/export.md). USD needs the optional usd-core package."""
+    from bricklayer.export import write_gltf, write_obj, write_stl, write_usd
+
+    suffix = out.suffix.lower()
+    if suffix not in EXPORT_SUFFIXES:
+        _fail(f"{out}: unknown export format {out.suffix or '(no suffix)'!r}; end the file name in "
+              + ", ".join(EXPORT_SUFFIXES), code=2)
+    if suffix in (".usd", ".usdc", ".usda"):
+        from bricklayer.export.usd import _INSTALL_HINT, usd_available
+
+        if not usd_available():
+            _fail(_INSTALL_HINT, code=2)
+    targets = [out] + ([out.with_suffix(".mtl")] if suffix == ".obj" else [])
+    for t in targets:
+        if t.exists() and not force:
+            _fail(f"{t} exists; pass --force to replace it")
+    build = _load_any(model, no_sandbox)
+    writer = {".glb": write_gltf, ".obj": write_obj, ".stl": write_stl}.get(suffix, write_usd)
+    res = writer(build, out, overwrite=force)
+    if as_json:
+        typer.echo(json.dumps(res.to_dict(), indent=2))
+        return
+    extra = f", {res.materials} colours" if res.materials else ""
+    if res.watertight is not None:
+        extra += ", watertight" if res.watertight else ", not watertight (LDraw parts are open shells)"
+    typer.echo(f"{model.name}: {res.placements} parts ({res.distinct_parts} distinct){extra}, "
+               f"{res.triangles} triangles -> {res.path}" + (f" (+ {out.with_suffix('.mtl').name})"
+                                                             if suffix == ".obj" else ""))
+    if res.skipped:
+        typer.echo(f"warning: {len(res.skipped)} parts have no geometry and are not in the file: "
+                   + ", ".join(sorted(set(res.skipped))[:10]), err=True)
+
+
+@app.command("parts")
+@friendly
+def parts(model: Path = typer.Argument(..., help=".ldr, .mpd or build.py"),
+          out: Optional[Path] = typer.Option(None, "--out", help="File to write (default: print)."),
+          fmt: str = typer.Option("csv", "--format",
+                                  help="csv (LDraw ids and colours), rebrickable-csv or bricklink-xml (these two "
+                                       "need --color-map)."),
+          color_map: Optional[Path] = typer.Option(
+              None, "--color-map", help="CSV of 'ldraw_code,marketplace colour id' rows for rebrickable-csv and "
+                                        "bricklink-xml (docs/export.md: LDraw codes are neither)."),
+          part_map: Optional[Path] = typer.Option(
+              None, "--part-map", help="CSV of 'ldraw_id,marketplace part id' rows; other parts keep their LDraw id."),
+          as_json: bool = typer.Option(False, "--json", help="Print the rows (and rows left out) as JSON."),
+          force: bool = typer.Option(False, "--force", help="Replace an existing --out file."),
+          no_sandbox: bool = typer.Option(False, "--no-sandbox", help=NO_SANDBOX_HELP)):
+    """Parts list: part id, name, LDraw colour and quantity of every part, submodels expanded.
+
+    Stickers, printed parts, shortcuts (assemblies) and parts embedded in the file are listed with their kind.
+    Marketplace files leave out rows that have no honest id (stickers, embedded and unknown parts, colours
+    missing from --color-map) and say which on stderr."""
+    from bricklayer.export.parts_list import FORMATS, parts_list, parts_list_text, read_id_map
+
+    if fmt not in FORMATS:
+        _fail(f"--format {fmt!r}: use one of {', '.join(FORMATS)}", code=2)
+    if fmt != "csv" and color_map is None:
+        _fail(f"--format {fmt} needs --color-map: LDraw colour codes are not "
+              f"{'Rebrickable' if fmt == 'rebrickable-csv' else 'BrickLink'} colour ids and no table ships with "
+              "LDraw; see docs/export.md, or use --format csv", code=2)
+    if out is not None and out.exists() and not force:
+        _fail(f"{out} exists; pass --force to replace it")
+    cmap = read_id_map(color_map, "colour") if color_map is not None else None
+    pmap = read_id_map(part_map, "part") if part_map is not None else None
+    build = _load_any(model, no_sandbox)
+    rows = parts_list(build)
+    res = parts_list_text(rows, fmt, color_map=cmap, part_map=pmap)
+    if out is not None:
+        from ldraw_data.fileio import atomic_write
+
+        atomic_write(out, res.text)
+    for r, why in res.left_out[:MAX_LEFT_OUT]:
+        typer.echo(f"left out: {r.quantity} x {r.part_id} ({r.name}) in {r.color_name} ({r.color}): {why}", err=True)
+    if len(res.left_out) > MAX_LEFT_OUT:
+        typer.echo(f"left out: ... and {len(res.left_out) - MAX_LEFT_OUT} more rows (--json lists all)", err=True)
+    if as_json:
+        typer.echo(json.dumps({"format": fmt, "out": str(out) if out else None, "rows": [r.to_dict() for r in rows],
+                               "parts": sum(r.quantity for r in rows), "rows_written": res.rows_written,
+                               "left_out": [dict(r.to_dict(), reason=why) for r, why in res.left_out],
+                               "part_ids_as_ldraw": res.ids_as_ldraw}, indent=2))
+    elif out is not None:
+        typer.echo(f"{model.name}: {sum(r.quantity for r in rows)} parts in {len(rows)} part/colour rows; "
+                   f"{res.rows_written} rows -> {out}")
+    elif fmt == "csv":
+        for r in rows:
+            typer.echo(f"{r.quantity:>5} x {r.part_id:<14} {r.name[:44]:<44} {r.color_name} ({r.color})"
+                       + ("" if r.kind == "part" else f"  [{r.kind}]"))
+        typer.echo(f"{sum(r.quantity for r in rows)} parts, {len(rows)} part/colour rows")
+    else:
+        typer.echo(res.text, nl=False)
+    if fmt != "csv" and res.ids_as_ldraw:
+        typer.echo(f"note: {res.ids_as_ldraw} rows use the LDraw part id as the marketplace id (most moulds share "
+                   "their number; give --part-map to replace some)", err=True)
+
+
+MAX_LEFT_OUT = 20
+
+
 def main():  # pragma: no cover - console entry
     """Entry point of the ``brickwright`` console script (pyproject ``[project.scripts]``)."""
     app()

@@ -1,0 +1,82 @@
+"""`brickwright export` and `brickwright parts`: files written, read back, errors and exit codes."""
+
+import csv
+import io
+import json
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from brickwright.cli import app
+
+runner = CliRunner()
+
+MODEL = """0 two bricks
+0 Name: two.ldr
+1 4 0 0 0 1 0 0 0 1 0 0 0 1 3001.dat
+1 47 0 -24 0 1 0 0 0 1 0 0 0 1 3001.dat
+"""
+
+
+def run(*args):
+    return runner.invoke(app, [str(a) for a in args])
+
+
+@pytest.fixture
+def model(tmp_path, library):
+    p = tmp_path / "two.ldr"
+    p.write_text(MODEL)
+    return p
+
+
+def test_export_glb_then_refuses_to_overwrite_without_force(model, tmp_path):
+    import trimesh
+
+    out = tmp_path / "two.glb"
+    r = run("export", model, out, "--json")
+    assert r.exit_code == 0, r.output
+    assert json.loads(r.stdout)["placements"] == 2
+    # two 3001 stacked: x -40..40, LDraw y -28..24, z -20..20 LDU -> glTF metres (x, -y, -z) * 0.0004
+    assert np.allclose(trimesh.load(out).bounds, [[-0.016, -0.0096, -0.008], [0.016, 0.0112, 0.008]], atol=1e-7)
+    r = run("export", model, out)
+    assert r.exit_code == 1 and "--force" in r.output
+    assert run("export", model, out, "--force").exit_code == 0
+
+
+def test_export_obj_stl_and_unknown_suffix(model, tmp_path):
+    r = run("export", model, tmp_path / "two.obj")
+    assert r.exit_code == 0 and "two.mtl" in r.output
+    assert (tmp_path / "two.mtl").exists()
+    r = run("export", model, tmp_path / "two.stl")
+    assert r.exit_code == 0 and "not watertight" in r.output
+    r = run("export", model, tmp_path / "two.fbx")
+    assert r.exit_code == 2 and ".glb" in r.output and not (tmp_path / "two.fbx").exists()
+
+
+def test_export_missing_model_is_one_line(tmp_path):
+    r = run("export", tmp_path / "nope.ldr", tmp_path / "x.glb")
+    assert r.exit_code != 0 and "no such file" in r.output and "Traceback" not in r.output
+
+
+def test_parts_csv_json_and_marketplace_formats(model, tmp_path):
+    out = tmp_path / "parts.csv"
+    r = run("parts", model, "--out", out)
+    assert r.exit_code == 0, r.output
+    rows = list(csv.DictReader(out.open()))
+    assert {(d["part_id"], d["color"], d["quantity"]) for d in rows} == {("3001", "4", "1"), ("3001", "47", "1")}
+    assert {d["color_name"] for d in rows} == {"Red", "Trans Clear"}
+    r = run("parts", model, "--json")
+    data = json.loads(r.stdout)
+    assert data["parts"] == 2 and len(data["rows"]) == 2
+    # marketplace formats without a colour table: a usage error that says why
+    r = run("parts", model, "--format", "rebrickable-csv")
+    assert r.exit_code == 2 and "--color-map" in r.output
+    cmap = tmp_path / "colors.csv"
+    cmap.write_text("ldraw,rebrickable\n4,4\n")
+    r = run("parts", model, "--format", "rebrickable-csv", "--color-map", cmap)
+    assert r.exit_code == 0
+    assert list(csv.reader(io.StringIO(r.stdout))) == [["Part", "Color", "Quantity"], ["3001", "4", "1"]]
+    assert "left out: 1 x 3001" in r.output and "not in the colour table" in r.output
+    r = run("parts", model, "--format", "xlsx")
+    assert r.exit_code == 2
