@@ -274,7 +274,10 @@ def validate(model: Path = typer.Argument(..., help=".ldr, .mpd or build.py"),
     if model.suffix.lower() == ".py":
         res = run_build_script(model, sandbox=not no_sandbox)
         build, tests = res["build"], res.get("tests")
-        rep = res["report"] or validation_report(build, source=str(model))
+        if not res.get("report"):  # the judge failed (its limits): say so, never judge in this process
+            problems = (res.get("fixed") or {}).get("problems") or ["the judge gave no verdict"]
+            _fail(f"{model}: no verdict: {'; '.join(problems)}", EXIT_FAILED)
+        rep = res["report"]
         rep["source"] = str(model)
     else:
         rep = validation_report(build, source=str(model))

@@ -71,6 +71,7 @@ class _State:
     import_error: str | None = None
     output_limit: int = 20_000
     max_tasks: int = 0
+    max_file_bytes: int = 0
     protocol_fds: tuple = ()
 
 
@@ -445,8 +446,9 @@ def run_request(req: dict) -> dict:
 def _kill_strays(child: int, sandboxed: bool) -> None:
     """Kill every process the request started, however it detached (double fork, setsid).
 
-    In the sandbox this process is PID 2 of a private PID namespace (bubblewrap's reaper is 1), so
-    ``kill(-1, SIGKILL)`` reaches exactly the processes model code started (kill(2)). Outside a sandbox only
+    In the sandbox this process is PID 1 of a private PID namespace (bubblewrap ``--as-pid-1``), so
+    ``kill(-1, SIGKILL)`` reaches exactly the processes model code started, orphans included: they are
+    re-parented to this process, which reaps them (kill(2), pid_namespaces(7)). Outside a sandbox only
     the request's process group can be killed; a process that left it with ``setsid`` survives
     (docs/agent.md, "Threat model").
     """
@@ -469,7 +471,7 @@ def _kill_strays(child: int, sandboxed: bool) -> None:
                 pass
         except ChildProcessError:
             pass
-        others = [int(p) for p in os.listdir("/proc") if p.isdigit() and int(p) not in (1, me)]
+        others = [int(p) for p in os.listdir("/proc") if p.isdigit() and int(p) != me]
         if not others:
             return
 
@@ -501,6 +503,8 @@ def serve_forked(req: dict, sandboxed: bool) -> dict:
             os.setpgid(0, 0)
             if sandboxed and _State.max_tasks:
                 resource.setrlimit(resource.RLIMIT_NPROC, (_State.max_tasks, _State.max_tasks))
+            if _State.max_file_bytes:
+                resource.setrlimit(resource.RLIMIT_FSIZE, (_State.max_file_bytes, _State.max_file_bytes))
             resp = run_request(req)
             data = json.dumps(resp, default=str).encode()
             view = memoryview(data)
@@ -590,7 +594,11 @@ def main() -> None:
         pass
     _State.output_limit = int(os.environ.get("BRICKWRIGHT_WORKER_OUTPUT", "20000"))
     _State.max_tasks = int(os.environ.get("BRICKWRIGHT_WORKER_TASKS", "0") or 0)
-    sandboxed = os.environ.get("BRICKWRIGHT_SANDBOX") == "1" and os.getpid() == 2
+    _State.max_file_bytes = int(os.environ.get("BRICKWRIGHT_WORKER_FSIZE", "0") or 0)
+    import signal
+
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past RLIMIT_FSIZE fails with EFBIG instead
+    sandboxed = os.environ.get("BRICKWRIGHT_SANDBOX") == "1" and os.getpid() == 1
     fork = os.environ.get("BRICKWRIGHT_WORKER_FORK", "1") != "0"
     in_fd, out_fd = os.dup(0), os.dup(1)
     _State.protocol_fds = (in_fd, out_fd)

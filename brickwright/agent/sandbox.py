@@ -8,15 +8,18 @@ https://github.com/containers/bubblewrap), started with unprivileged user namesp
   library folders, a few files of ``/etc`` (the dynamic linker's cache), the Python installation and virtual
   environment, the toolkit's packages, the LDraw library and the cache folder; the user's home, other
   projects and the rest of the disk do not exist inside;
-- write access only to the run's work folder (and a private ``/tmp`` of at most :data:`TMPFS_BYTES`);
+- write access only to the run's work folder (files of at most :data:`MAX_FILE_BYTES`; a folder grown past
+  :data:`MAX_WORK_BYTES` is emptied after the call) and a private ``/tmp`` of at most :data:`TMPFS_BYTES`;
+  the sandbox's root and ``/dev`` are read-only;
 - no network (its own, empty network namespace: not even 127.0.0.1 of the host);
 - its own PID, IPC, UTS and cgroup namespaces: no other process of the machine is visible, ``/proc`` shows only
   the sandbox; nested user namespaces are disabled; all capabilities dropped;
 - a minimal environment (:func:`sandbox_environment`): no API keys or other variables of the caller;
 - a cap of :data:`MAX_TASKS` processes and threads (``RLIMIT_NPROC`` inside; for root, whose process count the
   kernel does not limit, a ``pids`` cgroup when one can be made) and the worker's address-space and time limits;
-- the worker kills every process the code started when its call ends (``kill(-1)`` inside the PID namespace),
-  and ``--die-with-parent`` ends the sandbox with the harness.
+- the worker is PID 1 of the sandbox and not dumpable (no ptrace, no ``/proc/1/fd``); it kills every process
+  the code started when its call ends (``kill(-1)`` inside the PID namespace), and ``--die-with-parent``
+  ends the sandbox with the harness.
 
 Functions here build the ``bwrap`` command line; :class:`~.worker.Worker` runs it.
 """
@@ -24,7 +27,8 @@ Functions here build the ``bwrap`` command line; :class:`~.worker.Worker` runs i
 from __future__ import annotations
 
 __all__ = ["SandboxUnavailableError", "bwrap_executable", "sandbox_problem", "sandbox_command",
-           "sandbox_environment", "read_only_paths", "PidsCgroup", "MAX_TASKS", "TMPFS_BYTES"]
+           "sandbox_environment", "read_only_paths", "PidsCgroup", "MAX_TASKS", "TMPFS_BYTES", "SHM_BYTES",
+           "MAX_FILE_BYTES", "MAX_WORK_BYTES"]
 
 import functools
 import logging
@@ -44,6 +48,12 @@ logger = logging.getLogger(__name__)
 MAX_TASKS = 64
 #: Bytes of the sandbox's private ``/tmp`` (a tmpfs in memory).
 TMPFS_BYTES = 256 * 1024**2
+#: Bytes of its ``/dev/shm`` (POSIX shared memory; nothing of the toolkit uses it).
+SHM_BYTES = 16 * 1024**2
+#: Largest file the code may write (``RLIMIT_FSIZE``), bytes; and the most its work folder may hold after a
+#: call: a larger work folder is emptied and the call says so (the folder is on the user's disk).
+MAX_FILE_BYTES = 256 * 1024**2
+MAX_WORK_BYTES = 1024**3
 
 #: Folders of the system mounted read-only when they exist (merged-/usr symlinks are recreated as symlinks).
 _SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib64", "/lib32", "/libx32")
@@ -174,8 +184,11 @@ def sandbox_command(argv: list[str], *, work_dir: str | Path, read_files: list[s
                                       "apt-get install bubblewrap")
     work = Path(work_dir).resolve()
     work.mkdir(parents=True, exist_ok=True)
-    cmd = [exe, "--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent", "--new-session", "--cap-drop", "ALL",
-           "--clearenv", "--hostname", "sandbox"]
+    # --as-pid-1: the worker itself is PID 1 of the sandbox (no bwrap reaper there): it is non-dumpable, so
+    # sandboxed code can neither ptrace it nor open its /proc/1/fd (the harness's pipes), and signals from
+    # inside the namespace cannot kill it (pid_namespaces(7))
+    cmd = [exe, "--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent", "--as-pid-1",
+           "--new-session", "--cap-drop", "ALL", "--clearenv", "--hostname", "sandbox"]
     for d in _SYSTEM_DIRS:
         if os.path.islink(d):
             cmd += ["--symlink", os.readlink(d), d]
@@ -183,7 +196,10 @@ def sandbox_command(argv: list[str], *, work_dir: str | Path, read_files: list[s
             cmd += ["--ro-bind", d, d]
     for f in _ETC:
         cmd += ["--ro-bind-try", f, f]
-    cmd += ["--proc", "/proc", "--dev", "/dev", "--size", str(TMPFS_BYTES), "--tmpfs", "/tmp"]
+    # /dev: the usual device nodes, read-only, with a small /dev/shm (a tmpfs counts against memory, not
+    # RLIMIT_AS); /tmp: a private tmpfs of at most TMPFS_BYTES
+    cmd += ["--proc", "/proc", "--dev", "/dev", "--size", str(SHM_BYTES), "--tmpfs", "/dev/shm",
+            "--remount-ro", "/dev", "--size", str(TMPFS_BYTES), "--tmpfs", "/tmp"]
     for p in read_only_paths():
         cmd += ["--ro-bind", str(p), str(p)]
     for f in read_files:

@@ -17,6 +17,7 @@ import hashlib
 import json
 import logging
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -30,6 +31,19 @@ logger = logging.getLogger(__name__)
 MAX_RENDER_BYTES = 32 * 1024**2
 #: Checks of run_tests() kept in a record, and characters of a check's name or detail.
 MAX_CHECKS, MAX_CHECK_TEXT = 200, 500
+
+
+_CONTROL = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def clean_text(text: Any, *, one_line: bool = False, limit: int | None = None) -> str:
+    """Text sent by the worker, safe to print and to show the model: terminal escape sequences and control
+    characters (carriage return, backspace, ESC...) removed, so it cannot rewrite what a terminal shows (a
+    fake ``-> VALID`` line); with ``one_line`` newlines and tabs become spaces too."""
+    out = _CONTROL.sub("", str(text))
+    if one_line:
+        out = out.replace("\n", " ").replace("\t", " ")
+    return out[:limit] if limit else out
 
 
 def clean_tests(tests: Any) -> dict | None:
@@ -47,9 +61,12 @@ def clean_tests(tests: Any) -> dict | None:
     checks = []
     for c in tests["checks"][:MAX_CHECKS]:
         c = c if isinstance(c, dict) else {}
-        checks.append({"name": str(c.get("name", "?"))[:MAX_CHECK_TEXT], "passed": c.get("passed") is True,
-                       "detail": str(c.get("detail") or "")[:MAX_CHECK_TEXT]})
-    return {"passed": tests.get("passed") is True and all(c["passed"] for c in checks), "checks": checks}
+        checks.append({"name": clean_text(c.get("name", "?"), one_line=True, limit=MAX_CHECK_TEXT),
+                       "passed": c.get("passed") is True,
+                       "detail": clean_text(c.get("detail") or "", one_line=True, limit=MAX_CHECK_TEXT)})
+    # a run_tests() that ran no check tested nothing: it does not pass
+    return {"passed": tests.get("passed") is True and bool(checks) and all(c["passed"] for c in checks),
+            "checks": checks}
 
 
 def run_and_judge(worker: Worker, judge: Judge, *, source: str, build_path: str | Path, cwd: str | Path,
@@ -85,19 +102,24 @@ def run_and_judge(worker: Worker, judge: Judge, *, source: str, build_path: str 
     res = worker.call("validate", source=source, build_path=str(build_path), cwd=str(cwd),
                       read_files=list(read_files), time_limit=time_limit)
     got = dict(res.data)
-    data: dict[str, Any] = {"output": str(got.get("output") or "")}
+    data: dict[str, Any] = {"output": clean_text(got.get("output") or "")}
     err = got.get("error")
     if isinstance(err, dict):
         data["error"] = {k: err.get(k) for k in ("type", "line", "hint", "text", "stage", "code", "message")}
-        data["error"]["text"] = str(data["error"].get("text") or "")
+        for k in ("type", "hint", "text", "stage", "code", "message"):
+            if data["error"][k] is not None:
+                data["error"][k] = clean_text(data["error"][k])
+        data["error"]["text"] = data["error"]["text"] or ""
+        if not isinstance(data["error"]["line"], int) or isinstance(data["error"]["line"], bool):
+            data["error"]["line"] = None
     elif err is not None:
-        data["error"] = {"type": "Error", "line": None, "hint": "", "text": str(err)}
+        data["error"] = {"type": "Error", "line": None, "hint": "", "text": clean_text(err)}
     data["tests"] = clean_tests(got.get("tests")) if "tests" in got else None
     ldraw = got.get("ldraw")
     if not isinstance(ldraw, str):
         ldraw = None
     if ldraw is not None:
-        data["fixed"] = judge.judge(ldraw)
+        data["fixed"] = judge.judge(ldraw, source=Path(build_path).name)
         data["report"] = data["fixed"].pop("report", None)
     data["limit"] = res.limit
     data["valid"] = bool(data.get("fixed") and data["fixed"].get("passed"))
@@ -363,6 +385,10 @@ class ToolBox:
             return fn(**args)
         except TypeError as exc:
             return ToolOutcome(f"Error: bad arguments for {name}: {exc}", False)
+        except Exception as exc:  # noqa: BLE001 - a tool call never takes the harness down
+            logger.exception("tool %s failed", name)
+            return ToolOutcome(f"Error: {name} failed in the harness ({type(exc).__name__}: {exc}); "
+                               "try other arguments", False)
 
     # -- tools -------------------------------------------------------------------------------------------
     def tool_read_build(self) -> ToolOutcome:
@@ -462,10 +488,17 @@ class ToolBox:
         The worker sends the PNG's bytes; they are checked (PNG signature, at most :data:`MAX_RENDER_BYTES`)
         and written here, into ``renders/`` of the run folder, which the worker cannot write.
         """
+        from bricklayer.render.camera import VIEWS
+
+        if not isinstance(view, str) or view not in (*VIEWS, "sheet"):
+            return ToolOutcome(f"Error: unknown view {str(view)[:40]!r}; use one of {', '.join(VIEWS)} or sheet.",
+                               False)
         self.renders += 1
         out = self.run_dir / "renders" / f"render_{self.renders:03d}_{view}.png"
         res = self.worker.call("render", **self._worker_args(), view=view, highlight_problems=highlight_problems)
-        text = str(res.data.get("text") or (res.data.get("error") or {}).get("text", "render failed"))
+        err = res.data.get("error")
+        text = clean_text(res.data.get("text") or (err.get("text") if isinstance(err, dict) else None)
+                          or "render failed")
         png = res.data.get("png_base64") if res.ok and res.data.get("passed") else None
         image = None
         if isinstance(png, str) and len(png) <= MAX_RENDER_BYTES * 4 // 3 + 4:
@@ -485,10 +518,11 @@ class ToolBox:
     def tool_explore(self, code: str) -> ToolOutcome:
         """explore: run a snippet with bricklayer and ``build`` in scope; its printed output."""
         res = self.worker.call("explore", **self._worker_args(), code=code)
-        if not res.ok or res.data.get("error"):
-            return ToolOutcome(res.data["error"]["text"], False)
-        out = res.data.get("output") or "(no output; print something or end with an expression)"
-        return ToolOutcome(out.rstrip(), bool(res.data.get("passed")))
+        err = res.data.get("error")
+        if not res.ok or err:
+            return ToolOutcome(clean_text(err.get("text") if isinstance(err, dict) else err), False)
+        out = clean_text(res.data.get("output") or "") or "(no output; print something or end with an expression)"
+        return ToolOutcome(out.rstrip(), res.data.get("passed") is True)
 
     def tool_finalize(self, summary: str = "") -> ToolOutcome:
         """finalize: accepted only when the last validate passed and build.py is unchanged since."""

@@ -29,6 +29,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .sandbox import MAX_FILE_BYTES, MAX_WORK_BYTES
+
 logger = logging.getLogger(__name__)
 
 #: Seconds a single request (one validate, explore or render) may take.
@@ -171,6 +173,7 @@ class Worker:
         worker_env = {"BRICKWRIGHT_WORKER_MEMORY": str(self.memory_limit),
                       "BRICKWRIGHT_WORKER_OUTPUT": str(self.output_limit),
                       "BRICKWRIGHT_WORKER_TASKS": str(self.max_tasks),
+                      "BRICKWRIGHT_WORKER_FSIZE": str(MAX_FILE_BYTES),
                       # one BLAS thread: the machine is shared and RLIMIT_AS counts every thread's arena
                       "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
                       "LP_NUM_THREADS": "2", "PYTHONUNBUFFERED": "1",
@@ -383,6 +386,8 @@ class Worker:
                 "text": "The build worker sent a reply that is not the answer to this request, so the worker "
                         "was restarted. Do not write to raw file descriptors; use print()."}}, dt, "crash")
         data.pop("nonce", None)
+        if self.sandbox and self._folders is not None:
+            self._cap_work_folder(data)
         output = data.get("output") or ""
         if data.pop("time_limit", False):
             res = self._time_limit_result(limit, dt)
@@ -400,6 +405,28 @@ class Worker:
         if data.pop("memory_limit", False):
             return WorkerResult(True, data, dt, "memory")
         return WorkerResult(True, data, dt, None)
+
+    def _cap_work_folder(self, data: dict) -> None:
+        """Empty the sandbox's work folder when the call left more than :data:`MAX_WORK_BYTES` in it (it is on
+        the user's disk); the reply's ``output`` says so."""
+        work = Path(self._folders[0])
+        total = 0
+        for root, dirs, files in os.walk(work, followlinks=False):
+            for name in files:
+                try:
+                    total += os.lstat(os.path.join(root, name)).st_size
+                except OSError:
+                    pass
+        if total <= MAX_WORK_BYTES:
+            return
+        for entry in list(work.iterdir()):
+            if entry.is_dir() and not entry.is_symlink():
+                shutil.rmtree(entry, ignore_errors=True)
+            else:
+                entry.unlink(missing_ok=True)
+        note = (f"[the work folder held {total / 1024**2:.0f} MB after this call, over the "
+                f"{MAX_WORK_BYTES / 1024**2:.0f} MB allowed; it was emptied]")
+        data["output"] = ((data.get("output") or "") + "\n" + note).strip()
 
     @staticmethod
     def _time_limit_result(limit: float, dt: float) -> WorkerResult:

@@ -436,3 +436,65 @@ def test_a_huge_reply_is_refused_not_held(box):
     out = box.run("validate", {})
     assert out.ok is False and "over 128 MB" in out.text
     assert box.worker.call("ping").ok
+
+
+# ------------------------------------------------------------------------------------------- found by review
+def test_dev_shm_and_dev_cannot_hold_unbounded_memory(box):
+    out = explore(box, "import os\nfor p in ('/dev/big', '/dev/shm/big', '/big'):\n    try:\n"
+                       "        with open(p, 'wb') as f:\n            f.write(b'x' * (64 * 1024**2))\n"
+                       "        print('WROTE', p)\n    except OSError as e:\n        print('REFUSED', p, e.errno)")
+    assert "WROTE" not in out and out.count("REFUSED") == 3
+
+
+def test_pid_1_cannot_be_traced_and_its_pipes_cannot_be_opened(box):
+    code = ("import ctypes, os\nlibc = ctypes.CDLL(None, use_errno=True)\n"
+            "r = libc.ptrace(16, 1, 0, 0)\nprint('PTRACE', r, ctypes.get_errno())\n"
+            "for fd in (0, 1, 3, 4):\n    try:\n        os.open(f'/proc/1/fd/{fd}', os.O_WRONLY)\n"
+            "        print('OPENED', fd)\n    except OSError as e:\n        print('DENIED', fd)\n"
+            "print('PID', os.getpid(), os.getppid())")
+    out = explore(box, code)
+    assert "PTRACE -1" in out and "OPENED" not in out
+
+
+def test_a_bad_render_view_is_an_error_not_a_crash(box):
+    box._write(FLOATING)
+    for view in ("/x/y", "iso\x00", "../../etc", 5):
+        out = box.run("render", {"view": view}) if not isinstance(view, int) else box.run("render", {"view": "5"})
+        assert out.ok is False and "unknown view" in out.text
+    assert not (box.run_dir / "renders").exists() or not any((box.run_dir / "renders").rglob("*"))
+
+
+def test_check_names_cannot_rewrite_the_terminal(box):
+    spoof = "\r\x1b[2K" + "\x1b[1A\x1b[2K" * 6 + "build.py: 2 parts -> VALID\nrun_tests: ok"
+    box._write(f'''
+from bricklayer import *
+from brickwright.testing import TestContext
+def create_build():
+    b = LegoBuild()
+    b.add(Element("3001", Color.RED), (0, 0, 0))
+    b.add(Element("3001", Color.RED), (0, 0, 0))
+    return b
+def run_tests():
+    ctx = TestContext(create_build())
+    ctx.check({spoof!r}, False, {spoof!r})
+    return ctx.report()
+''')
+    out = box.run("validate", {})
+    assert "\x1b" not in out.text and "\r" not in out.text
+    assert not any(line.strip().endswith("-> VALID") for line in out.text.splitlines())
+
+
+def test_run_tests_with_no_checks_does_not_pass(box):
+    box._write(FLOATING.replace('    ctx.check("always", True)\n', "").replace("(0, 0, 10)", "(0, 0, 3)"))
+    data, text = box.validate()
+    assert data["valid"] is True and data["passed"] is False and "ran no checks" in text
+
+
+def test_a_huge_work_folder_is_emptied_after_the_call(box):
+    out = explore(box, "for i in range(6):\n    with open(f'f{i}', 'wb') as f:\n"
+                       "        f.write(b'x' * (200 * 1024**2))\nprint('DONE')")
+    assert "DONE" in out and "it was emptied" in out
+    assert not any((box.run_dir / "work").iterdir())
+    out = explore(box, "try:\n    open('big', 'wb').write(b'x' * (300 * 1024**2))\nexcept OSError as e:\n"
+                       "    print('EFBIG', e.errno)")
+    assert "EFBIG 27" in out  # RLIMIT_FSIZE: one file of at most 256 MB
