@@ -40,7 +40,7 @@ def test_export_glb_then_refuses_to_overwrite_without_force(model, tmp_path):
     # two 3001 stacked: x -40..40, LDraw y -28..24, z -20..20 LDU -> glTF metres (x, -y, -z) * 0.0004
     assert np.allclose(trimesh.load(out).bounds, [[-0.016, -0.0096, -0.008], [0.016, 0.0112, 0.008]], atol=1e-7)
     r = run("export", model, out)
-    assert r.exit_code == 1 and "--force" in r.output
+    assert r.exit_code == 2 and "--force" in r.output
     assert run("export", model, out, "--force").exit_code == 0
 
 
