@@ -46,7 +46,8 @@ connector per point; other shapes become ``ldcad_<shape>_<in|on>`` types that ma
 like). Merge, per part: BrickNet's connectors first (same indices as without LDCad), then each
 LDCad connector unless BrickNet has one of the same class (stud / anti-stud or tube / post /
 axle or pin / bar / clip / pin or axle hole, else the type) within ``_MERGE_POS`` (2 LDU) with
-axes within ``_MERGE_COS`` (0.9), for sliding ones on the same line with overlapping extents.
+axes within ``_MERGE_COS`` (0.9) (``_MERGE_POS_JOINT``, 4 LDU, for hinge, fixed and ball labels),
+for sliding ones on the same line with overlapping extents.
 BrickNet covers 13,057 of the 19,370 library parts, LDCad 14,497, both 15,321
 (``benchmarks/connector_coverage.py``). The merged table is kept under
 ``cache_dir()/connectors``, keyed on both libraries' fingerprints.
@@ -116,7 +117,9 @@ class JointKind(Enum):
 
     ``FIXED``: no relative motion. ``REVOLUTE``: rotation about the shared axis.
     ``PRISMATIC``: sliding along it. ``CYLINDRICAL``: rotation about and sliding
-    along it. ``BALL``: free rotation about the shared centre.
+    along it. ``BALL``: free rotation about the shared centre. ``GEAR``: two
+    meshing gears, whose rotations are tied by their tooth ratio
+    (:mod:`bricklayer.validate.gears`; no connector pair makes it).
 
     :attr:`code` is the integer used in the arrays of :func:`mate_matrix`.
     """
@@ -126,10 +129,11 @@ class JointKind(Enum):
     PRISMATIC = "prismatic"
     CYLINDRICAL = "cylindrical"
     BALL = "ball"
+    GEAR = "gear"
 
     @property
     def code(self) -> int:
-        """Integer code of this kind (0 FIXED ... 4 BALL), as in :func:`mate_matrix`."""
+        """Integer code of this kind (0 FIXED ... 4 BALL, 5 GEAR), as in :func:`mate_matrix`."""
         return _JOINT_CODES[self]
 
     def __str__(self) -> str:
@@ -994,6 +998,9 @@ _MERGE_CLASS = {"stud": "stud", "open_stud": "stud", "antistud": "antistud", "tu
 #: Same place (LDU): origins this close (point connectors), or axis lines this close with overlapping
 #: extents (sliding ones); axes within about 25 degrees (cosine 0.9, BrickNet's axle axis threshold).
 _MERGE_POS = 2.0
+#: The same for hinge, fixed and ball labels, whose origins BrickNet places up to 3 LDU off the
+#: drawn centre (towball socket of 3183c: BrickNet z = -18, LDCad's sphere centre z = -21).
+_MERGE_POS_JOINT = 4.0
 _MERGE_COS = 0.9
 
 
@@ -1022,7 +1029,8 @@ def _merge_ldcad(frames, types, lengths, lab: _Labels, a: int, b: int):
                 perp = np.linalg.norm(d - np.outer(d @ ax, ax), axis=1)
                 hit = (perp <= _MERGE_POS) & (along <= np.maximum(ll[i], lengths[same]) + _MERGE_POS)
             else:
-                hit = np.linalg.norm(d, axis=1) <= _MERGE_POS
+                near = _MERGE_POS_JOINT if table[t][1] in ("hinge", "fixed", "ball") else _MERGE_POS
+                hit = np.linalg.norm(d, axis=1) <= near
             if np.any(hit & (cos >= _MERGE_COS)):
                 keep[i] = False
         lf, lt, ll = lf[keep], lt[keep], ll[keep]

@@ -760,6 +760,7 @@ class CollisionEngine:
             return self._reported
         cand = self.pairs[self.hit]
         cand = cand[~self.same_flexible(cand)]
+        cand = cand[~_meshing(self._build, cand)]
         if not len(cand):
             self._reported = cand
             return cand
@@ -1064,6 +1065,17 @@ def _connector_allowance(c1: int, c2: int, names) -> tuple:
         pair = "/".join(sorted((names[c1], names[c2])))
         return value, SEAT["nominal"].get(pair, (0.0, 0.0, SEAT["tol"])), slide
     return value, None, slide
+
+
+def _meshing(build, pairs: np.ndarray) -> np.ndarray:
+    """(m,) bool: which colliding pairs are meshing gears (:mod:`.gears`), not collisions."""
+    from .gears import mesh_pairs
+
+    out = np.zeros(len(pairs), dtype=bool)
+    meshes = {(m.a, m.b) for m in mesh_pairs(build, pairs)}
+    if meshes:
+        out[:] = [(int(i), int(j)) in meshes for i, j in pairs]
+    return out
 
 
 def collision_engine(build) -> CollisionEngine:
