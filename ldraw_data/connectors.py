@@ -783,11 +783,19 @@ def _mate_matrix() -> np.ndarray:
     table = _labels().type_table
     n = len(table)
     out = np.full((n, n), -1, dtype=np.int8)
-    for i, (_, ka, sa, pa) in enumerate(table):
-        for j, (_, kb, sb, pb) in enumerate(table):
-            j_kind = _pair_joint((ka, sa, pa), (kb, sb, pb))
-            if j_kind is not None:
-                out[i, j] = j_kind.code
+    # only types of one family can mate (_pair_joint): stud with hole kinds, axle with axle, and a
+    # polarized kind with the same kind and subtype; pairing within those groups keeps this linear
+    # in the ~500 types instead of testing all pairs
+    groups: dict = {}
+    for i, (_, k, s, _p) in enumerate(table):
+        key = ("stud",) if k in ("stud", "hole") else ("axle",) if k == "axle" else (k, s)
+        groups.setdefault(key, []).append(i)
+    for idx in groups.values():
+        for i in idx:
+            for j in idx:
+                j_kind = _pair_joint(table[i][1:], table[j][1:])
+                if j_kind is not None:
+                    out[i, j] = j_kind.code
     return _readonly(out)
 
 
