@@ -612,26 +612,28 @@ def _labels() -> _Labels:
     ld = _ldcad_rows()
     if ld is None:
         return bn
-    stems, starts, frames, labels, lengths = ld
+    stems, starts, frames, (label_table, label_idx), lengths = ld
     table = list(bn.type_table)
     code = {(k, s, p): i for i, (_, k, s, p) in enumerate(table)}
-    for lab in sorted({tuple(x) for x in labels}, key=_type_sort_key):
+    for lab in sorted(set(label_table), key=_type_sort_key):
         if lab not in code:
             code[lab] = len(table)
             table.append((_label_name(*lab), *lab))
-    lab_codes = np.array([code[tuple(x)] for x in labels], dtype=np.int16)
+    remap = np.array([code[lab] for lab in label_table], dtype=np.int16)
+    lab_codes = remap[label_idx] if len(label_idx) else np.zeros(0, np.int16)
     ranges = {s: (int(a), int(b)) for s, a, b in zip(stems, starts[:-1], starts[1:])}
     return _Labels(bn.stems, bn.params, bn.types, tuple(table), bn.aliases, ranges,
                    _readonly(frames), _readonly(lab_codes), _readonly(lengths))
 
 
 #: Bump when the LDCad mapping (:mod:`ldraw_data.ldcad`) or its cache layout changes.
-_LDCAD_VERSION = 1
+_LDCAD_VERSION = 2
 
 
 def _ldcad_rows():
-    """LDCad rows of every library part: ``(stems, starts (P+1,), frames (M,3,4) float32, labels
-    (M,) list of (kind, sub, pol), half-lengths (M,) float32)``, or None without a shadow library.
+    """LDCad rows of every library part: ``(stems, starts (P+1,), frames (M,3,4) float32, (label
+    table: list of (kind, sub, pol), label index (M,) int16), half-lengths (M,) float32)``, or None
+    without a shadow library.
 
     Built once from the library and the shadow library (about 10 s: every part file's references
     are read) and kept under ``cache_dir()/connectors``, keyed on both libraries' fingerprints."""
@@ -651,8 +653,8 @@ def _ldcad_rows():
     if path.is_file():
         try:
             with np.load(path, allow_pickle=False) as z:
-                labels = [(k, s, None if p == "" else p) for k, s, p in z["labels"].tolist()]
-                return z["stems"].tolist(), z["starts"], z["frames"], labels, z["lengths"]
+                table = [(k, s, None if p == "" else p) for k, s, p in json.loads(str(z["label_table"]))]
+                return z["stems"].tolist(), z["starts"], z["frames"], (table, z["label_idx"]), z["lengths"]
         except Exception as exc:  # noqa: BLE001 - a corrupt cache is rebuilt
             log.warning("ignoring unreadable connector cache %s (%s); rebuilding it", path, exc)
     log.info("reading the LDCad shadow library's snap information (about 10 s, once)")
@@ -666,11 +668,15 @@ def _ldcad_rows():
             frames.append(fr[:3])
             lengths.append(ln)
         starts.append(len(labels))
-    out = (stems, np.asarray(starts, np.int64), np.asarray(frames, np.float32).reshape(-1, 3, 4), labels,
-           np.asarray(lengths, np.float32))
+    label_table = sorted(set(labels), key=_type_sort_key)
+    index = {lab: i for i, lab in enumerate(label_table)}
+    label_idx = np.array([index[lab] for lab in labels], dtype=np.int16)
+    out = (stems, np.asarray(starts, np.int64), np.asarray(frames, np.float32).reshape(-1, 3, 4),
+           (label_table, label_idx), np.asarray(lengths, np.float32))
     try:
         _atomic_save_npz(path, dict(stems=np.asarray(stems), starts=out[1], frames=out[2], lengths=out[4],
-                                    labels=np.asarray([[k, s, p or ""] for k, s, p in labels])))
+                                    label_idx=label_idx,
+                                    label_table=np.asarray(json.dumps([[k, s, p or ""] for k, s, p in label_table]))))
     except OSError as exc:
         log.warning("could not write the connector cache %s (%s); continuing without it", path, exc)
     return out
