@@ -627,7 +627,7 @@ def _labels() -> _Labels:
 
 
 #: Bump when the LDCad mapping (:mod:`ldraw_data.ldcad`) or its cache layout changes.
-_LDCAD_VERSION = 2
+_LDCAD_VERSION = 3
 
 
 def _ldcad_rows():
@@ -650,11 +650,13 @@ def _ldcad_rows():
 
     key = hashlib.sha1(f"{_LDCAD_VERSION}|{lib.fingerprint}|{shadow_fingerprint(root)}".encode()).hexdigest()[:16]
     path = cache_dir() / "connectors" / f"ldcad-v{_LDCAD_VERSION}-{key}.npz"
-    if path.is_file():
+    fpath = path.with_name(path.stem + "-frames.npy")  # memory-mapped: only the parts used are read
+    if path.is_file() and fpath.is_file():
         try:
             with np.load(path, allow_pickle=False) as z:
                 table = [(k, s, None if p == "" else p) for k, s, p in json.loads(str(z["label_table"]))]
-                return z["stems"].tolist(), z["starts"], z["frames"], (table, z["label_idx"]), z["lengths"]
+                frames = np.load(fpath, mmap_mode="r", allow_pickle=False)
+                return z["stems"].tolist(), z["starts"], frames, (table, z["label_idx"]), z["lengths"]
         except Exception as exc:  # noqa: BLE001 - a corrupt cache is rebuilt
             log.warning("ignoring unreadable connector cache %s (%s); rebuilding it", path, exc)
     log.info("reading the LDCad shadow library's snap information (about 10 s, once)")
@@ -674,8 +676,11 @@ def _ldcad_rows():
     out = (stems, np.asarray(starts, np.int64), np.asarray(frames, np.float32).reshape(-1, 3, 4),
            (label_table, label_idx), np.asarray(lengths, np.float32))
     try:
-        _atomic_save_npz(path, dict(stems=np.asarray(stems), starts=out[1], frames=out[2], lengths=out[4],
-                                    label_idx=label_idx,
+        from .fileio import atomic_writer
+
+        with atomic_writer(fpath, "wb") as fh:
+            np.save(fh, out[2])
+        _atomic_save_npz(path, dict(stems=np.asarray(stems), starts=out[1], lengths=out[4], label_idx=label_idx,
                                     label_table=np.asarray(json.dumps([[k, s, p or ""] for k, s, p in label_table]))))
     except OSError as exc:
         log.warning("could not write the connector cache %s (%s); continuing without it", path, exc)
