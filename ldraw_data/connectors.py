@@ -48,7 +48,7 @@ LDCad connector unless BrickNet has one of the same class (stud / anti-stud or t
 axle or pin / bar / clip / pin or axle hole, else the type) within ``_MERGE_POS`` (2 LDU) with
 axes within ``_MERGE_COS`` (0.9) (``_MERGE_POS_JOINT``, 4 LDU, for hinge, fixed and ball labels),
 for sliding ones on the same line with overlapping extents.
-BrickNet covers 13,057 of the 19,370 library parts, LDCad 14,497, both 15,321
+BrickNet covers 13,057 of the 19,370 library parts, LDCad 14,498, both 15,321
 (``benchmarks/connector_coverage.py``). The merged table is kept under
 ``cache_dir()/connectors``, keyed on both libraries' fingerprints.
 """
