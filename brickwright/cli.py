@@ -119,7 +119,7 @@ def _main(verbose: bool = typer.Option(False, "--verbose", "-v", help="Log what 
 @library_app.command("install")
 @friendly
 def library_install(source: str = typer.Argument(..., help="Path or URL of complete.zip (or an unpacked LDraw folder)."),
-                    shadow: bool = typer.Option(False, "--shadow", help="Install the LDCad shadow library instead."),
+                    shadow: bool = typer.Option(False, "--shadow", help="Install the LDCad shadow library instead (installing complete.zip also installs an ldcad-shadow.zip found beside it)."),
                     dest: Optional[Path] = typer.Option(None, help="Install here instead of the per-user data folder.")):
     """Install the LDraw parts library (or the LDCad shadow library) for this user."""
     from ldraw_data.library import install_library
@@ -128,10 +128,25 @@ def library_install(source: str = typer.Argument(..., help="Path or URL of compl
     root = install_library(source, shadow=shadow, dest=dest)
     typer.echo(f"installed at {root}")
     if not shadow:
-        from ldraw_data.library import LDrawLibrary
+        from ldraw_data.library import LDrawLibrary, shadow_zip_beside
 
         lib = LDrawLibrary(root)
         typer.echo(f"{len(lib.part_files())} parts")
+        beside = shadow_zip_beside(source) if dest is None else None
+        if beside is not None:
+            typer.echo(f"installing LDCad shadow library from {beside} (found beside it) ...")
+            typer.echo(f"installed at {install_library(beside, shadow=True)}")
+    if dest is None:
+        from ldraw_data.connectors import catalog_connector_coverage
+        from ldraw_data.library import find_shadow_library
+
+        if find_shadow_library() is not None:
+            typer.echo("reading the connectors of every part (BrickNet labels and LDCad snap information; once) ...")
+            try:
+                covered, total = catalog_connector_coverage()
+                typer.echo(f"{covered} of {total} parts have connectors")
+            except Exception as exc:  # noqa: BLE001 - a library not installed yet: read on first use instead
+                typer.echo(f"connectors will be read on first use ({exc})")
 
 
 @library_app.command("info")
@@ -149,7 +164,8 @@ def library_info():
     typer.echo(f"library:     {lib.root}")
     typer.echo(f"parts:       {len(cat)} in parts/")
     typer.echo(f"colours:     {len(get_color_table(lib))} (LDConfig.ldr)")
-    typer.echo(f"connectors:  {covered} of {total} parts have BrickNet connector labels ({100 * covered / max(total, 1):.1f}%)")
+    typer.echo(f"connectors:  {covered} of {total} parts have connectors, BrickNet labels and LDCad snap "
+               f"information ({100 * covered / max(total, 1):.1f}%)")
     sh = find_shadow_library()
     typer.echo(f"LDCad shadow library: {sh if sh else 'not installed (optional)'}")
 

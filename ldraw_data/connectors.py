@@ -1,4 +1,4 @@
-"""Typed connectors of LDraw parts, from BrickNet's connector labels.
+"""Typed connectors of LDraw parts, from BrickNet's connector labels and the LDCad shadow library.
 
 Source data: the data files shipped by the ``bricknet`` package
 (``bricknet/_data/v1``), located with :func:`importlib.util.find_spec` (which
@@ -34,6 +34,23 @@ Mating rules (BrickNet ``core._STUD_MATES``, ``core._AXLE_MATES`` and
 subtype with opposite polarity ``in``/``on``. Positions must agree within
 ``_POS_THR`` = 3 LDU (axles: along a line with overlap). The joint each pair
 makes is this module's reading of those families (see :func:`mate_kind`).
+
+Second source: the LDCad shadow library (:mod:`ldraw_data.ldcad`, when installed:
+``brickwright library install`` installs it with ``complete.zip`` when ``ldcad-shadow.zip``
+lies beside it, or ``--shadow``). Its snap metas, inherited through each part's LDraw
+references, are mapped onto the same connector types (the table in :mod:`ldraw_data.ldcad`:
+LDCad gender M is the male side, a stud-radius cylinder is a stud or anti-stud unless it
+slides or is open at both ends, then a pin or pin hole; a bar-radius one a bar, post or clip;
+axle-shaped sections axles and axle holes; ``caps`` picks the open end; ``grid`` gives one
+connector per point; other shapes become ``ldcad_<shape>_<in|on>`` types that mate like with
+like). Merge, per part: BrickNet's connectors first (same indices as without LDCad), then each
+LDCad connector unless BrickNet has one of the same class (stud / anti-stud or tube / post /
+axle or pin / bar / clip / pin or axle hole, else the type) within ``_MERGE_POS`` (2 LDU) with
+axes within ``_MERGE_COS`` (0.9) (``_MERGE_POS_JOINT``, 4 LDU, for hinge, fixed and ball labels),
+for sliding ones on the same line with overlapping extents.
+BrickNet covers 13,057 of the 19,370 library parts, LDCad 14,498, both 15,321
+(``benchmarks/connector_coverage.py``). The merged table is kept under
+``cache_dir()/connectors``, keyed on both libraries' fingerprints.
 """
 
 from __future__ import annotations
@@ -57,6 +74,7 @@ __all__ = [
     "has_connectors",
     "connector_coverage",
     "catalog_connector_coverage",
+    "SOURCES",
     # bulk
     "world_connector_frames",
 ]
@@ -99,7 +117,9 @@ class JointKind(Enum):
 
     ``FIXED``: no relative motion. ``REVOLUTE``: rotation about the shared axis.
     ``PRISMATIC``: sliding along it. ``CYLINDRICAL``: rotation about and sliding
-    along it. ``BALL``: free rotation about the shared centre.
+    along it. ``BALL``: free rotation about the shared centre. ``GEAR``: two
+    meshing gears, whose rotations are tied by their tooth ratio
+    (:mod:`bricklayer.validate.gears`; no connector pair makes it).
 
     :attr:`code` is the integer used in the arrays of :func:`mate_matrix`.
     """
@@ -109,10 +129,11 @@ class JointKind(Enum):
     PRISMATIC = "prismatic"
     CYLINDRICAL = "cylindrical"
     BALL = "ball"
+    GEAR = "gear"
 
     @property
     def code(self) -> int:
-        """Integer code of this kind (0 FIXED ... 4 BALL), as in :func:`mate_matrix`."""
+        """Integer code of this kind (0 FIXED ... 4 BALL, 5 GEAR), as in :func:`mate_matrix`."""
         return _JOINT_CODES[self]
 
     def __str__(self) -> str:
@@ -184,6 +205,8 @@ _NAME_TO_LABEL: dict[str, tuple[str, str, str | None]] = {
     **{v: k for k, v in _POLAR_NAMES.items()},
 }
 _MECHANICAL = re.compile(r"^(hinge|fixed|ball)_(\d+)_(in|on)$")
+#: Generic LDCad hot spots (module :mod:`ldraw_data.ldcad`): ``ldcad_<shape>_<in|on>``, M = in, F = on.
+_LDCAD_NAME = re.compile(r"^ldcad_(.+)_(in|on)$")
 
 #: Stud family mates (BrickNet ``core._STUD_MATES``, sorted subtype pairs, kind stud x kind hole).
 _STUD_MATES = frozenset({("hole", "open"), ("hole", "stud"), ("open", "post"), ("open", "tube"), ("stud", "tube")})
@@ -208,7 +231,7 @@ _AXLE_SUB_JOINT = {
 #: Query groups: a query name also matches these types (docs/bricklayer-api.md).
 _QUERY_GROUPS = {"stud": ("stud", "open_stud"), "antistud": ("antistud", "tube")}
 
-_KIND_ORDER = ("stud", "hole", "axle", "hinge", "fixed", "ball")
+_KIND_ORDER = ("stud", "hole", "axle", "hinge", "fixed", "ball", "ldcad")
 
 
 def _label_name(kind: str, sub: str, pol: str | None) -> str:
@@ -216,6 +239,8 @@ def _label_name(kind: str, sub: str, pol: str | None) -> str:
     if pol is None:
         name = _FAMILY_NAMES.get((kind, sub))
         return name if name is not None else f"{kind}_{sub}"
+    if kind == "ldcad":
+        return f"ldcad_{sub}_{pol}"
     return _POLAR_NAMES.get((kind, sub, pol)) or f"{kind}_{sub}_{pol}"
 
 
@@ -229,6 +254,9 @@ def _parse_type(name: str) -> tuple[str, str, str | None]:
     m = _MECHANICAL.match(name)
     if m is not None and (m.group(1), m.group(2), m.group(3)) not in _POLAR_NAMES:
         return m.group(1), m.group(2), m.group(3)
+    m = _LDCAD_NAME.match(name)
+    if m is not None:
+        return "ldcad", m.group(1), m.group(2)
     known = sorted(_NAME_TO_LABEL)
     close = difflib.get_close_matches(name, known, n=3, cutoff=0.6)
     hint = f" Did you mean {', '.join(repr(c) for c in close)}?" if close else ""
@@ -246,7 +274,22 @@ def _pair_joint(a: tuple[str, str, str | None], b: tuple[str, str, str | None]) 
         return _AXLE_JOINTS.get(tuple(sorted((sa, sb))))
     if ka == kb and ka in _POLAR_JOINTS:
         return _POLAR_JOINTS[ka] if sa == sb and {pa, pb} == {"in", "on"} else None
+    if ka == kb == "ldcad":
+        return _ldcad_joint(sa) if sa == sb and {pa, pb} == {"in", "on"} else None
     return None
+
+
+def _ldcad_joint(sub: str) -> JointKind:
+    """Joint of two like generic LDCad hot spots (module :mod:`ldraw_data.ldcad`): cylinders and
+    fingers turn (REVOLUTE), clips turn and slide (CYLINDRICAL), spheres are BALL joints, other
+    generic shapes (boxes, points) FIXED."""
+    if sub.startswith(("cyl-", "fgr-")):
+        return JointKind.REVOLUTE
+    if sub.startswith("clp-"):
+        return JointKind.CYLINDRICAL
+    if sub.startswith("gen-sph"):
+        return JointKind.BALL
+    return JointKind.FIXED
 
 
 def mate_kind(type_a: str, type_b: str) -> JointKind | None:
@@ -438,6 +481,8 @@ class ConnectorDef:
             return JointKind.REVOLUTE
         if self.kind == "axle":
             return _AXLE_SUB_JOINT.get(self.subtype)
+        if self.kind == "ldcad":
+            return _ldcad_joint(self.subtype)
         return _POLAR_JOINTS.get(self.kind)
 
     @property
@@ -475,6 +520,11 @@ class _Labels:
     types: np.ndarray  # (N,) int16 index into type_table
     type_table: tuple[tuple[str, str, str, str | None], ...]  # (name, kind, sub, pol) by code
     aliases: dict[str, tuple[str, np.ndarray]]  # src stem -> (dst stem, (4,4) T)
+    # LDCad shadow library rows (module notes, "Second source"): stem -> (start, stop) into the arrays
+    ld_stems: dict = field(default_factory=dict)
+    ld_frames: np.ndarray = field(default_factory=lambda: np.zeros((0, 3, 4), np.float32))  # (M,3,4) LDU
+    ld_types: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int16))  # (M,) into type_table
+    ld_lengths: np.ndarray = field(default_factory=lambda: np.zeros(0, np.float32))  # (M,) half-length LDU
 
 
 _lock = threading.RLock()
@@ -557,7 +607,89 @@ def _atomic_save_npz(path, arrays: dict) -> None:
 
 @lru_cache(maxsize=1)
 def _labels() -> _Labels:
-    """Load (once per process) the flattened labels, from the disk cache when it is current."""
+    """BrickNet's labels merged with the LDCad shadow library's (when installed), once per process."""
+    bn = _bricknet_labels()
+    ld = _ldcad_rows()
+    if ld is None:
+        return bn
+    stems, starts, frames, (label_table, label_idx), lengths = ld
+    table = list(bn.type_table)
+    code = {(k, s, p): i for i, (_, k, s, p) in enumerate(table)}
+    for lab in sorted(set(label_table), key=_type_sort_key):
+        if lab not in code:
+            code[lab] = len(table)
+            table.append((_label_name(*lab), *lab))
+    remap = np.array([code[lab] for lab in label_table], dtype=np.int16)
+    lab_codes = remap[label_idx] if len(label_idx) else np.zeros(0, np.int16)
+    ranges = {s: (int(a), int(b)) for s, a, b in zip(stems, starts[:-1], starts[1:])}
+    return _Labels(bn.stems, bn.params, bn.types, tuple(table), bn.aliases, ranges,
+                   _readonly(frames), _readonly(lab_codes), _readonly(lengths))
+
+
+#: Bump when the LDCad mapping (:mod:`ldraw_data.ldcad`) or its cache layout changes.
+_LDCAD_VERSION = 3
+
+
+def _ldcad_rows():
+    """LDCad rows of every library part: ``(stems, starts (P+1,), frames (M,3,4) float32, (label
+    table: list of (kind, sub, pol), label index (M,) int16), half-lengths (M,) float32)``, or None
+    without a shadow library.
+
+    Built once from the library and the shadow library (about 10 s: every part file's references
+    are read) and kept under ``cache_dir()/connectors``, keyed on both libraries' fingerprints."""
+    from .library import find_shadow_library, get_library
+
+    root = find_shadow_library()
+    if root is None:
+        return None
+    try:
+        lib = get_library()
+    except Exception:  # noqa: BLE001 - no parts library: BrickNet labels only
+        return None
+    from .ldcad import build_ldcad_table, shadow_fingerprint
+
+    key = hashlib.sha1(f"{_LDCAD_VERSION}|{lib.fingerprint}|{shadow_fingerprint(root)}".encode()).hexdigest()[:16]
+    path = cache_dir() / "connectors" / f"ldcad-v{_LDCAD_VERSION}-{key}.npz"
+    fpath = path.with_name(path.stem + "-frames.npy")  # memory-mapped: only the parts used are read
+    if path.is_file() and fpath.is_file():
+        try:
+            with np.load(path, allow_pickle=False) as z:
+                table = [(k, s, None if p == "" else p) for k, s, p in json.loads(str(z["label_table"]))]
+                frames = np.load(fpath, mmap_mode="r", allow_pickle=False)
+                return z["stems"].tolist(), z["starts"], frames, (table, z["label_idx"]), z["lengths"]
+        except Exception as exc:  # noqa: BLE001 - a corrupt cache is rebuilt
+            log.warning("ignoring unreadable connector cache %s (%s); rebuilding it", path, exc)
+    log.info("reading the LDCad shadow library's snap information (about 10 s, once)")
+    table = build_ldcad_table(lib, root)
+    stems, starts, frames, labels, lengths = [], [0], [], [], []
+    for stem in sorted(table):
+        rows = table[stem]
+        stems.append(stem)
+        for lab, fr, ln in rows:
+            labels.append(lab)
+            frames.append(fr[:3])
+            lengths.append(ln)
+        starts.append(len(labels))
+    label_table = sorted(set(labels), key=_type_sort_key)
+    index = {lab: i for i, lab in enumerate(label_table)}
+    label_idx = np.array([index[lab] for lab in labels], dtype=np.int16)
+    out = (stems, np.asarray(starts, np.int64), np.asarray(frames, np.float32).reshape(-1, 3, 4),
+           (label_table, label_idx), np.asarray(lengths, np.float32))
+    try:
+        from .fileio import atomic_writer
+
+        with atomic_writer(fpath, "wb") as fh:
+            np.save(fh, out[2])
+        _atomic_save_npz(path, dict(stems=np.asarray(stems), starts=out[1], lengths=out[4], label_idx=label_idx,
+                                    label_table=np.asarray(json.dumps([[k, s, p or ""] for k, s, p in label_table]))))
+    except OSError as exc:
+        log.warning("could not write the connector cache %s (%s); continuing without it", path, exc)
+    return out
+
+
+@lru_cache(maxsize=1)
+def _bricknet_labels() -> _Labels:
+    """Load (once per process) the flattened BrickNet labels, from the disk cache when it is current."""
     raw = (_data_dir() / "labels.json.xz").read_bytes()
     key = hashlib.sha1(raw).hexdigest()[:16]
     path = cache_dir() / "connectors" / f"bricknet-labels-v{_CACHE_VERSION}-{key}.npz"
@@ -664,11 +796,19 @@ def _mate_matrix() -> np.ndarray:
     table = _labels().type_table
     n = len(table)
     out = np.full((n, n), -1, dtype=np.int8)
-    for i, (_, ka, sa, pa) in enumerate(table):
-        for j, (_, kb, sb, pb) in enumerate(table):
-            j_kind = _pair_joint((ka, sa, pa), (kb, sb, pb))
-            if j_kind is not None:
-                out[i, j] = j_kind.code
+    # only types of one family can mate (_pair_joint): stud with hole kinds, axle with axle, and a
+    # polarized kind with the same kind and subtype; pairing within those groups keeps this linear
+    # in the ~500 types instead of testing all pairs
+    groups: dict = {}
+    for i, (_, k, s, _p) in enumerate(table):
+        key = ("stud",) if k in ("stud", "hole") else ("axle",) if k == "axle" else (k, s)
+        groups.setdefault(key, []).append(i)
+    for idx in groups.values():
+        for i in idx:
+            for j in idx:
+                j_kind = _pair_joint(table[i][1:], table[j][1:])
+                if j_kind is not None:
+                    out[i, j] = j_kind.code
     return _readonly(out)
 
 
@@ -831,18 +971,28 @@ class _PartArrays:
     lengths: np.ndarray  # (k,) float
 
 
-_part_cache: dict[tuple[str, bool], _PartArrays] = {}
+_part_cache: dict[tuple, _PartArrays] = {}
+#: The connector sources, in merge order (module notes, "Second source").
+SOURCES = ("bricknet", "ldcad")
 
 
-def _part_arrays(part_id: str, library_alias_ok: bool = True) -> _PartArrays:
-    ck = (_stem(part_id), bool(library_alias_ok))
+def _check_sources(sources) -> tuple:
+    src = tuple(sources)
+    bad = [x for x in src if x not in SOURCES]
+    if bad:
+        raise ValueError(f"unknown connector source(s) {bad}; use some of {SOURCES}")
+    return src
+
+
+def _part_arrays(part_id: str, library_alias_ok: bool = True, sources: tuple = SOURCES) -> _PartArrays:
+    ck = (_stem(part_id), bool(library_alias_ok), sources)
     hit = _part_cache.get(ck)
     if hit is not None:
         return hit
     lab = _labels()
-    res = resolve_connector_part(part_id, library_alias_ok)
+    res = resolve_connector_part(part_id, library_alias_ok) if "bricknet" in sources else None
     if res is None:
-        out = _PartArrays(_readonly(np.zeros((0, 4, 4))), _readonly(np.zeros(0, np.int16)), _readonly(np.zeros(0)))
+        frames, types, lengths = np.zeros((0, 4, 4)), np.zeros(0, np.int16), np.zeros(0)
     else:
         stem, T = res
         a, b = lab.stems[stem]
@@ -852,16 +1002,68 @@ def _part_arrays(part_id: str, library_alias_ok: bool = True) -> _PartArrays:
         if not np.array_equal(T, np.eye(4)):
             frames = T @ frames
         lengths = np.where(kinds == "axle", params[:, 5], 0.0).astype(np.float64)
-        out = _PartArrays(_readonly(frames), types, _readonly(lengths))
+    ld = lab.ld_stems.get(ck[0]) if "ldcad" in sources else None
+    if ld is not None and ld[1] > ld[0]:
+        frames, types, lengths = _merge_ldcad(frames, types, lengths, lab, *ld)
+    out = _PartArrays(_readonly(frames), _readonly(np.asarray(types, np.int16)), _readonly(lengths))
     with _lock:
         _part_cache[ck] = out
     return out
 
 
-_defs_cache: dict[tuple[str, bool], tuple[ConnectorDef, ...]] = {}
+#: Connector classes for the merge of the two sources: an LDCad row is dropped when BrickNet has a
+#: connector of the same class at the same place (module notes, "Second source").
+_MERGE_CLASS = {"stud": "stud", "open_stud": "stud", "antistud": "antistud", "tube": "antistud",
+                "post": "post", "axle": "shaft", "pin": "shaft", "bar": "bar", "clip": "clip",
+                "pin_hole": "bore", "axle_hole": "bore", "axle_bore": "bore"}
+#: Same place (LDU): origins this close (point connectors), or axis lines this close with overlapping
+#: extents (sliding ones); axes within about 25 degrees (cosine 0.9, BrickNet's axle axis threshold).
+_MERGE_POS = 2.0
+#: The same for hinge, fixed and ball labels, whose origins BrickNet places up to 3 LDU off the
+#: drawn centre (towball socket of 3183c: BrickNet z = -18, LDCad's sphere centre z = -21).
+_MERGE_POS_JOINT = 4.0
+_MERGE_COS = 0.9
 
 
-def part_connectors(part_id: str, library_alias_ok: bool = True) -> tuple[ConnectorDef, ...]:
+def _merge_ldcad(frames, types, lengths, lab: _Labels, a: int, b: int):
+    """BrickNet rows followed by the LDCad rows ``a:b`` that no BrickNet row already describes."""
+    table = lab.type_table
+    lf = np.zeros((b - a, 4, 4))
+    lf[:, :3] = lab.ld_frames[a:b]
+    lf[:, 3, 3] = 1.0
+    lt = lab.ld_types[a:b].astype(np.int16)
+    ll = lab.ld_lengths[a:b].astype(np.float64)
+    if len(types):
+        cls_b = [_MERGE_CLASS.get(table[t][0], table[t][0]) for t in np.asarray(types).tolist()]
+        pb, ab = frames[:, :3, 3], -frames[:, :3, 1]
+        keep = np.ones(len(lt), dtype=bool)
+        for i, t in enumerate(lt.tolist()):
+            c = _MERGE_CLASS.get(table[t][0], table[t][0])
+            same = np.array([x == c for x in cls_b])
+            if not same.any():
+                continue
+            d = pb[same] - lf[i, :3, 3]
+            ax = -lf[i, :3, 1]
+            cos = np.abs(ab[same] @ ax)
+            if ll[i] > 0 or np.any(lengths[same] > 0):  # sliding: same line, overlapping extents
+                along = np.abs(d @ ax)
+                perp = np.linalg.norm(d - np.outer(d @ ax, ax), axis=1)
+                hit = (perp <= _MERGE_POS) & (along <= np.maximum(ll[i], lengths[same]) + _MERGE_POS)
+            else:
+                near = _MERGE_POS_JOINT if table[t][1] in ("hinge", "fixed", "ball") else _MERGE_POS
+                hit = np.linalg.norm(d, axis=1) <= near
+            if np.any(hit & (cos >= _MERGE_COS)):
+                keep[i] = False
+        lf, lt, ll = lf[keep], lt[keep], ll[keep]
+    return (np.concatenate([frames, lf]), np.concatenate([np.asarray(types, np.int16), lt]),
+            np.concatenate([np.asarray(lengths, np.float64), ll]))
+
+
+_defs_cache: dict[tuple, tuple[ConnectorDef, ...]] = {}
+
+
+def part_connectors(part_id: str, library_alias_ok: bool = True,
+                    sources: tuple = SOURCES) -> tuple[ConnectorDef, ...]:
     """Connectors of a part, in its local LDraw frame.
 
     Parameters
@@ -871,13 +1073,25 @@ def part_connectors(part_id: str, library_alias_ok: bool = True) -> tuple[Connec
     library_alias_ok : bool
         Follow BrickNet aliases and LDraw ``~Moved to``/alias stubs (see
         :func:`resolve_connector_part`); frames are always in ``part_id``'s own frame.
+        The LDCad rows are the part's own (inherited through its LDraw references,
+        which already reach the targets of stubs), so this flag does not change them.
+    sources : tuple of str
+        Which sources to merge, of :data:`SOURCES` (``"bricknet"``, ``"ldcad"``);
+        ``("bricknet",)`` gives BrickNet's labels alone.
 
     Returns
     -------
     tuple of ConnectorDef
-        In BrickNet's canonical order (:attr:`ConnectorDef.index`). Empty for a
-        part BrickNet has no labels for (unknown ids included: use the catalog
-        to tell an unknown id from an unlabelled one).
+        BrickNet's connectors in its canonical order (:attr:`ConnectorDef.index`),
+        then the LDCad shadow library's that BrickNet does not already describe
+        (module notes, "Second source"). Empty for a part neither source covers
+        (unknown ids included: use the catalog to tell an unknown id from an
+        unlabelled one).
+
+    Raises
+    ------
+    ValueError
+        When ``sources`` names something else.
 
     Notes
     -----
@@ -891,11 +1105,12 @@ def part_connectors(part_id: str, library_alias_ok: bool = True) -> tuple[Connec
     >>> len(studs), studs[0].position.tolist(), studs[0].axis.tolist()
     (8, [-30.0, 0.0, -10.0], [-0.0, -1.0, -0.0])
     """
-    ck = (_stem(part_id), bool(library_alias_ok))
+    sources = _check_sources(sources)
+    ck = (_stem(part_id), bool(library_alias_ok), sources)
     hit = _defs_cache.get(ck)
     if hit is not None:
         return hit
-    arr = _part_arrays(part_id, library_alias_ok)
+    arr = _part_arrays(part_id, library_alias_ok, sources)
     table = _labels().type_table
     defs = []
     for i, (t, L) in enumerate(zip(arr.types.tolist(), arr.lengths.tolist())):
@@ -907,12 +1122,19 @@ def part_connectors(part_id: str, library_alias_ok: bool = True) -> tuple[Connec
     return out
 
 
-def has_connectors(part_id: str, library_alias_ok: bool = True) -> bool:
-    """True when :func:`part_connectors` would return at least one connector."""
+def has_connectors(part_id: str, library_alias_ok: bool = True, sources: tuple = SOURCES) -> bool:
+    """True when :func:`part_connectors` (same arguments) would return at least one connector."""
+    sources = _check_sources(sources)
+    lab = _labels()
+    ld = lab.ld_stems.get(_stem(part_id)) if "ldcad" in sources else None
+    if ld is not None and ld[1] > ld[0]:
+        return True
+    if "bricknet" not in sources:
+        return False
     res = resolve_connector_part(part_id, library_alias_ok)
     if res is None:
         return False
-    a, b = _labels().stems[res[0]]
+    a, b = lab.stems[res[0]]
     return b > a
 
 

@@ -22,6 +22,7 @@ __all__ = [
     "get_library",
     "install_library",
     "find_shadow_library",
+    "shadow_zip_beside",
     "data_dir",
     "cache_dir",
     "normalize_name",
@@ -412,6 +413,39 @@ def find_shadow_library() -> Path | None:
     for cand in ([Path(env)] if env else []) + [_installed_path("ldcad-shadow")]:
         if (cand / "parts").is_dir() or (cand / "p").is_dir():
             return cand
+    return None
+
+
+#: File names of the LDCad shadow library looked for beside ``complete.zip`` (its GitHub zip and
+#: LDCad's own packing, ``offLibShadow.csl``, a zip too).
+SHADOW_NAMES = ("ldcad-shadow.zip", "LDCadShadowLibrary.zip", "LDCadShadowLibrary-master.zip", "offLibShadow.csl")
+
+
+def shadow_zip_beside(source: str | os.PathLike) -> Path | None:
+    """The LDCad shadow library zip lying beside a parts-library source, or None.
+
+    Parameters
+    ----------
+    source : str or path
+        What ``brickwright library install`` was given (``complete.zip`` or a folder); URLs give None.
+
+    Returns
+    -------
+    Path or None
+        The first of :data:`SHADOW_NAMES` (any case) in the source's folder, so that
+        ``brickwright library install ../shared/ldraw/complete.zip`` installs both libraries.
+    """
+    src = str(source)
+    if urllib.parse.urlparse(src).scheme in ("http", "https"):
+        return None
+    folder = Path(src).expanduser().parent
+    if not folder.is_dir():
+        return None
+    names = {p.name.lower(): p for p in folder.iterdir() if p.is_file()}
+    for n in SHADOW_NAMES:
+        hit = names.get(n.lower())
+        if hit is not None:
+            return hit
     return None
 
 

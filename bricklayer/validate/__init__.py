@@ -19,6 +19,8 @@ __all__ = [
     "unchecked_placements",
     "validation_report",
     "ValidationReport",
+    "gear_meshes",
+    "GearMesh",
 ]
 
 from dataclasses import dataclass, field
@@ -54,11 +56,23 @@ def unchecked_placements(build):
     return _u(build)
 
 
+def gear_meshes(build):
+    """Meshing gear pairs of a build, connections of kind ``gear`` with their tooth ratio
+    (:func:`.gears.gear_meshes`); they are not reported as collisions."""
+    from .gears import gear_meshes as _gm
+
+    return _gm(build)
+
+
 def __getattr__(name):
     if name == "CollisionRecord":
         from .collisions import CollisionRecord
 
         return CollisionRecord
+    if name == "GearMesh":
+        from .gears import GearMesh
+
+        return GearMesh
     raise AttributeError(name)
 
 

@@ -780,6 +780,7 @@ class CollisionEngine:
             return self._reported
         cand = self.pairs[self.hit]
         cand = cand[~self.same_flexible(cand)]
+        cand = cand[~_meshing(self._build, cand)]
         if not len(cand):
             self._reported = cand
             return cand
@@ -1064,6 +1065,7 @@ def _pair_allowances(cg, pairs: np.ndarray | None = None) -> dict:
         if value > out.get(k, (-1.0, None))[0]:
             out[k] = (value, tuple(np.round(ax[pos_of[r]], 6).tolist())
                       if slide else None)
+    _headgear_allowances(out, cg, sel, fa, fb, lo, hi)
     # a sliding joint's extra inset stays near its axis lines (JOINT_RADIUS): the points of the pair's
     # sliding mates along the chosen axis; stud joints (many studs per pair) keep it everywhere
     for k, (value, axis) in list(out.items()):
@@ -1074,6 +1076,35 @@ def _pair_allowances(cg, pairs: np.ndarray | None = None) -> dict:
         if pts:
             out[k] = (value, axis, tuple(dict.fromkeys(pts)))
     return out
+
+
+#: Allowed interference (LDU, total over both parts) of headgear mated on the stud of a minifigure
+#: head (the connection graph's "loose" head studs, :mod:`.connections`): hats, helmets, hair and
+#: headdresses are drawn hugging the head they sit on, with their soft rims or inner ribs pressed
+#: against it, as the pin ridges and hinge fingers of :data:`PRESS_FIT_ALLOWANCE` are. Measured:
+#: headdress 93249 on head 3626b at the same origin (issue 16, item 3) interferes by 1.5 LDU (a
+#: winding-number depth on the LDraw meshes); the allowance is that of the other drawn-as-they-look
+#: families, 2 LDU, applied across the stud axis only, so headgear pushed down or sideways onto the
+#: head by more than that still collides.
+HEADGEAR_ALLOWANCE = 2.0
+
+
+def _headgear_allowances(out: dict, cg, sel, fa, fb, lo, hi) -> None:
+    """Raise the allowance of part pairs mated through the stud of a minifigure head to
+    :data:`HEADGEAR_ALLOWANCE` (radial, about the stud axis), in place in ``out``."""
+    loose = cg._world.get("loose")
+    if loose is None or not len(sel):
+        return
+    hit = loose[fa] | loose[fb]
+    if not hit.any():
+        return
+    ax = cg._world["axis"]
+    for k, r in enumerate(sel.tolist()):
+        if not hit[k]:
+            continue
+        key = (int(lo[r]), int(hi[r]))
+        if HEADGEAR_ALLOWANCE > out.get(key, (-1.0, None))[0]:
+            out[key] = (HEADGEAR_ALLOWANCE, tuple(np.round(ax[fa[k]], 6).tolist()))
 
 
 def _connector_allowance(c1: int, c2: int, names) -> tuple:
@@ -1090,6 +1121,17 @@ def _connector_allowance(c1: int, c2: int, names) -> tuple:
         pair = "/".join(sorted((names[c1], names[c2])))
         return value, SEAT["nominal"].get(pair, (0.0, 0.0, SEAT["tol"])), slide
     return value, None, slide
+
+
+def _meshing(build, pairs: np.ndarray) -> np.ndarray:
+    """(m,) bool: which colliding pairs are meshing gears (:mod:`.gears`), not collisions."""
+    from .gears import mesh_pairs
+
+    out = np.zeros(len(pairs), dtype=bool)
+    meshes = {(m.a, m.b) for m in mesh_pairs(build, pairs)}
+    if meshes:
+        out[:] = [(int(i), int(j)) in meshes for i, j in pairs]
+    return out
 
 
 def collision_engine(build) -> CollisionEngine:

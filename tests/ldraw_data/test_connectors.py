@@ -55,7 +55,7 @@ def test_part_id_forms_and_unknown_ids():
     # a printed part uses its unprinted base (LDraw "p" pattern suffix)
     assert C.resolve_connector_part("3626bp69")[0] == "3626b"
     assert C.part_connectors("3626bp69") == C.part_connectors("3626b")
-    assert C.part_connectors("3626bp69", library_alias_ok=False) == ()
+    assert C.part_connectors("3626bp69", library_alias_ok=False, sources=("bricknet",)) == ()
     assert not C.has_connectors("no-such-part-xyz")
     with pytest.raises(TypeError, match="part id must be a str"):
         C.part_connectors(3001)
@@ -76,7 +76,7 @@ def test_plate_1x2_resolves_through_bricknet_alias():
     assert _positions(_of("3023", "stud")) == [(-10.0, 0.0, 0.0), (10.0, 0.0, 0.0)]
     assert _positions(_of("3023", "antistud")) == [(-10.0, 8.0, 0.0), (10.0, 8.0, 0.0)]
     assert _positions(_of("3023", "post")) == [(0.0, 8.0, 0.0)]
-    assert C.part_connectors("3023", library_alias_ok=False) == ()
+    assert C.part_connectors("3023", library_alias_ok=False, sources=("bricknet",)) == ()
 
 
 def test_alias_with_rotation_transforms_frames():
@@ -99,8 +99,9 @@ def test_library_moved_to_stub_is_followed():
     # 75541.dat "=Train Track 9V Point Right Straight" is a Part Alias of 75541-f1 (not in
     # BrickNet's alias table): reached only through the LDraw stub.
     assert C.resolve_connector_part("75541")[0] == "75541-f1"
-    assert C.part_connectors("75541", library_alias_ok=False) == ()
-    assert len(C.part_connectors("75541")) == len(C.part_connectors("75541-f1")) > 0
+    assert C.part_connectors("75541", library_alias_ok=False, sources=("bricknet",)) == ()
+    bn = ("bricknet",)
+    assert len(C.part_connectors("75541", sources=bn)) == len(C.part_connectors("75541-f1", sources=bn)) > 0
 
 
 def test_technic_brick_pins_and_axles():
@@ -134,11 +135,12 @@ def test_minifigure_and_hinge_names():
     assert {"neck_mount", "waist_socket", "shoulder_peg", "pin", "stud", "antistud"} <= torso
     assert _positions(_of("973", "shoulder_peg")) == [(-14.543, 9.051, 0.0), (14.543, 9.051, 0.0)]
     assert {c.position[1] for c in _of("973", "waist_socket")} == {32.0}
-    hips = {c.type for c in C.part_connectors("3815")}  # via alias 3815 -> 3815b
+    hips = {c.type for c in C.part_connectors("3815", sources=("bricknet",))}  # via alias 3815 -> 3815b
     assert hips == {"waist_peg", "hip_peg"}
-    assert {c.type for c in C.part_connectors("3818")} == {"shoulder_socket", "wrist_socket"}
-    assert {c.type for c in C.part_connectors("3820")} == {"clip", "wrist_peg"}
-    assert [c.type for c in C.part_connectors("4593")] == ["control_stick"]
+    bn = ("bricknet",)
+    assert {c.type for c in C.part_connectors("3818", sources=bn)} == {"shoulder_socket", "wrist_socket"}
+    assert {c.type for c in C.part_connectors("3820", sources=bn)} == {"clip", "wrist_peg"}
+    assert [c.type for c in C.part_connectors("4593", sources=bn)] == ["control_stick"]
     assert "control_stick_base" in {c.type for c in C.part_connectors("4592")}
     assert "turntable_pin" in {c.type for c in C.part_connectors("3680")}
     assert "turntable_socket" in {c.type for c in C.part_connectors("3679")}
@@ -159,7 +161,7 @@ def test_frames_agree_with_bricknet():
     stem_to_id = load_catalog().stem_to_id
     for stem in ("3001", "3700", "973", "2780", "3938", "3820", "6536", "14419"):
         info = bg._part_info(stem_to_id[stem])
-        ours = C.part_connectors(stem, library_alias_ok=False)
+        ours = C.part_connectors(stem, library_alias_ok=False, sources=("bricknet",))
         assert len(ours) == len(info.conns)
         np.testing.assert_allclose(np.stack([c.frame for c in ours]), info.frames, atol=1e-9)
         assert [c.length for c in ours] == [float(x[4]) for x in info.conns]
@@ -331,16 +333,16 @@ def test_connector_coverage():
 
 def test_disk_cache_round_trip(tmp_path, monkeypatch):
     monkeypatch.setenv("BRICKWRIGHT_CACHE_DIR", str(tmp_path))
-    before = C._labels()
-    C._labels.cache_clear()
+    before = C._bricknet_labels()
+    C._bricknet_labels.cache_clear()
     try:
-        built = C._labels()  # parses the JSON and writes the cache
+        built = C._bricknet_labels()  # parses the JSON and writes the cache
         files = list((tmp_path / "connectors").glob("bricknet-labels-*.npz"))
         assert len(files) == 1 and not list((tmp_path / "connectors").glob("*.tmp"))
-        C._labels.cache_clear()
-        cached = C._labels()  # reads the cache
+        C._bricknet_labels.cache_clear()
+        cached = C._bricknet_labels()  # reads the cache
         assert cached.stems == built.stems == before.stems
         assert np.array_equal(cached.params, built.params) and np.array_equal(cached.types, built.types)
         assert cached.type_table == built.type_table
     finally:
-        C._labels.cache_clear()
+        C._bricknet_labels.cache_clear()
