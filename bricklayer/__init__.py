@@ -17,7 +17,7 @@ from .color import Color, LDrawColor
 
 # elements and builds
 from .element import Element, ElementSpec
-from .connector import Connector, ConnectorMismatchError, ConnectorType, compatible_types
+from .connector import Connector, ConnectorMismatchError, ConnectorType, compatible_types, describe_connectors
 from .joints import Ball, Cylindrical, Fixed, Joint, JointKind, MotionRange, Mounting, Prismatic, Revolute
 from .build import FlatPlacement, LegoBuild, Placement
 
@@ -52,6 +52,7 @@ __all__ = [
     "Color", "LDrawColor",
     # elements and builds
     "Element", "ElementSpec", "Connector", "ConnectorType", "ConnectorMismatchError", "compatible_types",
+    "describe_connectors",
     "Joint", "JointKind", "MotionRange", "Mounting", "Revolute", "Prismatic", "Cylindrical", "Ball", "Fixed",
     "LegoBuild", "Placement", "FlatPlacement",
     # LDraw IO
