@@ -141,9 +141,9 @@ def _axis_name(v) -> str:
 def _side(c: Connector, centre: np.ndarray, half: np.ndarray) -> str:
     """Which side of the owner's bounding box the connector sits on (``top``, ``left``, ... or ``through x``).
 
-    Measured along the connector's own axis: a connector near the box's middle along its axis (less than
-    half-way to the face) passes through the part (a pin hole, a hinge barrel); otherwise it is on the
-    face it is nearer to.
+    Measured along the connector's own axis: a hole, hinge or sliding connector near the box's middle
+    along its axis (less than half-way to the face) passes through the part (a pin hole, a hinge
+    barrel); any other connector is on the face it is nearer to.
     """
     p = np.asarray(tuple(c.position), float) - centre
     a = np.abs(np.asarray(tuple(c.axis), float))
@@ -153,7 +153,8 @@ def _side(c: Connector, centre: np.ndarray, half: np.ndarray) -> str:
         k = int(np.argmax(np.abs(d)))
         return _SIDE_NAMES[("+" if d[k] > 0 else "-") + "xyz"[k]]
     d = p[k] / max(half[k], 1e-9)
-    if abs(d) < 0.5:
+    passes = c.length > 0 or "hinge" in c.type or c.type in ("pin_hole", "axle_hole", "axle_bore")
+    if passes and abs(d) < 0.5:
         return "through " + "xyz"[k]
     return _SIDE_NAMES[("+" if d > 0 else "-") + "xyz"[k]]
 

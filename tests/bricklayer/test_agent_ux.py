@@ -54,3 +54,64 @@ def test_describe_connectors_of_build_and_filter():
 
 def test_describe_connectors_in_api_reference():
     assert "## describe_connectors(" in bricklayer.api_reference()
+
+
+# --------------------------------------------------------------------------- connect() intent and collisions
+# 4079 "Minifig Seat 2 x 2": anti-studs at (+-10, +-10, 0), its two studs at the front (y = -10, z = 8) and the
+# backrest at +Y. 3020 "Plate 2 x 4" has studs at z = 8.
+
+import numpy as np
+
+from bricklayer import ConnectCollisionWarning, LegoBuild, Rotation
+
+
+def _seat_on_plate(**kw):
+    b = LegoBuild()
+    b.add(Element("3020", Color.RED), rotation=Rotation.DEG_90)
+    seat = Element("4079", Color.RED)
+    p = b.connect(seat, seat.find_connector("antistud", toward=(-10, -10, 0)),
+                  b.find_connector("stud", toward=(0, 0, 100)), **kw)
+    return b, p
+
+
+@pytest.mark.parametrize("facing,expected", [("+x", (1, 0, 0)), ("-y", (0, -1, 0)), ("back", (0, 1, 0)),
+                                             ("left", (-1, 0, 0))])
+def test_connect_facing_is_a_world_direction(facing, expected):
+    b, p = _seat_on_plate(facing=facing)
+    front = p.pose.rotation.matrix @ np.array([0.0, -1.0, 0.0])  # the seat's front is its -Y
+    assert np.allclose(front, expected, atol=1e-9)
+    assert b.is_valid() and b.is_connected()
+
+
+def test_connect_facing_errors():
+    with pytest.raises(ValueError, match="no quarter turn"):
+        _seat_on_plate(facing="up")
+    with pytest.raises(ValueError, match="use one of"):
+        _seat_on_plate(facing="north")
+    with pytest.raises(ValueError, match="not both|one or the other"):
+        _seat_on_plate(facing="+x", target_rotation=90)
+
+
+def _second_seat(**kw):
+    b, _ = _seat_on_plate()
+    seat = Element("4079", Color.RED)
+    # the highest free stud is on the first seat's front edge; mated at rotation 0 the new seat's body
+    # overlaps the first seat's backrest
+    return b, b.connect(seat, seat.find_connector("antistud", toward=(-10, -10, 0)),
+                        b.find_connector("stud", toward=(0, 0, 100)), **kw)
+
+
+def test_connect_warns_at_once_on_collision_with_what_to_try():
+    with pytest.warns(ConnectCollisionWarning, match=r"collides with .*4079.*target_rotation=180"):
+        b, p = _second_seat()
+    assert b.colliding_placements  # the warning is true: validation agrees
+
+
+def test_connect_away_picks_a_pose_that_does_not_collide():
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConnectCollisionWarning)
+        b, p = _second_seat(away=True)
+    assert not b.colliding_placements
+    assert len(b.joints) == 2 and b.is_connected()
