@@ -17,9 +17,9 @@ from .color import Color, LDrawColor
 
 # elements and builds
 from .element import Element, ElementSpec
-from .connector import Connector, ConnectorMismatchError, ConnectorType, compatible_types
+from .connector import Connector, ConnectorMismatchError, ConnectorType, compatible_types, describe_connectors
 from .joints import Ball, Cylindrical, Fixed, Joint, JointKind, MotionRange, Mounting, Prismatic, Revolute
-from .build import FlatPlacement, LegoBuild, Placement
+from .build import ConnectCollisionWarning, FlatPlacement, LegoBuild, Placement
 
 # LDraw IO
 from .io import from_ldraw, read_ldraw, to_ldraw, write_ldraw
@@ -52,8 +52,9 @@ __all__ = [
     "Color", "LDrawColor",
     # elements and builds
     "Element", "ElementSpec", "Connector", "ConnectorType", "ConnectorMismatchError", "compatible_types",
+    "describe_connectors",
     "Joint", "JointKind", "MotionRange", "Mounting", "Revolute", "Prismatic", "Cylindrical", "Ball", "Fixed",
-    "LegoBuild", "Placement", "FlatPlacement",
+    "LegoBuild", "Placement", "FlatPlacement", "ConnectCollisionWarning",
     # LDraw IO
     "read_ldraw", "from_ldraw", "write_ldraw", "to_ldraw",
     # 3D export and parts lists

@@ -10,7 +10,7 @@ edit, of this build or of any nested build, changes (house style 7).
 
 from __future__ import annotations
 
-__all__ = ["Placement", "FlatPlacement", "LegoBuild"]
+__all__ = ["Placement", "FlatPlacement", "LegoBuild", "ConnectCollisionWarning"]
 
 import itertools
 from collections import Counter
@@ -147,6 +147,81 @@ class _CollidingPairs(list):
         if isinstance(item, tuple):
             return list.__contains__(self, item)
         return any(item == a or item == b for a, b in self)
+
+
+class ConnectCollisionWarning(UserWarning):
+    """``LegoBuild.connect`` placed a part that collides with others; the message says what to try."""
+
+
+_FLIP = np.diag([1.0, -1.0, -1.0])
+
+
+def _mated_pose(connector: Connector, to: Connector, rot3: np.ndarray, flip: bool, target_position) -> np.ndarray:
+    """4x4 pose of new content whose ``connector`` mates ``to`` (``LegoBuild.connect``'s rule)."""
+    rot = np.eye(4)
+    rot[:3, :3] = rot3 @ _FLIP if flip else rot3
+    if target_position is not None:
+        rot[2, 3] = float(target_position) * STUD
+    return to.frame.matrix @ rot @ np.linalg.inv(connector.frame.matrix)
+
+
+def _candidates(can_flip: bool, kind) -> list:
+    """(degrees, Mounting) poses ``facing``/``away`` choose from: quarter turns, both mountings if allowed."""
+    if kind == JointKind.FIXED:
+        degs = (0.0,)
+    else:
+        degs = (0.0, 90.0, 180.0, 270.0)
+    mounts = (Mounting.DEFAULT, Mounting.FLIPPED) if can_flip else (Mounting.DEFAULT,)
+    return [(d, m) for m in mounts for d in degs]
+
+
+_DIRECTIONS = {"+x": (1, 0, 0), "right": (1, 0, 0), "-x": (-1, 0, 0), "left": (-1, 0, 0),
+               "+y": (0, 1, 0), "back": (0, 1, 0), "-y": (0, -1, 0), "front": (0, -1, 0),
+               "+z": (0, 0, 1), "up": (0, 0, 1), "-z": (0, 0, -1), "down": (0, 0, -1)}
+
+
+def _direction_vector(facing) -> np.ndarray:
+    if hasattr(facing, "name") and not isinstance(facing, str):
+        facing = facing.name
+    key = str(facing).strip().lower()
+    if key not in _DIRECTIONS:
+        raise ValueError(f"facing={facing!r}: use one of '+x', '-x', '+y', '-y', '+z', '-z' (or right, left, back, "
+                         "front, up, down, or a Direction)")
+    return np.asarray(_DIRECTIONS[key], float)
+
+
+def _nearest_direction_name(v: np.ndarray) -> str:
+    k = int(np.argmax(np.abs(v)))
+    return ("+" if v[k] > 0 else "-") + "xyz"[k]
+
+
+def _target_part(to: Connector):
+    """(element, 4x4 pose in the build frame) of the part owning the target connector, or None."""
+    if not to.path:
+        return None
+    m = np.eye(4)
+    for p in to.path:
+        m = m @ p.pose.matrix
+    return to.path[-1].content, m
+
+
+def _target_box(to: Connector):
+    """Centre (LDU, build frame) of the part owning the target connector, or None."""
+    tp = _target_part(to)
+    if tp is None:
+        return None
+    return Pose.from_matrix(tp[1]).apply(np.asarray([tuple(tp[0].bounding_box.center)], float))[0]
+
+
+def _collides_with_target(content, pose4: np.ndarray, to: Connector) -> bool:
+    """Whether ``content`` at ``pose4`` collides with the part that owns ``to`` (a two-part scratch build)."""
+    tp = _target_part(to)
+    if tp is None:
+        return False
+    scratch = LegoBuild()
+    scratch.add_raw(tp[0], Pose.from_matrix(tp[1]))
+    scratch.add_raw(content, Pose.from_matrix(pose4))
+    return bool(scratch.colliding_placements)
 
 
 def _check_content(content) -> None:
@@ -494,8 +569,25 @@ class LegoBuild(LegoGeometry):
 
     def connect(self, content, connector: Connector, to: Connector, *, mounting: Mounting | None = None,
                 motion: MotionRange | None = None, target_rotation=None, target_position=None,
-                name=None, index=None) -> Placement:
+                name=None, index=None, facing=None, away: bool = False) -> Placement:
         """Mate a connector of new content with a free connector of this build.
+
+        Orientation rule (in this build's frame): the new content is placed so that its connector's frame
+        (position, ``axis``, ``roll``) lands exactly on the target connector's frame. So at
+        ``target_rotation=0`` the new part takes the pose that makes its connector coincide with the
+        target's: two parts whose connector frames sit alike in their own parts (a hinge base and top,
+        a plate on a plate) end up turned alike, which for hinges means the new half lies folded back over
+        its parent. ``target_rotation`` then turns the new content counter-clockwise (degrees, looking
+        down the target's axis) about the target axis, and ``Mounting.FLIPPED`` turns it over first:
+        half a turn about the target connector's roll direction, so its connector axis points the other
+        way (only for hinges, axles, pins, bars, clips and ball joints). The result is relative to the
+        target connector, so it turns with the target part: on a plate turned 90 degrees the new part is
+        turned 90 degrees too. To ask for a world result instead, give ``facing`` (the new content's
+        front, -Y of its own frame, points that way in this build's frame) or ``away=True`` (the new
+        content extends away from the target part: the pose among the quarter turns and mountings whose
+        bounding-box centre is farthest from the target part's, preferring poses that collide with
+        nothing). When the mated part collides with a part of the build, a :class:`ConnectCollisionWarning`
+        says so at once and names rotations/mountings that do not collide with the target part.
 
         Parameters
         ----------
@@ -519,6 +611,14 @@ class LegoBuild(LegoGeometry):
         target_position : float, optional
             Slide along the axis in studs (sliding joints: axle, pin, bar, clip).
         name, index : see :meth:`add`.
+        facing : str or Direction, optional
+            World direction for the new content's front (its -Y): ``"+x"``/``"right"``, ``"-x"``/``"left"``,
+            ``"+y"``/``"back"``, ``"-y"``/``"front"``, ``"+z"``/``"up"``, ``"-z"``/``"down"``, or a
+            :class:`Direction`. Chosen among quarter turns about the target axis and both mountings;
+            a minifigure seated on a turned plate faces ``facing`` whatever the plate's rotation.
+        away : bool
+            Choose the quarter turn and mounting that make the new content extend away from the target part
+            (a hinge half opens out instead of folding back). Not with ``facing``.
 
         Returns
         -------
@@ -530,8 +630,15 @@ class LegoBuild(LegoGeometry):
             The two types do not mate (names the types that do).
         ValueError
             ``to`` is not a free connector of this build, ``connector`` is not
-            one of ``content``'s, or the options do not fit the joint kind.
+            one of ``content``'s, the options do not fit the joint kind, ``facing``
+            or ``away`` is combined with ``target_rotation``/``mounting``, or no
+            pose gives the asked ``facing`` (names the directions that can be had).
             Nothing is recorded in any of these cases.
+
+        Warns
+        -----
+        ConnectCollisionWarning
+            The mated part collides with other parts (named), with what to try.
         """
         _check_content(content)
         if not isinstance(connector, Connector) or not isinstance(to, Connector):
@@ -558,8 +665,15 @@ class LegoBuild(LegoGeometry):
             if motion.kind not in allowed:
                 raise ValueError(f"a {kind.name.lower()} joint cannot move as {motion.kind.name.lower()}")
         sliding = kind in (JointKind.PRISMATIC, JointKind.CYLINDRICAL)
+        can_flip = sliding or kind == JointKind.BALL or "hinge" in to.type or "hinge" in connector.type
+        if facing is not None or away:
+            if facing is not None and away:
+                raise ValueError("connect(): give `facing` or `away`, not both")
+            if target_rotation is not None or mounting is not None:
+                raise ValueError("connect(): `facing`/`away` choose target_rotation and mounting; give one or the other")
+            target_rotation, mounting = self._choose_pose(content, connector, to, can_flip, kind, facing, away)
         flip = mounting == Mounting.FLIPPED
-        if flip and not (sliding or kind == JointKind.BALL or "hinge" in to.type or "hinge" in connector.type):
+        if flip and not can_flip:
             raise ValueError("Mounting.FLIPPED is for hinges, axles, pins, bars and clips; studs mate one way only")
         if target_position is not None and not sliding:
             raise ValueError(f"target_position (slide) needs a sliding joint; this one is {kind.name.lower()}")
@@ -573,16 +687,69 @@ class LegoBuild(LegoGeometry):
                 if kind == JointKind.FIXED and float(target_rotation) % 360:
                     raise ValueError("a fixed joint cannot be rotated")
                 rot[:3, :3] = rotation_about((0, 0, 1), float(target_rotation)).matrix
-        if flip:
-            rot = rot @ np.diag([1.0, -1.0, -1.0, 1.0])
-        if target_position is not None:
-            rot[2, 3] = float(target_position) * STUD
-        pose = Pose.from_matrix(to.frame.matrix @ rot @ np.linalg.inv(connector.frame.matrix))
+        pose = Pose.from_matrix(_mated_pose(connector, to, rot[:3, :3], flip, target_position))
         pl = Placement(content, pose)
         placed = connector.moved(pose, pl)
         self._insert(pl, name, index)
         self._joints.append(Joint(to, placed, pl, kind, motion))
+        self._warn_connect_collision(pl, content, connector, to, can_flip, kind)
         return pl
+
+    def _choose_pose(self, content, connector, to, can_flip, kind, facing, away):
+        """(target_rotation degrees, mounting) for ``connect(facing=...)`` / ``connect(away=True)``."""
+        cands = _candidates(can_flip, kind)
+        if facing is not None:
+            want = _direction_vector(facing)
+            best, best_dot = None, -2.0
+            got = set()
+            for deg, mnt in cands:
+                m = _mated_pose(connector, to, rotation_about((0, 0, 1), deg).matrix, mnt == Mounting.FLIPPED, None)
+                front = m[:3, :3] @ np.array([0.0, -1.0, 0.0])
+                got.add(_nearest_direction_name(front))
+                d = float(front @ want)
+                if d > best_dot + 1e-9:
+                    best, best_dot = (deg, mnt), d
+            if best_dot < 0.99:
+                raise ValueError(f"connect(facing={facing!r}): no quarter turn or mounting on this connector makes "
+                                 f"the new part face that way; it can face {', '.join(sorted(got))}. "
+                                 "Choose another target connector or face another way.")
+            return best
+        target_box = _target_box(to)
+        scored = []
+        for n, (deg, mnt) in enumerate(cands):
+            m = _mated_pose(connector, to, rotation_about((0, 0, 1), deg).matrix, mnt == Mounting.FLIPPED, None)
+            c = Pose.from_matrix(m).apply(np.asarray([tuple(content.bounding_box.center)], float))[0]
+            dist = float(np.linalg.norm(c - target_box)) if target_box is not None else 0.0
+            scored.append((dist, -n, deg, mnt, m))
+        scored.sort(key=lambda t: (-round(t[0], 3), -t[1]))
+        for dist, _, deg, mnt, m in scored:
+            if not _collides_with_target(content, m, to):
+                return deg, mnt
+        return scored[0][2], scored[0][3]
+
+    def _warn_connect_collision(self, pl, content, connector, to, can_flip, kind) -> None:
+        """Warn (``ConnectCollisionWarning``) when the placement ``connect`` just made collides."""
+        import warnings
+
+        try:
+            pairs = [(a, b) for a, b in self.colliding_placements if pl in (a.path if hasattr(a, "path") else ())
+                     or pl in (b.path if hasattr(b, "path") else ())]
+        except Exception:  # noqa: BLE001 - the warning is a courtesy; validation reports collisions anyway
+            return
+        if not pairs:
+            return
+        others = sorted({self.describe(b if pl in getattr(a, "path", ()) else a) for a, b in pairs})
+        free = [t for deg, mnt in _candidates(can_flip, kind)
+                if not _collides_with_target(content, _mated_pose(
+                    connector, to, rotation_about((0, 0, 1), deg).matrix, mnt == Mounting.FLIPPED, None), to)
+                for t in [f"target_rotation={deg:g}" + (", mounting=Mounting.FLIPPED" if mnt == Mounting.FLIPPED else "")]]
+        what = getattr(content, "ldraw_id", "the new content")
+        tip = ("no collision with the target part at: " + "; ".join(free[:4])) if free else \
+            "every quarter turn collides with the target part: use another connector of the same type"
+        warnings.warn(ConnectCollisionWarning(
+            f"connect(): {what} on the {to.type} collides with {', '.join(others[:3])}"
+            f"{' and more' if len(others) > 3 else ''}. Try another {connector.type} connector "
+            f"(describe_connectors(...)), away=True or facing=..., or {tip}."), stacklevel=3)
 
     def extend(self, other: "LegoBuild", position=(0, 0, 0), rotation=Rotation.DEG_0, anchor=Anchor.FRONT_RIGHT) -> list[Placement]:
         """Splice another build's top-level placements (and names, joints) into this one.

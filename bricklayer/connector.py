@@ -17,7 +17,7 @@ lengths overlap.
 from __future__ import annotations
 
 __all__ = ["Connector", "ConnectorType", "JointKind", "CONNECTOR_TYPES", "compatible_types", "mate_kind",
-           "type_matches", "ConnectorMismatchError"]
+           "type_matches", "ConnectorMismatchError", "connector_roles", "describe_connectors"]
 
 import numpy as np
 
@@ -122,3 +122,166 @@ class Connector:
 def frames_array(connectors) -> np.ndarray:
     """(n, 4, 4) stacked frames of connectors."""
     return np.stack([c.frame.matrix for c in connectors]) if connectors else np.zeros((0, 4, 4))
+
+
+# ---------------------------------------------------------------------------------------------- readable table
+
+_AXIS_NAMES = {(1, 0, 0): "+x", (-1, 0, 0): "-x", (0, 1, 0): "+y", (0, -1, 0): "-y", (0, 0, 1): "+z", (0, 0, -1): "-z"}
+#: Side names of the BrickLayer frame: +X right, +Y back, +Z up (bricklayer-api.md, "Units and frames").
+_SIDE_NAMES = {"+x": "right", "-x": "left", "+y": "back", "-y": "front", "+z": "top", "-z": "bottom"}
+
+
+def _axis_name(v) -> str:
+    r = tuple(int(round(float(c))) for c in v)
+    if r in _AXIS_NAMES and abs(float(np.dot(np.asarray(tuple(v), float), r)) - 1.0) < 1e-6:
+        return _AXIS_NAMES[r]
+    return "({:.2f}, {:.2f}, {:.2f})".format(*map(float, v))
+
+
+def _side(c: Connector, centre: np.ndarray, half: np.ndarray) -> str:
+    """Which side of the owner's bounding box the connector sits on (``top``, ``left``, ... or ``through x``).
+
+    Measured along the connector's own axis: a hole, hinge or sliding connector near the box's middle
+    along its axis (less than half-way to the face) passes through the part (a pin hole, a hinge
+    barrel); any other connector is on the face it is nearer to.
+    """
+    p = np.asarray(tuple(c.position), float) - centre
+    a = np.abs(np.asarray(tuple(c.axis), float))
+    k = int(np.argmax(a))
+    if a[k] < 0.9:  # oblique axis: the face of the largest relative offset
+        d = p / np.maximum(half, 1e-9)
+        k = int(np.argmax(np.abs(d)))
+        return _SIDE_NAMES[("+" if d[k] > 0 else "-") + "xyz"[k]]
+    d = p[k] / max(half[k], 1e-9)
+    passes = c.length > 0 or "hinge" in c.type or c.type in ("pin_hole", "axle_hole", "axle_bore")
+    if passes and abs(d) < 0.5:
+        return "through " + "xyz"[k]
+    return _SIDE_NAMES[("+" if d > 0 else "-") + "xyz"[k]]
+
+
+def connector_roles(connectors, box=None) -> list[str]:
+    """A role for each connector: the side it sits on and its place among same-type neighbours.
+
+    Parameters
+    ----------
+    connectors : list of Connector
+        Connectors of one element or build, in one frame.
+    box : Box, optional
+        The owner's bounding box (LDU) in that frame; by default the box around the connector positions.
+
+    Returns
+    -------
+    list of str
+        Same order as ``connectors``. The side is ``top``/``bottom`` for vertical mating axes (studs,
+        anti-studs), else ``left``/``right``/``front``/``back`` (+X right, +Y back) or ``through x``
+        for a hole or bar crossing the part. Among connectors of the same type on the same side, a grid
+        of 2 x 2 or more adds ``row R col C`` (row 0 at the front, -Y; col 0 at the left, -X), a line
+        adds ``end`` (first or last along the line) or ``middle``. E.g. ``"top, row 0 col 1"``,
+        ``"through y, middle"``.
+    """
+    cons = list(connectors)
+    if not cons:
+        return []
+    pts = np.array([tuple(c.position) for c in cons], float)
+    if box is None:
+        lo, hi = pts.min(axis=0), pts.max(axis=0)
+    else:
+        lo, hi = np.asarray(tuple(box.min), float), np.asarray(tuple(box.max), float)
+    centre, half = (lo + hi) / 2, (hi - lo) / 2
+    sides = [_side(c, centre, half) for c in cons]
+    roles = list(sides)
+    groups: dict = {}
+    for i, c in enumerate(cons):
+        groups.setdefault((c.type, sides[i]), []).append(i)
+    for members in groups.values():
+        if len(members) < 2:
+            continue
+        g = pts[members]
+        xs, ys = np.unique(np.round(g[:, 0], 3)), np.unique(np.round(g[:, 1], 3))
+        vertical = abs(float(cons[members[0]].axis.z)) > 0.9
+        if vertical and len(xs) >= 2 and len(ys) >= 2:
+            for i in members:
+                r = int(np.searchsorted(ys, round(pts[i, 1], 3)))
+                col = int(np.searchsorted(xs, round(pts[i, 0], 3)))
+                roles[i] += f", row {r} col {col}"
+            continue
+        spread = g.max(axis=0) - g.min(axis=0)
+        k = int(np.argmax(spread))
+        if spread[k] < 1e-6:
+            continue
+        vals = np.round(g[:, k], 3)
+        for i, v in zip(members, vals):
+            roles[i] += ", end" if v in (vals.min(), vals.max()) else ", middle"
+    return roles
+
+
+def describe_connectors(content, connector_type: str | None = None) -> str:
+    """A readable table of connectors: index, type, role, position (LDU), axis and joint.
+
+    Use it to pick a connector by what it is instead of a bare ``connectors[3]``; the index column is
+    :attr:`Connector.index`, so ``element.connectors[i]`` is row ``i`` of an element's table.
+
+    Parameters
+    ----------
+    content : Element, Placement, LegoBuild or list of Connector
+        An element (its own frame: origin at the bottom centre, +X right, +Y back, +Z up), a placement
+        (the containing build's frame), a build (its free connectors, with the owning part) or connectors.
+    connector_type : str, optional
+        Only this type (same query groups as ``find_connectors``: ``"stud"`` also lists ``open_stud``).
+
+    Returns
+    -------
+    str
+        A title line and one line per connector, e.g.
+        ``"  11  stud       top, row 0 col 0     (-30, -10, 24)   +z   revolute"`` for the first stud of
+        a 2 x 4 brick. Roles: :func:`connector_roles`. Sliding connectors (axles, pins, bars, clips) show
+        their half-length along the axis.
+    """
+    from .build import LegoBuild, Placement
+    from .element import Element
+
+    owner_col = False
+    if isinstance(content, Element):
+        title = f"{content.ldraw_id} {content.spec.name}: connectors in the element's frame (LDU)"
+        cons, box = list(content.connectors), content.bounding_box
+    elif isinstance(content, Placement):
+        title = f"{content!r}: connectors in the build's frame (LDU)"
+        cons, box = list(content.connectors), content.bounding_box
+    elif isinstance(content, LegoBuild):
+        title = "free connectors of the build, in its frame (LDU)"
+        cons, box, owner_col = list(content.connectors), content.bounding_box, True
+    else:
+        cons, box = list(content), None
+        title = "connectors (LDU)"
+    if connector_type is not None:
+        cons = [c for c in cons if type_matches(c.type, connector_type)]
+    if not cons:
+        return title + "\n  (none" + (f" of type {connector_type!r})" if connector_type else ")")
+    if owner_col:
+        # roles per owning part, in the build frame
+        roles = [""] * len(cons)
+        by_owner: dict = {}
+        for i, c in enumerate(cons):
+            by_owner.setdefault(id(c.placement), []).append(i)
+        for members in by_owner.values():
+            pl = cons[members[0]].placement
+            pbox = pl.bounding_box if pl is not None else None
+            for i, r in zip(members, connector_roles([cons[i] for i in members], pbox)):
+                roles[i] = r
+    else:
+        roles = connector_roles(cons, box)
+    tw = max(len(c.type) for c in cons)
+    rw = max(len(r) for r in roles)
+    lines = [title]
+    for c, r in zip(cons, roles):
+        p = c.position
+        pos = f"({p.x:g}, {p.y:g}, {p.z:g})"
+        joint = c.joint_kind.name.lower()
+        if c.length:
+            joint += f", slides +-{c.length:g} LDU"
+        line = f"  {c.index:>3}  {c.type:<{tw}}  {r:<{rw}}  {pos:<20} {_axis_name(c.axis):<5} {joint}"
+        if owner_col and c.placement is not None:
+            el = c.placement.content
+            line += f"  on {getattr(el, 'ldraw_id', '?')}"
+        lines.append(line)
+    return "\n".join(lines)

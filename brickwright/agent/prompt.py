@@ -1,6 +1,7 @@
 """The system prompt and starting ``build.py`` templates.
 
-The prompt is short loop instructions plus generated references: ``bricklayer.api_reference()`` (asked from
+The prompt is short loop instructions, worked connection examples (the source of tested functions in
+:mod:`brickwright.agent.examples`) plus generated references: ``bricklayer.api_reference()`` (asked from
 the worker, so the harness need not import bricklayer) and the :class:`~brickwright.testing.TestContext` methods
 rendered from their docstrings. Nothing in it is written twice.
 """
@@ -102,5 +103,9 @@ def system_prompt(api_reference: str) -> str:
     -------
     str
     """
+    from .examples import examples_source
+
     return "\n\n".join([INSTRUCTIONS, "TestContext:\n" + testcontext_reference(),
+                        "# Worked connections (tested code; `describe_connectors(element)` lists a part's "
+                        "connectors by role)\n```python\n" + examples_source() + "\n```",
                         "# bricklayer API reference\n" + api_reference.strip()])

@@ -110,3 +110,48 @@ def test_id_and_nonsense(catalog):
     assert search_parts("qwertyzzz", catalog=catalog) == []
     assert search_parts("", catalog=catalog) == []
     assert len(search_parts("brick", limit=3, catalog=catalog)) == 3
+
+
+# --------------------------------------------------------------------------- vocabulary (issue 17, item 10)
+# Ids checked in the library: 98138p07 "Tile 1 x 1 Round with Eye Pattern", 98138p0b "... with Eye Half Closed
+# Pattern", 3673 "Technic Pin", 4519 "Technic Axle 3", 3679 "Turntable 2 x 2 Plate Top".
+
+
+@pytest.mark.parametrize("word,expected", [("eyes", "eye"), ("wheels", "wheel"), ("axles", "axle"),
+                                           ("boxes", "box"), ("accessories", "accessory"), ("glass", "glass"),
+                                           ("chassis", "chassis"), ("pin", "pin"), ("bus", "bus")])
+def test_singular(word, expected):
+    from ldraw_data.search import singular
+    assert singular(word) == expected
+
+
+@pytest.mark.parametrize("query", ["eye tile", "tile eye", "tile with eyes", "round tile eye", "1x1 round tile eye"])
+def test_eye_finds_eye_printed_tiles(catalog, query):
+    r = search_parts(query, catalog=catalog, limit=5)
+    # most top results are tiles printed with an eye (before: plain tiles 3069b, 6636 or Hinge Control Stick Base)
+    assert sum(p.category == "Tile" and "eye" in p.name.lower() for p in r) >= 4, ids(r)
+    assert "98138p07" in ids(search_parts(query, catalog=catalog, limit=20))
+
+
+def test_eye_alone_finds_printed_eyes(catalog):
+    r = search_parts("eye", catalog=catalog, limit=10)
+    # printed parts whose print is an eye are not pushed down by the print penalty
+    assert sum(p.is_printed and "eye" in p.name.lower() for p in r) >= 5, ids(r)
+
+
+@pytest.mark.parametrize("query", ["brick 2 x 4", "2x4 brick", "brick 4 x 2", "4x2 bricks", "brick 4 by 2",
+                                   "bricks 2x4", "red brick 2x4"])
+def test_word_order_number_and_colour_do_not_matter(catalog, query):
+    assert ids(search_parts(query, catalog=catalog, limit=1)) == ["3001"]
+
+
+def test_colour_word_does_not_select_prints(catalog):
+    # "Brick 2 x 4 with 4 Red Axle Bushes" (7049a) must not outrank plain 2 x 4 bricks for "red brick 2x4"
+    r = ids(search_parts("red brick 2x4", catalog=catalog, limit=3))
+    assert r[0] == "3001" and "7049a" not in r
+
+
+@pytest.mark.parametrize("query,expected", [("technic pins", "3673"), ("axles 3", "4519"),
+                                            ("turntables 2x2 top", "3679")])
+def test_plural_queries(catalog, query, expected):
+    assert expected in ids(search_parts(query, catalog=catalog, limit=5))
