@@ -99,7 +99,10 @@ def joint_transform(joint: Joint, coord) -> np.ndarray:
     ----------
     joint : Joint
         Frames in the build's (root) frame.
-    coord : Revolute, Prismatic, Cylindrical, Ball or Fixed
+    coord : Revolute, Prismatic, Cylindrical, Ball, Fixed or a number
+        A plain number is read as the joint's natural coordinate: degrees for a revolute, cylindrical or ball
+        joint (``Revolute(x)``), studs for a prismatic one (``Prismatic(x)``); so ``posed({"lid": 60})`` and a
+        JSON ``pose`` work.
 
     Returns
     -------
@@ -112,6 +115,8 @@ def joint_transform(joint: Joint, coord) -> np.ndarray:
         When the coordinate does not fit the joint kind (a stud joint cannot
         slide, a fixed joint cannot move).
     """
+    if isinstance(coord, (int, float)) and not isinstance(coord, bool) and joint.kind != JointKind.FIXED:
+        coord = Prismatic(float(coord)) if joint.kind == JointKind.PRISMATIC else Revolute(float(coord))
     if not isinstance(coord, _ALLOWED[joint.kind]):
         raise ValueError(f"a {joint.kind.name.lower()} joint cannot take the coordinate {coord!r}; "
                          f"use {' or '.join(c.__name__ for c in _ALLOWED[joint.kind])}")

@@ -399,7 +399,7 @@ def render_sheet(build, *, size=(1200, 800), highlight=None, edges: bool = True,
 
 
 def save_render(build, out_png, *, view="iso", size=None, highlight_problems: bool = False,
-                edges: bool = True, projection: str = "ortho", title: str | None = None) -> Path:
+                edges: bool = True, projection: str = "ortho", title: str | None = None, pose=None) -> Path:
     """Render a build (one view or the sheet) and write it as a PNG.
 
     Parameters
@@ -419,6 +419,8 @@ def save_render(build, out_png, *, view="iso", size=None, highlight_problems: bo
     projection : {"ortho", "perspective"}
     title : str, optional
         Title line of a sheet (ignored for a single view).
+    pose : dict, optional
+        Joint values (joint name -> degrees or LDU) to render the build posed, as :func:`render_build`.
 
     Returns
     -------
@@ -437,10 +439,10 @@ def save_render(build, out_png, *, view="iso", size=None, highlight_problems: bo
     highlight = problem_highlight(build) if highlight_problems else None
     if is_sheet:
         img = render_sheet(build, size=size, highlight=highlight or None, edges=edges, title=title,
-                           projection=projection)
+                           projection=projection, pose=pose)
     else:
         img = render_build(build, view=view, size=size, highlight=highlight or None, edges=edges,
-                           projection=projection)
+                           projection=projection, pose=pose)
     from ldraw_data.fileio import atomic_writer
 
     with atomic_writer(out, "wb") as fh:

@@ -378,7 +378,7 @@ def op_render(req: dict) -> dict:
         with tempfile.TemporaryDirectory(prefix="render-") as tmp:
             path = save_render(build, Path(tmp) / "render.png", view=view,
                                size=(1200, 800) if view == "sheet" else (800, 600),
-                               highlight_problems=bool(req.get("highlight_problems")))
+                               highlight_problems=bool(req.get("highlight_problems")), pose=req.get("pose") or None)
             data = Path(path).read_bytes()
         return {"passed": True, "png_base64": base64.b64encode(data).decode("ascii"), "text": f"rendered {view} view"}
     except RenderBackendError as exc:

@@ -8,7 +8,8 @@ rendered from their docstrings. Nothing in it is written twice.
 
 from __future__ import annotations
 
-__all__ = ["INSTRUCTIONS", "NEW_BUILD_TEMPLATE", "ldraw_build_template", "testcontext_reference", "system_prompt"]
+__all__ = ["INSTRUCTIONS", "NEW_BUILD_TEMPLATE", "ldraw_build_template", "testcontext_reference", "tools_reference",
+           "system_prompt"]
 
 import inspect
 
@@ -91,6 +92,22 @@ def testcontext_reference() -> str:
     return "\n".join(lines)
 
 
+def tools_reference() -> str:
+    """One line per harness tool, generated from :data:`~.tools.TOOL_DEFINITIONS`: its arguments (name, JSON
+    type, description; required ones without ``?``) and what it does."""
+    from .tools import TOOL_DEFINITIONS
+
+    lines = []
+    for t in TOOL_DEFINITIONS:
+        f = t["function"]
+        params = f["parameters"]
+        req = set(params.get("required", []))
+        args = ", ".join(f"{k}{'' if k in req else '?'}: {v.get('type', 'any')} ({v.get('description', '')})"
+                         for k, v in params.get("properties", {}).items())
+        lines.append(f"- {f['name']}({args}): {f['description']}")
+    return "\n".join(lines)
+
+
 def system_prompt(api_reference: str) -> str:
     """Assemble the system prompt.
 
@@ -105,7 +122,7 @@ def system_prompt(api_reference: str) -> str:
     """
     from .examples import examples_source
 
-    return "\n\n".join([INSTRUCTIONS, "TestContext:\n" + testcontext_reference(),
+    return "\n\n".join([INSTRUCTIONS, "Tools:\n" + tools_reference(), "TestContext:\n" + testcontext_reference(),
                         "# Worked connections (tested code; `describe_connectors(element)` lists a part's "
                         "connectors by role)\n```python\n" + examples_source() + "\n```",
                         "# bricklayer API reference\n" + api_reference.strip()])

@@ -152,11 +152,17 @@ TOOL_DEFINITIONS: list[dict] = [
     _fn("render", "Render an image of the current build: by default a labelled sheet of six views "
                   "(front, back, left, right, top, iso); colliding parts red and floating parts orange "
                   "with highlight_problems.",
-        {"view": {"type": "string", "description": "sheet (default), iso, front, back, left, right, top."},
-         "highlight_problems": {"type": "boolean", "description": "Mark colliding/floating parts."}}),
-    _fn("explore", "Run a Python snippet with every bricklayer name imported and `build` = create_build() "
-                   "(plus build.py's own names); prints and the value of a last expression are returned as "
-                   "text. Use it to search parts, inspect connectors or try an idea.",
+        {"view": {"type": "string", "description": "sheet (default), iso, iso_back, front, back, left, right, "
+                                                   "top, bottom."},
+         "highlight_problems": {"type": "boolean", "description": "Mark colliding/floating parts."},
+         "pose": {"type": "object", "description": "Joint values to show the build posed, e.g. {\"lid\": 60}: "
+                                                   "joint name -> degrees (hinges, turntables) or studs (sliders), "
+                                                   "as build.posed() takes them."}}),
+    _fn("explore", "Run a Python snippet with every bricklayer name imported, `bricklayer` itself and `build` = "
+                   "create_build() (plus build.py's own names); prints and the value of a last expression are "
+                   "returned as text. Use it to search parts (search_parts), list a part's connectors "
+                   "(describe_connectors), or try an idea. It runs in a sandbox: no files outside its folder, "
+                   "no network.",
         {"code": {"type": "string", "description": "Python code."}}, ["code"]),
     _fn("finalize", "Finish: accepted only when the last validate passed and build.py is unchanged since.",
         {"summary": {"type": "string", "description": "One or two sentences describing the model."}}),
@@ -482,7 +488,8 @@ class ToolBox:
         self._validated_sha = data["sha"] if data.get("passed") else None
         return ToolOutcome(text, bool(data.get("passed")), report=data)
 
-    def tool_render(self, view: str = "sheet", highlight_problems: bool = False) -> ToolOutcome:
+    def tool_render(self, view: str = "sheet", highlight_problems: bool = False,
+                    pose: dict | None = None) -> ToolOutcome:
         """render: a PNG of the build (default the six-view sheet), returned as an image.
 
         The worker sends the PNG's bytes; they are checked (PNG signature, at most :data:`MAX_RENDER_BYTES`)
@@ -493,9 +500,14 @@ class ToolBox:
         if not isinstance(view, str) or view not in (*VIEWS, "sheet"):
             return ToolOutcome(f"Error: unknown view {str(view)[:40]!r}; use one of {', '.join(VIEWS)} or sheet.",
                                False)
+        if pose is not None and not (isinstance(pose, dict) and all(
+                isinstance(k, str) and isinstance(v, (int, float)) and not isinstance(v, bool)
+                for k, v in pose.items())):
+            return ToolOutcome("Error: pose must map joint names to numbers, e.g. {\"lid\": 60}.", False)
         self.renders += 1
         out = self.run_dir / "renders" / f"render_{self.renders:03d}_{view}.png"
-        res = self.worker.call("render", **self._worker_args(), view=view, highlight_problems=highlight_problems)
+        res = self.worker.call("render", **self._worker_args(), view=view, highlight_problems=highlight_problems,
+                               pose=pose)
         err = res.data.get("error")
         text = clean_text(res.data.get("text") or (err.get("text") if isinstance(err, dict) else None)
                           or "render failed")

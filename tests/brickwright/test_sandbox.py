@@ -498,3 +498,23 @@ def test_a_huge_work_folder_is_emptied_after_the_call(box):
     out = explore(box, "try:\n    open('big', 'wb').write(b'x' * (300 * 1024**2))\nexcept OSError as e:\n"
                        "    print('EFBIG', e.errno)")
     assert "EFBIG 27" in out  # RLIMIT_FSIZE: one file of at most 256 MB
+
+
+def test_render_takes_joint_values_and_the_prompt_lists_tool_arguments(box):
+    """Issue 17 items 5 and 9: render shows a posed build; the prompt names every tool's arguments."""
+    from brickwright.agent.prompt import system_prompt
+    from brickwright.agent.tools import TOOL_NAMES
+
+    box._write("from bricklayer import *\nfrom bricklayer.construction import door\n"
+               "def create_build():\n    b = LegoBuild()\n    b.add(Element('3035', Color.DARK_BLUISH_GREY), (0, 0, 0))\n"
+               "    b.add_raw(door(swing=90), Pose(None, (0, 0, PLATE)), name='door')\n    return b\n")
+    shut = box.run("render", {"view": "iso"})
+    if not shut.ok and "not available" in shut.text:
+        pytest.skip(shut.text)
+    opened = box.run("render", {"view": "iso", "pose": {"door/door": -60}})
+    assert shut.ok and opened.ok and Path(shut.image).read_bytes() != Path(opened.image).read_bytes()
+    assert box.run("render", {"pose": {"door/door": "wide"}}).ok is False
+    prompt = system_prompt("(api)")
+    tools = prompt.split("Tools:\n")[1].split("\n\n")[0]
+    assert all(f"- {n}(" in tools for n in TOOL_NAMES)
+    assert "pose?: object" in tools and "view?: string" in tools and "code: string" in tools
