@@ -28,7 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ldraw_data.errors import LDrawParseError, LDrawWarning
+from ldraw_data.errors import LDrawFileNotFoundError, LDrawParseError, LDrawWarning
 from ldraw_data.fileio import atomic_write
 from ldraw_data.io.limits import measure_submodels
 from ldraw_data.io.model import file_beside
@@ -316,7 +316,7 @@ def _read_text(p: Path) -> str:
     try:
         return read_ldraw_text(p.read_bytes(), str(p))
     except OSError as exc:
-        raise LDrawParseError(str(p), None, f"cannot read file: {exc.strerror or exc}") from exc
+        raise LDrawFileNotFoundError.reading(p, exc) from exc
 
 
 def _first_file_line(text: str) -> int:
