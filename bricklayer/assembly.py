@@ -2577,6 +2577,7 @@ def _sequence_build(planner: _Planner, build, res: dict, memo: dict):
         return memo[id(build)]
     seq = LegoBuild(name=build.name)
     seq.embedded_files = dict(build.embedded_files)
+    seq.ldraw_data_files = dict(build.ldraw_data_files)
     flat = res["flat"]
     n_in_step, last_dir, first = 0, None, True
     inside: set = set()  # parts of kept sub-builds: their own sequences add their skipped parts

@@ -210,6 +210,9 @@ class LegoBuild(LegoGeometry):
         #: MPD-embedded part files (stickers, bent parts) this build uses:
         #: normalized name -> (name, LDraw text of the block); written back by ``to_ldraw``.
         self.embedded_files: dict[str, tuple[str, str]] = {}
+        #: ``0 !DATA`` blocks read from an MPD (embedded textures, MPD spec revision 2): normalized name ->
+        #: (name as written, the block's ``0 !:`` lines); written back by ``to_ldraw``.
+        self.ldraw_data_files: dict[str, tuple[str, str]] = {}
         #: Header lines read from an LDraw file (title, Name, Author, !LICENSE, ...), written back as they were.
         self.ldraw_header: list[str] = []
         #: Raw LDraw lines read after the last part of the block (written back at its end).
@@ -727,6 +730,7 @@ class LegoBuild(LegoGeometry):
         mapping = {id(p): Placement(p.content, p.pose, p.color) for p in self._placements}
         b = LegoBuild(name=self.name)
         b.embedded_files = dict(self.embedded_files)
+        b.ldraw_data_files = dict(self.ldraw_data_files)
         b.ldraw_header, b.ldraw_trailer = list(self.ldraw_header), list(self.ldraw_trailer)
         for p in self._placements:
             b._insert(mapping[id(p)], None, None)
