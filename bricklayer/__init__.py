@@ -8,6 +8,9 @@ builds, check them (``colliding_placements``, ``floating_placements``,
 USD (``write_gltf``, ...), or a parts list (``write_parts_list``).
 """
 
+# errors
+from .errors import BrickLayerError, LDrawError
+
 # units
 from .constants import BRICK, LDU, MM, PLATE, STUD, TOL
 
@@ -45,6 +48,8 @@ from .construction import (SizeNotAvailableError, available_sizes, brick, door, 
 from .articulation import MotionReport, check_motion, classify_sliding, posed
 
 __all__ = [
+    # errors
+    "BrickLayerError", "LDrawError",
     # units
     "LDU", "MM", "STUD", "PLATE", "BRICK", "TOL",
     # value types

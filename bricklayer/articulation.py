@@ -448,6 +448,7 @@ def _snapshot(build, poses: list[Pose]):
 
     out = LegoBuild(name=build.name)
     out.embedded_files = dict(build.embedded_files)
+    out.ldraw_data_files = dict(build.ldraw_data_files)
     for fp, pose in zip(build.flattened_placements, poses):
         name = build.name_of(fp)
         p = out._insert(Placement(fp.content, pose), None, None)

@@ -2577,6 +2577,7 @@ def _sequence_build(planner: _Planner, build, res: dict, memo: dict):
         return memo[id(build)]
     seq = LegoBuild(name=build.name)
     seq.embedded_files = dict(build.embedded_files)
+    seq.ldraw_data_files = dict(build.ldraw_data_files)
     flat = res["flat"]
     n_in_step, last_dir, first = 0, None, True
     inside: set = set()  # parts of kept sub-builds: their own sequences add their skipped parts
@@ -2824,8 +2825,12 @@ def write_instructions(build, out_dir, *, images: bool = True, max_images: int =
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise NotADirectoryError(f"cannot create the folder {out}: {exc.strerror or exc}") from None
+    from ldraw_data.progress import report
+
+    report("planning the assembly order", 0, None)
     plan = assembly_sequence(build, max_parts_per_step=max_parts_per_step, time_budget=time_budget,
                              separate_objects=separate_objects)
+    report("planning the assembly order", 1, 1)
     for p in out.glob(_STEP_IMAGES):  # images of an earlier run would mix with this one's
         p.unlink()
     mpd = write_ldraw(plan.sequence, out / "steps.mpd", overwrite=True, title=f"{build.name or 'model'} - assembly sequence")
@@ -2852,7 +2857,9 @@ def write_instructions(build, out_dir, *, images: bool = True, max_images: int =
             # step of the top level) is shown as it is built, not all at once
             shots = [step[c:c + max_parts_per_step] for step in plan.steps
                      for c in range(0, len(step), max_parts_per_step)]
+            n_shots = len(shots[:max_images])
             for k, step in enumerate(shots[:max_images]):
+                report("step pictures", k, n_shots)
                 for i in step:
                     partial.add_raw(flat[i].content, flat[i].pose)
                 try:
@@ -2862,4 +2869,5 @@ def write_instructions(build, out_dir, *, images: bool = True, max_images: int =
                     err = f"rendering failed: {exc}"
                     log.warning("step images not written: %s", exc)
                     break
+            report("step pictures", n_shots, n_shots)
     return {"mpd": mpd, "plan": pj, "images": paths, "summary": summary, "image_error": err}

@@ -285,6 +285,9 @@ class LegoBuild(LegoGeometry):
         #: MPD-embedded part files (stickers, bent parts) this build uses:
         #: normalized name -> (name, LDraw text of the block); written back by ``to_ldraw``.
         self.embedded_files: dict[str, tuple[str, str]] = {}
+        #: ``0 !DATA`` blocks read from an MPD (embedded textures, MPD spec revision 2): normalized name ->
+        #: (name as written, the block's ``0 !:`` lines); written back by ``to_ldraw``.
+        self.ldraw_data_files: dict[str, tuple[str, str]] = {}
         #: Header lines read from an LDraw file (title, Name, Author, !LICENSE, ...), written back as they were.
         self.ldraw_header: list[str] = []
         #: Raw LDraw lines read after the last part of the block (written back at its end).
@@ -403,6 +406,68 @@ class LegoBuild(LegoGeometry):
     def __repr__(self) -> str:
         nm = f" {self.name!r}" if self.name else ""
         return f"<LegoBuild{nm}: {len(self._placements)} placements, {self.brick_count} parts>"
+
+    #: Size of the picture a Jupyter notebook shows of a build (:meth:`_repr_png_`), pixels.
+    NOTEBOOK_PICTURE_SIZE = (480, 360)
+
+    def _repr_png_(self) -> bytes | None:
+        """PNG of the build for Jupyter/IPython (iso view, :attr:`NOTEBOOK_PICTURE_SIZE` pixels).
+
+        Rendered with :func:`bricklayer.render.render_build` when pyrender, Pillow and an offscreen
+        OpenGL platform work; None otherwise (no renderer, no OpenGL, an empty build), and the
+        notebook then shows :meth:`_repr_markdown_` (IPython skips a format whose method returns None).
+        """
+        if not self._placements:
+            return None
+        try:
+            import io as _io
+
+            from .render import render_build
+
+            img = render_build(self, view="iso", size=self.NOTEBOOK_PICTURE_SIZE)
+            buf = _io.BytesIO()
+            img.save(buf, format="PNG")
+            return buf.getvalue()
+        except (ImportError, RuntimeError, ValueError, OSError) as exc:  # RenderBackendError is a RuntimeError
+            import logging
+
+            logging.getLogger(__name__).info("no picture of %r in the notebook: %s", self, exc)
+            return None
+
+    def _summary_rows(self, k: int = 12) -> tuple[str, list[tuple[int, str, str]]]:
+        """(headline, [(count, part id, colour name), ...] of the ``k`` most used elements)."""
+        from ldraw_data.colors import get_color_table
+
+        flat = self.flattened_placements
+        bom = Counter((p.content.ldraw_id, int(p.content.color)) for p in flat)
+        head = (f"{self.name or 'LegoBuild'}: {len(flat)} part{'' if len(flat) == 1 else 's'}, {len(bom)} distinct "
+                f"part/colour pair{'' if len(bom) == 1 else 's'}")
+        if flat:
+            box = self.bounding_box
+            w, d, h = (float(box.max[i] - box.min[i]) for i in range(3))
+            head += f", {w / STUD:.1f} x {d / STUD:.1f} studs x {h / PLATE:.1f} plates high"
+        table = get_color_table()
+        return head, [(n, pid, f"{table.name(c)} ({c})") for (pid, c), n in bom.most_common(k)]
+
+    def _repr_markdown_(self) -> str:
+        """Text summary for Jupyter: parts, distinct part/colour pairs, size (studs, plates) and the
+        most used elements. Needs no renderer."""
+        head, rows = self._summary_rows()
+        lines = [f"**{_md_escape(head)}**", ""]
+        if rows:
+            lines += ["| qty | part | colour |", "|---:|---|---|"]
+            lines += [f"| {n} | {_md_escape(pid)} | {_md_escape(c)} |" for n, pid, c in rows]
+        return "\n".join(lines) + "\n"
+
+    def _repr_html_(self) -> str:
+        """HTML version of :meth:`_repr_markdown_` (for front ends that do not render Markdown)."""
+        import html
+
+        head, rows = self._summary_rows()
+        body = "".join(f"<tr><td>{n}</td><td>{html.escape(pid)}</td><td>{html.escape(c)}</td></tr>"
+                       for n, pid, c in rows)
+        table = (f"<table><tr><th>qty</th><th>part</th><th>colour</th></tr>{body}</table>" if rows else "")
+        return f"<p><b>{html.escape(head)}</b></p>{table}"
 
     def __len__(self) -> int:
         return len(self._placements)
@@ -832,6 +897,7 @@ class LegoBuild(LegoGeometry):
         mapping = {id(p): Placement(p.content, p.pose, p.color) for p in self._placements}
         b = LegoBuild(name=self.name)
         b.embedded_files = dict(self.embedded_files)
+        b.ldraw_data_files = dict(self.ldraw_data_files)
         b.ldraw_header, b.ldraw_trailer = list(self.ldraw_header), list(self.ldraw_trailer)
         for p in self._placements:
             b._insert(mapping[id(p)], None, None)
@@ -1124,8 +1190,21 @@ class LegoBuild(LegoGeometry):
 
         return stability_report(self, equilibrium_check=equilibrium)
 
-    def assembly_sequence(self, *, max_parts_per_step: int = 6):
-        """A buildable order of the parts (see :func:`bricklayer.assembly.assembly_sequence`)."""
-        from .assembly import assembly_sequence
+    def assembly_sequence(self, *, max_parts_per_step: int = 6, time_budget="default",
+                          separate_objects: bool = False):
+        """A buildable order of the parts: :func:`bricklayer.assembly.assembly_sequence` with the same
+        arguments and meanings (``time_budget`` in CPU seconds, None for no limit; by default that
+        function's ``TIME_BUDGET``, 60 s; docs/stability.md)."""
+        from .assembly import TIME_BUDGET, assembly_sequence
 
-        return assembly_sequence(self, max_parts_per_step=max_parts_per_step)
+        return assembly_sequence(self, max_parts_per_step=max_parts_per_step,
+                                 time_budget=TIME_BUDGET if time_budget == "default" else time_budget,
+                                 separate_objects=separate_objects)
+
+
+def _md_escape(text: str) -> str:
+    """``text`` safe inside a Markdown table cell or bold run (``|``, ``*``, ``_``, backticks escaped)."""
+    out = str(text)
+    for ch in "\\|*_`[]<>":
+        out = out.replace(ch, "\\" + ch)
+    return out.replace("\n", " ")

@@ -24,6 +24,7 @@ import numpy as np
 from ldraw_data.connectors import JointKind, compatible_types, mate_kind, type_matches
 
 from .geometry.types import Pose, Vec3
+from .errors import BrickLayerError
 
 #: The connector type names scripts use (bricklayer-api.md, "Connector type names").
 CONNECTOR_TYPES = (
@@ -37,7 +38,7 @@ class ConnectorType(str):
     mechanical ``<kind>_<subtype>[_<polarity>]`` name for other BrickNet labels."""
 
 
-class ConnectorMismatchError(ValueError):
+class ConnectorMismatchError(BrickLayerError, ValueError):
     """Two connectors that cannot mate were asked to (``connect``).
 
     The message names both types and the types the first one does mate with.

@@ -20,7 +20,8 @@ Mapping:
 
 from __future__ import annotations
 
-__all__ = ["from_ldraw", "read_ldraw", "to_ldraw", "write_ldraw", "LDrawImportResult"]
+__all__ = ["from_ldraw", "read_ldraw", "to_ldraw", "write_ldraw", "LDrawImportResult", "LDrawMPDSuffixWarning",
+           "AUTHOR_ENV"]
 
 import logging
 import re
@@ -28,7 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ldraw_data.errors import LDrawParseError, LDrawWarning
+from ldraw_data.errors import LDrawFileNotFoundError, LDrawParseError, LDrawWarning
 from ldraw_data.fileio import atomic_write
 from ldraw_data.io.limits import measure_submodels
 from ldraw_data.io.model import file_beside
@@ -141,13 +142,18 @@ def _doc_to_build(doc: LDrawDocument, library, warnings: list, lines: list[str])
             header.append(body[i][1].rstrip())
             i += 1
         b.ldraw_header = header
+        parts_in_step = 0  # parts since the last step boundary b.step() made
         for line_no, raw in body[i:]:
             st = raw.strip()
             it = refs.get(line_no)
             if it is None:
                 up = st.upper().split()
                 if up[:2] == ["0", "STEP"] and len(up) == 2:
-                    b.step()
+                    if parts_in_step:
+                        b.step()
+                        parts_in_step = 0
+                    else:  # a step holding only meta lines (or nothing): kept as written, not merged
+                        notes.append(raw.rstrip())
                 elif up[:3] == ["0", _NAME_META, "NAME"]:
                     pending_name = st.split(None, 3)[3].strip() if len(st.split(None, 3)) > 3 else None
                 elif st:
@@ -196,8 +202,11 @@ def _doc_to_build(doc: LDrawDocument, library, warnings: list, lines: list[str])
                     raise
                 raise LDrawParseError(doc.source, it.line, _bad_colour(sub_color)) from None
             pl.origin = (doc.source, it.line)
+            parts_in_step += 1
             if notes:
                 pl.ldraw_notes, notes = tuple(notes), []
+        if b._placements and not parts_in_step:
+            notes.insert(0, "0 STEP")  # the last 0 STEP opened a step no part came into: the writer would drop it
         b.ldraw_trailer = notes
         b._touch()
         builds[f.key] = b
@@ -209,6 +218,8 @@ def _doc_to_build(doc: LDrawDocument, library, warnings: list, lines: list[str])
     measure_submodels(main, blocks.get, doc.is_submodel)
     root = build_of(main, (main.key,))
     root.embedded_files.update(embedded)
+    for name, _first, body in doc.data_blocks:  # 0 !DATA blocks (textures): kept to be written back
+        root.ldraw_data_files.setdefault(name.lower(), (name, "\n".join(body)))
     root.unreadable_lines = _unreadable_in_use(doc, set(builds) | set(embedded)) + cycles
     return root
 
@@ -316,7 +327,7 @@ def _read_text(p: Path) -> str:
     try:
         return read_ldraw_text(p.read_bytes(), str(p))
     except OSError as exc:
-        raise LDrawParseError(str(p), None, f"cannot read file: {exc.strerror or exc}") from exc
+        raise LDrawFileNotFoundError.reading(p, exc) from exc
 
 
 def _first_file_line(text: str) -> int:
@@ -447,19 +458,44 @@ def _ref_name(part_id: str) -> str:
     return name if name.lower().endswith((".ldr", ".mpd", ".l3b")) else name + ".dat"
 
 
-def _block_names(root: LegoBuild) -> dict[int, str]:
-    """MPD block name of every build in the tree: its own ``name`` when set (kept exactly), else a
-    name derived from the placement's name, made unique case-insensitively."""
-    names: dict[int, str] = {id(root): _one_line(root.name or "model.ldr").strip() or "model.ldr"}
-    used = {names[id(root)].lower()}
+#: Characters a file name cannot hold on Windows (and ``/`` anywhere): an MPD block name is the name of the
+#: file LDraw editors (LeoCAD, LDCad, MLCad) save the submodel to when it is taken out of the MPD.
+_NOT_IN_FILE_NAMES = re.compile(r'[\\/:*?"<>|]')
+
+
+def _file_name(text: str, fallback: str) -> str:
+    """``text`` as an LDraw model file name: on one line, without characters file names cannot hold
+    (replaced by ``_``), trimmed (a type-1 line's file name cannot end in a space), ending in ``.ldr`` unless
+    it ends in ``.ldr``, ``.mpd`` or ``.dat`` already (LDraw spec 1.0.2: models are ``.ldr`` files;
+    spaces are allowed, as in the Official Model Repository's names)."""
+    name = _NOT_IN_FILE_NAMES.sub("_", _one_line(text)).strip() or fallback
+    return _ensure_ext(name)
+
+
+def _block_names(root: LegoBuild, main_name: str | None = None) -> dict[int, str]:
+    """MPD block name of every build in the tree, unique case-insensitively.
+
+    A build read from a file (it has ``ldraw_header``) keeps its block name as written (round trips
+    stay exact); any other build is named from its ``name``, else the placement's name (else
+    ``submodel-N``), as a file name (:func:`_file_name`: sanitised, ``.ldr`` added). The root: its own
+    name, else ``main_name`` (the file written), else ``model.ldr``.
+    """
+    def as_read(b: LegoBuild) -> bool:
+        return bool(b.ldraw_header) and bool(b.name)
+
+    if as_read(root):
+        first = _one_line(root.name).strip()
+    else:
+        first = _file_name(root.name or main_name or "model.ldr", "model.ldr")
+    names: dict[int, str] = {id(root): first}
+    used = {first.lower()}
     counter = [0]
 
     def unique(base: str, keep: bool) -> str:
-        base = _one_line(base).strip() or "submodel"
-        cand = base if keep else _ensure_ext(base)
+        cand = (_one_line(base).strip() or "submodel.ldr") if keep else _file_name(base, "submodel.ldr")
+        stem = cand.rsplit(".", 1)[0] if "." in cand else cand
         k = 2
         while cand.lower() in used:
-            stem = base.rsplit(".", 1)[0] if "." in base else base
             cand = _ensure_ext(f"{stem}-{k}")
             k += 1
         used.add(cand.lower())
@@ -470,10 +506,7 @@ def _block_names(root: LegoBuild) -> dict[int, str]:
             c = p.content
             if isinstance(c, LegoBuild) and id(c) not in names:
                 counter[0] += 1
-                if c.name:
-                    names[id(c)] = unique(c.name, keep=True)
-                else:
-                    names[id(c)] = unique(b.name_of(p) or f"submodel-{counter[0]}", keep=False)
+                names[id(c)] = unique(c.name or b.name_of(p) or f"submodel-{counter[0]}", keep=as_read(c))
                 visit(c)
 
     visit(root)
@@ -482,6 +515,21 @@ def _block_names(root: LegoBuild) -> dict[int, str]:
 
 def _ensure_ext(n: str) -> str:
     return n if n.lower().endswith((".ldr", ".mpd", ".dat")) else n + ".ldr"
+
+
+#: Environment variable giving the ``0 Author:`` of the files :func:`to_ldraw` writes (else ``"BrickLayer"``).
+AUTHOR_ENV = "BRICKWRIGHT_AUTHOR"
+
+
+def _default_author() -> str:
+    import os
+
+    return os.environ.get(AUTHOR_ENV, "").strip() or "BrickLayer"
+
+
+class LDrawMPDSuffixWarning(UserWarning):
+    """An MPD (a build with submodels, embedded parts or ``!DATA`` blocks) written to a file whose name
+    does not end in ``.mpd``: LDraw viewers read it, but the MPD spec suggests the ``.mpd`` extension."""
 
 
 def _block_lines(b: LegoBuild, names: dict[int, str]) -> list[str]:
@@ -506,14 +554,32 @@ def _block_lines(b: LegoBuild, names: dict[int, str]) -> list[str]:
     return out
 
 
-def to_ldraw(build: LegoBuild, *, title: str | None = None) -> str:
-    """LDraw text of a build: plain LDR when flat, MPD when it nests builds.
+def to_ldraw(build: LegoBuild, *, title: str | None = None, name: str | None = None,
+             author: str | None = None) -> str:
+    """LDraw text of a build: plain LDR when flat, MPD when it nests builds, embeds parts or holds
+    ``0 !DATA`` blocks.
+
+    Headers follow the LDraw file format 1.0.2 and the Official Model Repository's conventions: each
+    file (each MPD block) starts with its title, ``0 Name: <its file name>``, ``0 Author: ...`` and
+    ``0 !LDRAW_ORG Unofficial_Model``; in an MPD, ``0 Name:`` repeats the block's ``0 FILE`` name.
+    A header read from a file is kept as written (author, licence, history), its ``0 Name:`` set to
+    the name written. Submodel names are file names (``.ldr`` added, characters file names cannot
+    hold replaced by ``_``; spaces allowed), except those of builds read from a file, kept as written.
+    Steps that hold only meta lines and ``0 !DATA`` blocks (embedded textures, MPD spec revision 2)
+    read from a file are written back.
 
     Parameters
     ----------
     build : LegoBuild
     title : str, optional
         First-line description (default the build's name or ``"BrickLayer model"``).
+    name : str, optional
+        File name the text is for (``write_ldraw`` passes the path's name): a flat model's
+        ``0 Name:``; an MPD's main block is named after it when the build has no name.
+    author : str, optional
+        ``0 Author:`` of the headers written (not of headers read from a file). Default: the
+        ``BRICKWRIGHT_AUTHOR`` environment variable, else ``"BrickLayer"``. LDraw's form is
+        ``Real Name [LDraw.org user name]``.
 
     Returns
     -------
@@ -523,12 +589,20 @@ def to_ldraw(build: LegoBuild, *, title: str | None = None) -> str:
         (``\\n``, ``\\r``, ``\\x0c``, U+2028, ...) is replaced by a space, so a name cannot add a
         part or block to the file.
     """
-    names = _block_names(build)
+    file_name = _one_line(Path(str(name)).name).strip() if name else None
+    main_block = file_name[:-4] + ".ldr" if file_name and file_name.lower().endswith(".mpd") else file_name
+    names = _block_names(build, main_block)  # an MPD's blocks are .ldr files (OMR: "<set> - <name>.ldr")
     embedded: dict[str, tuple[str, str]] = {}
+    data_files: dict[str, tuple[str, str]] = {}
     for b in [build, *build._all_builds()]:
         for k, v in b.embedded_files.items():
             embedded.setdefault(k, v)
-    nested = len(names) > 1 or bool(embedded)
+        for k, v in b.ldraw_data_files.items():
+            data_files.setdefault(k, v)
+    nested = len(names) > 1 or bool(embedded) or bool(data_files)
+    if not nested and file_name:
+        names[id(build)] = file_name  # a plain file's 0 Name: is the file's own name
+    who = _one_line(author if author is not None else _default_author()).strip() or "BrickLayer"
     head = _one_line(title or (build.name or "BrickLayer model"))
     lines: list[str] = []
     order = [build]
@@ -550,7 +624,7 @@ def to_ldraw(build: LegoBuild, *, title: str | None = None) -> str:
         else:
             lines.append(f"0 {head if b is build else _one_line(b.name or nm)}")
             lines.append(f"0 Name: {nm}")
-            lines.append("0 Author: BrickLayer")
+            lines.append(f"0 Author: {who}")
             lines.append("0 !LDRAW_ORG Unofficial_Model")
         lines.extend(_block_lines(b, names))
         if nested:
@@ -559,29 +633,47 @@ def to_ldraw(build: LegoBuild, *, title: str | None = None) -> str:
         lines.append(f"0 FILE {_one_line(nm)}")
         lines.extend(_one_line(t) for t in text.splitlines())
         lines.append("0 NOFILE")
+    for _key, (nm, text) in data_files.items():  # MPD spec revision 2: 0 !DATA <name>, then 0 !: lines
+        lines.append(f"0 !DATA {_one_line(nm)}")
+        lines.extend(_one_line(t) for t in text.splitlines())
+        lines.append("0 NOFILE")
     return "\n".join(lines) + "\n"
 
 
-def write_ldraw(build: LegoBuild, path, *, overwrite: bool = False, title: str | None = None) -> Path:
+def write_ldraw(build: LegoBuild, path, *, overwrite: bool = False, title: str | None = None,
+                author: str | None = None) -> Path:
     """Write a build to an ``.ldr``/``.mpd`` file atomically (temp file, then rename).
 
     Parameters
     ----------
     build : LegoBuild
     path : path
+        A build with submodels, embedded parts or ``!DATA`` blocks is written as an MPD: name it
+        ``.mpd`` (MPD spec); another suffix is written as given, with an :class:`LDrawMPDSuffixWarning`
+        (LDraw viewers read MPD text in an ``.ldr`` file).
     overwrite : bool
         Replace an existing file. Default False: an existing file raises
         FileExistsError, so a user's model is never replaced without being asked.
     title : str, optional
+    author : str, optional
+        As for :func:`to_ldraw` (default ``$BRICKWRIGHT_AUTHOR``, else ``"BrickLayer"``).
 
     Returns
     -------
     Path
+        The file; its ``0 Name:`` (a plain file) or main block's name (an MPD, when the build has no
+        name) is the file's name.
     """
     p = Path(path)
     if p.exists() and not overwrite:
         raise FileExistsError(f"{p} exists; pass overwrite=True to replace it")
     if not isinstance(build, LegoBuild):
         raise TypeError(f"write_ldraw(build, path) needs a LegoBuild, got {type(build).__name__}")
-    text = to_ldraw(build, title=title)
+    text = to_ldraw(build, title=title, name=p.name, author=author)
+    if p.suffix.lower() != ".mpd" and text.startswith("0 FILE "):
+        import warnings
+
+        warnings.warn(f"{p}: the build has submodels, embedded parts or !DATA blocks, so it is written as an MPD; "
+                      f"name the file {p.with_suffix('.mpd').name} (the MPD spec's extension)",
+                      LDrawMPDSuffixWarning, stacklevel=2)
     return atomic_write(p, text)

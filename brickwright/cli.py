@@ -106,10 +106,17 @@ def _version(value: bool) -> None:
 
 
 @app.callback()
-def _main(verbose: bool = typer.Option(False, "--verbose", "-v", help="Log what the library does (INFO)."),
+def _main(ctx: typer.Context,
+          verbose: bool = typer.Option(False, "--verbose", "-v", help="Log what the library does (INFO)."),
+          quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress display (bars and run status "
+                                                                  "lines); they are drawn only on a terminal."),
           version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
                                        help="Print the version and exit.")):
     """BrickWright: build, validate, render and sequence LEGO models that can really be built."""
+    from . import progress
+
+    progress.install(quiet=quiet)
+    ctx.call_on_close(progress.stop)
     _setup_logging(verbose)
     if not verbose:  # with -v the library's own log line says it
         _check_ldrawdir()
@@ -442,8 +449,12 @@ def render(model: Path = typer.Argument(..., help=".ldr, .mpd or build.py"),
 
 
 # ----------------------------------------------------------------------------- agent
-def _progress(ev) -> None:
-    typer.echo("\r" + ev.line()[:150].ljust(150), nl=bool(getattr(ev, "done", False)), err=True)
+def _progress(ev, prefix: str = "") -> None:
+    """A run's status line: redrawn in place on a terminal, one plain line per event otherwise (CI logs),
+    nothing with --quiet (:func:`brickwright.progress.event_line`)."""
+    from .progress import event_line
+
+    event_line(prefix + ev.line(), last=bool(getattr(ev, "done", False)))
 
 
 @app.command("generate")
@@ -494,10 +505,12 @@ def eval_(prompts: Path = typer.Argument(..., help="Text file, one prompt a line
           no_sandbox: bool = typer.Option(False, "--no-sandbox", help=NO_SANDBOX_HELP)):
     """Run many prompts and write the BrickWright metrics per run and overall (JSON and CSV)."""
     from .agent import evaluate
+    from .agent.evaluate import read_prompts
 
+    n_runs = len(read_prompts(prompts)) if prompts.is_file() else 0
     res = evaluate(prompts, model=model, base_url=base_url, api_key=api_key, out_dir=out, max_calls=max_calls,
                    max_validate=max_validate, budget_usd=budget, sandbox=not no_sandbox, force=force,
-                   progress=lambda i, ev: _progress(ev))
+                   progress=lambda i, ev: _progress(ev, f"run {i} of {n_runs} | "))
     typer.echo(json.dumps(res.overall, indent=2))
     typer.echo(f"per run: {res.json_path}  {res.csv_path}")
 

@@ -8,6 +8,7 @@ connector annotations. Knows nothing of :mod:`bricklayer`.
 # errors
 from .errors import (
     LDrawError,
+    LDrawFileNotFoundError,
     LDrawLimitError,
     LDrawParseError,
     LDrawWarning,
@@ -62,7 +63,7 @@ from .catalog import Catalog, PartSpec, build_popularity, get_catalog, popularit
 from .search import search_parts
 
 __all__ = [
-    "LDrawError", "LDrawLimitError", "LDrawParseError", "LDrawWarning", "LibraryNotFoundError", "PartNotFoundError",
+    "LDrawError", "LDrawFileNotFoundError", "LDrawLimitError", "LDrawParseError", "LDrawWarning", "LibraryNotFoundError", "PartNotFoundError",
     "LDrawLibrary", "cache_dir", "data_dir", "find_library", "find_shadow_library", "get_library",
     "install_library", "normalize_name",
     "MAX_FLAT_PARTS", "MAX_PART_TRIANGLES", "MAX_SUBMODEL_DEPTH",

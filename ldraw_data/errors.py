@@ -11,6 +11,7 @@ __all__ = [
     "LibraryNotFoundError",
     "PartNotFoundError",
     "LDrawParseError",
+    "LDrawFileNotFoundError",
     "LDrawLimitError",
     "LDrawWarning",
 ]
@@ -83,6 +84,35 @@ class LDrawParseError(LDrawError):
         self.path, self.line, self.message = path, line, message
         where = f"{path}:{line}" if line else path
         super().__init__(f"{where}: {message}")
+
+
+class LDrawFileNotFoundError(LDrawParseError, FileNotFoundError):
+    """A model or part file that does not exist.
+
+    Both an :class:`LDrawParseError` (so ``except LDrawError`` catches it with every other
+    unreadable file) and a :class:`FileNotFoundError` (so ``except OSError`` catches it,
+    as for ``open()``): ``errno`` is ``ENOENT`` and ``filename`` the path. Same parameters
+    as :class:`LDrawParseError`.
+    """
+
+    def __init__(self, path: str, line: int | None, message: str):
+        import errno
+        import os
+
+        super().__init__(path, line, message)
+        self.errno, self.strerror, self.filename = errno.ENOENT, os.strerror(errno.ENOENT), path
+
+    def __str__(self) -> str:  # OSError would otherwise print "[Errno 2] ..."
+        return self.args[0]
+
+    @classmethod
+    def reading(cls, path, exc: OSError) -> LDrawParseError:
+        """The error for ``exc``, raised reading ``path``: this class for a missing file, else
+        an :class:`LDrawParseError` saying why the file could not be read."""
+        if isinstance(exc, FileNotFoundError):
+            return cls(str(path), None, "cannot read file: no such file; check the path (a relative path "
+                                        "starts in the current folder)")
+        return LDrawParseError(str(path), None, f"cannot read file: {exc.strerror or exc}")
 
 
 class LDrawLimitError(LDrawParseError):

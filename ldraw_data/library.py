@@ -507,13 +507,19 @@ def _extract_with_times(zf: zipfile.ZipFile, dest: Path) -> None:
     """
     dest = Path(dest)
     dirs: dict[str, float] = {}
-    for info in zf.infolist():
+    from .progress import report
+
+    infos = zf.infolist()
+    for k, info in enumerate(infos):
+        if k % 500 == 0:
+            report("unpacking the LDraw library (files)", k, len(infos))
         path = zf.extract(info, dest)
         t = _zip_mtime(info)
         if info.is_dir():
             dirs[os.path.normpath(path)] = t
         else:
             os.utime(path, (t, t))
+    report("unpacking the LDraw library (files)", len(infos), len(infos))
     for dirpath, dirnames, filenames in os.walk(dest, topdown=False):
         key = os.path.normpath(dirpath)
         t = dirs.get(key)

@@ -62,6 +62,7 @@ from .errors import LDrawLimitError, PartNotFoundError
 from .fileio import atomic_write, discard_cache_file
 from .io import limits
 from .io.parse import DIRECT_COLOR_FLAG, Geometry, LDrawDocument, LDrawFile, Meta, SubfileRef, parse_document
+from .progress import report
 from .library import LDrawLibrary, cache_dir, get_library, normalize_name
 
 log = logging.getLogger(__name__)
@@ -793,7 +794,10 @@ def load_meshes(
     by_key: dict[str, PartMesh | None] = {}
     out: dict[str, PartMesh] = {}
     resolver_box: list = []  # one resolver (and its embedded-block memo) for the whole call
-    for name in dict.fromkeys(names):
+    distinct = list(dict.fromkeys(names))
+    for n_done, name in enumerate(distinct):
+        if n_done % 16 == 0:  # a cold cache meshes a few parts a second: say how far it is
+            report("part meshes", n_done, len(distinct))
         key = _resolve_key(name, lib, emb)
         if key is None:
             if on_missing == "raise":
@@ -812,6 +816,7 @@ def load_meshes(
                 out[name] = _empty_mesh(key, (name,))
             continue
         out[name] = mesh
+    report("part meshes", len(distinct), len(distinct))
     return out
 
 

@@ -33,6 +33,7 @@ from functools import lru_cache
 
 from ..color import Color, LDrawColor
 from ..element import Element
+from ..errors import BrickLayerError
 
 #: Title patterns of each family (LDraw titles: "<type> W x D [x H]").
 _NUM = r"(\d+(?:\.\d+)?)"
@@ -49,7 +50,7 @@ _NOT_PLAIN_SLOPE = re.compile(
     r"without Centre Stud|without Stud|Open Centre", re.IGNORECASE)
 
 
-class SizeNotAvailableError(ValueError):
+class SizeNotAvailableError(BrickLayerError, ValueError):
     """No real part exists for the requested size; the message lists the sizes that do."""
 
 

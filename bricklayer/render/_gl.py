@@ -23,6 +23,7 @@ __all__ = ["RenderBackendError", "import_pyrender", "offscreen_renderer", "backe
 import logging
 import os
 import sys
+from ..errors import BrickLayerError
 
 log = logging.getLogger(__name__)
 
@@ -37,7 +38,7 @@ _PLATFORMS = ("egl", "osmesa")
 _state: dict = {"pyrender": None, "platform": None, "renderer": None, "gl": None}
 
 
-class RenderBackendError(RuntimeError):
+class RenderBackendError(BrickLayerError, RuntimeError):
     """No offscreen OpenGL could be started (pyrender missing, or neither EGL nor OSMesa works).
 
     The message lists each platform tried with its error, and what to install.

@@ -28,7 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import LDrawParseError, LDrawWarning
+from ..errors import LDrawFileNotFoundError, LDrawParseError, LDrawWarning
 from ..library import LDrawLibrary, read_ldraw_text
 from .limits import measure_submodels
 from .parse import LDrawDocument, LDrawFile, parse_document
@@ -160,7 +160,7 @@ def read_document(path: str | os.PathLike) -> LDrawDocument:
     try:
         data = p.read_bytes()
     except OSError as exc:
-        raise LDrawParseError(str(p), None, f"cannot read file: {exc.strerror or exc}") from exc
+        raise LDrawFileNotFoundError.reading(p, exc) from exc
     return parse_document(read_ldraw_text(data, str(p)), p.name)
 
 

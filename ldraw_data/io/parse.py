@@ -247,6 +247,9 @@ class LDrawDocument:
     files: list[LDrawFile]
     warnings: list[LDrawWarning] = field(default_factory=list)
     skipped_refs: list[LDrawWarning] = field(default_factory=list)
+    #: ``0 !DATA`` blocks of an MPD (MPD spec revision 2: binary files such as textures, base64 in
+    #: ``0 !:`` lines): ``(name, first line, [the block's lines])``, the ``0 !DATA`` line not included.
+    data_blocks: list[tuple[str, int, list[str]]] = field(default_factory=list)
 
     @property
     def main(self) -> LDrawFile:
@@ -454,13 +457,19 @@ def parse_document(text: str, source: str = "<text>") -> LDrawDocument:
     lines = text.splitlines()
     warnings: list[LDrawWarning] = []
     skipped: list[LDrawWarning] = []
-    starts = []
+    starts, data_starts = [], []
     for i, ln in enumerate(lines):
         st = ln.lstrip()
-        if st.startswith("0") and st[1:].lstrip().upper().startswith("FILE") and st[1:2].isspace():
+        if st.startswith("0") and st[1:2].isspace():
             body = st[1:].strip()
             if body[:4].upper() == "FILE" and (len(body) == 4 or body[4].isspace()):
                 starts.append((i, body[4:].strip()))
+            elif body[:5].upper() == "!DATA" and (len(body) == 5 or body[5].isspace()):
+                data_starts.append((i, body[5:].strip()))
+    # MPD spec revision 2: a block starts at 0 FILE or 0 !DATA (binary data in 0 !: lines); a !DATA
+    # line in a file with no 0 FILE block is no MPD block (left as a meta line of the file)
+    data_lines = {i for i, _n in data_starts} if starts else set()
+    bounds = sorted([i for i, _n in starts] + sorted(data_lines))
     source_name = source.replace("\\", "/").rsplit("/", 1)[-1]
     if not starts:
         f = parse_file(lines, source_name, source=source_name, warnings=warnings, skipped_refs=skipped)
@@ -469,8 +478,22 @@ def parse_document(text: str, source: str = "<text>") -> LDrawDocument:
     files = []
     if any(ln.strip() and not ln.strip().startswith("0") for ln in lines[: starts[0][0]]):
         warnings.append(LDrawWarning(source_name, 1, "lines before the first 0 FILE are ignored (MPD spec)"))
+    def block_end(i: int) -> int:
+        later = [b for b in bounds if b > i]
+        return later[0] if later else len(lines)
+
+    data_blocks = []
+    for i, name in data_starts:
+        if i not in data_lines:
+            continue
+        block = lines[i + 1 : block_end(i)]
+        for j, ln in enumerate(block):
+            if ln.strip()[:1] == "0" and ln.strip()[1:].strip().upper() == "NOFILE":
+                block = block[:j]
+                break
+        data_blocks.append((name or f"unnamed-{i + 1}.png", i + 1, [ln.rstrip() for ln in block]))
     for k, (i, name) in enumerate(starts):
-        end = starts[k + 1][0] if k + 1 < len(starts) else len(lines)
+        end = block_end(i)
         block = lines[i + 1 : end]
         for j, ln in enumerate(block):
             st = ln.strip()
@@ -486,6 +509,6 @@ def parse_document(text: str, source: str = "<text>") -> LDrawDocument:
         files.append(parse_file(block, name, source=source_name, first_line=i + 2, warnings=warnings,
                                 skipped_refs=skipped))
         files[-1].first_line = i + 1
-    doc = LDrawDocument(source_name, files, warnings, skipped)
+    doc = LDrawDocument(source_name, files, warnings, skipped, data_blocks)
     doc._mpd = True
     return doc

@@ -98,7 +98,9 @@ def test_names_and_nesting_round_trip(tmp_path):
     assert back.names.keys() == {"chassis", "front", "rear"}
     assert back.named("front").content is back.named("rear").content  # shared, as written once
     assert back.name_of(back.flattened_placements[1]) == "front/body"
-    assert back.named("front").content.name == "axle_set"  # names are kept exactly
+    # a submodel's block name is a file name: "axle_set" + .ldr (LDraw spec 1.0.2; issue 18 item 7)
+    assert back.named("front").content.name == "axle_set.ldr"
+    assert back.name == "car.ldr"
     with pytest.raises(FileExistsError):
         write_ldraw(car, path, overwrite=False)
 
