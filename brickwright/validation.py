@@ -348,7 +348,7 @@ def validation_report(build, *, source: str = "build", expected_components: int 
             "neighbour")
     if eng.unexamined:
         crowd = [_where(about(int(i), flat[int(i)])) for i in eng.crowded[:3].tolist()]
-        problems.append(f"... and at least {eng.unexamined} more pairs not examined: parts drawn inside many "
+        problems.append(f"... and at least {eng.unexamined} more pairs of nearby parts not tested: parts drawn inside many "
                         f"others ({len(eng.crowded)} parts collide with {CROWDED_PARTNERS} or more others, e.g. "
                         + "; ".join(crowd) + ")")
         problems.append("  try: a real part meets only a few neighbours: look for sub-models placed many times at "
@@ -400,7 +400,7 @@ def validation_report(build, *, source: str = "build", expected_components: int 
         if len(comps) > MAX_LISTED + 1:
             problems.append(f"... and {len(comps) - MAX_LISTED - 1} more components")
     unread = f", {len(unreadable)} unreadable part line(s)" if unreadable else ""
-    more = f" (and at least {eng.unexamined} not examined)" if eng.unexamined else ""
+    more = f" (and at least {eng.unexamined} nearby pairs not tested)" if eng.unexamined else ""
     head = (f"{source}: {len(flat)} parts{unread}, {len(cols)} colliding pairs{more}, "
             f"{len(floating) + len(below_ground)} floating, "
             f"{len(comps)} connected component(s) -> {'VALID' if ok else 'NOT VALID'}")
