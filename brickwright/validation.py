@@ -238,7 +238,9 @@ def validation_report(build, *, source: str = "build", expected_components: int 
         id and colour), ``collisions`` (list of {a, b, interference_ldu: how deep the material
         overlaps (None when drawn through each other: ``through``), move_ldu and direction: the
         shortest shift of b that clears it (``overlap_ldu`` the same, kept for old readers), mated,
-        hint}), ``floating`` (list), ``below_ground`` (stray parts lying below the rest of the
+        hint}), ``unexamined_pairs`` (candidate pairs not tested because a part already collides with
+        :data:`bricklayer.constants.CROWDED_PARTNERS` others: parts drawn inside many others; 0 on real
+        models), ``floating`` (list), ``below_ground`` (stray parts lying below the rest of the
         build, with ``below_ldu``), ``unseated`` ({a, b, reason "tilted" or "turned or shifted",
         value: degrees or LDU}), ``mirrored`` (with ``mirror_part``), ``duplicates`` (the second
         placement, citing the line where its path parts from the first, with ``same_as``),
@@ -252,6 +254,7 @@ def validation_report(build, *, source: str = "build", expected_components: int 
     import numpy as np
 
     from bricklayer.validate import collision_details
+    from bricklayer.constants import CROWDED_PARTNERS
     from bricklayer.validate.collisions import collision_engine
     from bricklayer.validate.connections import connection_graph
     from bricklayer.validate.placements import DISTORTION_TOL, placement_faults
@@ -264,7 +267,16 @@ def validation_report(build, *, source: str = "build", expected_components: int 
     unknown, not_parts, scaled_fp = _not_catalog_parts(build)
     distorted = {id(fp.leaf) for fp, _ in scaled_fp}
     connected = _connect_placements(build)
+    eng = collision_engine(build)
     index_of = {id(fp.leaf): k for k, fp in enumerate(flat)}
+    described: dict = {}  # placement index -> describe_placement (a part may be in many pairs)
+
+    def about(i, fp) -> dict:
+        d = described.get(i)
+        if d is None:
+            d = described[i] = describe_placement(build, fp)
+        return dict(d)
+
     cols, col_lines = [], []
     for r in collision_details(build):
         ia, ib = index_of.get(id(r.a.leaf)), index_of.get(id(r.b.leaf))
@@ -273,7 +285,7 @@ def validation_report(build, *, source: str = "build", expected_components: int 
         hint = _collision_hint(build, r, connected, distorted)
         inter = None if r.interference != r.interference else (
             None if r.interference == float("inf") else round(float(r.interference), 2))
-        cols.append({"a": describe_placement(build, r.a), "b": describe_placement(build, r.b),
+        cols.append({"a": about(ia, r.a), "b": about(ib, r.b),
                      "overlap_ldu": round(float(r.depth), 2) if r.depth == r.depth else None,
                      "interference_ldu": inter, "through": r.interference == float("inf"),
                      "move_ldu": round(float(r.depth), 2) if r.depth == r.depth else None,
@@ -286,7 +298,6 @@ def validation_report(build, *, source: str = "build", expected_components: int 
                          + (f"; try: {hint}" if hint else ""))
     sup = support_graph(build)
     below = sup.below_ground if sup.below_ground is not None else np.zeros(len(flat), dtype=bool)
-    eng = collision_engine(build)
     floating, below_ground = [], []
     for i in sup.floating.tolist():
         d = describe_placement(build, flat[i])
@@ -315,8 +326,8 @@ def validation_report(build, *, source: str = "build", expected_components: int 
                    singular_values=sv) for fp, sv in scaled_fp]
     unreadable = [{"file": w.path, "line": w.line, "message": w.message}
                   for w in getattr(build, "unreadable_lines", None) or ()]
-    ok = not (cols or floating or below_ground or unknown or not_parts or scaled or unreadable or unseated
-              or mirrored or duplicates)
+    ok = not (cols or eng.unexamined or floating or below_ground or unknown or not_parts or scaled or unreadable
+              or unseated or mirrored or duplicates)
     if expected_components is not None and len(comps) != expected_components:
         ok = False
     problems = []
@@ -335,6 +346,13 @@ def validation_report(build, *, source: str = "build", expected_components: int 
     section(col_lines, " colliding pairs", "try: move one of the two parts by whole studs/plates (check its "
             "rotation and anchor), or place it with stack()/connect() so it sits on studs instead of inside a "
             "neighbour")
+    if eng.unexamined:
+        crowd = [_where(about(int(i), flat[int(i)])) for i in eng.crowded[:3].tolist()]
+        problems.append(f"... and at least {eng.unexamined} more pairs of nearby parts not tested: parts drawn inside many "
+                        f"others ({len(eng.crowded)} parts collide with {CROWDED_PARTNERS} or more others, e.g. "
+                        + "; ".join(crowd) + ")")
+        problems.append("  try: a real part meets only a few neighbours: look for sub-models placed many times at "
+                        "one place, or parts drawn on top of each other, and delete the extra lines")
     section([f"NOT SEATED {_where(u['a'])} <-> {_where(u['b'])}: "
              + (f"stud axes {u['value']:g} degrees apart" if u["reason"] == "tilted"
                 else f"a stud misses its anti-stud by {u['value']:g} LDU (turned or shifted off the grid)")
@@ -382,13 +400,15 @@ def validation_report(build, *, source: str = "build", expected_components: int 
         if len(comps) > MAX_LISTED + 1:
             problems.append(f"... and {len(comps) - MAX_LISTED - 1} more components")
     unread = f", {len(unreadable)} unreadable part line(s)" if unreadable else ""
-    head = (f"{source}: {len(flat)} parts{unread}, {len(cols)} colliding pairs, "
+    more = f" (and at least {eng.unexamined} nearby pairs not tested)" if eng.unexamined else ""
+    head = (f"{source}: {len(flat)} parts{unread}, {len(cols)} colliding pairs{more}, "
             f"{len(floating) + len(below_ground)} floating, "
             f"{len(comps)} connected component(s) -> {'VALID' if ok else 'NOT VALID'}")
     return {"source": source, "valid": ok, "parts": len(flat),
             "unique_parts": len({p.content.ldraw_id for p in flat}),
             "unique_elements": len({p.content for p in flat}),
-            "collisions": cols, "floating": floating, "components": len(comps), "component_sizes": sizes,
+            "collisions": cols, "unexamined_pairs": int(eng.unexamined),
+            "floating": floating, "components": len(comps), "component_sizes": sizes,
             "unknown_parts": unknown, "not_parts": not_parts, "scaled": scaled, "unreadable_lines": unreadable,
             "below_ground": below_ground, "unseated": unseated, "mirrored": mirrored, "duplicates": duplicates,
             "problems": problems, "text": "\n".join([head] + problems)}

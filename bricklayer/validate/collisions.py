@@ -15,7 +15,7 @@ Pipeline (issue #4; validator notes)
    nowhere have no geometry and are listed by :func:`unchecked_placements`.
 2. **Broad phase.** A box per placement (the inset shape's bounds, grown by
    ``_MARGIN`` so that resting contacts are found too; sweep and prune
-   along the axis with the shortest sweep lists, :meth:`CollisionEngine._overlaps`).
+   along the axis with the shortest sweep lists, :meth:`CollisionEngine._broad_chunks`).
    The analysed pairs are kept between validations: after an edit only
    placements whose path or pose changed are queried. After append-only
    edits (``LegoBuild._appended_since``: parts added at the end of the top
@@ -28,6 +28,15 @@ Pipeline (issue #4; validator notes)
    pose rounded to 1e-3 / 0.01 LDU, inset): in memory, and on disk under
    ``cache_dir()/collision-pairs-*.npz`` (official sets repeat the same brick
    pairs thousands of times).
+3b. **Parts drawn inside many others.** Once a part has
+   :data:`~bricklayer.constants.CROWDED_PARTNERS` (32) colliding partners, its
+   further candidate pairs are not narrow-phase tested nor kept
+   (:meth:`CollisionEngine._analyse_capped`; counted in
+   :attr:`CollisionEngine.unexamined`). A file that draws thousands of parts at one
+   place (sub-models that each place the next one twice) or a few LDU apart would
+   otherwise cost time and memory in the square of its parts; real parts meet at
+   most 11 others (official models), so no real result changes. The broad phase
+   enumerates its candidates in bounded chunks for the same reason.
 4. **Press fits** (local to the joint). A colliding pair that is mated
    through a connector (:mod:`.connections`) is reported only when it still
    collides with each mesh inset by a further half of the family's
@@ -102,7 +111,7 @@ from ldraw_data.connectors import _parse_type, connector_types
 from ldraw_data.errors import PartNotFoundError
 from ldraw_data.library import cache_dir
 
-from ..constants import TOL
+from ..constants import CROWDED_PARTNERS, TOL
 from ._world import world_arrays
 
 log = logging.getLogger(__name__)
@@ -184,6 +193,12 @@ _REST_DROP = 1.0
 _ROT_Q = 1e-3
 #: Up to this many queried parts, the incremental broad phase tests their boxes against all boxes directly.
 _BRUTE_QUERIES = 32
+#: Broad-phase rows (candidate boxes) enumerated at once: bounds the memory of the sweep when many boxes
+#: meet (every pair of a few thousand parts drawn at one place).
+_BROAD_ROWS = 1 << 16
+#: Boxes a broad-phase finder enumerates per pass (:meth:`CollisionEngine._broad_chunks`): a finder
+#: whose sweep list is longer (a baseplate under hundreds of parts) takes several passes.
+_BROAD_WINDOW = 256
 _POS_Q = 1e-2
 _PAIR_CACHE_VERSION = 3
 #: New narrow-phase answers kept in memory before the pair cache is rewritten (the rest at exit).
@@ -475,6 +490,12 @@ class CollisionEngine:
         Inset meshes intersect.
     rests : (m, 2) bool
         ``rests[k, 0]``: ``pairs[k, 0]`` rests on ``pairs[k, 1]``; ``[k, 1]`` the reverse.
+    unexamined : int
+        Candidate pairs left untested because a member already had
+        :data:`~bricklayer.constants.CROWDED_PARTNERS` colliding partners (module notes, step 3b);
+        0 on every real model.
+    crowded : (c,) int
+        Parts that reached that many colliding partners ("drawn inside many others").
     """
 
     def __init__(self, build):
@@ -486,6 +507,8 @@ class CollisionEngine:
         self.embedded = None
         self._reported = None
         self._verdicts: dict = {}               # (inst a, inst b) -> still colliding after allowances
+        self.unexamined = 0                     # candidate pairs left untested (crowded parts)
+        self.crowded = np.zeros(0, dtype=np.int64)
 
     # -- per placement data
     def _prepare(self, start: int = 0) -> bool:
@@ -561,34 +584,20 @@ class CollisionEngine:
         return True
 
     # -- broad phase (incremental)
-    def _overlaps(self, q: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
-        """(m, 2) index pairs (q[k], j), j starting inside q[k]'s box on the sweep axis, boxes overlapping.
+    def _broad_chunks(self, queried: np.ndarray, hits: np.ndarray | None = None):
+        """Candidate pairs (i < j, boxes grown down by the rest drop) involving the ``queried`` parts,
+        yielded in chunks of at most :data:`_BROAD_ROWS` enumerated rows, each pair once.
 
-        Sweep and prune along the axis where the boxes' sweep lists are
-        shortest; a pair is found from the member whose box starts first, so
-        querying every box finds every pair.
+        Sweep and prune along the axis where the boxes' sweep lists are shortest: every part with
+        geometry is the finder of the boxes that start after its own (in sweep order: by start, ties
+        by index) and inside its box on that axis, so each pair is found once, from the member whose
+        box starts first. Finders enumerate their lists in passes of :data:`_BROAD_WINDOW` boxes,
+        in chunks of at most :data:`_BROAD_ROWS` rows, so memory stays bounded even when every box
+        meets every other (thousands of parts drawn at one place). With ``hits`` ((n,) int, updated
+        by the consumer between chunks), a finder that already has
+        :data:`~bricklayer.constants.CROWDED_PARTNERS` colliding partners stops enumerating (its
+        pairs would not be tested).
         """
-        best = None
-        for ax in range(3):
-            order = np.argsort(lo[:, ax], kind="stable")
-            xs = lo[order, ax]
-            start = np.searchsorted(xs, lo[q, ax], side="left")
-            stop = np.searchsorted(xs, hi[q, ax], side="right")
-            cnt = np.maximum(stop - start, 0)
-            if best is None or cnt.sum() < best[0]:
-                best = (cnt.sum(), order, start, cnt)
-        total, order, start, cnt = best
-        if total == 0:
-            return np.zeros((0, 2), dtype=np.int64)
-        rows = np.repeat(np.arange(len(q)), cnt)
-        offs = np.arange(total) - np.repeat(np.cumsum(cnt) - cnt, cnt)
-        j = order[np.repeat(start, cnt) + offs]
-        i = q[rows]
-        ok = (i != j) & np.all(lo[j] <= hi[i], axis=1) & np.all(lo[i] <= hi[j], axis=1)
-        return np.column_stack([i[ok], j[ok]])
-
-    def _broad(self, queried: np.ndarray) -> np.ndarray:
-        """Candidate pairs (i < j) involving the ``queried`` parts (boxes grown down by the rest drop)."""
         use = np.flatnonzero(self.has_shape)
         lo = self.box_lo.copy()
         lo[:, 2] -= _REST_DROP + 0.1
@@ -597,22 +606,137 @@ class CollisionEngine:
         lo[~self.has_shape], hi[~self.has_shape] = far, far + 1  # never overlaps
         q = np.intersect1d(queried, use)
         if not len(q):
-            return np.zeros((0, 2), dtype=np.int64)
+            return
         if len(q) <= _BRUTE_QUERIES and len(q) < len(use):
             # a few new parts (an edit): test their boxes against every box at once
             ov = np.all(lo[None, :, :] <= hi[q, None, :], axis=2) & np.all(lo[q, None, :] <= hi[None, :, :], axis=2)
             qi, j = np.nonzero(ov)
             p = np.column_stack([q[qi], j])
             p = np.sort(p[p[:, 0] != p[:, 1]], axis=1)
-            return np.unique(p, axis=0) if len(p) else p.reshape(0, 2)
-        p = self._overlaps(q, lo, hi)
-        if len(q) < len(use):
-            # boxes that start before a queried box on x but overlap it
-            rev = self._overlaps(use, lo, hi)
-            rev = rev[np.isin(rev[:, 1], q)]
-            p = np.vstack([p, rev])
-        p = np.sort(p, axis=1)
-        return np.unique(p, axis=0) if len(p) else p.reshape(0, 2)
+            yield np.unique(p, axis=0) if len(p) else p.reshape(0, 2)
+            return
+        finders = use
+        is_q = np.zeros(self.n, dtype=bool)
+        is_q[q] = True
+        everyone = len(q) == len(use)
+        best = None
+        for ax in range(3):
+            order = np.argsort(lo[:, ax], kind="stable")
+            xs = lo[order, ax]
+            stop = np.searchsorted(xs, hi[finders, ax], side="right")
+            rank = np.empty(self.n, dtype=np.int64)
+            rank[order] = np.arange(self.n)
+            first = rank[finders] + 1  # canonical: boxes after the finder's own in sweep order
+            total = int(np.maximum(stop - first, 0).sum())
+            if best is None or total < best[0]:
+                best = (total, order, first, stop)
+        total, order, cur, stop = best
+        if total == 0:
+            return
+        live = np.flatnonzero(stop > cur)
+        while len(live):
+            # one window of at most _BROAD_WINDOW boxes per finder and pass: a finder that reaches
+            # CROWDED_PARTNERS colliding partners stops enumerating (thousands of coincident parts cost
+            # each about one window, not all the others)
+            if hits is not None:
+                live = live[hits[finders[live]] < CROWDED_PARTNERS]
+            take = np.minimum(stop[live] - cur[live], _BROAD_WINDOW)
+            csum = np.cumsum(take)
+            k0 = 0
+            while k0 < len(live):
+                base = csum[k0] - take[k0]
+                k1 = max(int(np.searchsorted(csum, base + _BROAD_ROWS, side="right")), k0 + 1)
+                c = take[k0:k1]
+                m = int(c.sum())
+                rows = np.repeat(live[k0:k1], c)
+                offs = np.arange(m) - np.repeat(np.cumsum(c) - c, c)
+                j = order[np.repeat(cur[live[k0:k1]], c) + offs]
+                i = finders[rows]
+                ok = np.all(lo[j] <= hi[i], axis=1) & np.all(lo[i] <= hi[j], axis=1)
+                if not everyone:
+                    ok &= is_q[i] | is_q[j]
+                p = np.sort(np.column_stack([i[ok], j[ok]]), axis=1)
+                if len(p):
+                    yield p
+                k0 = k1
+            cur[live] += take
+            live = live[stop[live] > cur[live]]
+
+    def _broad(self, queried: np.ndarray) -> np.ndarray:
+        """Candidate pairs (i < j, sorted) involving the ``queried`` parts (boxes grown down by the rest drop)."""
+        chunks = list(self._broad_chunks(queried))
+        if not chunks:
+            return np.zeros((0, 2), dtype=np.int64)
+        p = np.vstack(chunks)
+        return p[np.lexsort((p[:, 1], p[:, 0]))]
+
+    def _broad_and_analyse(self, queried: np.ndarray, hits: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """Candidate pairs of the ``queried`` parts and their flags (:meth:`_analyse_capped`), sorted.
+
+        ``hits``: (n,) int colliding partners each part already has (pairs kept from before).
+        Sets :attr:`unexamined` (pairs left untested) and :attr:`crowded` (parts that reached
+        :data:`~bricklayer.constants.CROWDED_PARTNERS`).
+        """
+        hits = np.zeros(self.n, dtype=np.int64) if hits is None else hits.astype(np.int64).copy()
+        pairs, flags, skipped = [], [], 0
+        for chunk in self._broad_chunks(queried, hits):
+            p, f, k = self._analyse_capped(chunk, hits)
+            pairs.append(p)
+            flags.append(f)
+            skipped += k
+        self.unexamined = skipped
+        self.crowded = np.flatnonzero(hits >= CROWDED_PARTNERS)
+        if not pairs:
+            return np.zeros((0, 2), dtype=np.int64), np.zeros((0, 3), dtype=bool)
+        p, f = np.vstack(pairs), np.vstack(flags)
+        o = np.lexsort((p[:, 1], p[:, 0]))
+        return p[o], f[o]
+
+    def _analyse_capped(self, pairs: np.ndarray, hits: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
+        """Narrow phase of candidate pairs with at most :data:`~bricklayer.constants.CROWDED_PARTNERS`
+        colliding partners per part ("parts drawn inside many others").
+
+        Pairs are taken in order (sorted by ``(i, j)``) in rounds; in a round a part takes part in at
+        most as many tests as it may still find partners, so no part exceeds the cap and the result
+        is what testing pair by pair in that order gives. Once a part has the cap, its remaining
+        pairs are not tested and not kept. ``hits`` ((n,) int) is updated in place.
+
+        Returns
+        -------
+        pairs : (m, 2) int
+            The pairs tested.
+        flags : (m, 3) bool
+            As :meth:`_analyse`.
+        skipped : int
+            Pairs not tested.
+        """
+        pend = pairs[np.lexsort((pairs[:, 1], pairs[:, 0]))]
+        done_p, done_f, skipped = [], [], 0
+        while len(pend):
+            budget = CROWDED_PARTNERS - hits
+            live = (budget[pend[:, 0]] > 0) & (budget[pend[:, 1]] > 0)
+            skipped += int((~live).sum())
+            pend = pend[live]
+            if not len(pend):
+                break
+            # rank of each pair among the pending pairs of each of its members (in pair order)
+            flat = pend.ravel()  # a0, b0, a1, b1, ...
+            o = np.argsort(flat, kind="stable")
+            sf = flat[o]
+            first = np.searchsorted(sf, sf, side="left")
+            rank = np.empty(len(flat), dtype=np.int64)
+            rank[o] = np.arange(len(flat)) - first
+            rank = rank.reshape(-1, 2)
+            take = (rank[:, 0] < budget[pend[:, 0]]) & (rank[:, 1] < budget[pend[:, 1]])
+            now = pend[take]
+            f = self._analyse(now)
+            np.add.at(hits, now[f[:, 0]].ravel(), 1)
+            done_p.append(now)
+            done_f.append(f)
+            pend = pend[~take]
+        if not done_p:
+            return np.zeros((0, 2), dtype=np.int64), np.zeros((0, 3), dtype=bool), skipped
+        return np.vstack(done_p), np.vstack(done_f), skipped
 
     # -- narrow phase, memoized
     def _query(self, ia: np.ndarray, ib: np.ndarray, ta: np.ndarray, tb: np.ndarray, inset: float) -> np.ndarray:
@@ -690,12 +814,19 @@ class CollisionEngine:
         state = self._build._state_key()
         if self._state == state:
             return self
+        if self.unexamined:
+            # pairs were left untested (crowded parts): their verdicts depend on the order of the whole
+            # analysis, so analyse everything again rather than keeping pairs
+            self._state = None
+            self.pair_ids = np.zeros((0, 2), dtype=np.int64)
+            self.pair_flags = np.zeros((0, 3), dtype=bool)
         if self._state is not None and self._build._appended_since(self._state) is not None:
             # append-only edits: the first self.n placements are unchanged, keep their arrays and pairs
             n_old = self.n
+            old_hits = self.pairs[self.hit]
             if self._prepare(n_old):
-                new_pairs = self._broad(np.arange(n_old, self.n))
-                flags = self._analyse(new_pairs)
+                hits = np.bincount(old_hits.ravel(), minlength=self.n)
+                new_pairs, flags = self._broad_and_analyse(np.arange(n_old, self.n), hits)
                 self.pair_ids = np.vstack([self.pair_ids, self.inst[new_pairs]])
                 self.pair_flags = np.vstack([self.pair_flags, flags])
                 self.pairs = np.vstack([self.pairs, new_pairs])  # new_pairs are i < j already
@@ -720,8 +851,10 @@ class CollisionEngine:
             queried = np.flatnonzero(is_new)
         else:
             queried = np.arange(self.n)
-        new_pairs = self._broad(queried) if len(queried) else np.zeros((0, 2), dtype=np.int64)
-        flags = self._analyse(new_pairs)
+        hits = np.zeros(self.n, dtype=np.int64)
+        if len(old_ids):
+            np.add.at(hits, id_to_idx[old_ids[old_flags[:, 0]]].ravel(), 1)
+        new_pairs, flags = self._broad_and_analyse(queried, hits)
         self.pair_ids = np.vstack([old_ids, inst[new_pairs]]) if len(new_pairs) else old_ids
         self.pair_flags = np.vstack([old_flags, flags]) if len(new_pairs) else old_flags
         idx = id_to_idx[self.pair_ids]
@@ -830,9 +963,16 @@ class CollisionEngine:
         sliding = np.array([n in SLIDING_TYPES for n in names])
         out: dict = {}
         poses = self.wa.poses
+        arrays: dict = {}  # part key -> connector arrays (a part may be in many pairs)
+
+        def conn(i):
+            a = arrays.get(self.keys[i])
+            if a is None:
+                a = arrays[self.keys[i]] = part_connector_arrays(self.wa.placements[i].content)
+            return a
+
         for i, j in pairs:
-            ai = part_connector_arrays(self.wa.placements[i].content)
-            aj = part_connector_arrays(self.wa.placements[j].content)
+            ai, aj = conn(i), conn(j)
             if not sliding[ai.code].any() or not sliding[aj.code].any():
                 continue
             pi = ai.pos @ poses[i, :3, :3].T + poses[i, :3, 3]
@@ -1252,6 +1392,14 @@ def collision_details(build, max_depth_estimates: int = 200) -> list[CollisionRe
     flat = eng.wa.placements
     g = connection_graph(build)
     out = []
+    said: dict = {}  # placement index -> build.describe (a part in many pairs is described once)
+
+    def describe(i):
+        d = said.get(i)
+        if d is None:
+            d = said[i] = build.describe(flat[i])
+        return d
+
     for k, (i, j) in enumerate(sorted(map(tuple, eng.reported().tolist()))):
         a, b = flat[i], flat[j]
         if k < max_depth_estimates:
@@ -1260,7 +1408,7 @@ def collision_details(build, max_depth_estimates: int = 200) -> list[CollisionRe
         else:
             depth, direction, inter = float("nan"), (0.0, 0.0, 0.0), float("nan")
         out.append(CollisionRecord(
-            a, b, (a.content.ldraw_id, b.content.ldraw_id), (build.describe(a), build.describe(b)),
+            a, b, (a.content.ldraw_id, b.content.ldraw_id), (describe(i), describe(j)),
             (_submodel(a), _submodel(b)), float(depth), direction, g.mated(i, j), interference=float(inter)))
     return out
 

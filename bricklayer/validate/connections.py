@@ -55,7 +55,7 @@ import numpy as np
 from ldraw_data.connectors import JointKind, connector_types, mate_matrix, type_label
 
 from ..connector import Connector
-from ..constants import TOL
+from ..constants import COINCIDENT_CONNECTORS, TOL
 from ._world import flexible_mask, world_arrays
 from .held import held_in_frame_edges
 
@@ -805,6 +805,37 @@ def _slide_candidates(pos, length, sm: np.ndarray, sf: np.ndarray, query) -> lis
     return out
 
 
+def _coincident_rank(w: dict) -> np.ndarray:
+    """(N,) int: rank of each connector row among the rows of its type, pointing the same way, with origins
+    in the same 0.5 LDU cell (``TOL.connector_position``), by owning part (then row).
+
+    Rows of rank :data:`~bricklayer.constants.COINCIDENT_CONNECTORS` or more are left out of matching
+    (:func:`_mated`): a stud holds one anti-stud, so further connectors of the same type at the same
+    place belong to parts drawn inside each other (overlaps, reported as collisions), not joints; and
+    matching each of N coincident connectors with the N others costs N squared.
+    """
+    code = w["code"]
+    n = len(code)
+    if n <= COINCIDENT_CONNECTORS:
+        return np.zeros(n, dtype=np.int64)
+    cell = np.floor(w["pos"] / TOL.connector_position).astype(np.int64)
+    ax = np.round(w["axis"] * 4).astype(np.int64)
+    cols = [code.astype(np.int64), cell[:, 0], cell[:, 1], cell[:, 2], ax[:, 0], ax[:, 1], ax[:, 2]]
+    with np.errstate(over="ignore"):
+        h = np.full(n, 0x9E3779B97F4A7C15, dtype=np.uint64)
+        for c in cols:
+            h = h ^ c.astype(np.uint64)
+            h = h * np.uint64(0xBF58476D1CE4E5B9)
+            h = h ^ (h >> np.uint64(29))
+    o = np.lexsort((np.arange(n), w["owner"], h))
+    hs = h[o]
+    start = np.flatnonzero(np.r_[True, hs[1:] != hs[:-1]])
+    size = np.diff(np.r_[start, n])
+    rank = np.empty(n, dtype=np.int64)
+    rank[o] = np.arange(n) - np.repeat(start, size)
+    return rank
+
+
 def _mated(w: dict, query=None, unseated: list | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Mated pairs ``(part_i, conn_i, part_j, conn_j)`` and their JointKind indices (module rules).
 
@@ -821,7 +852,7 @@ def _mated(w: dict, query=None, unseated: list | None = None) -> tuple[np.ndarra
     # only connectors of a type that mates with something present can pair
     present = np.flatnonzero(np.bincount(code, minlength=len(mm)))  # sorted type codes present (np.unique)
     useful = present[(mm[np.ix_(present, present)] >= 0).any(axis=1)]
-    usable = np.isin(code, useful)
+    usable = np.isin(code, useful) & (_coincident_rank(w) < COINCIDENT_CONNECTORS)
     is_slide = sliding_t[code]
     side = side_t[code]
     joint = joint_t[code]
