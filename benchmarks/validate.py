@@ -403,8 +403,10 @@ delete the only holder 103/103 (every dependant floats).
 """
 
 
-def run(models: Path, only: str | None, incremental: bool) -> list[dict]:
+def run(models: Path, only: str | None, incremental: bool, reports: Path | None = None) -> list[dict]:
     import bricklayer
+
+    from brickwright.validation import validation_report
 
     global _floaters
     import importlib.util
@@ -443,12 +445,20 @@ def run(models: Path, only: str | None, incremental: bool) -> list[dict]:
                              thin_side=_thin_sides(eng, i, j)))
         causes = Counter(classes)
         census = Counter(f"{c}|{p}" for c, p in zip(classes, profiles))
+        rep = validation_report(b, source=path.stem)
+        if reports is not None:
+            reports.mkdir(parents=True, exist_ok=True)
+            tmp = reports / (path.stem + ".json.tmp")
+            tmp.write_text(json.dumps(rep, indent=1, default=str))
+            tmp.replace(reports / (path.stem + ".json"))
+        kinds = {k: len(rep[k]) for k in ("collisions", "floating", "below_ground", "unseated", "mirrored",
+                                          "duplicates", "scaled", "unknown_parts", "not_parts", "unreadable_lines")}
         sup = support_graph(b, separate_objects=True)  # to tell objects drawn apart from other floaters
         flat = b.flattened_placements
         row = dict(model=path.stem, parts=len(flat), read_s=round(t1 - t0, 3), validate_s=round(t2 - t1, 3),
                    parts_per_s=round(len(flat) / max(t2 - t1, 1e-9)), candidates=int(len(eng.pairs)),
                    colliding=len(coll), press_fits=int(len(eng.press_fits())), floating=len(flo),
-                   components=comps, unchecked=len(unchecked_placements(b)),
+                   components=comps, unchecked=len(unchecked_placements(b)), report_kinds=kinds,
                    collision_causes=dict(causes), collision_census=dict(census),
                    thin_pairs=thin,
                    collision_pairs=[dict(ids=list(r.part_ids), desc=list(r.descriptions), cls=c, profile=p,
@@ -580,9 +590,10 @@ if __name__ == "__main__":
     ap.add_argument("--only")
     ap.add_argument("--incremental", action="store_true")
     ap.add_argument("--no-write", action="store_true")
+    ap.add_argument("--reports", type=Path, help="also save each model's validation_report() as JSON here")
     a = ap.parse_args()
     logging.basicConfig(level=logging.ERROR)
     logging.getLogger("bench").setLevel(logging.WARNING)
-    rows = run(a.models, a.only, a.incremental)
+    rows = run(a.models, a.only, a.incremental, a.reports)
     if not a.no_write:
         write_report(rows)
