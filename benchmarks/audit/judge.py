@@ -87,8 +87,8 @@ def judge_collisions() -> None:
         ta, ca = ldr.world_triangles(a, path)
         tb, cb = ldr.world_triangles(b, path)
         rng = np.random.default_rng(k)
-        dab, nab = ldr.depth_into(ta, tb, rng, n=2000)
-        dba, nba = ldr.depth_into(tb, ta, rng, n=2000)
+        dab, nab = ldr.depth_into(ta, tb, rng, n=800)
+        dba, nba = ldr.depth_into(tb, ta, rng, n=800)
         depth = max(dab, dba)
         rec = dict(model=model, k=k, a=[a.name, a.line, list(a.via)], b=[b.name, b.line, list(b.via)],
                    a_label=c["a"]["label"], b_label=c["b"]["label"], mated=c["mated"],
@@ -132,12 +132,12 @@ def judge_floaters() -> None:
             nlo, nhi = tn.reshape(-1, 3).min(0), tn.reshape(-1, 3).max(0)
             if ((nlo > hi + 3) | (nhi < lo - 3)).any():
                 continue
-            dist = ldr.min_distance(tf, tn, rng, n=600)
+            dist = ldr.min_distance(tf, tn, rng, n=400)
             if dist > 1.0:
                 continue
-            base = max(ldr.depth_into(tf, tn, rng, 1200)[0], ldr.depth_into(tn, tf, rng, 1200)[0])
+            base = max(ldr.depth_into(tf, tn, rng, 600)[0], ldr.depth_into(tn, tf, rng, 600)[0])
             down = tf + np.array([0, DROP, 0])
-            moved = max(ldr.depth_into(down, tn, rng, 1200)[0], ldr.depth_into(tn, down, rng, 1200)[0])
+            moved = max(ldr.depth_into(down, tn, rng, 600)[0], ldr.depth_into(tn, down, rng, 600)[0])
             lab = "#" + "/#".join(map(str, lf.index))
             neigh.append(dict(name=lf.name, line=lf.line, index=lab, dist=round(dist, 2), base=round(base, 2),
                               dropped=round(moved, 2), blocks=bool(moved >= base + 1.0),
@@ -162,3 +162,81 @@ if __name__ == "__main__":
         judge_collisions()
     elif cmd == "floaters":
         judge_floaters()
+
+
+def judge_clusters(max_pairs: int = 40) -> None:
+    """Per sampled floater: its cluster (reported floaters whose boxes touch, transitively, within 1 LDU)
+    and whether any member is blocked from falling by a part not reported floating (drop test on the
+    nearest candidate pairs, at most ``max_pairs``). -> /tmp/audit/clusters.jsonl"""
+    s = json.loads((OUT / "sample.json").read_text())
+    out = OUT / "clusters.jsonl"
+    done = set()
+    if out.exists():
+        done = {(j["model"], j["k"]) for j in map(json.loads, out.read_text().splitlines())}
+    for model, k in s["floating"]:
+        if (model, k) in done:
+            continue
+        rep = _rep(model)
+        path = MODELS / f"{model}.mpd"
+        leaves = ldr.flatten(path)
+        F = _leaf(leaves, rep["floating"][k])
+        rl = {(d["line"], d["label"].split(":")[0]) for d in rep["floating"]}
+        flo = [i for i, lf in enumerate(leaves) if (lf.line, "#" + "/#".join(map(str, lf.index))) in rl]
+        tris, box = {}, np.zeros((len(leaves), 2, 3))
+        for i, lf in enumerate(leaves):
+            try:
+                t, _ = ldr.world_triangles(lf, path)
+                tris[i] = t
+                box[i] = t.reshape(-1, 3).min(0), t.reshape(-1, 3).max(0)
+            except Exception:  # noqa: BLE001
+                box[i] = np.nan
+
+        def touch(i, js):
+            return ~((box[js, 0] > box[i, 1] + 1) | (box[js, 1] < box[i, 0] - 1)).any(axis=1)
+
+        fl = np.array(flo)
+        seed_i = leaves.index(F)
+        clus, todo = {seed_i}, [seed_i]
+        while todo:
+            i = todo.pop()
+            for j in fl[touch(i, fl)]:
+                if j not in clus:
+                    clus.add(int(j))
+                    todo.append(int(j))
+        others = np.array([i for i in range(len(leaves)) if i not in set(flo) and i in tris])
+        cand = []
+        for i in clus:
+            if i not in tris or len(others) == 0:
+                continue
+            for j in others[touch(i, others)]:
+                gap = float(np.maximum(box[i, 0] - box[j, 1], box[j, 0] - box[i, 1]).max())
+                cand.append((gap, i, int(j)))
+        cand.sort()
+        rng = np.random.default_rng(k)
+        held, tested = [], []
+        for gap, i, j in cand[:max_pairs]:
+            ti, tj = tris[i], tris[j]
+            base = max(ldr.depth_into(ti, tj, rng, 500)[0], ldr.depth_into(tj, ti, rng, 500)[0])
+            dn = ti + np.array([0, DROP, 0])
+            moved = max(ldr.depth_into(dn, tj, rng, 500)[0], ldr.depth_into(tj, dn, rng, 500)[0])
+            tested.append([leaves[i].name, leaves[i].line, leaves[j].name, leaves[j].line, round(base, 2),
+                           round(moved, 2)])
+            if moved >= base + 1.0:
+                held.append(tested[-1])
+                break
+        ci = np.array(sorted(i for i in clus if i in tris))
+        oi = others if len(others) else ci
+        # LDraw +Y is down: the lowest point is the largest y; ground gap of the cluster's lowest point
+        ground_gap = float(np.nanmax(box[:, 1, 1]) - np.nanmax(box[ci, 1, 1]))
+        rec = dict(model=model, k=k, part=F.name, line=F.line, label=rep["floating"][k]["label"],
+                   ground_gap=round(ground_gap, 2), rest_bottom_gap=round(float(np.nanmax(box[oi, 1, 1])
+                                                                                - np.nanmax(box[ci, 1, 1])), 2),
+                   cluster=len(clus), cluster_parts=sorted({leaves[i].name for i in clus})[:12],
+                   candidates=len(cand), tested=len(tested), held=held, auto_verdict=not held and ground_gap > 2)
+        with out.open("a") as fh:
+            fh.write(json.dumps(rec) + "\n")
+        print(model, F.name, F.line, "cluster", len(clus), "cand", len(cand), "held", held, flush=True)
+
+
+if __name__ == "__main__" and sys.argv[1] == "clusters":
+    judge_clusters()

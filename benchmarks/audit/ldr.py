@@ -162,7 +162,10 @@ def sample_surface(tris: np.ndarray, n: int, rng: np.random.Generator, box=None)
     flip = u + v > 1
     u[flip], v[flip] = 1 - u[flip], 1 - v[flip]
     pts = tris[k, 0] + u[:, None] * e1[k] + v[:, None] * e2[k]
-    return np.vstack([pts, tris.reshape(-1, 3)])
+    verts = tris.reshape(-1, 3)
+    if len(verts) > n // 4:
+        verts = verts[rng.choice(len(verts), size=n // 4, replace=False)]
+    return np.vstack([pts, verts])
 
 
 def _point_triangle_dist(p: np.ndarray, t: np.ndarray) -> np.ndarray:
