@@ -403,8 +403,10 @@ delete the only holder 103/103 (every dependant floats).
 """
 
 
-def run(models: Path, only: str | None, incremental: bool) -> list[dict]:
+def run(models: Path, only: str | None, incremental: bool, reports: Path | None = None) -> list[dict]:
     import bricklayer
+
+    from brickwright.validation import validation_report
 
     global _floaters
     import importlib.util
@@ -443,12 +445,20 @@ def run(models: Path, only: str | None, incremental: bool) -> list[dict]:
                              thin_side=_thin_sides(eng, i, j)))
         causes = Counter(classes)
         census = Counter(f"{c}|{p}" for c, p in zip(classes, profiles))
+        rep = validation_report(b, source=path.stem)
+        if reports is not None:
+            reports.mkdir(parents=True, exist_ok=True)
+            tmp = reports / (path.stem + ".json.tmp")
+            tmp.write_text(json.dumps(rep, indent=1, default=str))
+            tmp.replace(reports / (path.stem + ".json"))
+        kinds = {k: len(rep[k]) for k in ("collisions", "floating", "below_ground", "unseated", "mirrored",
+                                          "duplicates", "scaled", "unknown_parts", "not_parts", "unreadable_lines")}
         sup = support_graph(b, separate_objects=True)  # to tell objects drawn apart from other floaters
         flat = b.flattened_placements
         row = dict(model=path.stem, parts=len(flat), read_s=round(t1 - t0, 3), validate_s=round(t2 - t1, 3),
                    parts_per_s=round(len(flat) / max(t2 - t1, 1e-9)), candidates=int(len(eng.pairs)),
                    colliding=len(coll), press_fits=int(len(eng.press_fits())), floating=len(flo),
-                   components=comps, unchecked=len(unchecked_placements(b)),
+                   components=comps, unchecked=len(unchecked_placements(b)), report_kinds=kinds,
                    collision_causes=dict(causes), collision_census=dict(census),
                    thin_pairs=thin,
                    collision_pairs=[dict(ids=list(r.part_ids), desc=list(r.descriptions), cls=c, profile=p,
@@ -543,6 +553,33 @@ def _thin_lines(rows: list[dict], examples: int = 2) -> list[str]:
     return out
 
 
+#: ``validation_report`` keys and the problem line each prints.
+_KINDS = (("collisions", "COLLISION"), ("floating", "FLOATING"), ("below_ground", "BELOW GROUND"),
+          ("unseated", "NOT SEATED"), ("mirrored", "MIRRORED"), ("scaled", "SCALED"), ("duplicates", "DUPLICATE"),
+          ("unknown_parts", "UNKNOWN PART"), ("not_parts", "NOT A PART"), ("unreadable_lines", "UNREADABLE"))
+
+
+def _kind_lines(rows: list[dict]) -> list[str]:
+    """Table of every problem line ``validation_report`` prints, by kind, per model with any."""
+    if not any("report_kinds" in r for r in rows):
+        return []
+    out = ["", "## Every reported problem by kind (`brickwright.validation.validation_report`)", "",
+           "Per model, the count of each problem kind the report prints (COMPONENTS: pieces beyond the first). "
+           "How far each kind can be trusted: `benchmarks/validator_audit.md`.", "",
+           "| model | " + " | ".join(k for _, k in _KINDS) + " | COMPONENTS |",
+           "|---|" + "---:|" * (len(_KINDS) + 1)]
+    tot = Counter()
+    for r in rows:
+        k = r.get("report_kinds", {})
+        tot.update(k)
+        tot["components"] += r["components"] - 1
+        if any(k.values()) or r["components"] > 1:
+            out.append(f"| {r['model']} | " + " | ".join(str(k.get(x, 0)) for x, _ in _KINDS)
+                       + f" | {r['components'] - 1} |")
+    out.append("| **all** | " + " | ".join(str(tot[x]) for x, _ in _KINDS) + f" | {tot['components']} |")
+    return out
+
+
 def write_report(rows: list[dict]) -> None:
     (HERE / "official_report.json").write_text(json.dumps(rows, indent=1))
     lines = ["# Validator on the official models", "",
@@ -554,6 +591,7 @@ def write_report(rows: list[dict]) -> None:
         lines.append(f"| {r['model']} | {r['parts']} | {r['colliding']} | {r['press_fits']} | {r['floating']} | "
                      f"{r['components']} | {r['unchecked']} | {r['validate_s']} |")
         tot.update(r["collision_causes"])
+    lines += _kind_lines(rows)
     lines += ["", "## Causes of the reported collisions (all models)", ""]
     lines += [f"- {k}: {v}" for k, v in tot.most_common()]
     cen = Counter()
@@ -580,9 +618,14 @@ if __name__ == "__main__":
     ap.add_argument("--only")
     ap.add_argument("--incremental", action="store_true")
     ap.add_argument("--no-write", action="store_true")
+    ap.add_argument("--from-json", action="store_true", help="rewrite the .md from official_report.json only")
+    ap.add_argument("--reports", type=Path, help="also save each model's validation_report() as JSON here")
     a = ap.parse_args()
     logging.basicConfig(level=logging.ERROR)
     logging.getLogger("bench").setLevel(logging.WARNING)
-    rows = run(a.models, a.only, a.incremental)
+    if a.from_json:
+        write_report(json.loads((HERE / "official_report.json").read_text()))
+        raise SystemExit(0)
+    rows = run(a.models, a.only, a.incremental, a.reports)
     if not a.no_write:
         write_report(rows)
