@@ -384,7 +384,7 @@ def _face_normals(t: np.ndarray) -> np.ndarray:
 
 
 def instanced_geometry(placements, *, looks=None, edges: bool = True, fade_alpha: int = 90, embedded=None,
-                       library=None) -> InstancedGeometry:
+                       library=None, meshes=None) -> InstancedGeometry:
     """Group placed parts into instanced meshes: one per distinct part, colour and look.
 
     Parameters
@@ -400,6 +400,9 @@ def instanced_geometry(placements, *, looks=None, edges: bool = True, fade_alpha
     embedded : parsed MPD document, optional
         Parts embedded in the model file (default: those of the build given).
     library : LDrawLibrary, optional
+    meshes : dict of str -> PartMesh, optional
+        Part meshes already loaded (``ldraw_data.mesh.load_meshes``), by file
+        name; parts missing from it are loaded.
 
     Returns
     -------
@@ -428,7 +431,11 @@ def instanced_geometry(placements, *, looks=None, edges: bool = True, fade_alpha
     looks = ["plain"] * len(flat) if looks is None else list(looks)
     table = get_color_table(library)
     names = [p.content.ldraw_id + ".dat" for p in flat]
-    meshes = load_meshes(sorted(set(names)), library, embedded=embedded, on_missing="warn")
+    known = meshes or {}
+    missing = sorted(set(names) - set(known))
+    meshes = dict(known)
+    if missing:
+        meshes.update(load_meshes(missing, library, embedded=embedded, on_missing="warn"))
 
     cache: dict[int, tuple] = {}
 
