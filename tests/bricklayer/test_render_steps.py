@@ -133,3 +133,22 @@ def test_one_camera_per_submodel_sequence(render):
     assert np.allclose(main_bounds[1] - main_bounds[0], [80, 80, 60], atol=0.5)
     uv = cams[("main", 1)].project(main_bounds)
     assert np.all((uv[:, 0] > 0) & (uv[:, 0] < 200) & (uv[:, 1] > 0) & (uv[:, 1] < 150))
+
+
+def test_instanced_geometry_draws_what_the_world_space_geometry_draws(official_dir):
+    # the instanced meshes (one per distinct part, colour and handedness) hold the same triangles as the
+    # world-space reference (build_geometry), counted placement by placement, and the same bounds
+    from bricklayer import read_ldraw
+    from bricklayer.render import build_geometry, instanced_geometry
+
+    build = read_ldraw(official_dir / "6256_Island_Catamaran.mpd")  # transparent and repeated parts
+    ref = build_geometry(build)
+    geo = instanced_geometry(build)
+    n_inst = sum(len(b.triangles) * len(b.poses) for b in geo.batches)
+    n_trans = 0 if geo.transparent is None else len(geo.transparent.triangles)
+    assert n_inst + n_trans == len(ref.triangles)
+    assert n_trans == int((ref.rgba[:, 3] < 255).sum())
+    assert sum(len(b.edges) * len(b.poses) for b in geo.batches) == len(ref.edges)
+    assert geo.n_parts == ref.n_parts
+    assert np.allclose(geo.bounds, ref.bounds, atol=1e-3)
+    assert len(geo.batches) < geo.n_parts  # parts repeat: fewer meshes than placements
