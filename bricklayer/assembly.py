@@ -2704,16 +2704,22 @@ def assembly_sequence(build, *, max_parts_per_step: int = 6, time_budget: float 
     return plan
 
 
-def _ldraw_step_count(text: str) -> int:
-    """Steps an LDraw viewer pages through in ``text``, over all its ``0 FILE`` blocks: each ``0 STEP``
-    line ends one (LDraw spec, STEP meta), and part lines after a block's last ``0 STEP`` make one more."""
-    steps, pending = 0, False
+def _ldraw_step_count(text: str, parts=()) -> int:
+    """Steps an LDraw viewer pages through in ``text``, over all its model ``0 FILE`` blocks: each ``0 STEP``
+    line ends one (LDraw spec, STEP meta), and part lines after a block's last ``0 STEP`` make one more.
+    Blocks named in ``parts`` (embedded part files: stickers, bent parts; names compared case-blind) are
+    parts, not models, and have no steps."""
+    skip = {str(n).strip().lower() for n in parts}
+    steps, pending, in_part = 0, False, False
     for ln in text.splitlines():
         tok = ln.split()
-        if tok[:2] == ["0", "STEP"]:
-            steps, pending = steps + 1, False
-        elif tok[:2] in (["0", "FILE"], ["0", "NOFILE"]):
+        if tok[:2] in (["0", "FILE"], ["0", "NOFILE"]):
             steps, pending = steps + pending, False
+            in_part = tok[:2] == ["0", "FILE"] and " ".join(tok[2:]).lower() in skip
+        elif in_part:
+            continue
+        elif tok[:2] == ["0", "STEP"]:
+            steps, pending = steps + 1, False
         elif tok[:1] == ["1"]:
             pending = True
     return steps + pending
@@ -2857,7 +2863,8 @@ def write_instructions(build, out_dir, *, images: bool = True, max_images: int |
                           "separate_objects": separate_objects}
     _count_unplaceable(build, summary)
     text = Path(mpd).read_text(encoding="utf-8")
-    summary["ldraw_steps"] = _ldraw_step_count(text)
+    embedded = {n for b in [plan.sequence, *plan.sequence._all_builds()] for n, _body in b.embedded_files.values()}
+    summary["ldraw_steps"] = _ldraw_step_count(text, embedded)
     from .render.steps import step_pages
 
     pages = step_pages(plan.sequence)

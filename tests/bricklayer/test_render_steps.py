@@ -152,3 +152,31 @@ def test_instanced_geometry_draws_what_the_world_space_geometry_draws(official_d
     assert geo.n_parts == ref.n_parts
     assert np.allclose(geo.bounds, ref.bounds, atol=1e-3)
     assert len(geo.batches) < geo.n_parts  # parts repeat: fewer meshes than placements
+
+
+EMBEDDED_PART_MODEL = """0 FILE main.ldr
+0 Brick with a part embedded in the file
+0 Name: main.ldr
+1 4 0 0 0 1 0 0 0 1 0 0 0 1 3010.dat
+1 15 0 -40 0 1 0 0 0 1 0 0 0 1 mydisc.dat
+0 NOFILE
+0 FILE mydisc.dat
+0 A disc drawn in the file
+0 Name: mydisc.dat
+0 !LDRAW_ORG Unofficial_Part
+1 16 0 0 0 10 0 0 0 1 0 0 0 10 4-4disc.dat
+0 NOFILE
+"""
+
+
+def test_embedded_part_blocks_are_not_steps(tmp_path):
+    # the planner leaves the embedded part to a last step: 2 steps (brick, disc); the disc's own 0 FILE block
+    # in steps.mpd is a part, not a model, and a viewer does not page through it
+    build = from_ldraw(EMBEDDED_PART_MODEL)
+    res = write_instructions(build, tmp_path, images=False)
+    s = res["summary"]
+    text = res["mpd"].read_text()
+    assert "0 FILE mydisc.dat" in text
+    assert s["steps"] == s["ldraw_steps"] == s["main_model_steps"] == 2
+    assert _ldraw_step_count(text) == 3  # counting the part block as a model would add a step
+    assert s["pictures"] == [] and s["pictures_dropped"] == 2
