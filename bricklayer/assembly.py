@@ -2705,16 +2705,22 @@ def assembly_sequence(build, *, max_parts_per_step: int = 6, time_budget: float 
     return plan
 
 
-def _ldraw_step_count(text: str) -> int:
-    """Steps an LDraw viewer pages through in ``text``, over all its ``0 FILE`` blocks: each ``0 STEP``
-    line ends one (LDraw spec, STEP meta), and part lines after a block's last ``0 STEP`` make one more."""
-    steps, pending = 0, False
+def _ldraw_step_count(text: str, parts=()) -> int:
+    """Steps an LDraw viewer pages through in ``text``, over all its model ``0 FILE`` blocks: each ``0 STEP``
+    line ends one (LDraw spec, STEP meta), and part lines after a block's last ``0 STEP`` make one more.
+    Blocks named in ``parts`` (embedded part files: stickers, bent parts; names compared case-blind) are
+    parts, not models, and have no steps."""
+    skip = {str(n).strip().lower() for n in parts}
+    steps, pending, in_part = 0, False, False
     for ln in text.splitlines():
         tok = ln.split()
-        if tok[:2] == ["0", "STEP"]:
-            steps, pending = steps + 1, False
-        elif tok[:2] in (["0", "FILE"], ["0", "NOFILE"]):
+        if tok[:2] in (["0", "FILE"], ["0", "NOFILE"]):
             steps, pending = steps + pending, False
+            in_part = tok[:2] == ["0", "FILE"] and " ".join(tok[2:]).lower() in skip
+        elif in_part:
+            continue
+        elif tok[:2] == ["0", "STEP"]:
+            steps, pending = steps + 1, False
         elif tok[:1] == ["1"]:
             pending = True
     return steps + pending
@@ -2763,7 +2769,17 @@ def _count_unplaceable(build, summary: dict) -> None:
     summary["placed_share"] = round(1.0 if planned <= 0 else summary["placed"] / planned, 4)
 
 
-def write_instructions(build, out_dir, *, images: bool = True, max_images: int = 200, size=(800, 600),
+def _flat_parts(placements) -> list:
+    """Element placements under some top-level placements (a placed sub-build brings all its parts)."""
+    from .build import LegoBuild
+
+    out = []
+    for p in placements:
+        out.extend(_flat_parts(p.content.placements) if isinstance(p.content, LegoBuild) else [p])
+    return out
+
+
+def write_instructions(build, out_dir, *, images: bool = True, max_images: int | None = None, size=(800, 600),
                        max_parts_per_step: int = 6, time_budget: float | None = TIME_BUDGET,
                        separate_objects: bool = False, overwrite: bool = False) -> dict:
     """Write the assembly sequence as an MPD with ``0 STEP`` groups and, with the renderer, an image per step.
@@ -2775,12 +2791,20 @@ def write_instructions(build, out_dir, *, images: bool = True, max_images: int =
     build : LegoBuild
     out_dir : str or Path
         Created when missing. Gets ``steps.mpd``, ``plan.json`` and
-        ``step-0001.png`` ... (cumulative pictures, one per group of at most
-        ``max_parts_per_step`` parts in assembly order, so a kept sub-build
-        is shown as it is built; when :mod:`bricklayer.render` imports and works).
+        ``step-0001.png`` ... : one picture per LDraw step of every ``0 FILE``
+        block of ``steps.mpd`` (a submodel's steps before the parent step that
+        places it), so the pictures, the step count of ``plan.json`` and what
+        LDraw viewers page through agree (:func:`bricklayer.render.step_pages`).
+        Each picture shows every part placed so far in its (sub)model, the last
+        step (stickers, flexible parts, failed parts) included; the step's new
+        parts in colour, the earlier ones dimmed; one fixed camera per
+        (sub)model, fitted to the finished (sub)model
+        (:func:`bricklayer.render.render_steps`). Pictures are written when
+        :mod:`bricklayer.render` imports and works.
     images : bool
-    max_images : int
-        Render at most this many steps (the last ones are dropped).
+    max_images : int or None
+        Render at most this many pictures (the last ones are dropped and
+        counted in ``pictures_dropped``); None (default): all.
     size : (width, height), pixels
     max_parts_per_step, time_budget, separate_objects
         As for :func:`assembly_sequence`.
@@ -2792,11 +2816,17 @@ def write_instructions(build, out_dir, *, images: bool = True, max_images: int =
     Returns
     -------
     dict
-        ``{"mpd": Path, "plan": Path, "images": [Path, ...], "summary": dict, "image_error": str or None}``.
+        ``{"mpd": Path, "plan": Path, "images": [Path, ...], "cameras": [Camera, ...], "summary": dict,
+        "image_error": str or None}`` (``cameras[k]`` drew ``images[k]``).
         ``summary`` is what ``plan.json`` holds: :meth:`AssemblyPlan.summary` with unknown parts and
         unreadable part lines counted as failed (``_count_unplaceable``), ``unreadable_lines``,
-        ``ldraw_steps`` (steps a viewer pages through in ``steps.mpd``), ``colliding_pairs`` (pairs
-        of parts drawn inside each other, ``build.colliding_placements``) and ``options``.
+        ``steps`` and ``ldraw_steps`` (both the steps a viewer pages through over all blocks of
+        ``steps.mpd``, one picture each), ``main_model_steps`` (those of the main model alone, what
+        LeoCAD pages before entering a submodel), ``planned_steps`` (the planner's top-level steps,
+        :attr:`AssemblyPlan.steps`), ``pictures`` (per picture: ``image`` file name, ``model``
+        (sub)model name, ``step`` and ``of`` within it, ``new_parts``), ``pictures_dropped``,
+        ``colliding_pairs`` (pairs of parts drawn inside each other, ``build.colliding_placements``)
+        and ``options``.
 
     Raises
     ------
@@ -2807,9 +2837,8 @@ def write_instructions(build, out_dir, *, images: bool = True, max_images: int =
     """
     import json
 
-    from ldraw_data.fileio import atomic_write
+    from ldraw_data.fileio import atomic_write, atomic_writer
 
-    from .build import LegoBuild
     from .io import write_ldraw
 
     out = Path(out_dir)
@@ -2838,36 +2867,44 @@ def write_instructions(build, out_dir, *, images: bool = True, max_images: int =
     summary["options"] = {"max_parts_per_step": max_parts_per_step, "time_budget": time_budget,
                           "separate_objects": separate_objects}
     _count_unplaceable(build, summary)
-    summary["ldraw_steps"] = _ldraw_step_count(Path(mpd).read_text(encoding="utf-8"))
+    text = Path(mpd).read_text(encoding="utf-8")
+    embedded = {n for b in [plan.sequence, *plan.sequence._all_builds()] for n, _body in b.embedded_files.values()}
+    summary["ldraw_steps"] = _ldraw_step_count(text, embedded)
+    from .render.steps import step_pages
+
+    pages = step_pages(plan.sequence)
+    shown = pages if max_images is None else pages[:max(0, int(max_images))]
+    # one step count everywhere: the pages (one per step of every FILE block of steps.mpd) are the steps
+    summary["planned_steps"] = summary["steps"]
+    summary["steps"] = len(pages)
+    summary["main_model_steps"] = len(plan.sequence.steps)
+    summary["pictures"] = [{"image": f"step-{k + 1:04d}.png", "model": pg.model.name or "model", "step": pg.step,
+                            "of": pg.steps, "new_parts": len(_flat_parts(pg.new))}
+                           for k, pg in enumerate(shown)] if images else []
+    summary["pictures_dropped"] = len(pages) - len(shown) if images else len(pages)
     # the order is no cure for parts drawn inside each other (the path test does not hold those pairs
     # against each other): reported so a user does not take the plan for proof the model can be built
     summary["colliding_pairs"] = len(build.colliding_placements)
     pj = out / "plan.json"
     atomic_write(pj, json.dumps(summary, indent=2))
-    paths, err = [], None
-    if images:
+    paths, cams, err = [], [], None
+    if images and shown:
         try:
-            from .render import save_render
+            from .render import render_steps
         except ImportError as exc:
             err = f"no renderer: {exc}"
         else:
-            flat = build.flattened_placements
-            partial = LegoBuild(name="step")
-            # a picture per group of at most max_parts_per_step parts, in order: a kept sub-build (one
-            # step of the top level) is shown as it is built, not all at once
-            shots = [step[c:c + max_parts_per_step] for step in plan.steps
-                     for c in range(0, len(step), max_parts_per_step)]
-            n_shots = len(shots[:max_images])
-            for k, step in enumerate(shots[:max_images]):
-                report("step pictures", k, n_shots)
-                for i in step:
-                    partial.add_raw(flat[i].content, flat[i].pose)
-                try:
-                    paths.append(save_render(partial, out / f"step-{k + 1:04d}.png", size=size,
-                                             title=f"step {k + 1}"))
-                except Exception as exc:  # noqa: BLE001 - renderer backend missing: keep the MPD
-                    err = f"rendering failed: {exc}"
-                    log.warning("step images not written: %s", exc)
-                    break
-            report("step pictures", n_shots, n_shots)
-    return {"mpd": mpd, "plan": pj, "images": paths, "summary": summary, "image_error": err}
+            try:
+                n_shots = len(shown) if shown is not None else None
+                for k, (_page, cam, img) in enumerate(render_steps(plan.sequence, size=size, pages=shown)):
+                    report("step pictures", k, n_shots or k + 1)
+                    path = out / f"step-{k + 1:04d}.png"
+                    with atomic_writer(path, "wb") as fh:
+                        img.save(fh, format="PNG")
+                    paths.append(path)
+                    cams.append(cam)
+                report("step pictures", len(paths), len(paths))
+            except Exception as exc:  # noqa: BLE001 - renderer backend missing: keep the MPD
+                err = f"rendering failed: {exc}"
+                log.warning("step images not written: %s", exc)
+    return {"mpd": mpd, "plan": pj, "images": paths, "cameras": cams, "summary": summary, "image_error": err}

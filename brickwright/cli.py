@@ -333,7 +333,7 @@ def instructions(model: Path = typer.Argument(..., help=".ldr, .mpd or build.py"
                  images: bool = typer.Option(True, help="Render step-NNNN.png pictures: the model so far after "
                                                         "each group of at most --max-parts-per-step parts, "
                                                         "in assembly order."),
-                 max_images: int = typer.Option(200, min=0, help="Render at most this many pictures."),
+                 max_images: Optional[int] = typer.Option(None, min=0, help="Render at most this many pictures (default: all, one per LDraw step)."),
                  max_parts_per_step: int = typer.Option(6, min=1, help="Parts per step at most."),
                  budget: float = typer.Option(60.0,
                                               help="Planning time budget, CPU seconds (the same plan on a busy "
@@ -643,8 +643,12 @@ def tool_init(run_dir: Path = typer.Argument(..., help="Folder to create (or sta
 
 @tool_app.command("prompt")
 @friendly
-def tool_prompt(no_sandbox: bool = typer.Option(False, "--no-sandbox", help=NO_SANDBOX_HELP)):
-    """Print the system prompt the harness gives a model (loop, build.py contract, TestContext, bricklayer API)."""
+def tool_prompt(no_sandbox: bool = typer.Option(False, "--no-sandbox", help=NO_SANDBOX_HELP),
+                out: Optional[Path] = typer.Option(None, help="Write the prompt to this file instead (it is long: "
+                                                              "read it in parts).")):
+    """Print the system prompt the harness gives a model (loop, build.py contract, TestContext, bricklayer API).
+
+    It starts with a table of contents: the line where each section begins."""
     import tempfile
 
     from .agent.runfolder import harness_system_prompt
@@ -657,6 +661,17 @@ def tool_prompt(no_sandbox: bool = typer.Option(False, "--no-sandbox", help=NO_S
             text = harness_system_prompt(worker, work)
     except SandboxUnavailableError as exc:
         _fail(str(exc), code=2)
+    lines = text.splitlines()
+    heads = [(i, ln) for i, ln in enumerate(lines) if ln.startswith(("# ", "Tools:", "TestContext:"))]
+    toc = [f"(this prompt has {len(lines)} lines; sections start at: "
+           + "; ".join(f"line {i + 2}: {ln.lstrip('# ').rstrip(':')[:60]}" for i, ln in heads) + ")"]
+    text = "\n".join(toc + lines) if heads else text
+    if out is not None:
+        from ldraw_data.fileio import atomic_write
+
+        atomic_write(out, text + "\n")
+        typer.echo(f"{out}: {len(text.splitlines())} lines")
+        return
     typer.echo(text)
 
 
@@ -738,14 +753,25 @@ def tool_validate(run_dir: Path = _RUN_DIR_ARG, json_args: Optional[str] = _JSON
 @_tool_command("render")
 @friendly
 def tool_render(run_dir: Path = _RUN_DIR_ARG,
-                view: Optional[str] = typer.Option(None, help="sheet (default), iso, front, back, left, right, top."),
+                view: Optional[str] = typer.Option(None, help="sheet (default), iso, iso_back, front, back, left, "
+                                                              "right, top, bottom."),
                 highlight_problems: bool = typer.Option(False, "--highlight-problems",
                                                         help="Colliding parts red, floating parts orange."),
+                pose: Optional[str] = typer.Option(None, help='Joint values as JSON, e.g. \'{"door/door": -60}\': '
+                                                              "joint name -> degrees (hinges, turntables) or studs "
+                                                              "(sliders)."),
                 json_args: Optional[str] = _JSON_ARGS, time_limit: float = _TIME_LIMIT,
                 no_sandbox: bool = typer.Option(False, "--no-sandbox", help=NO_SANDBOX_HELP)):
     """Render the build to RUN_DIR/renders/; prints the harness's line, then the PNG's path."""
+    pose_value = None
+    if pose is not None:
+        try:
+            pose_value = json.loads(pose)
+        except (ValueError, RecursionError) as exc:
+            _fail(f"--pose is not valid JSON ({exc}); give e.g. '{{\"lid\": 60}}'", code=2)
     _run_tool_command(run_dir, "render", _tool_arguments(
-        "render", json_args, {"view": view, "highlight_problems": True if highlight_problems else None}),
+        "render", json_args, {"view": view, "highlight_problems": True if highlight_problems else None,
+                              "pose": pose_value}),
         sandbox=not no_sandbox, time_limit=time_limit)
 
 

@@ -11,6 +11,11 @@ __all__ = ["validation_report", "describe_placement", "unknown_placements", "MAX
 
 from bricklayer.validate.collisions import unknown_placements  # noqa: E402  (re-exported: validate reports them)
 
+#: Farthest a part may be placed from the origin, LDU (400 m). The largest official models span under 20,000
+#: LDU; far beyond this, float64 collision and contact tests lose their sub-LDU precision (at 1e18 LDU two
+#: bricks inside each other test clean), so such a placement cannot be checked and is not valid.
+MAX_COORDINATE_LDU = 1_000_000.0
+
 #: Problems of one kind listed in full before "... and N more".
 MAX_LISTED = 8
 
@@ -326,8 +331,10 @@ def validation_report(build, *, source: str = "build", expected_components: int 
                    singular_values=sv) for fp, sv in scaled_fp]
     unreadable = [{"file": w.path, "line": w.line, "message": w.message}
                   for w in getattr(build, "unreadable_lines", None) or ()]
+    far = [describe_placement(build, fp) for fp in flat
+           if not np.all(np.abs(fp.pose.matrix[:3, 3]) <= MAX_COORDINATE_LDU)]
     ok = not (cols or eng.unexamined or floating or below_ground or unknown or not_parts or scaled or unreadable
-              or unseated or mirrored or duplicates)
+              or unseated or mirrored or duplicates or far)
     if expected_components is not None and len(comps) != expected_components:
         ok = False
     problems = []
@@ -379,6 +386,9 @@ def validation_report(build, *, source: str = "build", expected_components: int 
              + ", ".join(f"{v:g}" for v in d["singular_values"]) + ")" for d in scaled], "",
             f"try: real parts cannot be scaled: fix the matrix of the cited line to a rotation (rows of length 1 "
             f"at right angles, singular values within {DISTORTION_TOL:g} of 1)")
+    section([f"OUT OF RANGE {_where(d)}: placed more than {MAX_COORDINATE_LDU:,.0f} LDU from the origin" for d in far],
+            " parts out of range", "try: place every part within 400 m of the origin (1,000,000 LDU); so far out "
+            "no contact or collision can be tested")
     section([f"UNREADABLE PART LINE {u['file']}:{u['line']}: {u['message']}" for u in unreadable], "",
             "the build lacks the part each of these lines places: write it as "
             "`1 <colour> x y z a b c d e f g h i <part>.dat` (15 fields, finite numbers; LDraw spec "
@@ -404,6 +414,10 @@ def validation_report(build, *, source: str = "build", expected_components: int 
     head = (f"{source}: {len(flat)} parts{unread}, {len(cols)} colliding pairs{more}, "
             f"{len(floating) + len(below_ground)} floating, "
             f"{len(comps)} connected component(s) -> {'VALID' if ok else 'NOT VALID'}")
+    from ._text import clean_text
+
+    problems = [clean_text(p) for p in problems]  # names come from files and model code: no terminal escapes
+    head = clean_text(head)
     return {"source": source, "valid": ok, "parts": len(flat),
             "unique_parts": len({p.content.ldraw_id for p in flat}),
             "unique_elements": len({p.content for p in flat}),
@@ -411,4 +425,5 @@ def validation_report(build, *, source: str = "build", expected_components: int 
             "floating": floating, "components": len(comps), "component_sizes": sizes,
             "unknown_parts": unknown, "not_parts": not_parts, "scaled": scaled, "unreadable_lines": unreadable,
             "below_ground": below_ground, "unseated": unseated, "mirrored": mirrored, "duplicates": duplicates,
+            "out_of_range": far,
             "problems": problems, "text": "\n".join([head] + problems)}

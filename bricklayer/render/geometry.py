@@ -20,7 +20,8 @@ stay CCW.
 
 from __future__ import annotations
 
-__all__ = ["RenderGeometry", "build_geometry", "normalize_highlight", "FINISH_KINDS", "WARNING_COLORS"]
+__all__ = ["RenderGeometry", "build_geometry", "normalize_highlight", "FINISH_KINDS", "WARNING_COLORS",
+           "InstanceBatch", "InstancedGeometry", "instanced_geometry", "LOOKS"]
 
 import logging
 from collections.abc import Mapping
@@ -306,3 +307,243 @@ def build_geometry(build, *, highlight=None, edges: bool = True, fade_alpha: int
         n_parts=n_parts,
     )
 
+
+
+# ---------------------------------------------------------------- instanced geometry (what the renderer draws)
+
+#: Looks of a placement in :func:`instanced_geometry`: ``"plain"`` (its LDraw colours), ``"faded"``
+#: (highlight mode: desaturated, lightened, see-through, no edges), ``"dimmed"`` (instructions: the parts
+#: of earlier steps, desaturated and lightened but opaque, edges too) or an (r, g, b) highlight colour.
+LOOKS = ("plain", "faded", "dimmed")
+
+
+@dataclass(frozen=True)
+class InstanceBatch:
+    """One distinct part in one colour and one look, drawn at many poses (instancing).
+
+    Attributes
+    ----------
+    part : str
+        Part file name (``"3001.dat"``).
+    triangles : (n, 3, 3) float32, LDU, the part's LDraw frame
+        Opaque triangles, CCW seen from the visible side after the pose (vertex
+        order reversed when ``mirrored``).
+    normals : (n, 3) float32
+        Unit normals in the part's frame (the renderer maps them by the inverse
+        transpose of the pose, so mirrored poses keep them outward).
+    rgba : (n, 4) uint8
+    finish : (n,) uint8
+        Index into :data:`FINISH_KINDS`.
+    edges : (m, 2, 3) float32, LDU, part frame
+    edge_rgb : (m, 3) uint8
+    poses : (k, 4, 4) float64
+        Part frame -> BL world (LDU) of each placement drawn.
+    mirrored : bool
+        The poses have a negative determinant.
+    """
+
+    part: str
+    triangles: np.ndarray
+    normals: np.ndarray
+    rgba: np.ndarray
+    finish: np.ndarray
+    edges: np.ndarray
+    edge_rgb: np.ndarray
+    poses: np.ndarray
+    mirrored: bool
+
+
+@dataclass(frozen=True)
+class InstancedGeometry:
+    """A build as instanced part meshes plus its see-through triangles in world space.
+
+    Attributes
+    ----------
+    batches : list of InstanceBatch
+        One per distinct (part, colour, look, handedness): memory and upload
+        grow with the number of distinct parts, not with placements.
+    transparent : RenderGeometry or None
+        Triangles with alpha < 255 in the BL world frame (sorted back to front
+        per view by the renderer); its ``edges`` are empty.
+    bounds : (2, 3) float64, LDU, BL world
+        ``[min, max]`` of all triangle vertices (the same as :func:`build_geometry`).
+    n_parts : int
+        Placements drawn (with at least one triangle).
+    """
+
+    batches: list
+    transparent: RenderGeometry | None
+    bounds: np.ndarray
+    n_parts: int
+
+
+def _face_normals(t: np.ndarray) -> np.ndarray:
+    n = np.cross(t[:, 1] - t[:, 0], t[:, 2] - t[:, 0])
+    ln = np.linalg.norm(n, axis=1, keepdims=True)
+    return np.divide(n, ln, out=np.zeros_like(n), where=ln > 0).astype(np.float32)
+
+
+def instanced_geometry(placements, *, looks=None, edges: bool = True, fade_alpha: int = 90, embedded=None,
+                       library=None, meshes=None) -> InstancedGeometry:
+    """Group placed parts into instanced meshes: one per distinct part, colour and look.
+
+    Parameters
+    ----------
+    placements : LegoBuild or sequence of FlatPlacement
+        What to draw; a build is flattened (its embedded parts are used).
+    looks : sequence of str or (r, g, b), optional
+        One per placement (see :data:`LOOKS`); default ``"plain"`` for all.
+    edges : bool
+        Include type-2 edge lines (never for ``"faded"`` parts).
+    fade_alpha : int, 0-255
+        Alpha of ``"faded"`` parts.
+    embedded : parsed MPD document, optional
+        Parts embedded in the model file (default: those of the build given).
+    library : LDrawLibrary, optional
+    meshes : dict of str -> PartMesh, optional
+        Part meshes already loaded (``ldraw_data.mesh.load_meshes``), by file
+        name; parts missing from it are loaded.
+
+    Returns
+    -------
+    InstancedGeometry
+
+    Raises
+    ------
+    ValueError
+        When no placement has geometry (nothing to draw).
+
+    Notes
+    -----
+    Colours and winding as :func:`build_geometry` (LDraw spec 1.0.2 colours 16
+    and 24; mirrored placements get their vertex order reversed), which stays
+    the reference: a picture drawn from either is the same.
+    """
+    from ldraw_data.colors import get_color_table
+    from ldraw_data.mesh import load_meshes
+
+    if hasattr(placements, "flattened_placements"):
+        if embedded is None:
+            embedded = _embedded_document(placements)
+        flat = placements.flattened_placements
+    else:
+        flat = list(placements)
+    looks = ["plain"] * len(flat) if looks is None else list(looks)
+    table = get_color_table(library)
+    names = [p.content.ldraw_id + ".dat" for p in flat]
+    known = meshes or {}
+    missing = sorted(set(names) - set(known))
+    meshes = dict(known)
+    if missing:
+        meshes.update(load_meshes(missing, library, embedded=embedded, on_missing="warn"))
+
+    cache: dict[int, tuple] = {}
+
+    def cdef(code: int):
+        r = cache.get(code)
+        if r is None:
+            c = table.get(code)
+            if c is None:
+                log.warning("unknown colour %d drawn grey", code)
+                r = ((128, 128, 128, 255), 0, (51, 51, 51))
+            else:
+                r = ((*c.rgb, c.alpha), _FINISH_OF.get(c.finish.upper(), 0), tuple(c.edge))
+            cache[code] = r
+        return r
+
+    groups: dict[tuple, list] = {}
+    for i, p in enumerate(flat):
+        el = p.content
+        to_local = el.ldraw_to_local if getattr(el, "_known", True) else L2B
+        T = p.pose.matrix @ to_local
+        look = looks[i]
+        look = look if isinstance(look, str) else tuple(int(v) for v in look)[:3]
+        key = (names[i], int(el.color), look, bool(np.linalg.det(T[:3, :3]) < 0))
+        groups.setdefault(key, []).append(T)
+
+    batches, t_tris, t_rgba, t_fin = [], [], [], []
+    lo, hi = np.full(3, np.inf), np.full(3, -np.inf)
+    n_parts = 0
+    vert_cache: dict[str, np.ndarray] = {}
+    for (name, pcode, look, mirrored), Ts in groups.items():
+        m = meshes.get(name)
+        if m is None or m.is_empty:
+            continue
+        T = np.asarray(Ts, dtype=np.float64)
+        n_parts += len(T)
+        prgba, pfin, pedge = cdef(pcode)
+        codes, inv = np.unique(m.colors, return_inverse=True)
+        inv = inv.reshape(-1)
+        crgba = np.empty((len(codes), 4), dtype=np.float64)
+        cfin = np.empty(len(codes), dtype=np.uint8)
+        for u, code in enumerate(codes):
+            if code == 16:
+                crgba[u], cfin[u] = prgba, pfin
+            elif code == 24:
+                crgba[u], cfin[u] = (*pedge, 255), 0
+            else:
+                c_rgba, c_fin, _ = cdef(int(code))
+                crgba[u], cfin[u] = c_rgba, c_fin
+        if look == "faded":
+            crgba[:, :3] = _faded(crgba[:, :3])
+            crgba[:, 3] = np.minimum(crgba[:, 3], fade_alpha)
+            cfin[:] = 0
+        elif look == "dimmed":
+            crgba[:, :3] = _faded(crgba[:, :3])
+            cfin[:] = 0
+        elif not isinstance(look, str):
+            crgba[:, :3], crgba[:, 3], cfin[:] = look, 255, 0
+        rgba = np.clip(crgba[inv], 0, 255).astype(np.uint8)
+        fin = cfin[inv]
+        tris = m.triangles.astype(np.float32)
+        two_sided = ~np.asarray(m.oriented, dtype=bool)
+        if two_sided.any():
+            tris = np.concatenate([tris, tris[two_sided][:, [0, 2, 1]]])
+            rgba = np.concatenate([rgba, rgba[two_sided]])
+            fin = np.concatenate([fin, fin[two_sided]])
+        normals = _face_normals(tris)  # outward in the part frame
+        if mirrored:
+            tris = tris[:, [0, 2, 1]]
+        # exact bounds: every distinct vertex at every pose
+        verts = vert_cache.get(name)
+        if verts is None:
+            verts = vert_cache[name] = np.unique(m.triangles.reshape(-1, 3), axis=0).astype(np.float64)
+        R, t = T[:, :3, :3], T[:, :3, 3]
+        chunk = max(1, 200_000 // max(len(verts), 1))
+        for c in range(0, len(T), chunk):
+            w = np.einsum("kij,vj->kvi", R[c:c + chunk], verts) + t[c:c + chunk, None, :]
+            lo = np.minimum(lo, w.reshape(-1, 3).min(axis=0))
+            hi = np.maximum(hi, w.reshape(-1, 3).max(axis=0))
+        see_through = rgba[:, 3] < 255
+        if see_through.any():  # world space, sorted per view by the renderer
+            st = tris[see_through].astype(np.float64)
+            world = np.einsum("kij,nvj->knvi", R, st) + t[:, None, None, :]
+            t_tris.append(world.reshape(-1, 3, 3).astype(np.float32))
+            t_rgba.append(np.tile(rgba[see_through], (len(T), 1)))
+            t_fin.append(np.tile(fin[see_through], len(T)))
+        keep = ~see_through
+        e = np.zeros((0, 2, 3), np.float32)
+        ergb = np.zeros((0, 3), np.uint8)
+        if edges and look != "faded" and len(m.edges):
+            e = m.edges.astype(np.float32)
+            ecodes, einv = np.unique(m.edge_colors, return_inverse=True)
+            ec = np.empty((len(ecodes), 3))
+            for u, code in enumerate(ecodes):
+                ec[u] = pedge if code == 24 else (prgba[:3] if code == 16 else cdef(int(code))[0][:3])
+            if look == "dimmed":
+                ec = _faded(ec)
+            elif not isinstance(look, str):
+                ec[:] = np.asarray(look, dtype=np.float64) * 0.4
+            ergb = np.clip(ec[einv.reshape(-1)], 0, 255).astype(np.uint8)
+        batches.append(InstanceBatch(name, tris[keep], normals[keep], rgba[keep], fin[keep], e, ergb, T,
+                                     mirrored))
+    if not n_parts:
+        raise ValueError(f"nothing to render: the build has {len(flat)} placements and none has triangles "
+                         "(unknown parts?); check build.import_warnings")
+    transparent = None
+    if t_tris:
+        tt = np.concatenate(t_tris)
+        transparent = RenderGeometry(tt, np.concatenate(t_rgba), np.concatenate(t_fin).astype(np.uint8),
+                                     np.zeros((0, 2, 3), np.float32), np.zeros((0, 3), np.uint8),
+                                     np.stack([tt.reshape(-1, 3).min(0), tt.reshape(-1, 3).max(0)]), 0)
+    return InstancedGeometry(batches, transparent, np.stack([lo, hi]), n_parts)

@@ -33,7 +33,8 @@ import numpy as np
 
 from ._gl import import_pyrender, offscreen_renderer
 from .camera import Camera, fit_camera
-from .geometry import FINISH_KINDS, WARNING_COLORS, RenderGeometry, build_geometry
+from .geometry import (FINISH_KINDS, WARNING_COLORS, InstancedGeometry, _face_normals, _lookup, instanced_geometry,
+                       normalize_highlight)
 
 log = logging.getLogger(__name__)
 
@@ -94,50 +95,84 @@ def _look_pose(direction: np.ndarray) -> np.ndarray:
 
 
 class _Scene:
-    """A pyrender scene of one build's geometry; the camera and lights move per view."""
+    """A pyrender scene drawn from instanced geometry: one node per layer, camera and lights per view.
 
-    def __init__(self, geo: RenderGeometry, pyrender):
-        self.geo = geo
+    Layers (keyed by any hashable) are added and removed between pictures, so
+    the instruction pictures of one submodel reuse what is already uploaded:
+    each part's mesh is uploaded once per distinct (part, colour, look) and
+    drawn at every pose by instancing. See-through triangles of all layers are
+    re-sorted back to front (painter's order) for each view.
+    """
+
+    def __init__(self, pyrender):
         self.pr = pyrender
         self.scene = pyrender.Scene(bg_color=np.r_[np.array(BACKGROUND) / 255.0, 1.0],
                                     ambient_light=np.full(3, 0.45))
-        normals = geo.normals
-        transparent = geo.rgba[:, 3] < 255
-        opaque = []
-        self.trans_groups = []  # (triangles, normals, rgba float, material): sorted back to front per view
-        for fi, kind in enumerate(FINISH_KINDS):
-            for blend in (False, True):
-                sel = (geo.finish == fi) & (transparent == blend)
-                if not sel.any():
-                    continue
-                metallic, rough = _MATERIAL[kind]
-                mat = pyrender.MetallicRoughnessMaterial(
-                    baseColorFactor=(1.0, 1.0, 1.0, 1.0), metallicFactor=metallic, roughnessFactor=rough,
-                    alphaMode="BLEND" if blend else "OPAQUE", doubleSided=False)
-                group = (geo.triangles[sel], normals[sel], _linear(geo.rgba[sel]), mat)
-                if blend:
-                    self.trans_groups.append(group)
-                else:
-                    opaque.append(self._primitive(*group))
-        if opaque:
-            self.scene.add(pyrender.Mesh(opaque))
-        self.trans_node = None
-        self.edge_groups = []  # (points (2m, 3), rgb) per edge colour
-        if len(geo.edges):
-            codes, inv = np.unique(geo.edge_rgb, axis=0, return_inverse=True)
-            inv = inv.reshape(-1)
-            for u, rgb in enumerate(codes):
-                self.edge_groups.append((geo.edges[inv == u].reshape(-1, 3), _linear(rgb[None])[0]))
-        self.edge_node = None
+        self.layers: dict = {}  # key -> (face node or None, edge node or None, transparent RenderGeometry or None)
+        self.materials = {}
+        self.edge_materials: dict = {}
         self.cam_node = None
+        self.trans_node = None
+        self.edge_shift = np.zeros(3)
         self.lights = [
             self.scene.add(pyrender.DirectionalLight(color=np.ones(3), intensity=3.2)),
             self.scene.add(pyrender.DirectionalLight(color=np.ones(3), intensity=1.3)),
         ]
 
-    def _primitive(self, tris, normals, rgba, mat):
-        return self.pr.Primitive(positions=tris.reshape(-1, 3), normals=np.repeat(normals, 3, axis=0),
-                                 color_0=np.repeat(rgba, 3, axis=0), material=mat, mode=4)
+    def _material(self, kind: str, blend: bool):
+        mat = self.materials.get((kind, blend))
+        if mat is None:
+            metallic, rough = _MATERIAL[kind]
+            mat = self.materials[(kind, blend)] = self.pr.MetallicRoughnessMaterial(
+                baseColorFactor=(1.0, 1.0, 1.0, 1.0), metallicFactor=metallic, roughnessFactor=rough,
+                alphaMode="BLEND" if blend else "OPAQUE", doubleSided=False)
+        return mat
+
+    def _edge_material(self, rgb: tuple):
+        mat = self.edge_materials.get(rgb)
+        if mat is None:
+            mat = self.edge_materials[rgb] = self.pr.MetallicRoughnessMaterial(
+                baseColorFactor=(0.0, 0.0, 0.0, 1.0), emissiveFactor=_linear(np.array([rgb], np.uint8))[0],
+                metallicFactor=0.0, roughnessFactor=1.0)
+        return mat
+
+    def add(self, key, geo: InstancedGeometry) -> None:
+        """Upload ``geo`` as layer ``key`` (replacing a layer of that key)."""
+        pr = self.pr
+        self.remove(key)
+        faces, lines = [], []
+        for b in geo.batches:
+            poses = b.poses.astype(np.float32)
+            if len(b.triangles):
+                for fi, kind in enumerate(FINISH_KINDS):
+                    sel = b.finish == fi
+                    if sel.any():
+                        tris, nrm = b.triangles[sel], b.normals[sel]
+                        faces.append(pr.Primitive(positions=tris.reshape(-1, 3), normals=np.repeat(nrm, 3, axis=0),
+                                                  color_0=np.repeat(_linear(b.rgba[sel]), 3, axis=0),
+                                                  material=self._material(kind, False), mode=4, poses=poses))
+            if len(b.edges):
+                codes, inv = np.unique(b.edge_rgb, axis=0, return_inverse=True)
+                inv = inv.reshape(-1)
+                for u, rgb in enumerate(codes):
+                    lines.append(pr.Primitive(positions=b.edges[inv == u].reshape(-1, 3),
+                                              material=self._edge_material(tuple(int(v) for v in rgb)), mode=1,
+                                              poses=poses))
+        face_node = self.scene.add(pr.Mesh(faces)) if faces else None
+        edge_node = None
+        if lines:
+            pose = np.eye(4)
+            pose[:3, 3] = self.edge_shift
+            edge_node = self.scene.add(pr.Mesh(lines), pose=pose)
+        self.layers[key] = (face_node, edge_node, geo.transparent)
+
+    def remove(self, key) -> None:
+        """Drop layer ``key`` (nothing when there is none)."""
+        old = self.layers.pop(key, None)
+        if old:
+            for node in old[:2]:
+                if node is not None:
+                    self.scene.remove_node(node)
 
     def set_view(self, cam: Camera) -> None:
         pr = self.pr
@@ -147,28 +182,35 @@ class _Scene:
         r, u, d = cam.pose[:3, 0], cam.pose[:3, 1], cam.direction
         self.scene.set_pose(self.lights[0], _look_pose(d + 0.6 * r - 0.8 * u))  # from upper left
         self.scene.set_pose(self.lights[1], _look_pose(d - 0.7 * r + 0.5 * u))  # from lower right
+        self.edge_shift = -d * _EDGE_NUDGE  # edges nudged toward the camera so faces do not hide them
+        shift = np.eye(4)
+        shift[:3, 3] = self.edge_shift
+        for _f, edge_node, _t in self.layers.values():
+            if edge_node is not None:
+                self.scene.set_pose(edge_node, shift)
         if self.trans_node is not None:
             self.scene.remove_node(self.trans_node)
             self.trans_node = None
-        if self.trans_groups:  # painter's order: farthest triangles first (pyrender draws them after the opaque)
+        trans = [t for _f, _e, t in self.layers.values() if t is not None]
+        if trans:  # painter's order: farthest triangles first (pyrender draws them after the opaque)
+            tris = np.concatenate([t.triangles for t in trans])
+            rgba = np.concatenate([t.rgba for t in trans])
+            fin = np.concatenate([t.finish for t in trans])
+            order = np.argsort(-(tris.mean(axis=1) @ d), kind="stable")
+            tris, rgba, fin = tris[order], rgba[order], fin[order]
+            normals = _face_normals(tris)
             prims = []
-            for tris, normals, rgba, mat in self.trans_groups:
-                order = np.argsort(-(tris.mean(axis=1) @ d), kind="stable")
-                prims.append(self._primitive(tris[order], normals[order], rgba[order], mat))
+            for fi, kind in enumerate(FINISH_KINDS):
+                sel = fin == fi
+                if sel.any():
+                    prims.append(pr.Primitive(positions=tris[sel].reshape(-1, 3),
+                                              normals=np.repeat(normals[sel], 3, axis=0),
+                                              color_0=np.repeat(_linear(rgba[sel]), 3, axis=0),
+                                              material=self._material(kind, True), mode=4))
             self.trans_node = self.scene.add(pr.Mesh(prims))
-        if self.edge_node is not None:
-            self.scene.remove_node(self.edge_node)
-            self.edge_node = None
-        if self.edge_groups:
-            shift = (-d * _EDGE_NUDGE).astype(np.float32)
-            prims = []
-            for pts, rgb in self.edge_groups:
-                mat = pr.MetallicRoughnessMaterial(baseColorFactor=(0.0, 0.0, 0.0, 1.0), emissiveFactor=rgb,
-                                                   metallicFactor=0.0, roughnessFactor=1.0)
-                prims.append(pr.Primitive(positions=pts + shift, material=mat, mode=1))
-            self.edge_node = self.scene.add(pr.Mesh(prims))
 
     def render(self, cam: Camera) -> np.ndarray:
+        """(h, w, 3) uint8 RGB picture of the scene's layers seen by ``cam``."""
         self.set_view(cam)
         r = offscreen_renderer(cam.width, cam.height)
         color, _depth = r.render(self.scene)
@@ -205,18 +247,24 @@ def problem_highlight(build) -> dict:
     return out
 
 
-def _views_images(build, views, size, *, highlight, edges, projection, geometry=None):
+def _views_images(build, views, size, *, highlight, edges, projection):
     pyrender = import_pyrender()
     t0 = time.perf_counter()
-    geo = geometry if geometry is not None else build_geometry(build, highlight=highlight, edges=edges)
+    flat = build.flattened_placements
+    looks = None
+    hl = normalize_highlight(highlight)
+    if hl:
+        looks = [c if c is not None else "faded" for c in (_lookup(hl, p) for p in flat)]
+    geo = instanced_geometry(build, looks=looks, edges=edges)
     t1 = time.perf_counter()
-    sc = _Scene(geo, pyrender)
+    sc = _Scene(pyrender)
+    sc.add("build", geo)
     out = []
     for v in views:
         cam = fit_camera(geo.bounds, v, size, projection=projection)
         out.append((cam, sc.render(cam)))
-    log.info("rendered %d parts, %d triangles, %d edges, %d views: geometry %.2fs, drawing %.2fs",
-             geo.n_parts, len(geo.triangles), len(geo.edges), len(views), t1 - t0, time.perf_counter() - t1)
+    log.info("rendered %d parts (%d distinct part meshes), %d views: geometry %.2fs, drawing %.2fs",
+             geo.n_parts, len(geo.batches), len(views), t1 - t0, time.perf_counter() - t1)
     return geo, out
 
 

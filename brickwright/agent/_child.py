@@ -580,7 +580,31 @@ def serve_forked(req: dict, sandboxed: bool) -> dict:
     return {"passed": False, "crash": f"exit code {code}", "output": ""}
 
 
+class _StderrHandler:
+    """Log records to whatever ``sys.stderr`` is at the time (the request's captured output), without the
+    cache-write failures the sandbox causes on purpose (its cache folder is read-only)."""
+
+    @staticmethod
+    def install() -> None:
+        import logging
+
+        class Handler(logging.Handler):
+            def emit(self, record: logging.LogRecord) -> None:
+                try:
+                    msg = record.getMessage()
+                    if msg.startswith("could not write") and "cache" in msg:
+                        return  # expected in the sandbox: the cache is read-only there (docs/agent.md)
+                    sys.stderr.write(f"{record.levelname.lower()}: {msg}\n")
+                except Exception:  # noqa: BLE001 - logging never breaks a request
+                    pass
+
+        root = logging.getLogger()
+        root.handlers[:] = [Handler(logging.WARNING)]
+        root.setLevel(logging.WARNING)
+
+
 def main() -> None:
+    _StderrHandler.install()
     limit = int(os.environ.get("BRICKWRIGHT_WORKER_MEMORY", "0") or 0)
     if limit > 0:
         import resource

@@ -22,7 +22,12 @@ def studs_example() -> LegoBuild:
 
 
 def hinge_example() -> LegoBuild:
-    """Hinge brick 1 x 2: the top half (3938) on the base (3937), movable 0..90 degrees."""
+    """Hinge brick 1 x 2: the top half (3938) on the base (3937), movable 0..90 degrees.
+
+    The angle turns about the hinge axis (+x here): positive angles swing the top toward the base's front
+    (-y), negative ones push it into the base (they collide). To open toward the back, turn the base 180
+    degrees (``build.add(..., rotation=Rotation.DEG_180)``) and keep the 0..90 range.
+    """
     build = LegoBuild()
     build.add(Element("3937", Color.LIGHT_GREY), (0, 0, 0))
     top = Element("3938", Color.LIGHT_GREY)

@@ -92,6 +92,8 @@ class BrickwrightTools:
         self.run_dir = None if run_dir is None else Path(run_dir).resolve()
         if self.run_dir is not None:
             _check_run_folder(self.run_dir)
+        # the one folder tree the client may name: the --run-dir itself, or the folder the server started in
+        self.root = self.run_dir if self.run_dir is not None else Path.cwd().resolve()
         self._lock = threading.Lock()
         self._prompt: str | None = None
         self._scratch = tempfile.TemporaryDirectory(prefix="brickwright-mcp-")
@@ -108,9 +110,19 @@ class BrickwrightTools:
         self.judge.close()
         self._scratch.cleanup()
 
+    def _confined(self, run_dir: str) -> Path:
+        """``run_dir`` resolved, refused unless it lies in :attr:`root` (a client must not point the sandbox's
+        writable folder, or init_run's clean-up, at folders of the user's elsewhere)."""
+        p = Path(run_dir).expanduser()
+        p = (p if p.is_absolute() else self.root / p).resolve()
+        if p != self.root and self.root not in p.parents:
+            raise ToolError(f"run_dir {run_dir!r} is outside {self.root}, the folder this server serves "
+                            "(start it there, or with --run-dir)")
+        return p
+
     def _folder(self, run_dir: str | None) -> Path:
         if run_dir:
-            return Path(run_dir).expanduser()
+            return self._confined(run_dir)
         if self.run_dir is None:
             raise ToolError("no run folder: pass run_dir (init_run makes one), or start the server with --run-dir")
         return self.run_dir
@@ -141,7 +153,7 @@ class BrickwrightTools:
         """Create a run folder (:func:`~.runfolder.init_run_folder`); the line saying where build.py is."""
         with self._lock:
             try:
-                d = init_run_folder(Path(run_dir).expanduser(), from_path=from_path or None, force=force)
+                d = init_run_folder(self._confined(run_dir), from_path=self._confined(from_path) if from_path else None, force=force)
             except (BrickWrightError, FileNotFoundError, ValueError) as exc:
                 raise ToolError(str(exc)) from None
         return f"{d / 'build.py'} holds a starting template; read_build shows it. Pass run_dir={str(d)!r} to the tools."
@@ -197,8 +209,12 @@ def build_server(tools: BrickwrightTools) -> Any:
     async def render(view: Annotated[str, Field(description=_arg("render", "view"))] = "sheet",
                      highlight_problems: Annotated[bool, Field(description=_arg("render", "highlight_problems"))]
                      = False,
+                     pose: Annotated[Optional[dict[str, float]], Field(description=_arg("render", "pose"))] = None,
                      run_dir: RunDir = None):
-        return await call("render", {"view": view, "highlight_problems": highlight_problems}, run_dir)
+        args = {"view": view, "highlight_problems": highlight_problems}
+        if pose is not None:
+            args["pose"] = pose
+        return await call("render", args, run_dir)
 
     @register("explore")
     async def explore(code: Annotated[str, Field(description=_arg("explore", "code"))], run_dir: RunDir = None):

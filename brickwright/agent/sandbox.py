@@ -28,7 +28,7 @@ from __future__ import annotations
 
 __all__ = ["SandboxUnavailableError", "bwrap_executable", "sandbox_problem", "sandbox_command",
            "sandbox_environment", "read_only_paths", "PidsCgroup", "MAX_TASKS", "TMPFS_BYTES", "SHM_BYTES",
-           "MAX_FILE_BYTES", "MAX_WORK_BYTES"]
+           "MAX_FILE_BYTES", "MAX_WORK_BYTES", "MAX_WORK_ENTRIES"]
 
 import functools
 import logging
@@ -54,6 +54,8 @@ SHM_BYTES = 16 * 1024**2
 #: call: a larger work folder is emptied and the call says so (the folder is on the user's disk).
 MAX_FILE_BYTES = 256 * 1024**2
 MAX_WORK_BYTES = 1024**3
+#: Most files and folders its work folder may hold after a call (more, or an unreadable part: emptied).
+MAX_WORK_ENTRIES = 10_000
 
 #: Folders of the system mounted read-only when they exist (merged-/usr symlinks are recreated as symlinks).
 _SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib64", "/lib32", "/libx32")
@@ -240,52 +242,93 @@ def sandbox_problem() -> str | None:
 
 
 class PidsCgroup:
-    """A ``pids`` cgroup capping the tasks of one sandbox at :data:`MAX_TASKS`, when this process may make one.
+    """Cgroups capping one sandbox's tasks at :data:`MAX_TASKS` and its memory, when this process may make them.
 
-    Needed only when the harness runs as root: the kernel exempts root's processes from ``RLIMIT_NPROC``
-    (fork(2)), even inside a user namespace mapped to root. Tried: cgroup v1 (``/sys/fs/cgroup/pids``), then
-    cgroup v2 (a child of this process's cgroup when ``pids`` is among its ``cgroup.subtree_control``).
-    ``path`` is None when neither is writable; the cap then rests on ``RLIMIT_NPROC`` alone.
+    Needed when the harness runs as root: the kernel exempts root's processes from ``RLIMIT_NPROC``
+    (fork(2)), even inside a user namespace mapped to root. And memory that is not mapped address space
+    (``memfd_create``, System V shared memory, tmpfs pages) escapes ``RLIMIT_AS``; a memory cgroup counts it.
+    Tried: cgroup v1 (``/sys/fs/cgroup/pids`` and ``/sys/fs/cgroup/memory``), then cgroup v2 (a child of this
+    process's cgroup when ``pids``/``memory`` are among its ``cgroup.subtree_control``). ``paths`` is empty
+    when none is writable (a non-root user without a delegated cgroup): the caps then rest on ``RLIMIT_NPROC``
+    and ``RLIMIT_AS`` alone (docs/agent.md, Threat model). Cgroups left by harnesses that died are removed.
+
+    Parameters
+    ----------
+    max_tasks : int
+        ``pids.max``.
+    memory_bytes : int, optional
+        ``memory.limit_in_bytes`` (v1) or ``memory.max`` (v2), bytes.
     """
 
-    def __init__(self, max_tasks: int = MAX_TASKS):
-        self.path: Path | None = None
+    def __init__(self, max_tasks: int = MAX_TASKS, memory_bytes: int | None = None):
+        self.paths: list[Path] = []
         if os.geteuid() != 0:
             return
         name = f"brickwright-{os.getpid()}-{id(self):x}"
-        candidates = [Path("/sys/fs/cgroup/pids")]
+        wanted = [("pids", Path("/sys/fs/cgroup/pids"), {"pids.max": max_tasks})]
+        if memory_bytes:
+            wanted.append(("memory", Path("/sys/fs/cgroup/memory"), {"memory.limit_in_bytes": memory_bytes}))
         try:
             own = next((ln.split(":", 2)[2] for ln in Path("/proc/self/cgroup").read_text().splitlines()
                         if ln.startswith("0::")), None)
-            if own is not None:
-                base = Path("/sys/fs/cgroup") / own.strip("/")
-                if "pids" in (base / "cgroup.subtree_control").read_text().split():
-                    candidates.append(base)
+            base = Path("/sys/fs/cgroup") / own.strip("/") if own is not None else None
+            v2 = (base / "cgroup.subtree_control").read_text().split() if base is not None else []
         except OSError:
-            pass
-        for base in candidates:
+            base, v2 = None, []
+        for ctrl, v1_base, files in wanted:
+            if (v1_base / "cgroup.procs").exists():
+                self._make(v1_base, name, files)
+            elif base is not None and ctrl in v2:
+                v2_files = {"pids.max": max_tasks} if ctrl == "pids" else {"memory.max": memory_bytes}
+                self._make(base, name, v2_files)
+
+    def _make(self, base: Path, name: str, files: dict) -> None:
+        _remove_stale(base)
+        path = base / name
+        try:
+            path.mkdir(exist_ok=True)
+            for f, v in files.items():
+                (path / f).write_text(str(int(v)))
+        except OSError:
             try:
-                if not (base / "cgroup.procs").exists():
-                    continue
-                path = base / name
-                path.mkdir()
-                (path / "pids.max").write_text(str(int(max_tasks)))
-                self.path = path
-                return
+                path.rmdir()
             except OSError:
-                continue
+                pass
+            return
+        if path not in self.paths:
+            self.paths.append(path)
+
+    @property
+    def path(self) -> Path | None:
+        """The first cgroup made, or None when none could be."""
+        return self.paths[0] if self.paths else None
 
     def enter(self) -> None:
-        """Move the calling process into the cgroup (called in the child before ``exec``)."""
-        if self.path is not None:
-            with open(self.path / "cgroup.procs", "w") as f:
+        """Move the calling process into the cgroups (called in the child before ``exec``)."""
+        for p in self.paths:
+            with open(p / "cgroup.procs", "w") as f:
                 f.write(str(os.getpid()))
 
     def remove(self) -> None:
-        """Delete the cgroup (its processes are gone by then); quiet when it cannot."""
-        if self.path is not None:
+        """Delete the cgroups (their processes are gone by then); quiet when it cannot."""
+        for p in self.paths:
             try:
-                self.path.rmdir()
+                p.rmdir()
             except OSError:
                 pass
-            self.path = None
+        self.paths = []
+
+
+def _remove_stale(base: Path) -> None:
+    """Remove ``brickwright-<pid>-*`` cgroups under ``base`` whose harness process no longer exists."""
+    try:
+        entries = [e for e in base.iterdir() if e.name.startswith("brickwright-")]
+    except OSError:
+        return
+    for e in entries:
+        pid = e.name.split("-")[1]
+        if pid.isdigit() and not os.path.exists(f"/proc/{pid}"):
+            try:
+                e.rmdir()
+            except OSError:
+                pass

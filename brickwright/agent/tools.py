@@ -33,17 +33,7 @@ MAX_RENDER_BYTES = 32 * 1024**2
 MAX_CHECKS, MAX_CHECK_TEXT = 200, 500
 
 
-_CONTROL = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029]")
-
-
-def clean_text(text: Any, *, one_line: bool = False, limit: int | None = None) -> str:
-    """Text sent by the worker, safe to print and to show the model: terminal escape sequences and control
-    characters (carriage return, backspace, ESC...) removed, so it cannot rewrite what a terminal shows (a
-    fake ``-> VALID`` line); with ``one_line`` newlines and tabs become spaces too."""
-    out = _CONTROL.sub("", str(text))
-    if one_line:
-        out = out.replace("\n", " ").replace("\t", " ")
-    return out[:limit] if limit else out
+from .._text import clean_text  # noqa: E402  (re-exported: the agent's texts are cleaned with it)
 
 
 def clean_tests(tests: Any) -> dict | None:
@@ -121,6 +111,9 @@ def run_and_judge(worker: Worker, judge: Judge, *, source: str, build_path: str 
     if ldraw is not None:
         data["fixed"] = judge.judge(ldraw, source=Path(build_path).name)
         data["report"] = data["fixed"].pop("report", None)
+        # the judge's lines quote names from the text the code wrote (submodels, parts): clean them too
+        data["fixed"]["problems"] = [clean_text(p) for p in data["fixed"].get("problems") or []]
+        data["fixed"]["text"] = clean_text(data["fixed"].get("text") or "")
     data["limit"] = res.limit
     data["valid"] = bool(data.get("fixed") and data["fixed"].get("passed"))
     tests_ok = bool(data["tests"] and data["tests"]["passed"])
@@ -324,7 +317,11 @@ class ToolBox:
 
     def __post_init__(self) -> None:
         self.run_dir = Path(self.run_dir).resolve()
-        (self.run_dir / "work").mkdir(parents=True, exist_ok=True)
+        work = self.run_dir / "work"
+        if work.is_symlink() or (work.exists() and not work.is_dir()):
+            # the sandbox may write its work folder: never a folder elsewhere that a link points to
+            raise FileExistsError(f"{work} is a link or a file, not the run's own folder; remove it")
+        work.mkdir(parents=True, exist_ok=True)
         if not self.build_path.exists():
             _write_atomic(self.build_path, "")
         self._own_judge = self.judge is None
@@ -375,11 +372,13 @@ class ToolBox:
         if isinstance(arguments, str):
             try:
                 args = json.loads(arguments or "{}")
+            except RecursionError:
+                return ToolOutcome(f"Error: arguments of {name} nest too deeply; send a flat JSON object.", False)
             except json.JSONDecodeError as exc:
                 return ToolOutcome(f"Error: arguments of {name} are not valid JSON ({exc}); send a JSON object.", False)
         else:
             args = dict(arguments or {})
-        if not isinstance(args, dict):
+        if not isinstance(args, dict) or not all(isinstance(k, str) for k in args):
             return ToolOutcome(f"Error: arguments of {name} must be a JSON object.", False)
         fn = getattr(self, f"tool_{name}", None) if name in TOOL_NAMES else None
         if fn is None:
@@ -392,6 +391,10 @@ class ToolBox:
         except TypeError as exc:
             return ToolOutcome(f"Error: bad arguments for {name}: {exc}", False)
         except Exception as exc:  # noqa: BLE001 - a tool call never takes the harness down
+            from .sandbox import SandboxUnavailableError
+
+            if isinstance(exc, SandboxUnavailableError):  # the machine's set-up, not the model's input
+                raise
             logger.exception("tool %s failed", name)
             return ToolOutcome(f"Error: {name} failed in the harness ({type(exc).__name__}: {exc}); "
                                "try other arguments", False)

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .sandbox import MAX_FILE_BYTES, MAX_WORK_BYTES
+from .sandbox import MAX_FILE_BYTES, MAX_WORK_BYTES, MAX_WORK_ENTRIES
 
 logger = logging.getLogger(__name__)
 
@@ -197,7 +197,8 @@ class Worker:
                                "PYTHONPATH": root})
             if os.environ.get("LDRAWDIR"):
                 worker_env["LDRAWDIR"] = os.environ["LDRAWDIR"]
-            self._cgroup = PidsCgroup(self.max_tasks)
+            self._cgroup = PidsCgroup(self.max_tasks, memory_bytes=self.memory_limit + 1024**3
+                                      if self.memory_limit else None)
             if self._cgroup.path is not None:
                 preexec = self._cgroup.enter
             cmd = sandbox_command(argv, work_dir=folders[0], read_files=list(folders[1]), env=worker_env)
@@ -377,7 +378,7 @@ class Worker:
             return self._crash_result(f"crashed (exit code {code})", "crash", dt)
         try:
             data = json.loads(line)
-        except ValueError:
+        except (ValueError, RecursionError):
             data = None
         if not isinstance(data, dict) or data.get("nonce") != nonce or data.get("id") != req["id"]:
             self.restart()
@@ -386,6 +387,8 @@ class Worker:
                 "text": "The build worker sent a reply that is not the answer to this request, so the worker "
                         "was restarted. Do not write to raw file descriptors; use print()."}}, dt, "crash")
         data.pop("nonce", None)
+        if not isinstance(data.get("output", ""), str):
+            data["output"] = ""
         if self.sandbox and self._folders is not None:
             self._cap_work_folder(data)
         output = data.get("output") or ""
@@ -410,22 +413,36 @@ class Worker:
         """Empty the sandbox's work folder when the call left more than :data:`MAX_WORK_BYTES` in it (it is on
         the user's disk); the reply's ``output`` says so."""
         work = Path(self._folders[0])
-        total = 0
-        for root, dirs, files in os.walk(work, followlinks=False):
+        total, entries, unreadable = 0, 0, False
+
+        def fail(_exc):
+            nonlocal unreadable
+            unreadable = True
+
+        # fwalk walks by directory descriptors: no PATH_MAX limit, so nothing deep is missed; a folder it
+        # cannot read counts as over the limit
+        for _root, dirs, files, rootfd in os.fwalk(work, onerror=fail, follow_symlinks=False):
+            entries += len(dirs) + len(files)
             for name in files:
                 try:
-                    total += os.lstat(os.path.join(root, name)).st_size
+                    total += os.stat(name, dir_fd=rootfd, follow_symlinks=False).st_size
                 except OSError:
-                    pass
-        if total <= MAX_WORK_BYTES:
+                    unreadable = True
+            if entries > MAX_WORK_ENTRIES or total > MAX_WORK_BYTES:
+                break
+        if total <= MAX_WORK_BYTES and entries <= MAX_WORK_ENTRIES and not unreadable:
             return
         for entry in list(work.iterdir()):
             if entry.is_dir() and not entry.is_symlink():
-                shutil.rmtree(entry, ignore_errors=True)
+                # rm walks by descriptors without recursion limits (a tree thousands of levels deep) and
+                # never follows links; every process that could still write here was killed with the call
+                subprocess.run(["rm", "-rf", "--", str(entry)], stdin=subprocess.DEVNULL,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=120, check=False)
             else:
                 entry.unlink(missing_ok=True)
-        note = (f"[the work folder held {total / 1024**2:.0f} MB after this call, over the "
-                f"{MAX_WORK_BYTES / 1024**2:.0f} MB allowed; it was emptied]")
+        note = (f"[the work folder held at least {total / 1024**2:.0f} MB in {entries} entries after this call, "
+                f"over the {MAX_WORK_BYTES / 1024**2:.0f} MB and {MAX_WORK_ENTRIES} entries allowed (or a part "
+                "of it could not be read); it was emptied]")
         data["output"] = ((data.get("output") or "") + "\n" + note).strip()
 
     @staticmethod

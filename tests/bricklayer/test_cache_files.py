@@ -131,18 +131,20 @@ def test_column_raster(cache, library, caplog, how):
 
 @pytest.mark.parametrize("how", CORRUPTIONS)
 def test_connector_labels(cache, caplog, how):
-    K._labels.cache_clear()
+    """The BrickNet label cache (one source of the merged connector table) is discarded and rebuilt."""
+    K._bricknet_labels.cache_clear()
     try:
-        before = K._labels()
+        before = K._bricknet_labels()
         path = one_file(cache, "bricknet-labels-*.npz")
         corrupt(path, how)
-        K._labels.cache_clear()
+        K._bricknet_labels.cache_clear()
         with caplog.at_level(logging.WARNING):
-            again = K._labels()
+            again = K._bricknet_labels()
         assert len(warned(caplog, path)) == 1
         assert again.stems == before.stems and np.array_equal(again.params, before.params)
         assert path.is_file()  # rebuilt
     finally:
+        K._bricknet_labels.cache_clear()
         K._labels.cache_clear()
 
 
