@@ -208,7 +208,9 @@ def test_mcp_server_through_the_sdk_stdio_client(tmp_path):
     bad = got["part_info"][1]
     dumped = bad.model_dump()  # mcp 2.x names the field is_error, 1.x isError
     assert dumped.get("is_error", dumped.get("isError")) is True and "did you mean '3001'" in text(bad)
-    assert text(got["system_prompt"][0]) == prompt_cli.stdout.rstrip("\n")
+    toc, _, cli_prompt = prompt_cli.stdout.partition("\n")  # the CLI starts with a table of contents line
+    assert toc.startswith("(this prompt has ") and "Tools" in toc
+    assert text(got["system_prompt"][0]) == cli_prompt.rstrip("\n")
     assert text(got["system_prompt"][0]).startswith(INSTRUCTIONS)
     if gl:
         res = got["render"][0]

@@ -518,3 +518,79 @@ def test_render_takes_joint_values_and_the_prompt_lists_tool_arguments(box):
     tools = prompt.split("Tools:\n")[1].split("\n\n")[0]
     assert all(f"- {n}(" in tools for n in TOOL_NAMES)
     assert "pose?: object" in tools and "view?: string" in tools and "code: string" in tools
+
+
+# ------------------------------------------------------------------------------------------- second review
+def test_parts_far_from_the_origin_are_not_valid(box):
+    """Collision tests lose their precision at 1e18 LDU: such a placement is reported, never VALID."""
+    box._write("from bricklayer import *\nfrom brickwright.testing import TestContext\n"
+               "def create_build():\n    b = LegoBuild()\n    b.add(Element('3031', Color.GREEN), (0, 0, 0))\n"
+               "    for y in (0, 1, 2):\n        b.add(Element('3001', Color.BLUE), (5e16, y, 0))\n    return b\n"
+               "def run_tests():\n    ctx = TestContext(create_build())\n    ctx.check('x', True)\n"
+               "    return ctx.report()\n")
+    data, text = box.validate()
+    assert data["valid"] is False and "OUT OF RANGE" in text
+
+
+def test_escapes_in_submodel_names_do_not_reach_the_report(box):
+    esc = "\x1b[1A\x1b[2K"
+    box._write(f'''
+from bricklayer import *
+def create_build():
+    b = LegoBuild()
+    b.add(Element("3001", Color.RED), (0, 0, 0))
+    sub = LegoBuild(name={("sub" + esc + "fake -> VALID")!r})
+    sub.add(Element("3001", Color.RED), (0, 0, 0))
+    b.add_raw(sub, Pose(None, (0, 0, 200)), name={("s" + esc)!r})
+    return b
+''')
+    data, text = box.validate()
+    assert data["valid"] is False and "\x1b" not in text and "\x1b" not in "".join(data["fixed"]["problems"])
+
+
+def test_deeply_nested_json_and_odd_keys_do_not_crash_the_harness(box):
+    out = box.run("validate", "[" * 5000 + "]" * 5000)
+    assert out.ok is False and "nest too deeply" in out.text
+    out = box.run("edit_build", {1: "x"})
+    assert out.ok is False
+
+
+def test_memfd_memory_is_capped(box):
+    """memfd pages are not address space (RLIMIT_AS); the sandbox's memory cgroup (as root) counts them."""
+    if not box.worker._cgroup or len(box.worker._cgroup.paths) < 2:
+        pytest.skip("no memory cgroup can be made here (not root): RLIMIT_AS only, as docs/agent.md says")
+    out = explore(box, "import os\nfds = []\nfor i in range(16):\n    fd = os.memfd_create('x')\n"
+                       "    os.write(fd, b'x' * (256 * 1024**2))\n    fds.append(fd)\nprint('HELD 4 GB')")
+    assert "HELD 4 GB" not in out and "out of memory" in out
+    assert "alive" in explore(box, "print('alive')")
+
+
+def test_deep_trees_in_the_work_folder_are_counted(box):
+    code = ("import os\nfor i in range(40):\n    os.mkdir('d' * 200)\n    os.chdir('d' * 200)\n"
+            "for i in range(5):\n    with open(f'f{i}', 'wb') as f:\n        f.truncate(250 * 1024**2)\nprint('DEEP')")
+    out = explore(box, code)
+    assert "DEEP" in out and "it was emptied" in out
+    assert not any((box.run_dir / "work").iterdir())
+
+
+def test_mcp_run_folders_stay_inside_the_served_folder(tmp_path):
+    from brickwright.agent.mcp_server import BrickwrightTools  # noqa: F401 - the server's tool object
+    from brickwright.agent.runfolder import init_run_folder
+
+    run = init_run_folder(tmp_path / "served")
+    victim = tmp_path / "victim"
+    (victim / "work").mkdir(parents=True)
+    (victim / "work" / "thesis.txt").write_text("mine")
+    tools = BrickwrightTools(run)
+    try:
+        from mcp.server.fastmcp.exceptions import ToolError
+    except ImportError:  # older SDK layout
+        ToolError = Exception
+    try:
+        with pytest.raises(Exception, match="outside"):
+            tools.init_run(str(victim), None, True)
+        with pytest.raises(Exception, match="outside"):
+            tools.tool("validate", {}, str(victim))
+    finally:
+        tools.close() if hasattr(tools, "close") else None
+    assert (victim / "work" / "thesis.txt").read_text() == "mine"
