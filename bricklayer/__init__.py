@@ -29,6 +29,7 @@ from .io import from_ldraw, read_ldraw, to_ldraw, write_ldraw
 
 # 3D export and parts lists
 from .export import parts_list, write_gltf, write_obj, write_parts_list, write_stl, write_usd
+from .inventory import Inventory, inventory_problems, read_inventory
 
 # catalog
 from .catalog import part_exists, search_parts, translate_to_ground
@@ -48,6 +49,7 @@ from .construction import (SizeNotAvailableError, available_sizes, brick, door, 
 from .articulation import MotionReport, check_motion, classify_sliding, posed
 
 __all__ = [
+    "Inventory", "read_inventory", "inventory_problems",
     # errors
     "BrickLayerError", "LDrawError",
     # units

@@ -281,18 +281,31 @@ def _load_model_or_script(model: Path):
 # ----------------------------------------------------------------------------- validate
 @app.command("validate")
 @friendly
-def validate(model: Path = typer.Argument(..., help=".ldr, .mpd or build.py"),
-             as_json: bool = typer.Option(False, "--json", help="Print the report as JSON."),
+def validate(models: list[Path] = typer.Argument(..., help=".ldr, .mpd or build.py files (several: validated "
+                                                          "in parallel, one summary line each)."),
+             as_json: bool = typer.Option(False, "--json", help="Print the report as JSON (several files: one "
+                                                                "JSON line each)."),
              stability: bool = typer.Option(False, "--stability", help="Also check stability (when available)."),
-             no_sandbox: bool = typer.Option(False, "--no-sandbox", help=NO_SANDBOX_HELP)):
+             no_sandbox: bool = typer.Option(False, "--no-sandbox", help=NO_SANDBOX_HELP),
+             inventory: Optional[Path] = typer.Option(None, help="Parts the model may use (CSV: part id, LDraw "
+                                                                 "colour code, quantity); more is not valid."),
+             workers: int = typer.Option(0, min=0, help="Parallel processes for several files (0: one per CPU).")):
     """Check collisions, floating parts and connectivity; exit 1 when the build is not valid.
 
     A build.py runs in the sandbox; the verdict is computed in another process, on the LDraw text of the
     build it returns (its own run_tests() results are printed beside it and can only fail it). An .ldr/.mpd
-    file runs no code at all."""
+    file runs no code at all. With several files: exit 1 when any is not valid, 2 when any cannot be read."""
     from .inspect_model import run_build_script
     from .validation import validation_report
 
+    inv = None
+    if inventory is not None:
+        from bricklayer.inventory import read_inventory
+
+        inv = read_inventory(inventory)
+    if len(models) > 1:
+        _validate_many(models, as_json=as_json, sandbox=not no_sandbox, inventory=inventory, workers=workers)
+    model = models[0]
     build, tests = _load_model_or_script(model)
     if model.suffix.lower() == ".py":
         res = run_build_script(model, sandbox=not no_sandbox)
@@ -304,6 +317,17 @@ def validate(model: Path = typer.Argument(..., help=".ldr, .mpd or build.py"),
         rep["source"] = str(model)
     else:
         rep = validation_report(build, source=str(model))
+    if inv is not None:
+        from bricklayer.inventory import inventory_problems
+
+        over = inventory_problems(build, inv)
+        rep["over_inventory"] = over
+        if over:
+            rep["valid"] = False
+            lines = [f"OVER INVENTORY {o['part_id']} colour {o['color']}: uses {o['used']}, the inventory "
+                     f"({inv.source}) has {o['available']}" for o in over]
+            rep["problems"] += lines
+            rep["text"] = rep["text"].replace("-> VALID", "-> NOT VALID", 1) + "\n" + "\n".join(lines)
     ok = rep["valid"]
     if tests is not None:
         rep["tests"] = tests
@@ -324,6 +348,73 @@ def validate(model: Path = typer.Argument(..., help=".ldr, .mpd or build.py"),
         if stability:
             typer.echo(st.text())
     raise typer.Exit(0 if ok else 1)
+
+
+def _validate_one(path: str, sandbox: bool, inventory: str | None) -> dict:
+    """One file's summary for ``validate`` of several files (runs in a pool process)."""
+    from bricklayer.inventory import inventory_problems, read_inventory
+    from ldraw_data.errors import LDrawError
+
+    from .agent.errors import BrickWrightError
+    from .inspect_model import BuildScriptError, run_build_script
+    from .validation import validation_report
+
+    p = Path(path)
+    out: dict = {"file": path}
+    try:
+        if p.suffix.lower() == ".py":
+            res = run_build_script(p, sandbox=sandbox)
+            build, rep = res["build"], res.get("report")
+            if rep is None:
+                return {**out, "valid": False, "error": "the judge gave no verdict"}
+            tests = res.get("tests")
+            out["tests_passed"] = bool(tests and tests.get("passed"))
+        else:
+            from bricklayer import read_ldraw
+
+            build = read_ldraw(p)
+            rep = validation_report(build, source=p.name)
+        valid = bool(rep["valid"])
+        if inventory:
+            over = inventory_problems(build, read_inventory(inventory))
+            out["over_inventory"] = len(over)
+            valid = valid and not over
+        out.update(valid=valid, parts=rep["parts"], collisions=len(rep["collisions"]),
+                   floating=len(rep["floating"]), components=rep["components"], problems=rep["problems"][:20])
+    except BuildScriptError as exc:
+        out.update(valid=False, failed=str(exc).splitlines()[0] if str(exc) else "build.py failed")
+    except (LDrawError, BrickWrightError, OSError, ValueError) as exc:
+        out.update(valid=False, error=str(exc))
+    return out
+
+
+def _validate_many(models: list[Path], *, as_json: bool, sandbox: bool, inventory: Path | None, workers: int):
+    """Validate several files in parallel processes; one line (or JSON line) each, in the order given."""
+    import os
+    from concurrent.futures import ProcessPoolExecutor
+
+    n = workers or min(len(models), os.cpu_count() or 1)
+    with ProcessPoolExecutor(max_workers=max(1, n)) as pool:
+        futures = [pool.submit(_validate_one, str(m), sandbox, str(inventory) if inventory else None)
+                   for m in models]
+        results = []
+        for m, f in zip(models, futures):
+            r = f.result()
+            results.append(r)
+            if as_json:
+                typer.echo(json.dumps(r, default=str))
+            elif "error" in r:
+                typer.echo(f"{m}: cannot be read: {r['error']}")
+            elif "failed" in r:
+                typer.echo(f"{m}: build.py failed: {r['failed']}")
+            else:
+                extra = f", {r['over_inventory']} beyond the inventory" if r.get("over_inventory") else ""
+                typer.echo(f"{m}: {r['parts']} parts, {r['collisions']} colliding pairs, {r['floating']} floating, "
+                           f"{r['components']} connected component(s){extra} -> "
+                           f"{'VALID' if r['valid'] else 'NOT VALID'}")
+    if any("error" in r for r in results):
+        raise typer.Exit(EXIT_USAGE)
+    raise typer.Exit(EXIT_OK if all(r["valid"] for r in results) else EXIT_FAILED)
 
 
 @app.command("instructions")
@@ -472,7 +563,11 @@ def generate(prompt: str = typer.Argument(..., help='What to build, e.g. "a red 
              time_limit: float = typer.Option(30.0, help="Seconds allowed per build.py run."),
              force: bool = typer.Option(False, "--force", help="Replace a run already in --out."),
              no_sandbox: bool = typer.Option(False, "--no-sandbox", help=NO_SANDBOX_HELP),
-             as_json: bool = typer.Option(False, "--json", help="Print result.json instead of the summary.")):
+             as_json: bool = typer.Option(False, "--json", help="Print result.json instead of the summary."),
+             inventory: Optional[Path] = typer.Option(None, help="Parts the model may use: a CSV of part id, LDraw "
+                                                                 "colour code and quantity (as `brickwright parts "
+                                                                 "--out` writes); validate fails a build that "
+                                                                 "uses more.")):
     """Let an LLM agent write build.py, validate and repair it, and export LDraw.
 
     The model's code runs in the OS sandbox (refused when none can be set up, unless --no-sandbox); whether
@@ -482,7 +577,7 @@ def generate(prompt: str = typer.Argument(..., help='What to build, e.g. "a red 
     res = _generate(prompt, image=image, from_path=from_path, model=model, base_url=base_url, api_key=api_key,
                     out_dir=out, max_calls=max_calls, max_validate=max_validate, budget_usd=budget,
                     time_limit=time_limit, progress=None if as_json else _progress, sandbox=not no_sandbox,
-                    force=force)
+                    force=force, inventory=inventory)
     if as_json:
         typer.echo(json.dumps(res.to_dict(), indent=2, default=str))
         raise typer.Exit(EXIT_OK if res.passed else EXIT_FAILED)

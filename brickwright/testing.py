@@ -263,6 +263,29 @@ class TestContext:
             shown += f"; and {len(pairs) - MAX_LISTED} more pairs"
         return self.check("no_collisions", False, f"{len(pairs)} colliding pair(s): {shown}; move one part of each pair")
 
+    def check_inventory(self, inventory) -> CheckResult:
+        """Pass when the build uses no part or colour beyond an inventory (a set you own, a bin of bricks).
+
+        Parameters
+        ----------
+        inventory : str, Path or bricklayer.Inventory
+            A CSV of part id, LDraw colour code (empty: any colour) and quantity, as ``brickwright parts
+            MODEL --out parts.csv`` writes it (:func:`bricklayer.read_inventory`), or an Inventory.
+
+        Returns
+        -------
+        CheckResult
+            ``detail`` names every part and colour used beyond it (used / available).
+        """
+        from bricklayer.inventory import Inventory, inventory_problems, read_inventory
+
+        inv = inventory if isinstance(inventory, Inventory) else read_inventory(inventory)
+        over = inventory_problems(self.build, inv)
+        detail = "" if not over else "beyond the inventory: " + "; ".join(
+            f"{o['part_id']} colour {o['color']}: uses {o['used']}, has {o['available']}" for o in over[:12]) + (
+            f"; and {len(over) - 12} more" if len(over) > 12 else "")
+        return self.check("inventory", not over, detail)
+
     def check_connected(self, expected_components: int = 1) -> CheckResult:
         """Pass when the build has exactly ``expected_components`` connected components.
 

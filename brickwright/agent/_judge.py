@@ -54,7 +54,8 @@ def main() -> None:
             if req.get("op") == "ping":
                 resp = {"passed": True}
             elif req.get("op") == "judge" and error is None:
-                resp = {"fixed": judge_ldraw(req["ldraw"], source=req.get("source") or "build.py")}
+                resp = {"fixed": judge_ldraw(req["ldraw"], source=req.get("source") or "build.py",
+                                             inventory=req.get("inventory"))}
             else:
                 resp = {"error": {"type": "JudgeError", "text": error or f"unknown op {req.get('op')!r}"}}
         except MemoryError:

@@ -24,7 +24,8 @@ JUDGE_MEMORY_LIMIT = 8 * 1024**3
 MAX_LDRAW_BYTES = 100 * 1024**2
 
 
-def judge_report(text: str, *, source: str = "build.py", keep_lines: bool = False) -> dict[str, Any]:
+def judge_report(text: str, *, source: str = "build.py", keep_lines: bool = False,
+                 inventory=None) -> dict[str, Any]:
     """The full validation report on a build given as LDraw text (no code is run).
 
     Parameters
@@ -35,6 +36,9 @@ def judge_report(text: str, *, source: str = "build.py", keep_lines: bool = Fals
         Name shown in the summary line.
     keep_lines : bool
         Keep ``[file:line]`` citations of the text (off: the author wrote Python, not this text).
+    inventory : bricklayer.Inventory, optional
+        Parts the build may use; each part and colour used beyond it is a problem (``over_inventory``) and the
+        build is not valid (issue 20: builds limited to a given set of bricks).
 
     Returns
     -------
@@ -66,14 +70,28 @@ def judge_report(text: str, *, source: str = "build.py", keep_lines: bool = Fals
             "defines its own part geometry instead of taking it from the LDraw library",
             "  try: use catalog parts only (`brickwright search`); write no 0 FILE blocks of parts"]
         rep["text"] += "\n" + "\n".join(rep["problems"][-2:])
-    if rep["valid"] and (embedded or rep["parts"] == 0):
+    over = []
+    if inventory is not None:
+        from bricklayer.inventory import inventory_problems
+
+        over = inventory_problems(build, inventory)
+        if over:
+            lines = [f"OVER INVENTORY {o['part_id']} colour {o['color']}: uses {o['used']}, the inventory "
+                     f"({inventory.source}) has {o['available']}" for o in over[:8]]
+            if len(over) > 8:
+                lines.append(f"... and {len(over) - 8} more parts beyond the inventory")
+            lines.append("  try: use only parts and colours the inventory holds (listed in the prompt), or fewer")
+            rep["problems"] += lines
+            rep["text"] += "\n" + "\n".join(lines)
+    rep["over_inventory"] = over
+    if rep["valid"] and (embedded or rep["parts"] == 0 or over):
         rep["valid"] = False
         rep["text"] = rep["text"].replace("-> VALID", "-> NOT VALID", 1)
     rep["build"] = build
     return rep
 
 
-def judge_ldraw(text: str, *, source: str = "build.py") -> dict[str, Any]:
+def judge_ldraw(text: str, *, source: str = "build.py", inventory: dict | None = None) -> dict[str, Any]:
     """The verdict on a build given as LDraw text, in the compact form the agent's report uses.
 
     Parameters
@@ -82,6 +100,8 @@ def judge_ldraw(text: str, *, source: str = "build.py") -> dict[str, Any]:
         The build as LDR or MPD text.
     source : str
         Name shown in the summary line.
+    inventory : dict, optional
+        :meth:`bricklayer.Inventory.to_json` of the parts the build may use.
 
     Returns
     -------
@@ -106,8 +126,13 @@ def judge_ldraw(text: str, *, source: str = "build.py") -> dict[str, Any]:
         return refused(f"the build's LDraw text is {len(text) / 1e6:.0f} MB, over the "
                        f"{MAX_LDRAW_BYTES / 1e6:.0f} MB the judge reads; build fewer parts")
     try:
-        rep = judge_report(text, source=source)
-    except LDrawError as exc:
+        inv = None
+        if inventory is not None:
+            from bricklayer.inventory import Inventory
+
+            inv = Inventory.from_json(inventory)
+        rep = judge_report(text, source=source, inventory=inv)
+    except (LDrawError, ValueError) as exc:
         return refused(f"the build's LDraw text cannot be read: {exc}")
     rep.pop("build", None)
     return {"passed": rep["valid"], "collisions": len(rep["collisions"]), "floating": len(rep["floating"]),
@@ -135,10 +160,10 @@ class Judge:
                             module="brickwright.agent._judge")
         self._proc.start()  # starts in the background, while the model writes its first build.py
 
-    def judge(self, text: str, *, source: str = "build.py") -> dict[str, Any]:
-        """The verdict on ``text`` (see :func:`judge_ldraw`); on a time, memory or crash limit of the judge, a
-        failing verdict whose ``problems`` say which."""
-        res = self._proc.call("judge", ldraw=text, source=source)
+    def judge(self, text: str, *, source: str = "build.py", inventory: dict | None = None) -> dict[str, Any]:
+        """The verdict on ``text`` (see :func:`judge_ldraw`; ``inventory`` as there); on a time, memory or crash
+        limit of the judge, a failing verdict whose ``problems`` say which."""
+        res = self._proc.call("judge", ldraw=text, source=source, inventory=inventory)
         data = dict(res.data)
         if not res.ok or data.get("error"):
             msg = "JUDGE " + ((data.get("error") or {}).get("text") or "failed").replace(

@@ -252,7 +252,8 @@ def generate(prompt: str, *, image: str | Path | None = None, from_path: str | P
              max_validate: int = DEFAULT_MAX_VALIDATE, budget_usd: float | None = None,
              progress: Callable[[Progress], None] | None = None, time_limit: float = DEFAULT_TIME_LIMIT,
              memory_limit: int = DEFAULT_MEMORY_LIMIT, provider: Provider | None = None,
-             worker: Worker | None = None, sandbox: bool = True, force: bool = False) -> RunResult:
+             worker: Worker | None = None, sandbox: bool = True, force: bool = False,
+             inventory: str | Path | None = None) -> RunResult:
     """Run the agent on one request and return where its build is and how it went.
 
     Parameters
@@ -289,6 +290,9 @@ def generate(prompt: str, *, image: str | Path | None = None, from_path: str | P
         Run the model's code in the OS sandbox (:mod:`~.sandbox`); False runs it with process limits only.
     force : bool, default False
         Replace a run already in ``out_dir``.
+    inventory : path, optional
+        A parts list (CSV: part id, LDraw colour code, quantity; :func:`bricklayer.read_inventory`): the model is
+        told what it may use, and validate fails a build that uses more.
 
     Returns
     -------
@@ -308,6 +312,11 @@ def generate(prompt: str, *, image: str | Path | None = None, from_path: str | P
         No sandbox can be set up and ``sandbox`` is true (nothing is written).
     """
     provider = provider or resolve_provider(model, base_url, api_key)
+    inv = None
+    if inventory is not None:
+        from bricklayer.inventory import read_inventory
+
+        inv = read_inventory(inventory)
     if worker is None and sandbox:
         from .sandbox import SandboxUnavailableError, sandbox_problem
 
@@ -331,7 +340,7 @@ def generate(prompt: str, *, image: str | Path | None = None, from_path: str | P
     if tr_path.exists():
         tr_path.unlink()
     tr = _Transcript(tr_path)
-    box = ToolBox(run_dir, worker)
+    box = ToolBox(run_dir, worker, inventory=inv)
     box._write(start_src)
     usage = Usage()
     price_note = "" if price_for(provider.model) else \
@@ -341,6 +350,9 @@ def generate(prompt: str, *, image: str | Path | None = None, from_path: str | P
         messages: list[dict] = [{"role": "system", "content": sys_prompt}]
         start_note = ("\n\nbuild.py currently holds the model to edit; read_build shows it." if from_path
                       else "\n\nbuild.py holds a starting template; read_build shows it.")
+        if inv is not None:
+            start_note += ("\n\nUse only these parts (part id, LDraw colour code, quantity); validate fails a "
+                           f"build that uses more ({inv.source}):\n" + inv.describe())
         if isinstance(user_content, str):
             messages.append({"role": "user", "content": user_content + start_note})
         else:

@@ -60,7 +60,8 @@ def clean_tests(tests: Any) -> dict | None:
 
 
 def run_and_judge(worker: Worker, judge: Judge, *, source: str, build_path: str | Path, cwd: str | Path,
-                  read_files: list | tuple = (), time_limit: float | None = None) -> tuple[dict, str | None]:
+                  read_files: list | tuple = (), time_limit: float | None = None,
+                  inventory=None) -> tuple[dict, str | None]:
     """Run a build.py in the sandboxed worker and judge the build it returns.
 
     Parameters
@@ -79,6 +80,8 @@ def run_and_judge(worker: Worker, judge: Judge, *, source: str, build_path: str 
         Modules beside build.py the code may import (read-only).
     time_limit : float, optional
         Seconds for the code (default the worker's).
+    inventory : bricklayer.Inventory, optional
+        Parts the build may use: a part or colour beyond it fails the verdict (the judge checks it).
 
     Returns
     -------
@@ -109,7 +112,8 @@ def run_and_judge(worker: Worker, judge: Judge, *, source: str, build_path: str 
     if not isinstance(ldraw, str):
         ldraw = None
     if ldraw is not None:
-        data["fixed"] = judge.judge(ldraw, source=Path(build_path).name)
+        data["fixed"] = judge.judge(ldraw, source=Path(build_path).name,
+                                    inventory=inventory.to_json() if inventory is not None else None)
         data["report"] = data["fixed"].pop("report", None)
         # the judge's lines quote names from the text the code wrote (submodels, parts): clean them too
         data["fixed"]["problems"] = [clean_text(p) for p in data["fixed"].get("problems") or []]
@@ -293,6 +297,8 @@ class ToolBox:
         The sandbox that runs build.py.
     judge : Judge, optional
         Computes verdicts (default: one of its own, stopped by :meth:`close`).
+    inventory : bricklayer.Inventory, optional
+        Parts the build may use; validate fails a build that uses more (a fixed check of the judge).
 
     Attributes
     ----------
@@ -307,6 +313,7 @@ class ToolBox:
     run_dir: Path
     worker: Worker
     judge: Judge | None = None
+    inventory: Any = None
     tool_calls: int = 0
     validate_calls: int = 0
     renders: int = 0
@@ -472,7 +479,7 @@ class ToolBox:
         src = self.source
         args = self._worker_args()
         data, ldraw = run_and_judge(self.worker, self.judge, source=args["source"], build_path=args["build_path"],
-                                    cwd=args["cwd"], read_files=args["read_files"])
+                                    cwd=args["cwd"], read_files=args["read_files"], inventory=self.inventory)
         data.pop("report", None)  # the compact ``fixed`` is what the model reads and the transcript keeps
         self.last_ldraw = ldraw
         if export and ldraw is not None:

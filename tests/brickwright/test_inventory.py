@@ -1,0 +1,119 @@
+"""Inventories (issue 20): builds limited to a given set of parts, checked by the judge; and validate of many files."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from bricklayer import Color, Element, LegoBuild, inventory_problems, read_inventory, write_ldraw
+from bricklayer.errors import BrickLayerError
+from brickwright.testing import TestContext
+
+THREE = "1 4 0 0 0 1 0 0 0 1 0 0 0 1 3001.dat\n1 4 0 -24 0 1 0 0 0 1 0 0 0 1 3001.dat\n" \
+        "1 1 0 -48 0 1 0 0 0 1 0 0 0 1 3003.dat\n"
+
+
+def _build() -> LegoBuild:
+    b = LegoBuild()
+    b.add(Element("3001", Color.RED), (0, 0, 0))
+    b.add(Element("3001", Color.RED), (0, 0, 3))
+    b.add(Element("3003", Color.BLUE), (0, 0, 6))
+    return b
+
+
+def _cli(*args, cwd) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "brickwright", *args], capture_output=True, text=True, cwd=cwd,
+                          timeout=300)
+
+
+def test_read_inventory_formats_and_errors(tmp_path):
+    own = tmp_path / "parts.csv"  # what `brickwright parts --out` writes
+    own.write_text("part_id,name,color,color_name,quantity,kind\n3001,Brick 2 x 4,4,Red,2,part\n")
+    assert read_inventory(own).counts == {("3001", 4): 2}
+    loose = tmp_path / "bin.csv"
+    loose.write_text("Part,Colour,Qty\n3001.DAT,,3\n3003,1,1\n")
+    assert read_inventory(loose).counts == {("3001", None): 3, ("3003", 1): 1}
+    bad = tmp_path / "bad.csv"
+    bad.write_text("part,color,quantity\n3001,red,2\n")
+    with pytest.raises(BrickLayerError, match=r"bad.csv:2: colour and quantity must be whole numbers"):
+        read_inventory(bad)
+    (tmp_path / "nopart.csv").write_text("name,quantity\nbrick,1\n")
+    with pytest.raises(BrickLayerError, match="no part column"):
+        read_inventory(tmp_path / "nopart.csv")
+
+
+def test_inventory_problems_count_exact_colours_then_any_colour(tmp_path):
+    inv = tmp_path / "inv.csv"
+    inv.write_text("part_id,color,quantity\n3001,4,1\n3001,,1\n")  # one red, one of any colour
+    assert inventory_problems(_build(), read_inventory(inv)) == [
+        {"part_id": "3003", "color": 1, "used": 1, "available": 0, "missing": 1}]
+    inv.write_text("part_id,color,quantity\n3001,4,1\n3003,1,1\n")
+    assert inventory_problems(_build(), read_inventory(inv)) == [
+        {"part_id": "3001", "color": 4, "used": 2, "available": 1, "missing": 1}]
+    ctx = TestContext(_build())
+    r = ctx.check_inventory(inv)
+    assert r.passed is False and "3001 colour 4: uses 2, has 1" in r.detail
+
+
+def test_judge_fails_a_build_beyond_its_inventory(tmp_path):
+    from brickwright.agent import ToolBox, Worker
+    from brickwright.agent.sandbox import sandbox_problem
+
+    if sandbox_problem():
+        pytest.skip(sandbox_problem())
+    inv = tmp_path / "inv.csv"
+    inv.write_text("part_id,color,quantity\n3001,4,2\n")
+    src = ("from bricklayer import *\nfrom brickwright import TestContext\ndef create_build():\n    b = LegoBuild()\n"
+           "    b.add(Element('3001', Color.RED), (0, 0, 0))\n    b.add(Element('3001', Color.RED), (0, 0, 3))\n"
+           "    b.add(Element('3003', Color.BLUE), (0, 0, 6))\n    return b\n"
+           "def run_tests():\n    ctx = TestContext(create_build())\n    ctx.check_no_floating()\n"
+           "    return ctx.report()\n")
+    with Worker(warm_up=False) as w:
+        box = ToolBox(tmp_path / "run", w, inventory=read_inventory(inv))
+        try:
+            box._write(src)
+            data, text = box.validate()
+            assert data["valid"] is False and "OVER INVENTORY 3003 colour 1: uses 1" in text
+            box.inventory = None
+            data, _ = box.validate()
+            assert data["valid"] is True
+        finally:
+            box.close()
+
+
+def test_cli_validate_inventory_and_many_files_in_parallel(tmp_path):
+    a = tmp_path / "a.ldr"
+    a.write_text(THREE)
+    b = tmp_path / "b.ldr"
+    b.write_text(THREE.replace("0 -48 0", "0 -96 0"))  # the 2x2 brick floats
+    (tmp_path / "inv.csv").write_text("part_id,color,quantity\n3001,4,2\n3003,,1\n")
+    r = _cli("validate", str(a), "--inventory", str(tmp_path / "inv.csv"), cwd=tmp_path)
+    assert r.returncode == 0 and "-> VALID" in r.stdout
+    (tmp_path / "inv.csv").write_text("part_id,color,quantity\n3001,4,1\n")
+    r = _cli("validate", str(a), "--inventory", str(tmp_path / "inv.csv"), cwd=tmp_path)
+    assert r.returncode == 1 and "OVER INVENTORY 3001 colour 4: uses 2" in r.stdout
+    r = _cli("validate", "--json", str(a), str(b), cwd=tmp_path)
+    rows = [json.loads(line) for line in r.stdout.splitlines()]
+    assert r.returncode == 1 and [x["file"] for x in rows] == [str(a), str(b)]
+    assert rows[0]["valid"] is True and rows[1]["valid"] is False and rows[1]["floating"] == 1
+    r = _cli("validate", str(a), str(tmp_path / "missing.ldr"), cwd=tmp_path)
+    assert r.returncode == 2 and "missing.ldr: cannot be read" in r.stdout
+
+
+def test_generate_tells_the_model_its_inventory(chat_server, tmp_path):
+    from scripted_chat import tool_turn
+
+    from brickwright import generate
+
+    inv = tmp_path / "inv.csv"
+    inv.write_text("part_id,color,quantity\n3001,4,2\n")
+    server = chat_server([tool_turn(("validate", {}))])
+    res = generate("a tower", model="gpt-4o", base_url=server.base_url, api_key="k", out_dir=tmp_path / "run",
+                   max_calls=1, inventory=inv)
+    start = [json.loads(line) for line in res.transcript_path.read_text().splitlines()]
+    sent = json.dumps(start)
+    assert "Use only these parts" in sent and "3001 colour 4 x 2" in sent
