@@ -1048,6 +1048,53 @@ def parts(model: Path = typer.Argument(..., help=".ldr, .mpd or build.py"),
 MAX_LEFT_OUT = 20
 
 
+# ----------------------------------------------------------------------------- runs
+runs_app = typer.Typer(no_args_is_help=False, rich_markup_mode=None, context_settings=_HELP,
+                       help="Agent runs kept in a folder: list them, or show one with its validate snapshots.")
+app.add_typer(runs_app, name="runs")
+
+
+@runs_app.callback(invoke_without_command=True)
+@friendly
+def runs_list(ctx: typer.Context,
+              root: Path = typer.Option(Path("brickwright_runs"), help="Folder holding the run folders."),
+              as_json: bool = typer.Option(False, "--json", help="Print a JSON list.")):
+    """List the runs under --root: id, status, parts, validate calls, cost, model and prompt."""
+    if ctx.invoked_subcommand is not None:
+        return
+    from .runs import list_runs
+
+    runs = list_runs(root)
+    if as_json:
+        typer.echo(json.dumps([r.to_dict() for r in runs], indent=2))
+        return
+    if not runs:
+        typer.echo(f"no runs in {root}")
+    for r in runs:
+        typer.echo(f"{r.id:<40} {r.status:<28} {str(r.parts or '-'):>5} parts  {r.validate_calls:>3} validate  "
+                   f"${r.cost_usd:.4f}  {r.model[:20]:<20} {r.prompt[:60]}")
+
+
+@runs_app.command("show")
+@friendly
+def runs_show(run_id: str = typer.Argument(..., help="A run's folder name (a unique prefix is enough) or path."),
+              root: Path = typer.Option(Path("brickwright_runs"), help="Folder holding the run folders."),
+              as_json: bool = typer.Option(False, "--json", help="Print JSON.")):
+    """One run: its result and each validate snapshot (build.py, report, problems.ldr, components.mpd)."""
+    from .runs import find_run
+
+    r = find_run(run_id, root)
+    if as_json:
+        typer.echo(json.dumps(r.to_dict(), indent=2))
+        return
+    typer.echo(f"{r.id}: {r.status}; {r.parts} parts; {r.validate_calls} validate calls; ${r.cost_usd:.4f}; "
+               f"model {r.model}")
+    typer.echo(f"prompt: {r.prompt}")
+    typer.echo(f"folder: {r.path}")
+    for name, head in r.snapshots:
+        typer.echo(f"  {name}: {head}  ({r.path / 'snapshots' / name})")
+
+
 def main():  # pragma: no cover - console entry
     """Entry point of the ``brickwright`` console script (pyproject ``[project.scripts]``)."""
     app()

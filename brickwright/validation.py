@@ -7,7 +7,7 @@ the agent's ``validate`` tool, so both say the same thing the same way.
 
 from __future__ import annotations
 
-__all__ = ["validation_report", "describe_placement", "unknown_placements", "MAX_LISTED"]
+__all__ = ["diagnostic_ldraw", "validation_report", "describe_placement", "unknown_placements", "MAX_LISTED"]
 
 from bricklayer.validate.collisions import unknown_placements  # noqa: E402  (re-exported: validate reports them)
 
@@ -427,3 +427,53 @@ def validation_report(build, *, source: str = "build", expected_components: int 
             "below_ground": below_ground, "unseated": unseated, "mirrored": mirrored, "duplicates": duplicates,
             "out_of_range": far,
             "problems": problems, "text": "\n".join([head] + problems)}
+
+
+#: LDraw colour codes of the diagnostic file (LDConfig.ldr): colliding parts red, floating parts yellow, the
+#: rest light bluish grey.
+DIAGNOSTIC_COLOURS = {"colliding": 4, "floating": 14, "other": 71}
+
+
+def diagnostic_ldraw(build) -> dict[str, str]:
+    """LDraw files that show a build's problems in any LDraw viewer.
+
+    Parameters
+    ----------
+    build : LegoBuild
+
+    Returns
+    -------
+    dict of str to str
+        ``"problems.ldr"``: every part, colliding parts red (4), floating parts yellow (14), the rest light
+        bluish grey (71) (:data:`DIAGNOSTIC_COLOURS`); ``"components.mpd"``: one submodel per connected
+        component, in their own colours, each shown in its own step of the main model (largest first), so a
+        viewer pages through the separate pieces.
+    """
+    from bricklayer import Element, LegoBuild, to_ldraw
+
+    flat = build.flattened_placements
+    index = {id(fp.leaf): i for i, fp in enumerate(flat)}
+    colliding = {index.get(id(p.leaf)) for pair in build.colliding_placements for p in pair}
+    floating = {index.get(id(p.leaf)) for p in build.floating_placements}
+    view = LegoBuild(name="problems.ldr")
+    for i, fp in enumerate(flat):
+        kind = "colliding" if i in colliding else "floating" if i in floating else "other"
+        view.add_raw(Element(fp.content.ldraw_id, DIAGNOSTIC_COLOURS[kind]), fp.pose.matrix)
+    comps = LegoBuild(name="components.mpd")
+    for k, comp in enumerate(build.connected_components, start=1):
+        sub = LegoBuild(name=f"component-{k}.ldr")
+        for fp in comp:
+            sub.add_raw(fp.content, fp.pose.matrix)
+        comps.add_raw(sub, None, name=f"component-{k}")
+    text = to_ldraw(comps)
+    # a step after each component's line, so a viewer shows them one at a time
+    lines = text.splitlines()
+    out, in_main = [], True
+    for ln in lines:
+        if ln.startswith("0 FILE") and out:
+            in_main = False
+        out.append(ln)
+        if in_main and ln.startswith("1 ") and "component-" in ln.lower():
+            out.append("0 STEP")
+    return {"problems.ldr": to_ldraw(view, title="problems: colliding red, floating yellow"),
+            "components.mpd": "\n".join(out) + "\n"}

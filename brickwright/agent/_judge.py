@@ -55,7 +55,8 @@ def main() -> None:
                 resp = {"passed": True}
             elif req.get("op") == "judge" and error is None:
                 resp = {"fixed": judge_ldraw(req["ldraw"], source=req.get("source") or "build.py",
-                                             inventory=req.get("inventory"))}
+                                             inventory=req.get("inventory"),
+                                             diagnostic=bool(req.get("diagnostic")))}
             else:
                 resp = {"error": {"type": "JudgeError", "text": error or f"unknown op {req.get('op')!r}"}}
         except MemoryError:

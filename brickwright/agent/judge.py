@@ -91,7 +91,8 @@ def judge_report(text: str, *, source: str = "build.py", keep_lines: bool = Fals
     return rep
 
 
-def judge_ldraw(text: str, *, source: str = "build.py", inventory: dict | None = None) -> dict[str, Any]:
+def judge_ldraw(text: str, *, source: str = "build.py", inventory: dict | None = None,
+                diagnostic: bool = False) -> dict[str, Any]:
     """The verdict on a build given as LDraw text, in the compact form the agent's report uses.
 
     Parameters
@@ -102,6 +103,8 @@ def judge_ldraw(text: str, *, source: str = "build.py", inventory: dict | None =
         Name shown in the summary line.
     inventory : dict, optional
         :meth:`bricklayer.Inventory.to_json` of the parts the build may use.
+    diagnostic : bool
+        Also return ``diagnostic``: :func:`brickwright.validation.diagnostic_ldraw` files (name -> text).
 
     Returns
     -------
@@ -134,8 +137,13 @@ def judge_ldraw(text: str, *, source: str = "build.py", inventory: dict | None =
         rep = judge_report(text, source=source, inventory=inv)
     except (LDrawError, ValueError) as exc:
         return refused(f"the build's LDraw text cannot be read: {exc}")
-    rep.pop("build", None)
-    return {"passed": rep["valid"], "collisions": len(rep["collisions"]), "floating": len(rep["floating"]),
+    build = rep.pop("build", None)
+    extra = {}
+    if diagnostic and build is not None:
+        from brickwright.validation import diagnostic_ldraw
+
+        extra["diagnostic"] = diagnostic_ldraw(build)
+    return {**extra, "passed": rep["valid"], "collisions": len(rep["collisions"]), "floating": len(rep["floating"]),
             "components": rep["components"], "parts": rep["parts"], "unique_parts": rep["unique_parts"],
             "unique_elements": rep["unique_elements"], "embedded_parts": rep["embedded_parts"],
             "problems": rep["problems"], "text": rep["text"], "report": rep}
@@ -160,10 +168,11 @@ class Judge:
                             module="brickwright.agent._judge")
         self._proc.start()  # starts in the background, while the model writes its first build.py
 
-    def judge(self, text: str, *, source: str = "build.py", inventory: dict | None = None) -> dict[str, Any]:
+    def judge(self, text: str, *, source: str = "build.py", inventory: dict | None = None,
+              diagnostic: bool = False) -> dict[str, Any]:
         """The verdict on ``text`` (see :func:`judge_ldraw`; ``inventory`` as there); on a time, memory or crash
         limit of the judge, a failing verdict whose ``problems`` say which."""
-        res = self._proc.call("judge", ldraw=text, source=source, inventory=inventory)
+        res = self._proc.call("judge", ldraw=text, source=source, inventory=inventory, diagnostic=diagnostic)
         data = dict(res.data)
         if not res.ok or data.get("error"):
             msg = "JUDGE " + ((data.get("error") or {}).get("text") or "failed").replace(

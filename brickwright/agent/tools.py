@@ -61,7 +61,7 @@ def clean_tests(tests: Any) -> dict | None:
 
 def run_and_judge(worker: Worker, judge: Judge, *, source: str, build_path: str | Path, cwd: str | Path,
                   read_files: list | tuple = (), time_limit: float | None = None,
-                  inventory=None) -> tuple[dict, str | None]:
+                  inventory=None, diagnostic: bool = False) -> tuple[dict, str | None]:
     """Run a build.py in the sandboxed worker and judge the build it returns.
 
     Parameters
@@ -82,6 +82,8 @@ def run_and_judge(worker: Worker, judge: Judge, *, source: str, build_path: str 
         Seconds for the code (default the worker's).
     inventory : bricklayer.Inventory, optional
         Parts the build may use: a part or colour beyond it fails the verdict (the judge checks it).
+    diagnostic : bool
+        Also return ``diagnostic`` (file name -> LDraw text, :func:`brickwright.validation.diagnostic_ldraw`).
 
     Returns
     -------
@@ -113,8 +115,12 @@ def run_and_judge(worker: Worker, judge: Judge, *, source: str, build_path: str 
         ldraw = None
     if ldraw is not None:
         data["fixed"] = judge.judge(ldraw, source=Path(build_path).name,
-                                    inventory=inventory.to_json() if inventory is not None else None)
+                                    inventory=inventory.to_json() if inventory is not None else None,
+                                    diagnostic=diagnostic)
         data["report"] = data["fixed"].pop("report", None)
+        diag = data["fixed"].pop("diagnostic", None)
+        if isinstance(diag, dict):
+            data["diagnostic"] = {str(k): str(v) for k, v in diag.items() if k in ("problems.ldr", "components.mpd")}
         # the judge's lines quote names from the text the code wrote (submodels, parts): clean them too
         data["fixed"]["problems"] = [clean_text(p) for p in data["fixed"].get("problems") or []]
         data["fixed"]["text"] = clean_text(data["fixed"].get("text") or "")
@@ -462,13 +468,17 @@ class ToolBox:
         return {"source": self.source, "build_path": str(self.build_path), "cwd": str(self.run_dir / "work"),
                 "read_files": modules}
 
-    def validate(self, *, export: bool = False) -> tuple[dict, str]:
+    def validate(self, *, export: bool = False, snapshot: str | None = None) -> tuple[dict, str]:
         """Run build.py in the worker and judge its build, without counting it as a tool call.
 
         Parameters
         ----------
         export : bool
             Also write ``model.ldr``: exactly the LDraw text that was judged (atomically).
+        snapshot : str, optional
+            Keep a record of this validate in ``snapshots/<snapshot>/``: ``build.py``, ``report.txt``, and
+            ``problems.ldr`` (colliding parts red, floating yellow) and ``components.mpd`` (one submodel per
+            connected component) for any LDraw viewer.
 
         Returns
         -------
@@ -479,8 +489,10 @@ class ToolBox:
         src = self.source
         args = self._worker_args()
         data, ldraw = run_and_judge(self.worker, self.judge, source=args["source"], build_path=args["build_path"],
-                                    cwd=args["cwd"], read_files=args["read_files"], inventory=self.inventory)
+                                    cwd=args["cwd"], read_files=args["read_files"], inventory=self.inventory,
+                                    diagnostic=snapshot is not None)
         data.pop("report", None)  # the compact ``fixed`` is what the model reads and the transcript keeps
+        diag = data.pop("diagnostic", None)
         self.last_ldraw = ldraw
         if export and ldraw is not None:
             _write_atomic(self.ldr_path, ldraw)
@@ -488,12 +500,19 @@ class ToolBox:
         if data.get("limit") == "memory" and "error" in data:
             note = "(the build's process ran out of memory)"
         data["sha"] = _sha(src)
-        return data, format_validation(data, limit_note=note)
+        text = format_validation(data, limit_note=note)
+        if snapshot is not None:
+            snap = self.run_dir / "snapshots" / snapshot
+            _write_atomic(snap / "build.py", src)
+            _write_atomic(snap / "report.txt", text + "\n")
+            for name, body in (diag or {}).items():
+                _write_atomic(snap / name, body)
+        return data, text
 
     def tool_validate(self) -> ToolOutcome:
         """validate: run build.py in the worker (fixed checks and run_tests); the compact report."""
         self.validate_calls += 1
-        data, text = self.validate()
+        data, text = self.validate(snapshot=f"validate-{self.validate_calls:03d}")
         self.last_validate = data
         self._validated_sha = data["sha"] if data.get("passed") else None
         return ToolOutcome(text, bool(data.get("passed")), report=data)

@@ -117,3 +117,38 @@ def test_generate_tells_the_model_its_inventory(chat_server, tmp_path):
     start = [json.loads(line) for line in res.transcript_path.read_text().splitlines()]
     sent = json.dumps(start)
     assert "Use only these parts" in sent and "3001 colour 4 x 2" in sent
+
+
+def test_run_records_snapshots_and_diagnostic_files(chat_server, tmp_path):
+    """Each validate keeps build.py, the report and LDraw files showing the problems; `brickwright runs` lists."""
+    from scripted_chat import tool_turn
+
+    from bricklayer import read_ldraw
+    from brickwright import generate
+
+    floating = ("from bricklayer import *\nfrom brickwright import TestContext\ndef create_build():\n"
+                "    b = LegoBuild()\n    b.add(Element('3001', Color.RED), (0, 0, 0))\n"
+                "    b.add(Element('3001', Color.RED), (0, 0, 0))\n    b.add(Element('3003', Color.BLUE), (5, 5, 9))\n"
+                "    return b\ndef run_tests():\n    ctx = TestContext(create_build())\n    ctx.check('x', True)\n"
+                "    return ctx.report()\n")
+    server = chat_server([tool_turn(("write_build", {"content": floating})), tool_turn(("validate", {}))])
+    root = tmp_path / "runs"
+    res = generate("two bricks", model="gpt-4o", base_url=server.base_url, api_key="k", out_dir=root / "r1",
+                   max_calls=2)
+    snap = res.run_dir / "snapshots" / "validate-001"
+    assert (snap / "build.py").read_text() == floating
+    assert (snap / "report.txt").read_text().startswith("VALIDATE: FAILED")
+    problems = read_ldraw(snap / "problems.ldr")
+    colours = sorted(int(p.content.color) for p in problems.flattened_placements)
+    assert colours == [4, 4, 14]  # the two coincident bricks red, the floating 2x2 brick yellow
+    comps = (snap / "components.mpd").read_text()
+    # three pieces: a brick, its duplicate drawn inside it (not joined), the floating brick
+    assert comps.count("0 FILE component-") == 3 and comps.count("0 STEP") == 3
+    r = _cli("runs", "--root", str(root), "--json", cwd=tmp_path)
+    runs = json.loads(r.stdout)
+    assert r.returncode == 0 and runs[0]["id"] == "r1" and runs[0]["prompt"] == "two bricks"
+    assert runs[0]["snapshots"][0][0] == "validate-001" and "FAILED" in runs[0]["snapshots"][0][1]
+    r = _cli("runs", "show", "r", "--root", str(root), cwd=tmp_path)
+    assert r.returncode == 0 and "validate-001: VALIDATE: FAILED" in r.stdout
+    r = _cli("runs", "show", "zz", "--root", str(root), cwd=tmp_path)
+    assert r.returncode == 2 and "no run of that name" in r.stderr
