@@ -597,7 +597,9 @@ def eval_(prompts: Path = typer.Argument(..., help="Text file, one prompt a line
           max_calls: int = typer.Option(60), max_validate: int = typer.Option(20),
           budget: Optional[float] = typer.Option(None, help="Maximum cost in USD per run."),
           force: bool = typer.Option(False, "--force", help="Replace runs and metrics already in --out."),
-          no_sandbox: bool = typer.Option(False, "--no-sandbox", help=NO_SANDBOX_HELP)):
+          no_sandbox: bool = typer.Option(False, "--no-sandbox", help=NO_SANDBOX_HELP),
+          workers: int = typer.Option(1, min=1, help="Runs at once (each in its own sandbox); rows stay in "
+                                                     "prompt order.")):
     """Run many prompts and write the BrickWright metrics per run and overall (JSON and CSV)."""
     from .agent import evaluate
     from .agent.evaluate import read_prompts
@@ -605,7 +607,7 @@ def eval_(prompts: Path = typer.Argument(..., help="Text file, one prompt a line
     n_runs = len(read_prompts(prompts)) if prompts.is_file() else 0
     res = evaluate(prompts, model=model, base_url=base_url, api_key=api_key, out_dir=out, max_calls=max_calls,
                    max_validate=max_validate, budget_usd=budget, sandbox=not no_sandbox, force=force,
-                   progress=lambda i, ev: _progress(ev, f"run {i} of {n_runs} | "))
+                   workers=workers, progress=lambda i, ev: _progress(ev, f"run {i} of {n_runs} | "))
     typer.echo(json.dumps(res.overall, indent=2))
     typer.echo(f"per run: {res.json_path}  {res.csv_path}")
 

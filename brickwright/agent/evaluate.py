@@ -99,7 +99,7 @@ def evaluate(prompts_file: str | Path, *, model: str | None = None, base_url: st
              max_validate: int = DEFAULT_MAX_VALIDATE, budget_usd: float | None = None,
              progress: Callable[[int, Progress], None] | None = None, time_limit: float = DEFAULT_TIME_LIMIT,
              memory_limit: int = DEFAULT_MEMORY_LIMIT, provider: Provider | None = None, sandbox: bool = True,
-             force: bool = False) -> EvalResult:
+             force: bool = False, workers: int = 1) -> EvalResult:
     """Run :func:`~.run.generate` on every prompt of a file and write the metrics.
 
     Parameters
@@ -118,6 +118,10 @@ def evaluate(prompts_file: str | Path, *, model: str | None = None, base_url: st
         Run the model's code in the OS sandbox (False: process limits only).
     force : bool, default False
         Replace runs and metrics already in ``out_dir``.
+    workers : int, default 1
+        Runs at once. Each run has its own sandboxed worker and run folder, so its result does not depend on
+        the others; rows are written in prompt order either way. The model calls wait on the network, so a
+        few workers per core pay off; each worker costs a Python process (about 300 MB).
 
     Returns
     -------
@@ -150,24 +154,32 @@ def evaluate(prompts_file: str | Path, *, model: str | None = None, base_url: st
             raise SandboxUnavailableError(f"refusing to run model code without a sandbox: {problem}; pass "
                                           "--no-sandbox to run it with process limits only")
     root.mkdir(parents=True, exist_ok=True)
+    def one(i: int, prompt: str, worker: Worker | None) -> dict[str, Any]:
+        run_dir = root / f"run_{i:03d}-{_slug(prompt, 24)}"
+        cb = (lambda ev, i=i: progress(i, ev)) if progress else None
+        row: dict[str, Any] = {k: None for k in RUN_FIELDS}
+        row.update(index=i, prompt=prompt, run_dir=str(run_dir), error="")
+        try:
+            res = generate(prompt, out_dir=run_dir, max_calls=max_calls, max_validate=max_validate,
+                           budget_usd=budget_usd, progress=cb, time_limit=time_limit, provider=provider,
+                           worker=worker, force=force, sandbox=sandbox, memory_limit=memory_limit)
+            d = res.to_dict()
+            row.update({k: d[k] for k in RUN_FIELDS if k in d})
+        except BrickWrightError as exc:
+            logger.warning("run %d failed: %s", i, exc)
+            row.update(finalized=False, valid=False, collision_free=False, floater_free=False, error=str(exc),
+                       validate_calls=0, tool_calls=0, prompt_tokens=0, completion_tokens=0, cost_usd=0.0)
+        return row
+
     runs: list[dict[str, Any]] = []
-    with Worker(time_limit=time_limit, memory_limit=memory_limit, sandbox=sandbox) as worker:
-        for i, prompt in enumerate(prompts, 1):
-            run_dir = root / f"run_{i:03d}-{_slug(prompt, 24)}"
-            cb = (lambda ev, i=i: progress(i, ev)) if progress else None
-            row: dict[str, Any] = {k: None for k in RUN_FIELDS}
-            row.update(index=i, prompt=prompt, run_dir=str(run_dir), error="")
-            try:
-                res = generate(prompt, out_dir=run_dir, max_calls=max_calls, max_validate=max_validate,
-                               budget_usd=budget_usd, progress=cb, time_limit=time_limit, provider=provider,
-                               worker=worker, force=force)
-                d = res.to_dict()
-                row.update({k: d[k] for k in RUN_FIELDS if k in d})
-            except BrickWrightError as exc:
-                logger.warning("run %d failed: %s", i, exc)
-                row.update(finalized=False, valid=False, collision_free=False, floater_free=False, error=str(exc),
-                           validate_calls=0, tool_calls=0, prompt_tokens=0, completion_tokens=0, cost_usd=0.0)
-            runs.append(row)
+    if workers <= 1:
+        with Worker(time_limit=time_limit, memory_limit=memory_limit, sandbox=sandbox) as worker:
+            runs = [one(i, prompt, worker) for i, prompt in enumerate(prompts, 1)]
+    else:
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(max_workers=int(workers)) as pool:  # each run starts its own worker
+            runs = list(pool.map(lambda ip: one(ip[0], ip[1], None), enumerate(prompts, 1)))
     overall = summarize(runs)
     json_path, csv_path = root / "metrics.json", root / "metrics.csv"
     json_path.write_text(json.dumps({"overall": overall, "runs": runs}, indent=2), encoding="utf-8")

@@ -152,3 +152,37 @@ def test_run_records_snapshots_and_diagnostic_files(chat_server, tmp_path):
     assert r.returncode == 0 and "validate-001: VALIDATE: FAILED" in r.stdout
     r = _cli("runs", "show", "zz", "--root", str(root), cwd=tmp_path)
     assert r.returncode == 2 and "no run of that name" in r.stderr
+
+
+def test_eval_with_workers_gives_the_serial_results(chat_server, tmp_path):
+    """Issue 20: runs at once; every per-run result equals the serial run's (the server answers by conversation)."""
+    from brickwright.agent import evaluate
+
+    def builds(n_bricks: int) -> str:
+        lines = "".join(f"    b.add(Element('3001', Color.RED), (0, 0, {3 * k}))\n" for k in range(n_bricks))
+        return ("from bricklayer import *\nfrom brickwright import TestContext\ndef create_build():\n"
+                "    b = LegoBuild()\n" + lines + "    return b\ndef run_tests():\n"
+                "    ctx = TestContext(create_build())\n    ctx.check_no_floating()\n    return ctx.report()\n")
+
+    def reply(body: dict) -> dict:
+        user = next(m["content"] for m in body["messages"] if m["role"] == "user")
+        text = user if isinstance(user, str) else user[0]["text"]
+        n = int(text.split()[1])  # "tower 3 ..." -> 3 bricks
+        done = sum(1 for m in body["messages"] if m["role"] == "tool")
+        calls = [("write_build", {"content": builds(n)}), ("validate", {}), ("finalize", {"summary": "t"})]
+        if done >= len(calls):
+            return {"content": "done", "tool_calls": []}
+        name, args = calls[done]
+        return {"content": None, "tool_calls": [(name, args)]}
+
+    prompts = tmp_path / "prompts.txt"
+    prompts.write_text("tower 1 high\ntower 2 high\ntower 3 high\n")
+    rows = {}
+    for workers in (1, 3):
+        server = chat_server([reply] * 30)
+        res = evaluate(prompts, model="gpt-4o", base_url=server.base_url, api_key="k",
+                       out_dir=tmp_path / f"eval{workers}", max_calls=5, workers=workers)
+        rows[workers] = [{k: r[k] for k in ("index", "prompt", "valid", "finalized", "parts", "validate_calls")}
+                         for r in res.runs]
+    assert rows[1] == rows[3]
+    assert [r["parts"] for r in rows[1]] == [1, 2, 3] and all(r["finalized"] for r in rows[1])
