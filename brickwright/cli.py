@@ -567,7 +567,10 @@ def generate(prompt: str = typer.Argument(..., help='What to build, e.g. "a red 
              inventory: Optional[Path] = typer.Option(None, help="Parts the model may use: a CSV of part id, LDraw "
                                                                  "colour code and quantity (as `brickwright parts "
                                                                  "--out` writes); validate fails a build that "
-                                                                 "uses more.")):
+                                                                 "uses more."),
+             critic_model: Optional[str] = typer.Option(None, help="Model of the visual critic (default: --model)."),
+             critique_rounds: int = typer.Option(0, min=0, help="With --image: critique rounds, each comparing "
+                                                                "renders with the image when the model finalizes.")):
     """Let an LLM agent write build.py, validate and repair it, and export LDraw.
 
     The model's code runs in the OS sandbox (refused when none can be set up, unless --no-sandbox); whether
@@ -577,7 +580,7 @@ def generate(prompt: str = typer.Argument(..., help='What to build, e.g. "a red 
     res = _generate(prompt, image=image, from_path=from_path, model=model, base_url=base_url, api_key=api_key,
                     out_dir=out, max_calls=max_calls, max_validate=max_validate, budget_usd=budget,
                     time_limit=time_limit, progress=None if as_json else _progress, sandbox=not no_sandbox,
-                    force=force, inventory=inventory)
+                    force=force, inventory=inventory, critic_model=critic_model, critique_rounds=critique_rounds)
     if as_json:
         typer.echo(json.dumps(res.to_dict(), indent=2, default=str))
         raise typer.Exit(EXIT_OK if res.passed else EXIT_FAILED)

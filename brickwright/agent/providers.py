@@ -152,7 +152,8 @@ class OpenAIProvider(Provider):
         """
         where = self.base_url or "OpenAI"
         try:
-            resp = self._client.chat.completions.create(model=self.model, messages=messages, tools=tools)
+            extra = {"tools": tools} if tools else {}  # a critic's call has none: servers refuse tools=[]
+            resp = self._client.chat.completions.create(model=self.model, messages=messages, **extra)
         except self._openai.OpenAIError as exc:
             raise ProviderError(f"{where}: {type(exc).__name__}: {exc}") from exc
         except ValueError as exc:  # a body that is not JSON (json.JSONDecodeError is a ValueError)

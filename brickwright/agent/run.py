@@ -198,6 +198,39 @@ def _new_run_dir(prompt: str, out_dir: str | Path | None, force: bool = False) -
     return d.resolve()
 
 
+#: What the critic is asked (issue 20: image prompts with a visual critique loop).
+CRITIC_PROMPT = ("You compare a LEGO model with a reference picture. You get the reference image, then renders "
+                 "of the model (iso and front views). List the concrete differences that matter, most important "
+                 "first, as short lines: shape and proportions, colours, missing or extra features, where they "
+                 "are. Suggest the change for each. If the model already matches well, answer NO DIFFERENCES.")
+
+
+def _critique(box: ToolBox, critic: Provider, image: str | Path, usage: Usage, tr: "_Transcript",
+              round_: int) -> str | None:
+    """One critique round: render the build, ask the critic, record both; the critic's text or None."""
+    renders = []
+    for view in ("iso", "front"):
+        out = box.tool_render(view=view)
+        if out.image:
+            renders.append(out.image)
+    if not renders:
+        tr.write("critique", round=round_, renders=[], text=None, note="no renders (no offscreen OpenGL?)")
+        return None
+    content = ([{"type": "text", "text": "Reference image:"}, _image_part(image),
+                {"type": "text", "text": "Renders of the model:"}] + [_image_part(r) for r in renders])
+    messages = [{"role": "system", "content": CRITIC_PROMPT}, {"role": "user", "content": content}]
+    try:
+        turn = critic.complete(messages, [])
+    except ProviderError as exc:
+        tr.write("critique", round=round_, renders=renders, text=None, error=str(exc))
+        return None
+    usage.add(critic.model, turn.prompt_tokens, turn.completion_tokens)
+    text = (turn.content or "").strip() or "NO DIFFERENCES"
+    tr.write("critique", round=round_, renders=renders, text=text, model=critic.model,
+             usage={"prompt_tokens": turn.prompt_tokens, "completion_tokens": turn.completion_tokens})
+    return text
+
+
 def _image_part(path: str | Path) -> dict:
     p = Path(path)
     if not p.is_file():
@@ -253,7 +286,8 @@ def generate(prompt: str, *, image: str | Path | None = None, from_path: str | P
              progress: Callable[[Progress], None] | None = None, time_limit: float = DEFAULT_TIME_LIMIT,
              memory_limit: int = DEFAULT_MEMORY_LIMIT, provider: Provider | None = None,
              worker: Worker | None = None, sandbox: bool = True, force: bool = False,
-             inventory: str | Path | None = None) -> RunResult:
+             inventory: str | Path | None = None, critic_model: str | None = None,
+             critique_rounds: int = 0) -> RunResult:
     """Run the agent on one request and return where its build is and how it went.
 
     Parameters
@@ -293,6 +327,13 @@ def generate(prompt: str, *, image: str | Path | None = None, from_path: str | P
     inventory : path, optional
         A parts list (CSV: part id, LDraw colour code, quantity; :func:`bricklayer.read_inventory`): the model is
         told what it may use, and validate fails a build that uses more.
+    critic_model : str, optional
+        Model for the visual critique (default: the agent's own model, on the same server).
+    critique_rounds : int, default 0
+        With ``image``: when the model finalizes, a critic call compares renders of the build (iso and front
+        views) with the reference image and lists concrete differences; the model gets them and revises, this
+        many times. A critic that finds no differences ends the loop early. Every critique and render is in the
+        transcript (``critique`` records) and the critic's tokens count in the cost.
 
     Returns
     -------
@@ -312,6 +353,9 @@ def generate(prompt: str, *, image: str | Path | None = None, from_path: str | P
         No sandbox can be set up and ``sandbox`` is true (nothing is written).
     """
     provider = provider or resolve_provider(model, base_url, api_key)
+    critic = None
+    if image is not None and critique_rounds > 0:
+        critic = resolve_provider(critic_model, base_url, api_key) if critic_model else provider
     inv = None
     if inventory is not None:
         from bricklayer.inventory import read_inventory
@@ -373,6 +417,7 @@ def generate(prompt: str, *, image: str | Path | None = None, from_path: str | P
                 ok, total = _checks_count(box.last_validate)
                 progress(Progress(turns, tool, box.tool_calls, box.validate_calls, ok, total, usage.cost_usd, message))
 
+        critiques = 0
         while stop is None:
             if budget_usd is not None and usage.cost_usd >= budget_usd:
                 stop = "budget"
@@ -421,6 +466,15 @@ def generate(prompt: str, *, image: str | Path | None = None, from_path: str | P
                     if outcome.image:
                         images.append(outcome.image)
                     emit(call["name"], outcome.text.split("\n")[0][:80])
+                    if outcome.finalized and critic is not None and critiques < critique_rounds:
+                        critiques += 1
+                        text = _critique(box, critic, image, usage, tr, critiques)
+                        if text is not None and "NO DIFFERENCES" not in text.upper():
+                            outcome.finalized = False
+                            content = ("Not final yet: a critic compared renders of your build with the reference "
+                                       f"image (round {critiques} of {critique_rounds}):\n{text}\nRevise "
+                                       "build.py, validate, then call finalize again.")
+                            emit("critique", text.split("\n")[0][:80])
                     if outcome.finalized:
                         stop = "finalized"
                 messages.append({"role": "tool", "tool_call_id": call["id"], "content": content})

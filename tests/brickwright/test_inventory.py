@@ -186,3 +186,45 @@ def test_eval_with_workers_gives_the_serial_results(chat_server, tmp_path):
                          for r in res.runs]
     assert rows[1] == rows[3]
     assert [r["parts"] for r in rows[1]] == [1, 2, 3] and all(r["finalized"] for r in rows[1])
+
+
+def test_image_prompt_critique_loop(chat_server, tmp_path):
+    """Issue 20: with --image, a critic compares renders with the reference; the agent revises; all recorded."""
+    from scripted_chat import tool_turn
+
+    from brickwright import generate
+
+    from bricklayer.render import RenderBackendError, backend_info
+
+    try:
+        backend_info()
+    except RenderBackendError as exc:
+        pytest.skip(f"no offscreen OpenGL: {exc}")
+    ref = tmp_path / "ref.png"
+    ref.write_bytes(__import__("base64").b64decode(
+        "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="))
+    red = ("from bricklayer import *\nfrom brickwright import TestContext\ndef create_build():\n"
+           "    b = LegoBuild()\n    b.add(Element('3001', Color.RED), (0, 0, 0))\n    return b\n"
+           "def run_tests():\n    ctx = TestContext(create_build())\n    ctx.check_no_floating()\n"
+           "    return ctx.report()\n")
+    critic_seen = []
+
+    def critic(body: dict) -> dict:
+        critic_seen.append(body)
+        return {"content": "- the brick is red; the reference is blue: use Color.BLUE", "tool_calls": []}
+
+    server = chat_server([tool_turn(("write_build", {"content": red})), tool_turn(("validate", {})),
+                          tool_turn(("finalize", {"summary": "a brick"})), critic,
+                          tool_turn(("edit_build", {"old_text": "Color.RED", "new_text": "Color.BLUE"})),
+                          tool_turn(("validate", {})), tool_turn(("finalize", {"summary": "a blue brick"}))])
+    res = generate("a brick like this", image=ref, model="gpt-4o", base_url=server.base_url, api_key="k",
+                   out_dir=tmp_path / "run", max_calls=10, critique_rounds=1)
+    assert res.finalized and "Color.BLUE" in res.build_path.read_text()
+    records = [json.loads(line) for line in res.transcript_path.read_text().splitlines()]
+    crit = [r for r in records if r["type"] == "critique"]
+    assert len(crit) == 1 and "reference is blue" in crit[0]["text"] and len(crit[0]["renders"]) == 2
+    assert all(Path(p).read_bytes().startswith(b"\x89PNG") for p in crit[0]["renders"])
+    sent = json.dumps(critic_seen[0])
+    assert "tools" not in critic_seen[0] and sent.count("data:image/png;base64,") == 3  # reference + 2 renders
+    results = [r["content"] for r in records if r["type"] == "tool_result"]
+    assert any("Not final yet" in m for m in [json.dumps(r) for r in records if r["type"] == "request"])
