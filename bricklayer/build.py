@@ -805,7 +805,7 @@ class LegoBuild(LegoGeometry):
             ok = compatible_types(connector.type)
             raise ConnectorMismatchError(
                 f"a {connector.type!r} cannot mate with a {to.type!r}; {connector.type!r} mates with "
-                f"{', '.join(repr(t) for t in ok) or 'nothing'}")
+                f"{', '.join(repr(t) for t in ok) or 'nothing'}" + self._mating_pairs_hint(content, to))
         free = {c._key(): c for c in self.connectors}
         if to._key() not in free:
             raise ValueError(
@@ -850,6 +850,33 @@ class LegoBuild(LegoGeometry):
         self._joints.append(Joint(to, placed, pl, kind, motion))
         self._warn_connect_collision(pl, content, connector, to, can_flip, kind)
         return pl
+
+    def _mating_pairs_hint(self, content, to: Connector) -> str:
+        """The connector pairs that do mate between ``content`` and the part owning ``to`` (for the
+        mismatch error of ``connect``), or "".
+
+        Parts made for each other often mate through a connector other than the first one an agent picks:
+        the tail propeller 3480 fits its holder 3481 through LDCad's ``ldcad_cyl-R7.5_on`` / ``_in`` pair,
+        not BrickNet's anti-stud and pin of the same hub; the rotor 3461 fits plate 3462 the same way. The
+        hint lists up to three (content index, type) / (target connector, type) pairs among the target
+        part's free connectors, so the agent can connect at once.
+        """
+        if not to.path:
+            return ""
+        owner = to.path
+        free = [c for c in self.connectors if c.path == owner]
+        pairs = []
+        for i, c in enumerate(content.connectors):
+            for t in free:
+                if mate_kind(c.type, t.type) is not None and c.type not in ("stud", "open_stud", "antistud", "tube"):
+                    pairs.append((i, c, t))
+        if not pairs:
+            return ""
+        what = getattr(content, "ldraw_id", "the new content")
+        bits = [f"{what}.connectors[{i}] ({c.type}) with the {t.type} at {tuple(round(v, 2) for v in t.position)}"
+                for i, c, t in pairs[:3]]
+        return (". These two parts do mate: " + "; ".join(bits)
+                + " (build.find_connector(<type>, toward=<position>) gives that target)")
 
     def _choose_pose(self, content, connector, to, can_flip, kind, facing, away):
         """(target_rotation degrees, mounting) for ``connect(facing=...)`` / ``connect(away=True)``."""

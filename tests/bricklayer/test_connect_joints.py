@@ -166,3 +166,50 @@ def test_a_recorded_joint_off_its_axle_is_named_in_the_report():
     text = validation_report(c)["text"]
     assert "past the end of the slide" in text
     assert unmated_joints(b) == []
+
+
+# ------------------------------------------------------------------ item 13: parts made for each other
+def _shadow_installed() -> bool:
+    from ldraw_data.library import find_shadow_library
+
+    try:
+        return find_shadow_library() is not None
+    except Exception:  # noqa: BLE001
+        return False
+
+
+needs_shadow = pytest.mark.skipif(not _shadow_installed(), reason="LDCad shadow library not installed")
+
+
+@needs_shadow
+@pytest.mark.parametrize("holder, part, mate_type", [
+    ("3481", "3480", "ldcad_cyl-R7.5"),   # plate 2 x 2 with helicopter tail rotor holder / tail propeller
+    ("3462", "3461", "ldcad_cyl-R7.5"),   # plate 2 x 3 with rotor holder / propeller 4 blade with rotor holder
+    ("3730", "3731", "towball"),           # plate 2 x 2 with towball socket / plate 2 x 2 with towball
+])
+def test_parts_made_for_each_other_mate(holder, part, mate_type):
+    b = LegoBuild()
+    b.add(Element(holder), (0, 0, 0), name="holder")
+    e = Element(part)
+    src = next(c for c in e.connectors if c.type.startswith(mate_type) and not c.type.endswith("socket"))
+    tgt = next(c for c in b.connectors if c.type.startswith(mate_type) and c.type != src.type)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        b.connect(e, src, tgt, name="part")
+    assert b.is_valid() and b.num_connected_components == 1
+
+
+@needs_shadow
+def test_a_mismatch_names_the_pair_that_mates():
+    """The played run's "antistud cannot mate with pin" on the tail propeller now says which pair does."""
+    from bricklayer.connector import ConnectorMismatchError
+
+    b = LegoBuild()
+    b.add(Element("3481"), (0, 0, 0))
+    e = Element("3480")
+    with pytest.raises(ConnectorMismatchError) as exc:
+        b.connect(e, e.find_connector("antistud", toward=(-4, 0, 16)), b.find_connector("pin"))
+    msg = str(exc.value)
+    assert "3480.connectors[2] (ldcad_cyl-R7.5_on) with the ldcad_cyl-R7.5_in at (56.0, 20.0, 16.0)" in msg
+    b.connect(e, e.connectors[2], b.find_connector("ldcad_cyl-R7.5_in"))
+    assert b.is_valid() and b.num_connected_components == 1
