@@ -32,7 +32,7 @@ axis directions.
 from __future__ import annotations
 
 __all__ = ["posed", "check_motion", "MotionReport", "PoseFailure", "classify_sliding", "joint_transform",
-           "sample_range", "GROUND_TOLERANCE", "NOTHING_TO_MOVE"]
+           "sample_range", "GROUND_TOLERANCE", "NOTHING_TO_MOVE", "unmated_joints"]
 
 import itertools
 import logging
@@ -706,6 +706,52 @@ def check_motion(build, *, samples: int = 5, max_samples: int = 10000) -> Motion
     report = MotionReport(not failures and bool(moving), failures, len(poses), labels, truncated, sliding)
     log.info("%s", report)
     return report
+
+
+def unmated_joints(build) -> list[tuple[Joint, str]]:
+    """Joints recorded by ``connect()`` whose two connectors the validator does not see as mated.
+
+    A joint records that two parts were mated; the validator joins parts only through connectors that mate
+    at their current poses (:mod:`bricklayer.validate.connections`). When the two disagree (a part slid off
+    the end of an axle, a joint kept after its parent was replaced) the child part is held by nothing the
+    validator knows, and the reason belongs in the report.
+
+    Parameters
+    ----------
+    build : LegoBuild
+
+    Returns
+    -------
+    list of (Joint, str)
+        Each such joint (``build.flattened_joints``, root frame) with a sentence saying why: for a sliding
+        joint the slide (studs) and the range that stays engaged (:func:`bricklayer.build.slide_limit_studs`),
+        else the distance (LDU) between the two connector origins. Joints whose parts are no longer in the
+        build are skipped.
+    """
+    from .build import slide_limit_studs
+    from .validate.connections import SLIDING_TYPES, connection_graph
+
+    g = connection_graph(build)
+    index = {tuple(id(p) for p in fp.path): i for i, fp in enumerate(g.placements)}
+    out = []
+    for j in build.flattened_joints:
+        pi = index.get(tuple(id(p) for p in j.parent.path))
+        ci = index.get(tuple(id(p) for p in j.child.path))
+        if pi is None or ci is None or g.graph.has_edge(pi, ci):
+            continue
+        parent, child = j.parent, j.child
+        d = np.asarray(tuple(child.position), float) - np.asarray(tuple(parent.position), float)
+        who = f"{build.describe(g.placements[ci])} on {build.describe(g.placements[pi])}"
+        if parent.type in SLIDING_TYPES and child.type in SLIDING_TYPES:
+            along = float(d @ np.asarray(tuple(parent.axis), float)) / STUD
+            limit = slide_limit_studs(child, parent)
+            out.append((j, f"the joint of {who} is recorded, but its {child.type} sits {along:+g} studs along the "
+                           f"{parent.type}, past the end of the slide (engaged from {-limit:g} to {limit:g} "
+                           "studs): connect() it again with target_position in that range, or use a longer axle"))
+        else:
+            out.append((j, f"the joint of {who} is recorded, but its {child.type} and {parent.type} are "
+                           f"{float(np.linalg.norm(d)):.1f} LDU apart and no longer mate: connect() it again"))
+    return out
 
 
 def _lowest_points(snap) -> np.ndarray:

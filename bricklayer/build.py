@@ -156,13 +156,92 @@ class ConnectCollisionWarning(UserWarning):
 _FLIP = np.diag([1.0, -1.0, -1.0])
 
 
-def _mated_pose(connector: Connector, to: Connector, rot3: np.ndarray, flip: bool, target_position) -> np.ndarray:
-    """4x4 pose of new content whose ``connector`` mates ``to`` (``LegoBuild.connect``'s rule)."""
+def _mated_pose(connector: Connector, to: Connector, rot3: np.ndarray, flip: bool, target_position,
+                content=None) -> np.ndarray:
+    """4x4 pose of new content whose ``connector`` mates ``to`` (``LegoBuild.connect``'s rule).
+
+    For a ball joint with ``content`` given, the content is first turned by :func:`_ball_rest_rotation`
+    (its neck out of the socket's mouth); ``rot3`` then turns it from there.
+    """
     rot = np.eye(4)
     rot[:3, :3] = rot3 @ _FLIP if flip else rot3
+    if content is not None and mate_kind(connector.type, to.type) == JointKind.BALL:
+        rot[:3, :3] = rot[:3, :3] @ _ball_rest_rotation(content, connector, to)
     if target_position is not None:
         rot[2, 3] = float(target_position) * STUD
     return to.frame.matrix @ rot @ np.linalg.inv(connector.frame.matrix)
+
+
+def slide_limit_studs(connector: Connector, to: Connector) -> float:
+    """How far (studs, either way) a sliding connector may slide along its mate and stay engaged.
+
+    The validator's rule for sliding joints (:mod:`bricklayer.validate.connections`, after BrickNet): the
+    two extents, each the connector's half-length ``length`` but at least ``_AXLE_MIN_HALF`` (4 LDU),
+    overlap by at least ``_AXLE_MIN_OVERLAP`` (4 LDU). With the two origins ``s`` LDU apart along the
+    axis that is ``|s| <= max(l1, 4) + max(l2, 4) - 4``; returned divided by ``STUD`` (20 LDU). A
+    4-long axle 3705 (half-length 40 LDU) through a 1-long hole (half-length 10 LDU) may slide
+    (40 + 10 - 4) / 20 = 2.3 studs either way.
+    """
+    from .validate.connections import _AXLE_MIN_HALF, _AXLE_MIN_OVERLAP
+
+    return (max(connector.length, _AXLE_MIN_HALF) + max(to.length, _AXLE_MIN_HALF) - _AXLE_MIN_OVERLAP) / STUD
+
+
+def _check_slide(connector: Connector, to: Connector, studs: float) -> None:
+    """Raise ValueError when ``connect(target_position=studs)`` slides ``connector`` off the end of ``to``."""
+    from .validate.connections import SLIDE_END_EPS
+
+    limit = slide_limit_studs(connector, to)
+    if abs(studs) * STUD > limit * STUD + SLIDE_END_EPS:
+        raise ValueError(
+            f"connect(target_position={studs:g}): past the end of the slide; the {connector.type} "
+            f"(half-length {connector.length:g} LDU) stays engaged in the {to.type} (half-length "
+            f"{to.length:g} LDU) only for target_position from {-limit:g} to {limit:g} studs (at least 4 LDU "
+            "of overlap); choose a value in that range, or a longer axle / another connector")
+
+
+def _turn_onto(a: np.ndarray, b: np.ndarray, fallback_axis: np.ndarray) -> np.ndarray:
+    """Smallest rotation (3x3) taking unit vector ``a`` onto unit vector ``b``; half a turn about
+    ``fallback_axis`` (made perpendicular to ``a``) when they are opposite."""
+    v = np.cross(a, b)
+    c = float(a @ b)
+    if c < -1 + 1e-9:
+        k = fallback_axis - (fallback_axis @ a) * a
+        if np.linalg.norm(k) < 1e-9:
+            k = np.cross(a, [1.0, 0.0, 0.0] if abs(a[0]) < 0.9 else [0.0, 1.0, 0.0])
+        k = k / np.linalg.norm(k)
+        return 2 * np.outer(k, k) - np.eye(3)
+    vx = np.array([[0, -v[2], v[1]], [v[2], 0, -v[0]], [-v[1], v[0], 0]])
+    return np.eye(3) + vx + vx @ vx / (1 + c)
+
+
+def _ball_rest_rotation(content, connector: Connector, to: Connector) -> np.ndarray:
+    """Rotation (3x3, in the target connector's frame) that seats a tow ball with its neck out of the socket.
+
+    BrickNet's and LDCad's ball labels are points: they carry no direction (LDCad ``SNAP_GEN`` spheres
+    with ``placement=free``; BrickNet ball rows hold only x, y, z), so the connectors' frames alone would
+    keep the ball part turned like the socket part, and a hook 30395 would hang with its shank through the
+    lower jaw of the socket of plate 3730. The rest pose used instead: the ball's neck (the direction from
+    the ball centre to the centre of the ball part's bounding box) points out of the socket's mouth (the
+    direction from the centre of the socket part's bounding box to the socket centre), turned the least
+    from the frames-coincide pose. Identity when either direction is undefined (a bare ball, a socket
+    connector of no part).
+    """
+    tp = _target_part(to)
+    if tp is None:
+        return np.eye(3)
+    part, m = tp
+    socket_centre = np.asarray(tuple(to.position), float)
+    part_centre = Pose.from_matrix(m).apply(np.asarray([tuple(part.bounding_box.center)], float))[0]
+    mouth = socket_centre - part_centre
+    neck_local = np.asarray(tuple(content.bounding_box.center), float) - np.asarray(tuple(connector.position), float)
+    if np.linalg.norm(mouth) < 1.0 or np.linalg.norm(neck_local) < 1.0:
+        return np.eye(3)
+    frame_t = to.frame.matrix[:3, :3]
+    default = frame_t @ np.linalg.inv(connector.frame.matrix)[:3, :3]
+    neck = default @ neck_local
+    turn = _turn_onto(neck / np.linalg.norm(neck), mouth / np.linalg.norm(mouth), frame_t[:, 2])
+    return frame_t.T @ turn @ frame_t
 
 
 def _candidates(can_flip: bool, kind) -> list:
@@ -640,10 +719,20 @@ class LegoBuild(LegoGeometry):
         Orientation rule (in this build's frame): the new content is placed so that its connector's frame
         (position, ``axis``, ``roll``) lands exactly on the target connector's frame. So at
         ``target_rotation=0`` the new part takes the pose that makes its connector coincide with the
-        target's: two parts whose connector frames sit alike in their own parts (a hinge base and top,
-        a plate on a plate) end up turned alike, which for hinges means the new half lies folded back over
-        its parent. ``target_rotation`` then turns the new content counter-clockwise (degrees, looking
-        down the target's axis) about the target axis, and ``Mounting.FLIPPED`` turns it over first:
+        target's: two parts whose connector frames sit alike in their own parts (a plate on a plate) end up
+        turned alike. What that pose looks like for a hinge depends on how the pair's labels sit in their
+        parts (measured on the library): the hinge brick 3937/3938 at 0 stands as one 1 x 2 brick (top
+        flat on its base, the same pose ``away=True`` picks; it turns 0 to 90 degrees, see
+        :func:`~bricklayer.articulation.check_motion`); the swivel hinge plates 2429/2430 and bricks
+        3830/3831 at 0 lie straight out (also what ``away=True`` picks); the click hinges 44301/44302 and
+        the finger hinge plates 4275/4276 at 0 lie folded back over their parent (colliding) and lie
+        straight out at 180. So give ``away=True`` (or ``facing``) when the intent is "extend away", and
+        read the placed part's ``bounding_box`` when in doubt. A ball joint has no axis in the data
+        (BrickNet and LDCad label a tow ball and its socket by their centre only): at rotation 0 the ball
+        part's neck points out of the socket's mouth (:func:`_ball_rest_rotation`), and a Mat3
+        ``target_rotation`` turns it from there about the ball centre. ``target_rotation`` turns the new
+        content counter-clockwise (degrees, looking down the target's axis) about the target axis, and
+        ``Mounting.FLIPPED`` turns it over first:
         half a turn about the target connector's roll direction, so its connector axis points the other
         way (only for hinges, axles, pins, bars, clips and ball joints). The result is relative to the
         target connector, so it turns with the target part: on a plate turned 90 degrees the new part is
@@ -716,7 +805,7 @@ class LegoBuild(LegoGeometry):
             ok = compatible_types(connector.type)
             raise ConnectorMismatchError(
                 f"a {connector.type!r} cannot mate with a {to.type!r}; {connector.type!r} mates with "
-                f"{', '.join(repr(t) for t in ok) or 'nothing'}")
+                f"{', '.join(repr(t) for t in ok) or 'nothing'}" + self._mating_pairs_hint(content, to))
         free = {c._key(): c for c in self.connectors}
         if to._key() not in free:
             raise ValueError(
@@ -742,6 +831,8 @@ class LegoBuild(LegoGeometry):
             raise ValueError("Mounting.FLIPPED is for hinges, axles, pins, bars and clips; studs mate one way only")
         if target_position is not None and not sliding:
             raise ValueError(f"target_position (slide) needs a sliding joint; this one is {kind.name.lower()}")
+        if target_position is not None:
+            _check_slide(connector, to, float(target_position))
         rot = np.eye(4)
         if target_rotation is not None:
             if isinstance(target_rotation, Mat3):
@@ -752,13 +843,40 @@ class LegoBuild(LegoGeometry):
                 if kind == JointKind.FIXED and float(target_rotation) % 360:
                     raise ValueError("a fixed joint cannot be rotated")
                 rot[:3, :3] = rotation_about((0, 0, 1), float(target_rotation)).matrix
-        pose = Pose.from_matrix(_mated_pose(connector, to, rot[:3, :3], flip, target_position))
+        pose = Pose.from_matrix(_mated_pose(connector, to, rot[:3, :3], flip, target_position, content))
         pl = Placement(content, pose)
         placed = connector.moved(pose, pl)
         self._insert(pl, name, index)
         self._joints.append(Joint(to, placed, pl, kind, motion))
         self._warn_connect_collision(pl, content, connector, to, can_flip, kind)
         return pl
+
+    def _mating_pairs_hint(self, content, to: Connector) -> str:
+        """The connector pairs that do mate between ``content`` and the part owning ``to`` (for the
+        mismatch error of ``connect``), or "".
+
+        Parts made for each other often mate through a connector other than the first one an agent picks:
+        the tail propeller 3480 fits its holder 3481 through LDCad's ``ldcad_cyl-R7.5_on`` / ``_in`` pair,
+        not BrickNet's anti-stud and pin of the same hub; the rotor 3461 fits plate 3462 the same way. The
+        hint lists up to three (content index, type) / (target connector, type) pairs among the target
+        part's free connectors, so the agent can connect at once.
+        """
+        if not to.path:
+            return ""
+        owner = to.path
+        free = [c for c in self.connectors if c.path == owner]
+        pairs = []
+        for i, c in enumerate(content.connectors):
+            for t in free:
+                if mate_kind(c.type, t.type) is not None and c.type not in ("stud", "open_stud", "antistud", "tube"):
+                    pairs.append((i, c, t))
+        if not pairs:
+            return ""
+        what = getattr(content, "ldraw_id", "the new content")
+        bits = [f"{what}.connectors[{i}] ({c.type}) with the {t.type} at {tuple(round(v, 2) for v in t.position)}"
+                for i, c, t in pairs[:3]]
+        return (". These two parts do mate: " + "; ".join(bits)
+                + " (build.find_connector(<type>, toward=<position>) gives that target)")
 
     def _choose_pose(self, content, connector, to, can_flip, kind, facing, away):
         """(target_rotation degrees, mounting) for ``connect(facing=...)`` / ``connect(away=True)``."""
@@ -768,7 +886,8 @@ class LegoBuild(LegoGeometry):
             best, best_dot = None, -2.0
             got = set()
             for deg, mnt in cands:
-                m = _mated_pose(connector, to, rotation_about((0, 0, 1), deg).matrix, mnt == Mounting.FLIPPED, None)
+                m = _mated_pose(connector, to, rotation_about((0, 0, 1), deg).matrix, mnt == Mounting.FLIPPED, None,
+                                content)
                 front = m[:3, :3] @ np.array([0.0, -1.0, 0.0])
                 got.add(_nearest_direction_name(front))
                 d = float(front @ want)
@@ -782,7 +901,8 @@ class LegoBuild(LegoGeometry):
         target_box = _target_box(to)
         scored = []
         for n, (deg, mnt) in enumerate(cands):
-            m = _mated_pose(connector, to, rotation_about((0, 0, 1), deg).matrix, mnt == Mounting.FLIPPED, None)
+            m = _mated_pose(connector, to, rotation_about((0, 0, 1), deg).matrix, mnt == Mounting.FLIPPED, None,
+                                content)
             c = Pose.from_matrix(m).apply(np.asarray([tuple(content.bounding_box.center)], float))[0]
             dist = float(np.linalg.norm(c - target_box)) if target_box is not None else 0.0
             scored.append((dist, -n, deg, mnt, m))
@@ -806,7 +926,7 @@ class LegoBuild(LegoGeometry):
         others = sorted({self.describe(b if pl in getattr(a, "path", ()) else a) for a, b in pairs})
         free = [t for deg, mnt in _candidates(can_flip, kind)
                 if not _collides_with_target(content, _mated_pose(
-                    connector, to, rotation_about((0, 0, 1), deg).matrix, mnt == Mounting.FLIPPED, None), to)
+                    connector, to, rotation_about((0, 0, 1), deg).matrix, mnt == Mounting.FLIPPED, None, content), to)
                 for t in [f"target_rotation={deg:g}" + (", mounting=Mounting.FLIPPED" if mnt == Mounting.FLIPPED else "")]]
         what = getattr(content, "ldraw_id", "the new content")
         tip = ("no collision with the target part at: " + "; ".join(free[:4])) if free else \

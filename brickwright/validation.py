@@ -198,12 +198,34 @@ def _component_advice(build, comp_idx, eng, sup) -> str:
                     f"studs{' (a plate instead of the tile)' if tile else ''} or bridge it with a plate across "
                     "the joint")
         return f"{who} without a connection: seat it on studs (stack(), connect()) or bridge it with a plate"
+    joint_note = _unmated_joint_note(build, comp_idx)
+    if joint_note:
+        return joint_note
     if len(held):
         dn, up = held[0].tolist()
         return (f"#{up} {flat[up].content.ldraw_id} hangs on or is held by #{dn} {flat[dn].content.ldraw_id} "
                 "without a connector the validator knows: connect() it, or check the joint")
     return ("it touches the rest only side by side or not at all: bridge it with a plate or brick across the "
             "joint")
+
+
+def _unmated_joint_note(build, comp_idx) -> str:
+    """Why a component is cut off when a joint recorded by connect() holds one of its parts but its
+    connectors no longer mate (:func:`bricklayer.articulation.unmated_joints`), else ""."""
+    from bricklayer.articulation import unmated_joints
+
+    try:
+        bad = unmated_joints(build)
+    except Exception:  # noqa: BLE001 - advice only; the validation result stands without it
+        return ""
+    if not bad:
+        return ""
+    flat = build.flattened_placements
+    inside = {tuple(id(p) for p in flat[i].path) for i in list(comp_idx)}
+    for j, why in bad:
+        if tuple(id(p) for p in j.child.path) in inside or tuple(id(p) for p in j.parent.path) in inside:
+            return why
+    return ""
 
 
 def _has_upward_studs(eng, i: int) -> bool:

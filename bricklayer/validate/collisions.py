@@ -957,7 +957,8 @@ class CollisionEngine:
         connectors mate within the looser :data:`LOOSE_MATE` tolerances (module notes, step 4)."""
         from ldraw_data.connectors import mate_kind
 
-        from .connections import _AXLE_MIN_HALF, _AXLE_MIN_OVERLAP, SLIDING_TYPES, part_connector_arrays
+        from .connections import (_AXLE_MIN_HALF, _AXLE_MIN_OVERLAP, SLIDE_END_EPS, SLIDING_TYPES,
+                                  part_connector_arrays)
 
         names = connector_types()
         sliding = np.array([n in SLIDING_TYPES for n in names])
@@ -998,7 +999,7 @@ class CollisionEngine:
                     overlap = (max(ai.length[a], _AXLE_MIN_HALF) + max(aj.length[b], _AXLE_MIN_HALF)
                                - abs(along))
                     ok = (cos >= LOOSE_MATE["cos"] and perp <= LOOSE_MATE["line"]
-                          and overlap >= _AXLE_MIN_OVERLAP)
+                          and overlap >= _AXLE_MIN_OVERLAP - SLIDE_END_EPS)
                     if ok:
                         v = max(PRESS_FIT_ALLOWANCE.get(_family(ai.code[a], names), 0.0),
                                 PRESS_FIT_ALLOWANCE.get(_family(aj.code[b], names), 0.0))

@@ -43,7 +43,7 @@ a few milliseconds of connector work instead of a full rebuild.
 from __future__ import annotations
 
 __all__ = ["ConnectionGraph", "connection_graph", "part_connector_arrays", "embedded_aliases", "find_mated_pairs",
-           "SLIDING_TYPES", "JOINT_TOLERANCE", "TOL_EPS",
+           "SLIDING_TYPES", "JOINT_TOLERANCE", "TOL_EPS", "SLIDE_END_EPS",
            "STUD_SEAT_REACH"]
 
 from dataclasses import dataclass
@@ -70,6 +70,10 @@ _MULTI = frozenset({"axle", "bar"})
 _AXLE_AXIS_COS = 0.9  # BrickNet _AXLE_AXIS_THR
 _AXLE_MIN_HALF = 4.0  # BrickNet _AXLE_DEFAULT_RAD
 _AXLE_MIN_OVERLAP = 4.0  # BrickNet _AXLE_MIN_OVERLAP
+#: Sliding joints stay engaged when their overlap is at least ``_AXLE_MIN_OVERLAP`` less this much (LDU):
+#: a part slid exactly to the end of its slide and then turned about the axis (``check_motion`` of a
+#: hub at its slide limit) computes an overlap of 4 - 1e-13 LDU; the boundary is inclusive.
+SLIDE_END_EPS = 1e-3
 #: Nearest neighbours examined per point connector (several parts may share a spot, e.g. a stud
 #: under a plate and the tube of a round brick).
 _K_NEAREST = 8
@@ -776,7 +780,7 @@ def _slide_candidates(pos, length, sm: np.ndarray, sf: np.ndarray, query) -> lis
 
     def radius(rows):
         half = np.maximum(length[rows], _AXLE_MIN_HALF)
-        return np.maximum(2 * half - _AXLE_MIN_OVERLAP, 0) + line
+        return np.maximum(2 * half - _AXLE_MIN_OVERLAP, 0) + line + SLIDE_END_EPS
 
     for q, other in ((sm, sf), (sf, sm)):
         if query is not None:
@@ -894,7 +898,7 @@ def _mated(w: dict, query=None, unseated: list | None = None) -> tuple[np.ndarra
     perp = np.sqrt(np.maximum(dist ** 2 - proj ** 2, 0))
     overlap = np.maximum(length[a], _AXLE_MIN_HALF) + np.maximum(length[b], _AXLE_MIN_HALF) - np.abs(proj)
     slide_ok = slide & (np.abs(dots) >= _AXLE_AXIS_COS) & (perp <= TOL.connector_line + TOL_EPS) & (
-        overlap >= _AXLE_MIN_OVERLAP)
+        overlap >= _AXLE_MIN_OVERLAP - SLIDE_END_EPS)
     good = point_ok | slide_ok
     if stud_family.any():
         turns = w.get("turns")
