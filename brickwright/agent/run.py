@@ -22,7 +22,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Callable
 
-from .errors import ProviderError, RunFolderExistsError, TranscriptError
+from .errors import BrickWrightError, ProviderError, RunFolderExistsError, TranscriptError
 from .pricing import Usage, price_for
 from .prompt import NEW_BUILD_TEMPLATE, ldraw_build_template
 from .providers import Provider, resolve_provider
@@ -198,6 +198,72 @@ def _new_run_dir(prompt: str, out_dir: str | Path | None, force: bool = False) -
     return d.resolve()
 
 
+#: The harness-only tool that hands a self-contained sub-build to a model session of its own (issue 20).
+DELEGATE_TOOL = {"type": "function", "function": {
+    "name": "delegate",
+    "description": ("Hand self-contained sub-builds (e.g. a wheel assembly, one storey) to separate model "
+                    "sessions that run at the same time, each with its own run folder, budget and validation. "
+                    "Each finished sub-build comes back as a module NAME.py beside build.py: `from NAME import "
+                    "create_build as NAME_build`, then place it with build.add_raw(NAME_build(), Pose(...)). Call "
+                    "it once with every sub-build of a turn to run them together."),
+    "parameters": {"type": "object", "additionalProperties": False, "required": ["name", "request"], "properties": {
+        "name": {"type": "string", "description": "Module name of the sub-build (a Python identifier)."},
+        "request": {"type": "string", "description": "What the sub-build is: parts, size in studs, colours, where "
+                                                     "it connects."},
+        "max_calls": {"type": "integer", "description": "Tool calls for the sub-session (default 30)."}}}}}
+#: Tool calls a sub-session gets unless the delegate call says otherwise.
+DELEGATE_MAX_CALLS = 30
+
+
+def _delegate_all(calls: list[dict], *, run_dir: Path, provider: Provider, usage: Usage, tr: "_Transcript",
+                  settings: dict) -> dict[str, str]:
+    """Run delegate calls concurrently (one sub-session each); call id -> the text the model reads.
+
+    A finished sub-build's build.py is copied to ``run_dir/NAME.py``. Each sub-session's tokens are added to
+    ``usage`` (so the run's cost and budget include them); its run folder is ``run_dir/subbuilds/NAME``.
+    """
+    import re
+    import shutil
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+
+    lock = threading.Lock()
+
+    def one(call: dict) -> str:
+        try:
+            args = json.loads(call["arguments"] or "{}") if isinstance(call["arguments"], str) else call["arguments"]
+            name, request = str(args["name"]), str(args["request"])
+            max_calls = int(args.get("max_calls") or DELEGATE_MAX_CALLS)
+        except (ValueError, KeyError, TypeError, RecursionError):
+            return "Error: delegate takes name (string), request (string) and optional max_calls (integer)."
+        if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]{0,40}", name) or name in ("build", "bricklayer", "brickwright"):
+            return f"Error: name {name[:40]!r} must be a Python identifier other than build/bricklayer/brickwright."
+        sub_dir = run_dir / "subbuilds" / name
+        try:
+            res = generate(request, provider=provider, out_dir=sub_dir, max_calls=min(max_calls, 60),
+                           max_validate=settings["max_validate"], budget_usd=settings.get("budget_usd"),
+                           time_limit=settings["time_limit"], sandbox=settings["sandbox"], force=True,
+                           memory_limit=settings["memory_limit"], _delegate=False)
+        except BrickWrightError as exc:
+            return f"Error: the sub-session for {name} could not run: {exc}"
+        with lock:  # sub-sessions finish on their own threads
+            usage.prompt_tokens += res.prompt_tokens
+            usage.completion_tokens += res.completion_tokens
+            usage.cost_usd += res.cost_usd
+        tr.write("delegate_result", id=call["id"], name=name, run_dir=str(sub_dir), finalized=res.finalized,
+                 passed=res.passed, parts=res.parts, cost_usd=res.cost_usd)
+        if not res.passed:
+            return (f"Sub-build {name} did not pass validate ({res.message}); its build.py is in {sub_dir}. "
+                    "Build that part yourself or delegate it again with a clearer request.")
+        shutil.copyfile(res.build_path, run_dir / f"{name}.py")
+        return (f"Sub-build {name}: {res.parts} parts, passes validate, cost ${res.cost_usd:.4f}. It is now "
+                f"{name}.py beside build.py: `from {name} import create_build as {name}_build`, then "
+                f"build.add_raw({name}_build(), Pose(...)) where it belongs.")
+
+    with ThreadPoolExecutor(max_workers=max(1, len(calls))) as pool:
+        return dict(zip([c["id"] for c in calls], pool.map(one, calls)))
+
+
 #: What the critic is asked (issue 20: image prompts with a visual critique loop).
 CRITIC_PROMPT = ("You compare a LEGO model with a reference picture. You get the reference image, then renders "
                  "of the model (iso and front views). List the concrete differences that matter, most important "
@@ -287,7 +353,7 @@ def generate(prompt: str, *, image: str | Path | None = None, from_path: str | P
              memory_limit: int = DEFAULT_MEMORY_LIMIT, provider: Provider | None = None,
              worker: Worker | None = None, sandbox: bool = True, force: bool = False,
              inventory: str | Path | None = None, critic_model: str | None = None,
-             critique_rounds: int = 0) -> RunResult:
+             critique_rounds: int = 0, _delegate: bool = True) -> RunResult:
     """Run the agent on one request and return where its build is and how it went.
 
     Parameters
@@ -418,6 +484,7 @@ def generate(prompt: str, *, image: str | Path | None = None, from_path: str | P
                 progress(Progress(turns, tool, box.tool_calls, box.validate_calls, ok, total, usage.cost_usd, message))
 
         critiques = 0
+        tools = TOOL_DEFINITIONS + ([DELEGATE_TOOL] if _delegate else [])
         while stop is None:
             if budget_usd is not None and usage.cost_usd >= budget_usd:
                 stop = "budget"
@@ -425,7 +492,7 @@ def generate(prompt: str, *, image: str | Path | None = None, from_path: str | P
             tr.write("request", turn=turns + 1, messages=messages[logged:])
             logged = len(messages)
             try:
-                turn = provider.complete(messages, TOOL_DEFINITIONS)
+                turn = provider.complete(messages, tools)
             except ProviderError as exc:
                 stop, error = "provider_error", str(exc)
                 tr.write("provider_error", error=error)
@@ -448,7 +515,27 @@ def generate(prompt: str, *, image: str | Path | None = None, from_path: str | P
                 continue
             idle = 0
             images: list[str] = []
+            delegated: dict[str, str] = {}
+            wanted = [c for c in turn.tool_calls if c["name"] == "delegate"]
+            if wanted and _delegate and stop is None:
+                for c in wanted:
+                    tr.write("tool_call", turn=turns, id=c["id"], name="delegate", arguments=c["arguments"])
+                emit("delegate", f"{len(wanted)} sub-build(s) at once")
+                delegated = _delegate_all(wanted, run_dir=run_dir, provider=provider, usage=usage, tr=tr,
+                                          settings={"max_validate": max_validate,
+                                          # the sub-sessions share what is left of the budget
+                                          "budget_usd": None if budget_usd is None else
+                                          max(0.0, budget_usd - usage.cost_usd) / len(wanted),
+                                                    "time_limit": time_limit, "sandbox": sandbox,
+                                                    "memory_limit": memory_limit})
             for call in turn.tool_calls:
+                if call["id"] in delegated:
+                    box.tool_calls += 1
+                    content = delegated[call["id"]]
+                    tr.write("tool_result", turn=turns, id=call["id"], name="delegate",
+                             ok=" passes validate" in content, content=content)
+                    messages.append({"role": "tool", "tool_call_id": call["id"], "content": content})
+                    continue
                 if stop is not None:
                     content = f"Not run: the run stopped ({stop})."
                 elif box.tool_calls >= max_calls:

@@ -228,3 +228,44 @@ def test_image_prompt_critique_loop(chat_server, tmp_path):
     assert "tools" not in critic_seen[0] and sent.count("data:image/png;base64,") == 3  # reference + 2 renders
     results = [r["content"] for r in records if r["type"] == "tool_result"]
     assert any("Not final yet" in m for m in [json.dumps(r) for r in records if r["type"] == "request"])
+
+
+def test_delegated_sub_builds_run_at_once_and_come_back_as_modules(chat_server, tmp_path):
+    """Issue 20: two sub-builds handed to their own sessions in one turn; the main build imports them; the run's
+    tokens are the sum over every session."""
+    HEAD = "from bricklayer import *\nfrom brickwright import TestContext\n"
+    TESTS = "def run_tests():\n    ctx = TestContext(create_build())\n    ctx.check_no_floating()\n" \
+            "    return ctx.report()\n"
+    sub = HEAD + "def create_build():\n    b = LegoBuild()\n    b.add(Element('3001', Color.{c}), (0, 0, 0))\n" \
+        "    return b\n" + TESTS
+    main = (HEAD + "from lower import create_build as lower_build\nfrom upper import create_build as upper_build\n"
+            "def create_build():\n    b = LegoBuild()\n    b.add(lower_build(), (0, 0, 0), name='lower')\n"
+            "    b.add(upper_build(), (0, 0, 3), name='upper')\n    return b\n" + TESTS)
+
+    def reply(body: dict) -> dict:
+        user = next(m["content"] for m in body["messages"] if m["role"] == "user")
+        text = user if isinstance(user, str) else user[0]["text"]
+        done = sum(1 for m in body["messages"] if m["role"] == "tool")
+        if text.startswith("a tower"):  # the main session: both delegates in one turn (2 tool results), then on
+            turns = {0: [("delegate", {"name": "lower", "request": "red brick"}),
+                         ("delegate", {"name": "upper", "request": "blue brick"})],
+                     2: [("write_build", {"content": main})], 3: [("validate", {})],
+                     4: [("finalize", {"summary": "tower"})]}
+        else:  # a sub-session
+            colour = "RED" if text.startswith("red") else "BLUE"
+            turns = {0: [("write_build", {"content": sub.replace("{c}", colour)})], 1: [("validate", {})],
+                     2: [("finalize", {"summary": text})]}
+        calls = turns.get(done)
+        return {"content": None, "tool_calls": calls} if calls else {"content": "done", "tool_calls": []}
+
+    server = chat_server([reply] * 40, prompt_tokens=1000, completion_tokens=100)
+    from brickwright import generate
+
+    res = generate("a tower of two sub-builds", model="gpt-4o", base_url=server.base_url, api_key="k",
+                   out_dir=tmp_path / "run", max_calls=10)
+    assert res.finalized and res.passed and res.parts == 2, res.message
+    assert (res.run_dir / "lower.py").is_file() and (res.run_dir / "upper.py").is_file()
+    assert (res.run_dir / "subbuilds" / "lower" / "result.json").is_file()
+    assert res.prompt_tokens == 1000 * len(server.requests) and res.completion_tokens == 100 * len(server.requests)
+    records = [json.loads(line) for line in res.transcript_path.read_text().splitlines()]
+    assert sum(r["type"] == "delegate_result" for r in records) == 2
