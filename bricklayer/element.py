@@ -370,7 +370,15 @@ class Element(LegoGeometry):
 
     @property
     def color(self) -> LDrawColor:
-        """Colour code."""
+        """The colour, an LDrawColor (an int): ``element.color == Color.RED`` and ``== 4`` both hold; ``.code`` is 4.
+
+        An :class:`LDrawColor` is an ``int`` subclass holding the LDraw colour code; ``Color`` is an
+        ``IntEnum``, so the colour compares equal to the member and to the plain code alike, and hashes as
+        the code. It prints as ``Color.RED`` but is not the enum member itself (``is Color.RED`` is False;
+        compare with ``==``). ``.code`` and ``.value`` give the int (4), ``.name`` the member name ("RED");
+        ``Color.RED.code`` is 4 as well. Colour names (``"red"``) are accepted by ``Element(...)`` but do
+        not compare equal: convert with ``bricklayer.color.as_color("red")``.
+        """
         return self._color
 
     def __eq__(self, o) -> bool:
@@ -414,7 +422,7 @@ class Element(LegoGeometry):
 
     @property
     def stud_footprint(self) -> Box:
-        """Grid box of the part's upward studs and anti-studs alone, in the local frame, LDU.
+        """Grid box of the upward studs and anti-studs alone (local, LDU); stack() anchors by it (32607, 3127a).
 
         Whole studs wide and deep, as high as :attr:`alignment_box`. It equals ``alignment_box`` for most
         parts; it is smaller for a part whose body reaches more than 6 LDU past its studs (plate 32607 with

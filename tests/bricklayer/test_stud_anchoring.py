@@ -66,3 +66,15 @@ def test_add_keeps_placing_by_the_alignment_box():
     leaf = b.add(Element("32607", Color.BRIGHT_GREEN), (0, 0, 1))
     assert leaf.alignment_box.min.x == pytest.approx(0) and leaf.alignment_box.min.y == pytest.approx(0)
     assert _stud_xy(leaf) == [(10, 30)]
+
+
+def test_element_color_compares_with_color_members_and_codes():
+    # issue 17 played runs (firetruck, giraffe): how Element.color compares with Color members
+    from bricklayer.color import as_color
+
+    c = Element("3001", Color.RED).color
+    assert c == Color.RED and c == 4 and Color.RED == 4
+    assert c.code == 4 and c.value == 4 and Color.RED.code == 4 and Color.RED.value == 4
+    assert c.name == "RED" and {Color.RED: "x"}[c] == "x"
+    assert c != "red" and c == as_color("red")
+    assert Element("3001", 4).color == Element("3001", "red").color == Color.RED
