@@ -303,6 +303,37 @@ def _collides_with_target(content, pose4: np.ndarray, to: Connector) -> bool:
     return bool(scratch.colliding_placements)
 
 
+def _footprint(content) -> Box:
+    """Box (local frame, LDU) that ``add``/``stack`` anchor: an element's :attr:`Element.stud_footprint` (its
+    upward studs and anti-studs; the alignment box for most parts), a sub-build's alignment box."""
+    return content.stud_footprint if isinstance(content, Element) else content.alignment_box
+
+
+def _studs_on_grid(content, pose: Pose, toward: Vec3) -> Pose:
+    """``pose`` moved by less than a stud in x and y so the content's stud footprint starts on whole studs.
+
+    An element whose alignment box reaches half a stud past its studs (crane hook plate 3127a: box 4.5
+    studs long, two studs) placed by its box has its studs between stud cells; they move onto the nearest
+    cells on the side of ``toward`` (the anchor's target point, LDU). Other content is returned as is.
+    """
+    if not isinstance(content, Element):
+        return pose
+    sb = content.stud_footprint.transformed(pose)
+    box = content.alignment_box.transformed(pose)
+    shift = []
+    for lo, hi, aim, corner in ((sb.min.x, sb.max.x, toward.x, box.min.x), (sb.min.y, sb.max.y, toward.y, box.min.y)):
+        q, qb = lo / STUD, corner / STUD
+        # studs on the grid already, or the box itself off it (a bad anchor or position: _check_grid says so)
+        if abs(q - round(q)) * STUD <= TOL.grid or abs(qb - round(qb)) * STUD > TOL.grid:
+            shift.append(0.0)
+            continue
+        cell = np.floor(q) if aim <= (lo + hi) / 2 else np.ceil(q)
+        shift.append(float(cell * STUD - lo))
+    if not any(shift):
+        return pose
+    return Pose(pose.rotation, pose.translation + Vec3(shift[0], shift[1], 0.0))
+
+
 def _check_content(content) -> None:
     if not isinstance(content, (Element, LegoBuild)):
         hint = f"; make an element with Element({content!r}, color)" if isinstance(content, str) else ""
@@ -614,7 +645,15 @@ class LegoBuild(LegoGeometry):
             Quarter turn about +Z (``Rotation.DEG_90`` ...).
         anchor : Anchor
             Point of the content's footprint that is positioned (default the
-            minimum corner, ``FRONT_RIGHT``).
+            minimum corner, ``FRONT_RIGHT``). A part whose alignment box is
+            larger than its studs (:attr:`Element.stud_footprint`: leafy plate
+            32607, handle plate 2540, crane hook plate 3127a) is placed by its
+            box, so its studs need not be at ``position`` (32607 at (0, 0, z)
+            has its stud on cell (0, 1)); when the box reaches half a stud past
+            the studs (3127a turned 180 or 270 degrees), the part moves half a
+            stud toward the anchor so its studs sit on stud cells. To put such
+            a part's studs on chosen studs, use :meth:`stack` (it anchors by
+            the studs) or :meth:`connect`.
         relative_to : Placement or str, optional
             Reference placement or its name (path ``"sub/part"`` allowed).
         target_anchor : Anchor
@@ -653,12 +692,12 @@ class LegoBuild(LegoGeometry):
             base = Vec3(0, 0, 0)
         target = base + pos.to_ldu()
         t = target - anchor_pt
-        pose = Pose(r, t)
+        pose = _studs_on_grid(content, Pose(r, t), target)
         self._check_grid(content, pose)
         return self._insert(Placement(content, pose), name, index)
 
     def _check_grid(self, content, pose: Pose) -> None:
-        box = content.alignment_box.transformed(pose)
+        box = _footprint(content).transformed(pose)
         for v, step, axis in ((box.min.x, STUD, "x"), (box.min.y, STUD, "y"), (box.min.z, PLATE, "z")):
             if abs(v / step - round(v / step)) * step > TOL.grid:
                 unit = "studs" if step == STUD else "plates"
@@ -690,6 +729,31 @@ class LegoBuild(LegoGeometry):
         The new alignment-box bottom rests on the reference's alignment-box
         top; in X/Y, ``anchor`` of the new footprint goes to ``target_anchor``
         of the reference's footprint plus ``offset`` (studs, studs, plates).
+        An element's footprint here is its stud footprint
+        (:attr:`Element.stud_footprint`: its upward studs and anti-studs),
+        which is its alignment box for most parts; for a part whose body
+        reaches past its studs (leafy plate 32607, crane hook plate 3127a,
+        handle plate 2540) the studs land on the cells named and the body
+        overhangs, instead of the box corner landing there and the studs a
+        stud or half a stud away.
+
+        Parameters
+        ----------
+        content : Element or LegoBuild
+        on : Placement or str
+            The part or sub-build to stand on (a placement or its name).
+        offset : (x studs, y studs, z plates)
+            Whole numbers, from ``target_anchor`` of the reference.
+        rotation : Rotation
+            Quarter turn about +Z.
+        anchor, target_anchor : Anchor
+            Points of the new and the reference footprint that meet (default
+            both ``FRONT_RIGHT``, the minimum corners).
+        name, index : see :meth:`add`.
+
+        Returns
+        -------
+        Placement
 
         Raises
         ------
@@ -698,12 +762,12 @@ class LegoBuild(LegoGeometry):
         """
         _check_content(content)
         ref, ref_pose = self._resolve(on)
-        ref_box = ref.content.alignment_box.transformed(ref_pose)
+        ref_box = _footprint(ref.content).transformed(ref_pose)
         off = as_position(offset)
         r = _rot_matrix(rotation)
         if not _is_quarter_turn_z(r):
             raise ValueError("stack() takes quarter turns about Z; use add_raw() for others")
-        box = content.alignment_box.transformed(Pose(r))
+        box = _footprint(content).transformed(Pose(r))
         a = Anchor(anchor).point(box)
         b = Anchor(target_anchor).point(ref_box)
         target = Vec3(b.x, b.y, ref_box.max.z) + off.to_ldu()

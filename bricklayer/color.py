@@ -72,6 +72,9 @@ Color.__doc__ = (
     "Use ``LDrawColor(code)`` for any other code, including direct colours ``0x2RRGGBB``."
 )
 
+#: ``Color.RED.code == 4``: the same attribute as ``LDrawColor.code``, so code written for either kind works.
+Color.code = property(lambda self: int(self), doc="The LDraw colour code (``Color.RED.code == 4``).")
+
 
 class LDrawColor(int):
     """Any LDraw colour code, named or not.
@@ -100,6 +103,11 @@ class LDrawColor(int):
     @property
     def code(self) -> int:
         """The colour code."""
+        return int(self)
+
+    @property
+    def value(self) -> int:
+        """The colour code, as ``Color.RED.value`` (so code written for either works)."""
         return int(self)
 
     @property

@@ -77,6 +77,7 @@ class _PartGeometry:
     connectors: tuple             # local Connectors
     has_mesh: bool
     grid: bool = False            # the alignment box comes from upward studs / anti-studs
+    stud_box: Box | None = None   # local, LDU: footprint of the upward studs / anti-studs alone (None: none)
 
 
 def _snap(v: float, step: float, up: bool) -> float:
@@ -115,6 +116,7 @@ def _part_geometry(part_id: str, known: bool = True) -> _PartGeometry:
     if len(grid):
         x0, x1 = grid[:, 0].min() - STUD / 2, grid[:, 0].max() + STUD / 2
         z0, z1 = grid[:, 2].min() - STUD / 2, grid[:, 2].max() + STUD / 2
+        studs_xz = (x0, x1, z0, z1)
         # Extend to the physical extent when the part is clearly larger than its studs (a jumper plate's
         # single centre stud, a 2x2 slope's one row): by more than _OVERHANG on a side. Small lips and
         # frames a few LDU wider than their studs (window 3853: 88 LDU for 4 studs) keep the stud grid.
@@ -147,6 +149,10 @@ def _part_geometry(part_id: str, known: bool = True) -> _PartGeometry:
         return Box.around(corners @ r.T + t)
 
     align = box_of((x0, top, z0), (x1, bottom, z1))
+    stud_box = None
+    if len(grid):
+        sx0, sx1, sz0, sz1 = studs_xz
+        stud_box = box_of((sx0, top, sz0), (sx1, bottom, sz1))
     bbox = box_of(bb[0], bb[1]) if has_mesh else align
     conns = []
     if defs:
@@ -168,7 +174,7 @@ def _part_geometry(part_id: str, known: bool = True) -> _PartGeometry:
             conns.append(Connector(d.type, Pose.from_matrix(mi), d.length, d.joint_kind, d.index))
     from_local = np.linalg.inv(to_local)
     from_local.flags.writeable = False
-    return _PartGeometry(to_local, from_local, bbox, align, tuple(conns), has_mesh, bool(len(grid)))
+    return _PartGeometry(to_local, from_local, bbox, align, tuple(conns), has_mesh, bool(len(grid)), stud_box)
 
 
 class LegoGeometry:
@@ -364,7 +370,15 @@ class Element(LegoGeometry):
 
     @property
     def color(self) -> LDrawColor:
-        """Colour code."""
+        """The colour, an LDrawColor (an int): ``element.color == Color.RED`` and ``== 4`` both hold; ``.code`` is 4.
+
+        An :class:`LDrawColor` is an ``int`` subclass holding the LDraw colour code; ``Color`` is an
+        ``IntEnum``, so the colour compares equal to the member and to the plain code alike, and hashes as
+        the code. It prints as ``Color.RED`` but is not the enum member itself (``is Color.RED`` is False;
+        compare with ``==``). ``.code`` and ``.value`` give the int (4), ``.name`` the member name ("RED");
+        ``Color.RED.code`` is 4 as well. Colour names (``"red"``) are accepted by ``Element(...)`` but do
+        not compare equal: convert with ``bricklayer.color.as_color("red")``.
+        """
         return self._color
 
     def __eq__(self, o) -> bool:
@@ -405,6 +419,20 @@ class Element(LegoGeometry):
     def alignment_box(self) -> Box:
         """Grid box in the local frame: whole studs wide/deep, whole plates high; bottom-centre at the origin."""
         return self._geom.alignment_box
+
+    @property
+    def stud_footprint(self) -> Box:
+        """Grid box of the upward studs and anti-studs alone (local, LDU); stack() anchors by it (32607, 3127a).
+
+        Whole studs wide and deep, as high as :attr:`alignment_box`. It equals ``alignment_box`` for most
+        parts; it is smaller for a part whose body reaches more than 6 LDU past its studs (plate 32607 with
+        leaves: alignment box 2 x 2 studs, one stud; crane hook plate 3127a: 4.5 x 1 studs, two studs).
+        ``LegoBuild.stack`` anchors such parts by it, so their studs land on the stud cells named;
+        ``LegoBuild.add`` anchors the alignment box and only moves the part onto whole stud cells.
+        A part without upward studs or anti-studs gives its ``alignment_box``.
+        """
+        sb = self._geom.stud_box
+        return self.alignment_box if sb is None else sb
 
     @property
     def grid_aligned(self) -> bool:

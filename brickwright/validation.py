@@ -205,8 +205,103 @@ def _component_advice(build, comp_idx, eng, sup) -> str:
         dn, up = held[0].tolist()
         return (f"#{up} {flat[up].content.ldraw_id} hangs on or is held by #{dn} {flat[dn].content.ldraw_id} "
                 "without a connector the validator knows: connect() it, or check the joint")
-    return ("it touches the rest only side by side or not at all: bridge it with a plate or brick across the "
-            "joint")
+    outside = np.flatnonzero(~inside & eng.has_shape)
+    side = len(eng.pairs) and bool(np.any(inside[eng.pairs[:, 0]] != inside[eng.pairs[:, 1]]))
+    low = [i for i in comp_idx if eng.has_shape[i]]
+    below = ""
+    if low and len(outside):
+        i = min(low, key=lambda k: float(eng.box_lo[k, 2]))
+        who = "" if len(comp_idx) == 1 else f" (under its lowest part, {_short(build, flat[i])})"
+        below = f"; {who.strip(' ()') + ': ' if who else ''}" + _below_hint(
+            build, i, eng, sup, skip=[k for k in comp_idx if k != i])
+    if side:
+        return ("it touches the rest only side by side: bridge it with a plate or brick across the joint"
+                + below)
+    return "it touches nothing of the rest" + below
+
+
+def _span(box) -> str:
+    """``"x 0..10, y 0..6 studs"``: the x/y extent of a world box (LDU) in studs (20 LDU)."""
+    def f(v):
+        v = round(v / 20.0, 1)
+        return f"{v:g}"
+    return f"x {f(box.min.x)}..{f(box.max.x)}, y {f(box.min.y)}..{f(box.max.y)} studs"
+
+
+def _short(build, fp) -> str:
+    """``base: 3958 (Plate 6 x 6)`` or ``#3: 3958 (Plate 6 x 6)``: a part's name or index path, id and name."""
+    text = build.describe(fp)
+    return text.split(", Color.")[0] + ")" if ", Color." in text else text
+
+
+def _plates(v: float) -> str:
+    return f"{v:g} plate" + ("" if v == 1 else "s")
+
+
+def _stud_miss(upper, lower) -> tuple | None:
+    """(dx, dy) LDU from the anti-studs of ``upper`` to the nearest upward studs of ``lower`` (world frame),
+    the smallest such shift; None when either has none."""
+    import numpy as np
+
+    anti = np.array([tuple(c.position)[:2] for c in upper.connectors
+                     if c.type in ("antistud", "tube") and c.axis.z > 0.9]).reshape(-1, 2)
+    studs = np.array([tuple(c.position)[:2] for c in lower.connectors
+                      if c.type in ("stud", "open_stud") and c.axis.z > 0.9]).reshape(-1, 2)
+    if not len(anti) or not len(studs):
+        return None
+    d = studs[None, :, :] - anti[:, None, :]
+    k = np.unravel_index(np.argmin(np.hypot(d[..., 0], d[..., 1])), d.shape[:2])
+    return float(round(d[k][0], 2)), float(round(d[k][1], 2))
+
+
+def _below_hint(build, i: int, eng, sup, skip=None) -> str:
+    """What lies under the footprint of floating part ``i`` (issue 17 friction: "nothing lies under it").
+
+    Looks only at part ``i``: the parts whose physical box lies below its bottom (top at most a stud's
+    height, 4 LDU, above it; the studs of a plate reach into the part on it) and overlaps it in x and y.
+    When there is one, names the highest: how far below it lies (LDU and plates), or that it does not hold
+    ``i`` on its studs, or that it floats too. When none, names the nearest part below in x and y and its
+    extent in studs, so a plate turned the other way (``plate(6, 10)`` runs 10 studs along x) shows. ``skip``:
+    indices not to name (the other parts of the same component). Cost: one pass over the part boxes.
+    """
+    import numpy as np
+
+    flat = eng.wa.placements
+    lo, hi = eng.box_lo, eng.box_hi
+    me = flat[i].alignment_box
+    mine = f"its footprint ({_span(me)})"
+    others = eng.has_shape.copy()
+    others[i] = False
+    if skip is not None:
+        others[np.asarray(skip, dtype=np.intp)] = False
+    below = others & (hi[:, 2] <= lo[i, 2] + 4.5) & (lo[:, 2] < lo[i, 2] - 0.5)
+    ov_x = np.minimum(hi[:, 0], hi[i, 0]) - np.maximum(lo[:, 0], lo[i, 0])
+    ov_y = np.minimum(hi[:, 1], hi[i, 1]) - np.maximum(lo[:, 1], lo[i, 1])
+    under = np.flatnonzero(below & (ov_x > 1.0) & (ov_y > 1.0))
+    if len(under):
+        j = int(under[np.argmax(hi[under, 2])])
+        top = flat[j].alignment_box.max.z
+        gap = round(me.min.z - top, 2)
+        who = _short(build, flat[j])
+        if not sup.supported[j]:
+            return f"it lies over {who}, which is not held up either: hold that part up first"
+        miss = _stud_miss(flat[i], flat[j])
+        off = (f", and its anti-studs are off that part's studs by ({miss[0]:g}, {miss[1]:g}) LDU"
+               if miss is not None and max(abs(miss[0]), abs(miss[1])) > 0.5 else "")
+        if gap > 0.5:
+            return (f"it hangs {gap:g} LDU ({_plates(gap / 8)}) above {who}, whose top is at z "
+                    f"{_plates(top / 8)}{off}: lower it onto that part's studs")
+        return (f"it lies on {who} but is not held by it{off or ' (no stud meets an anti-stud)'}: "
+                "put it on whole studs (stack(..., on=...))")
+    cand = np.flatnonzero(below)
+    if not len(cand):
+        return f"nothing lies below it anywhere; {mine} is over empty space"
+    gx = np.maximum(0.0, -ov_x[cand])
+    gy = np.maximum(0.0, -ov_y[cand])
+    dist = np.hypot(gx, gy) - 1e-3 * hi[cand, 2]  # nearest first, the higher one on a tie
+    j = int(cand[np.argmin(dist)])
+    return (f"nothing lies under {mine}; the nearest part below is {_short(build, flat[j])} spanning "
+            f"{_span(flat[j].alignment_box)}, top at z {_plates(flat[j].alignment_box.max.z / 8)}")
 
 
 def _unmated_joint_note(build, comp_idx) -> str:
@@ -332,6 +427,8 @@ def validation_report(build, *, source: str = "build", expected_components: int 
             d["below_ldu"] = round(float(sup.ground - eng.box_hi[i, 2]), 2)
             below_ground.append(d)
         else:
+            if len(floating) < MAX_LISTED:  # only the parts the report lists
+                d["below"] = _below_hint(build, i, eng, sup)
             floating.append(d)
     cg = connection_graph(build)
     unseated = [{"a": describe_placement(build, flat[int(a)]), "b": describe_placement(build, flat[int(b)]),
@@ -388,9 +485,9 @@ def validation_report(build, *, source: str = "build", expected_components: int 
              for u in unseated], " unseated pairs",
             "try: studs hold only straight and on the stud grid: turn the part by quarter turns and put it on "
             "whole studs (stack()/connect()); for an angle use a hinge, turntable or jumper")
-    section([f"FLOATING {_where(f)}" for f in floating], " floating parts",
-            "try: rest it on studs of a supported part (stack(..., on=...)), connect() it to one, "
-            "or add a part below it that reaches the ground")
+    section([f"FLOATING {_where(f)}" + (f": {f['below']}" if f.get("below") else "") for f in floating],
+            " floating parts", "try: rest it on studs of a supported part (stack(..., on=...)), connect() it "
+            "to one, or add a part below it that reaches the ground")
     section([f"BELOW GROUND {_where(f)}: lies {f['below_ldu']:g} LDU below the rest of the build, which stands "
              "on its own lowest point" for f in below_ground], " parts below the ground",
             "try: move it up onto the build (stack(..., on=...)) or delete its line")

@@ -187,7 +187,12 @@ def _wd(w, d) -> tuple[float, float]:
 
 
 def brick(w: int, d: int, h: int = 1, color=_DEFAULT) -> Element:
-    """The real brick of a size.
+    """The real brick of a size, long side along X: ``brick(2, 4)`` runs 4 studs along X, 2 along Y.
+
+    The order of ``w`` and ``d`` does not choose the direction: the element
+    keeps the LDraw part's footprint, long side along X, whatever the order;
+    ``add(..., rotation=Rotation.DEG_90)`` makes it run along Y
+    (``element.rotated_footprint(rotation)`` gives (x studs, y studs)).
 
     Parameters
     ----------
@@ -232,7 +237,12 @@ def brick(w: int, d: int, h: int = 1, color=_DEFAULT) -> Element:
 
 
 def plate(w: int, d: int, color=_DEFAULT) -> Element:
-    """The real plate of a size (1 plate = 8 LDU high).
+    """The real plate of a size, long side along X: ``plate(6, 12)`` runs 12 studs along X, 6 along Y.
+
+    1 plate = 8 LDU high. The order of ``w`` and ``d`` does not choose the
+    direction: the element keeps the LDraw part's footprint, long side along
+    X; ``add(..., rotation=Rotation.DEG_90)`` makes it run along Y
+    (``element.rotated_footprint(rotation)`` gives (x studs, y studs)).
 
     Parameters
     ----------
@@ -265,7 +275,12 @@ def plate(w: int, d: int, color=_DEFAULT) -> Element:
 
 
 def tile(w: int, d: int, color=_DEFAULT) -> Element:
-    """The real tile (flat plate without studs, with groove where one exists) of a size.
+    """The real tile of a size, long side along X: ``tile(2, 4)`` runs 4 studs along X, 2 along Y.
+
+    A tile is a flat plate without studs, with a groove where one exists. The
+    order of ``w`` and ``d`` does not choose the direction: the element keeps
+    the LDraw part's footprint, long side along X; ``add(...,
+    rotation=Rotation.DEG_90)`` makes it run along Y.
 
     Parameters
     ----------
@@ -303,7 +318,10 @@ def _slope_desc(k) -> str:
 
 
 def slope(run: int = 2, width: int = 1, angle: int = 45, h: float = 1, color=_DEFAULT) -> Element:
-    """The real single slope brick of a size and angle.
+    """The real single slope brick of a size and angle: ``run`` studs along Y (falling toward -Y), ``width`` along X.
+
+    The 55 degree 1 x 6 x 5 (30249) is the exception: its 6 studs run along
+    Y; check any part with ``element.rotated_footprint()`` (x studs, y studs).
 
     Sizes are given as LDraw titles give them: ``run`` studs from the low
     front edge to the back (the slope plus the row of studs at its top),
@@ -360,7 +378,7 @@ def slope(run: int = 2, width: int = 1, angle: int = 45, h: float = 1, color=_DE
 
 
 def inverted_slope(run: int = 2, width: int = 1, angle: int = 45, h: float = 1, color=_DEFAULT) -> Element:
-    """The real single inverted slope brick of a size and angle.
+    """The real single inverted slope brick of a size and angle: ``run`` studs along Y, ``width`` along X.
 
     Same size convention as :func:`slope`: ``run`` from the overhanging
     front edge to the back, ``width`` along the ridge, ``h`` in bricks. In

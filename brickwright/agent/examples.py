@@ -10,7 +10,7 @@ __all__ = ["EXAMPLES", "examples_source"]
 
 import inspect
 
-from bricklayer import Color, Element, LegoBuild, Revolute, MotionRange
+from bricklayer import Color, Direction, Element, LegoBuild, MotionRange, Mounting, Revolute, minifigure
 
 
 def studs_example() -> LegoBuild:
@@ -46,8 +46,65 @@ def turntable_example() -> LegoBuild:
     return build
 
 
+def pin_example() -> LegoBuild:
+    """Technic pin 2780 in a beam's hole, a second beam turning on its other end (-90..90 degrees).
+
+    ``Mounting.FLIPPED`` turns the pin end for end, so it sticks up out of the hole, not down.
+    """
+    build = LegoBuild()
+    build.add(Element("32524", Color.RED), (0, 0, 0))  # Technic beam 7, along y, holes vertical
+    pin = Element("2780", Color.BLACK)
+    build.connect(pin, pin.find_connector("pin", toward=(-20, 0, 0)),
+                  build.find_connector("pin_hole", toward=Direction.BACK), mounting=Mounting.FLIPPED)
+    arm = Element("32524", Color.BLUE)
+    build.connect(arm, arm.find_connector("pin_hole", toward=Direction.FRONT), build.find_connector("pin"),
+                  motion=MotionRange(Revolute(-90), Revolute(90)))
+    return build
+
+
+def wheel_example() -> LegoBuild:
+    """Wheels 4624 on the wheel pins (bars) of plate 4600; ``away=True`` turns each outward; they spin."""
+    build = LegoBuild()
+    build.add(Element("4600", Color.BLACK), (0, 0, 0))
+    for side in (Direction.LEFT, Direction.RIGHT):
+        wheel = Element("4624", Color.WHITE)
+        build.connect(wheel, wheel.find_connector("clip"), build.find_connector("bar", toward=side), away=True,
+                      motion=MotionRange(Revolute(-180), Revolute(180)))
+    return build
+
+
+def clip_example() -> LegoBuild:
+    """A clip (plate 4085c) on the bar of handle plate 2540, turned 90 degrees about the bar."""
+    build = LegoBuild()
+    build.add(Element("2540", Color.BLUE), (0, 0, 0))
+    clip = Element("4085c", Color.WHITE)
+    build.connect(clip, clip.find_connector("clip"), build.find_connector("bar", toward=Direction.FRONT),
+                  target_rotation=90)
+    return build
+
+
+def ball_joint_example() -> LegoBuild:
+    """Ball joint: socket plate 14704 on the ball of plate 14417 (a BALL joint)."""
+    build = LegoBuild()
+    build.add(Element("14417", Color.DARK_BLUISH_GREY), (0, 0, 0))
+    socket = Element("14704", Color.DARK_BLUISH_GREY)
+    build.connect(socket, socket.find_connector("towball_socket"), build.find_connector("towball"), away=True)
+    return build
+
+
+def seated_minifigure_example() -> LegoBuild:
+    """A minifigure with legs at 90 degrees, its seat's anti-studs on the studs of a plate."""
+    build = LegoBuild()
+    build.add(Element("3020", Color.RED), (0, 0, 0))
+    fig = minifigure(leg_angles=(90, 90))
+    build.connect(fig, fig.find_connector("antistud", toward=(-10, 2, 18)),
+                  build.find_connector("stud", toward=(10, 10, 8)))
+    return build
+
+
 #: The examples, in the order the prompt shows them.
-EXAMPLES = (studs_example, hinge_example, turntable_example)
+EXAMPLES = (studs_example, hinge_example, turntable_example, pin_example, wheel_example, clip_example,
+            ball_joint_example, seated_minifigure_example)
 
 
 def examples_source() -> str:

@@ -23,3 +23,26 @@ def test_prompt_shows_the_examples_source():
     for fn in EXAMPLES:
         assert inspect.getsource(fn).strip() in prompt
     assert examples_source() in prompt
+
+
+@pytest.mark.parametrize("name, kinds", [
+    ("pin_example", ["cylindrical", "cylindrical"]),      # pin in the beam, the arm turning on the pin
+    ("wheel_example", ["cylindrical", "cylindrical"]),    # one per wheel, on the wheel pins
+    ("clip_example", ["cylindrical"]),
+    ("ball_joint_example", ["ball"]),
+])
+def test_connection_family_examples_make_the_joint_they_show(name, kinds):
+    from brickwright.agent import examples
+
+    build = getattr(examples, name)()
+    assert sorted(j.kind.value for j in build.flattened_joints) == kinds
+
+
+def test_seated_minifigure_example_sits_on_the_plate_studs():
+    from brickwright.agent.examples import seated_minifigure_example
+
+    build = seated_minifigure_example()
+    fig = build.placements[1]
+    # the seat's anti-studs at the plate's stud height (z 8 LDU), the figure above the plate (top 8 LDU)
+    assert fig.bounding_box.min.z == pytest.approx(8)
+    assert build.num_connected_components == 1 and not build.floating_placements

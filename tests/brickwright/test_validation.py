@@ -54,3 +54,47 @@ def test_unreadable_part_lines_make_the_build_not_valid():
     # the same brick written out in full is valid
     r = _report("1 4 0 0 0 1 0 0 0 1 0 0 0 1 3001.dat\n")
     assert r["valid"] and r["unreadable_lines"] == []
+
+
+def _floating_line(report: dict, name: str) -> str:
+    return next(p for p in report["problems"] if p.startswith(f"FLOATING {name}:"))
+
+
+def test_floating_part_with_nothing_under_it_names_the_nearest_part_below():
+    # issue 17 played runs (giraffe, tugboat): plate(6, 10) runs 10 studs along x, so a part put at y 8
+    # has nothing under it; the report says so and gives the plate's extent instead of "bridge it"
+    from bricklayer import Color, Element, LegoBuild, plate
+
+    b = LegoBuild()
+    b.add(plate(6, 10, Color.GREEN), (0, 0, 0), name="base")
+    b.add(Element("3005", Color.RED), (0, 8, 1), name="tuft")
+    r = validation_report(b)
+    line = _floating_line(r, "tuft")
+    assert ("nothing lies under its footprint (x 0..1, y 8..9 studs); the nearest part below is base: 3033 "
+            "(Plate 6 x 10) spanning x 0..10, y 0..6 studs, top at z 1 plate") in line
+    assert r["floating"][0]["below"] in line
+    comp = r["problems"][r["problems"].index(next(p for p in r["problems"] if p.startswith("COMPONENT 2"))) + 1]
+    assert comp.strip().startswith("it touches nothing of the rest; nothing lies under its footprint")
+
+
+def test_floating_part_above_a_part_says_how_far_and_how_far_off_its_studs():
+    from bricklayer import Color, Element, LegoBuild, Pose
+
+    b = LegoBuild()
+    b.add(Element("3020", Color.GREEN), (0, 0, 0), name="base")  # plate 2 x 4, top at z 8 LDU
+    # a 1 x 1 brick 16 LDU (2 plates) above the plate, its anti-stud at x 20: half a stud off the studs at 10, 30
+    b.add_raw(Element("3005", Color.RED), Pose(None, (20, 10, 24)), name="lifted")
+    line = _floating_line(validation_report(b), "lifted")
+    assert ("it hangs 16 LDU (2 plates) above base: 3020 (Plate 2 x 4), whose top is at z 1 plate, and its "
+            "anti-studs are off that part's studs by (-10, 0) LDU") in line
+
+
+def test_floating_part_over_a_floating_part_says_the_lower_one_floats_too():
+    from bricklayer import Color, Element, LegoBuild
+
+    b = LegoBuild()
+    b.add(Element("3020", Color.GREEN), (0, 0, 0), name="base")
+    b.add(Element("3020", Color.BLUE), (0, 0, 3), name="mid")   # 2 plates above the base
+    b.add(Element("3005", Color.RED), (0, 0, 6), name="top")    # 2 plates above mid
+    line = _floating_line(validation_report(b), "top")
+    assert "it lies over mid: 3020 (Plate 2 x 4), which is not held up either" in line
