@@ -4,8 +4,10 @@ Counts, for every top-level part file of the installed LDraw library and for eve
 (placement of a library part) in the official models, whether it has connectors from BrickNet's
 labels, from the LDCad shadow library's snap metas, or from either (the merge
 :func:`ldraw_data.connectors.part_connectors` serves). Stickers (catalog names starting
-"Sticker", with or without LDraw's ``~``/``=`` prefix) are counted separately as well: they are
-stuck on, with nothing to connect. Also prints the time of the first connector load in this
+"Sticker", with or without LDraw's ``~``/``=`` prefix) are counted separately as well: they have
+no connector labels but attach by their back face, which the validator checks by its "sticker on a
+surface" rule (``bricklayer.validate.support._sticker_surface_edges``, docs/connectors.md), so the
+line "connectors or sticker" counts them as attached. Also prints the time of the first connector load in this
 process (disk caches warm).
 
 Usage::
@@ -72,6 +74,9 @@ def main(argv: list[str] | None = None) -> int:
     print(f"  merged          {both:6d}  {100 * both / n:5.1f} %")
     print(f"  merged, stickers left out ({len(stick)}): {both_ns} of {n - len(stick)}  "
           f"{100 * both_ns / (n - len(stick)):5.1f} %")
+    attached = both_ns + len(stick)
+    print(f"  connectors or sticker (back face, 'sticker on a surface' rule): {attached}  "
+          f"{100 * attached / n:5.1f} %")
 
     models = sorted(p for p in args.models.glob("*") if p.suffix.lower() in (".mpd", ".ldr"))
     uses = Counter()

@@ -18,6 +18,7 @@ import argparse
 import json
 import logging
 import re
+import sys
 import time
 from collections import Counter
 from pathlib import Path
@@ -25,6 +26,7 @@ from pathlib import Path
 import numpy as np
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))  # this checkout's packages, not another editable install
 DEFAULT_MODELS = HERE.parent.parent / "shared" / "models" / "official"
 
 #: Part-name words that mark parts drawn bent, flexible or organic (their LDraw geometry is

@@ -27,9 +27,17 @@ Rules (issue #4, docs/bricklayer-api.md "Validation semantics"):
     already reported as a collision - "one defect, one message": a brick
     pushed into the brick below it, or sideways into a neighbour, is reported
     as a collision and not also as floating;
-  * stickers (catalog name "Sticker ...") are held by any part they touch
-    (broad-phase contact, 1.25 LDU): they are glued on, often on a side face
-    (1180 Moon Buggy's logo sticker on its canopy).
+  * sticker on a surface (:func:`_sticker_surface_edges`): a sticker (title
+    "Sticker ...", library or MPD-embedded) lying flat on a part's surface is
+    held by it (adhesive contact, from the part to the sticker only): glued
+    on by its back face, often on a side face or a slope (1180 Moon Buggy's
+    logo sticker on its canopy, 10252's rear-window stickers on the
+    windscreen);
+  * flexible pieces carry support (:func:`_flexible_carry_edges`): a hose or
+    string segment, chain link or primitive drawn as string, never judged
+    floating itself, touching a supported part is held by it, and parts
+    resting on or hanging from it are held in turn (the crane hook on the
+    rigging of 6285 Black Seas Barracuda);
 - **Separate objects drawn apart** (off by default: ``support_graph(build,
   separate_objects=True)``; the official-set report uses it to classify what
   it finds). Physically an object with nothing under it floats, and that is
@@ -299,19 +307,124 @@ def _own_ground(eng, labels: np.ndarray, supported: np.ndarray, ground: float) -
 
 
 def _stickers(eng) -> np.ndarray:
-    """(n,) bool: placements whose part is a sticker (trait "sticker" of :mod:`ldraw_data.traits`: the
-    catalog name starts with "Sticker")."""
-    from ldraw_data.catalog import get_catalog
+    """(n,) bool: placements whose part is a sticker (trait "sticker" of :mod:`ldraw_data.traits`, whole
+    words: the title starts with "Sticker"): library stickers by their catalog name, MPD-embedded ones
+    (``10252 - 6153754q.dat``, "Sticker 3.4 x 0.9 with Dark Azur Rear Window Shape" in 10252
+    Volkswagen Beetle) by the first line of their block (:func:`._world.part_title`)."""
     from ldraw_data.traits import title_traits
 
-    cat = get_catalog()
+    from ._world import part_title
+    from .collisions import _embedded_doc
+
     out = np.zeros(eng.n, dtype=bool)
+    emb = None
     for key, idx in eng.wa.groups.items():
-        pid = key.lstrip("?")
-        name = cat.get(pid).name if pid in cat else ""
-        if "sticker" in title_traits(name or ""):
+        if key.startswith("?") and emb is None:
+            emb = _embedded_doc(eng._build)
+        title = part_title(key, eng.wa.placements[idx[0]].content, emb)
+        if "sticker" in title_traits(title or ""):
             out[idx] = True
     return out
+
+
+#: Moves (LDU) of a sticker along its normal, each way, in the sticker-on-a-surface test
+#: (:func:`_sticker_surface_edges`). A sticker is a slab 0.25 LDU thick (``box5-12`` scaled 0.25, the
+#: LDraw sticker primitives); moved by ``m`` its back face crosses a surface lying ``g`` behind it when
+#: ``g <= m <= g + 0.25``, so steps 0.2 apart find a surface up to 0.8 LDU off the back face. The test
+#: is on the drawn surfaces (no inset): a slab pushed deeper than its thickness into a part lies wholly
+#: inside its material and crosses no surface. In 10252 Volkswagen Beetle the rear-window stickers lie
+#: 0.0-0.25 LDU (vertex distances) on the windscreen 30007.
+STICKER_MOVES = (0.1, 0.3, 0.5, 0.7)
+
+
+def _sticker_surface_edges(eng, sticker: np.ndarray) -> np.ndarray:
+    """Support edges ``(part, sticker)``: a sticker lying flat on a part's surface is held by it.
+
+    Rule "sticker on a surface" (adhesive contact): a sticker is glued on by its back face, often on a
+    side face or a slope (1180 Moon Buggy's logo on its canopy, 10252's rear-window stickers on the
+    windscreen 30007), so nothing under it holds it up. Its normal is the thinnest axis of its drawn
+    shape (part frame); moved by one of :data:`STICKER_MOVES` along that normal, one way or the other,
+    its drawn surface crosses the drawn surface of the part it lies on. Support flows from the part to
+    the sticker only: a sticker holds nothing up.
+
+    Parameters
+    ----------
+    eng : CollisionEngine
+    sticker : (n,) bool
+        :func:`_stickers`.
+
+    Returns
+    -------
+    (e, 2) int
+        Directed edges ``(holding part, sticker)``.
+    """
+    p = eng.pairs
+    if not len(p) or not sticker.any():
+        return np.zeros((0, 2), dtype=np.intp)
+    q = np.vstack([p[sticker[p[:, 0]]], p[sticker[p[:, 1]]][:, ::-1]])  # (sticker, other part)
+    q = q[eng.has_shape[q[:, 0]] & eng.has_shape[q[:, 1]]]
+    if not len(q):
+        return np.zeros((0, 2), dtype=np.intp)
+    t = eng.transforms
+    normal = np.zeros((len(q), 3))
+    for k, i in enumerate(q[:, 0].tolist()):
+        h = eng.shapes[eng.keys[i]].hull_points
+        axis = np.zeros(3)
+        axis[int(np.argmin(h.max(axis=0) - h.min(axis=0)))] = 1.0
+        normal[k] = t[i, :3, :3] @ axis
+    held = np.zeros(len(q), dtype=bool)
+    for move in STICKER_MOVES:
+        for sign in (1.0, -1.0):
+            k = np.flatnonzero(~held)
+            if not len(k):
+                break
+            tq = t[q[k, 0]].copy()
+            tq[:, :3, 3] += sign * move * normal[k]
+            held[k] = eng._query(q[k, 0], q[k, 1], tq, t[q[k, 1]], 0.0)
+    return q[held][:, ::-1].astype(np.intp)
+
+
+def _flexible_carry_edges(eng, supported: np.ndarray, flexible: np.ndarray) -> np.ndarray:
+    """Support edges ``(holder, piece)``: pieces of flexible wholes hang from the supported parts they touch.
+
+    Rule "flexible pieces carry support": hose and string segments, chain links and LDraw primitives
+    drawn as string (:func:`._world.flexible_mask`: the rigging of 6285 Black Seas Barracuda, 2,149
+    scaled ``4-4cyli.dat``) are never judged floating themselves: they are drawn in their final bent or
+    hanging shape, held by their ends. A piece that touches a supported part (broad-phase contact,
+    boxes within 1.25 LDU) is taken to be held by it, and the pieces touching it in turn (one string,
+    segment after segment); parts resting on or hanging from such a piece are then held like parts on
+    any supported part (a crane hook 3127a hanging on its rigging string). A primitive placed as a part
+    is reported once, as NOT A PART; what hangs on it is not also reported floating (one defect, one
+    message). A flexible whole that touches nothing supported (the hoses inside a model drawn apart)
+    carries nothing.
+
+    Parameters
+    ----------
+    eng : CollisionEngine
+    supported : (n,) bool
+    flexible : (n,) bool
+
+    Returns
+    -------
+    (e, 2) int
+        Directed edges ``(holder, piece)``.
+    """
+    p = eng.pairs
+    flexible = flexible & eng.has_shape
+    if not len(p) or not flexible.any():
+        return np.zeros((0, 2), dtype=np.intp)
+    p = p[flexible[p[:, 0]] | flexible[p[:, 1]]]
+    both = np.vstack([p, p[:, ::-1]])
+    both = both[flexible[both[:, 1]]]  # (neighbour, flexible piece)
+    sup = supported.copy()
+    edges = []
+    while True:
+        e = both[sup[both[:, 0]] & ~sup[both[:, 1]]]
+        if not len(e):
+            break
+        edges.append(e)
+        sup[e[:, 1]] = True
+    return np.vstack(edges).astype(np.intp) if edges else np.zeros((0, 2), dtype=np.intp)
 
 
 def _captured(build, eng, supported: np.ndarray, cand: np.ndarray) -> np.ndarray:
@@ -447,8 +560,7 @@ def support_graph(build, *, separate_objects: bool = False) -> SupportResult:
             edges += [hit, hit[:, ::-1]]
             sticker = _stickers(eng)
             if sticker.any():
-                p = eng.pairs
-                edges += [p[sticker[p[:, 1]]], p[sticker[p[:, 0]]][:, ::-1]]
+                edges.append(_sticker_surface_edges(eng, sticker))
         e = np.vstack(edges).astype(np.intp) if edges else np.zeros((0, 2), dtype=np.intp)
         supported = _reach(n, e, np.flatnonzero(grounded))
         labels = _labels(n, e)
@@ -459,6 +571,13 @@ def support_graph(build, *, separate_objects: bool = False) -> SupportResult:
             labels = _labels(n, e)
         flexible = flexible_mask(build)
         cand = np.flatnonzero(~supported & has & ~flexible)
+        if len(cand):
+            carry = _flexible_carry_edges(eng, supported, flexible)
+            if len(carry):
+                e = np.vstack([e, carry])
+                supported = _reach(n, e, np.flatnonzero(grounded))
+                labels = _labels(n, e)
+                cand = np.flatnonzero(~supported & has & ~flexible)
         if len(cand):
             hang = _hanging_edges(eng, supported, np.flatnonzero(~supported & has))
             if len(hang):
