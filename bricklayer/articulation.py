@@ -259,10 +259,17 @@ class _Kinematics:
                 self.follows[k] = lead
                 continue
             if bp == bc:
+                try:  # name the parts through which the child is held: the second connection is among them
+                    path = nx.shortest_path(rigid, ci, pi)
+                    via = " -> ".join(build.describe(self.flat[i]) for i in path[:6]) + (
+                        " -> ..." if len(path) > 6 else "")
+                except (nx.NetworkXNoPath, nx.NodeNotFound):
+                    via = ""
                 raise ValueError(
                     f"closed kinematic loop: the child of joint {moving[k]!r} ({build.describe(self.flat[ci])}) "
-                    f"is also held to its parent ({build.describe(self.flat[pi])}) by other connections; "
-                    "a posable build must be tree-shaped (remove the second connection or declare it a joint)")
+                    f"is also held to its parent ({build.describe(self.flat[pi])}) by other connections"
+                    + (f" (through {via})" if via else "") + "; a posable build must be tree-shaped (remove the "
+                    "second connection, e.g. studs that mate where parts only should pass, or declare it a joint)")
             tree.add_edge(bp, bc, key=k)
         if self.n_bodies and not nx.is_forest(nx.Graph(tree)) or tree.number_of_edges() != nx.Graph(tree).number_of_edges():
             raise ValueError("closed kinematic loop: the movable joints and rigid bodies form a cycle; "

@@ -745,7 +745,10 @@ def tool_init(run_dir: Path = typer.Argument(..., help="Folder to create (or sta
 @friendly
 def tool_prompt(no_sandbox: bool = typer.Option(False, "--no-sandbox", help=NO_SANDBOX_HELP),
                 out: Optional[Path] = typer.Option(None, help="Write the prompt to this file instead (it is long: "
-                                                              "read it in parts).")):
+                                                              "read it in parts)."),
+                section: Optional[str] = typer.Option(None, help="Print only the section whose heading starts with "
+                                                                  "this (case-insensitive), e.g. Tools, TestContext, "
+                                                                  "Worked, bricklayer.")):
     """Print the system prompt the harness gives a model (loop, build.py contract, TestContext, bricklayer API).
 
     It starts with a table of contents: the line where each section begins."""
@@ -763,6 +766,16 @@ def tool_prompt(no_sandbox: bool = typer.Option(False, "--no-sandbox", help=NO_S
         _fail(str(exc), code=2)
     lines = text.splitlines()
     heads = [(i, ln) for i, ln in enumerate(lines) if ln.startswith(("# ", "Tools:", "TestContext:"))]
+    if section is not None:
+        want = section.strip().lower()
+        hit = next((k for k, (_i, ln) in enumerate(heads) if ln.lstrip("# ").lower().startswith(want)), None)
+        if hit is None:
+            _fail(f"no section starts with {section!r}; the sections are: "
+                  + "; ".join(ln.lstrip('# ').rstrip(':')[:40] for _i, ln in heads), code=2)
+        start = heads[hit][0]
+        end = next((i for i, _ln in heads[hit + 1:] if i > start + 1), len(lines))
+        typer.echo("\n".join(lines[start:end]))
+        return
     toc = [f"(this prompt has {len(lines)} lines; sections start at: "
            + "; ".join(f"line {i + 2}: {ln.lstrip('# ').rstrip(':')[:60]}" for i, ln in heads) + ")"]
     text = "\n".join(toc + lines) if heads else text
@@ -857,9 +870,11 @@ def tool_render(run_dir: Path = _RUN_DIR_ARG,
                                                               "right, top, bottom."),
                 highlight_problems: bool = typer.Option(False, "--highlight-problems",
                                                         help="Colliding parts red, floating parts orange."),
-                pose: Optional[str] = typer.Option(None, help='Joint values as JSON, e.g. \'{"door/door": -60}\': '
-                                                              "joint name -> degrees (hinges, turntables) or studs "
-                                                              "(sliders)."),
+                pose: Optional[str] = typer.Option(None, help='Joint values as JSON, e.g. \'{"lid": 60}\': the key is '
+                                                              "the name of the placement the joint moves (the "
+                                                              "name= given to connect() or add(); nested: "
+                                                              "\"door/door\"), the value degrees (hinges, "
+                                                              "turntables) or studs (sliders)."),
                 json_args: Optional[str] = _JSON_ARGS, time_limit: float = _TIME_LIMIT,
                 no_sandbox: bool = typer.Option(False, "--no-sandbox", help=NO_SANDBOX_HELP)):
     """Render the build to RUN_DIR/renders/; prints the harness's line, then the PNG's path."""

@@ -63,11 +63,12 @@ def pin_example() -> LegoBuild:
 
 
 def wheel_example() -> LegoBuild:
-    """Wheels 4624 on the wheel pins (bars) of plate 4600; ``away=True`` turns each outward; they spin."""
+    """Wheels 4624c01 (rim with tyre) on the wheel pins (bars) of plate 4600; ``away=True`` turns each outward;
+    they spin. The bare rim is 4624."""
     build = LegoBuild()
     build.add(Element("4600", Color.BLACK), (0, 0, 0))
     for side in (Direction.LEFT, Direction.RIGHT):
-        wheel = Element("4624", Color.WHITE)
+        wheel = Element("4624c01", Color.WHITE)
         build.connect(wheel, wheel.find_connector("clip"), build.find_connector("bar", toward=side), away=True,
                       motion=MotionRange(Revolute(-180), Revolute(180)))
     return build

@@ -159,8 +159,10 @@ TOOL_DEFINITIONS: list[dict] = [
                                                    "top, bottom."},
          "highlight_problems": {"type": "boolean", "description": "Mark colliding/floating parts."},
          "pose": {"type": "object", "description": "Joint values to show the build posed, e.g. {\"lid\": 60}: "
-                                                   "joint name -> degrees (hinges, turntables) or studs (sliders), "
-                                                   "as build.posed() takes them."}}),
+                                                   "the key is the name of the placement the joint moves (name= of "
+                                                   "connect() or add(); nested \"door/door\"), the value degrees "
+                                                   "(hinges, turntables) or studs (sliders), as build.posed() takes "
+                                                   "them."}}),
     _fn("explore", "Run a Python snippet with every bricklayer name imported, `bricklayer` itself and `build` = "
                    "create_build() (plus build.py's own names); prints and the value of a last expression are "
                    "returned as text. Use it to search parts (search_parts), list a part's connectors "
