@@ -591,7 +591,9 @@ class MotionReport:
 
     def __str__(self) -> str:
         head = (f"motion check {'passed' if self.passed else 'FAILED'}: {len(self.joints)} joints, "
-                f"{self.samples} poses" + (" (truncated)" if self.truncated else ""))
+                f"{self.samples} poses" + (" (truncated)" if self.truncated else "")
+                + (" (the zero pose, then each joint alone through its range: both limits and steps of at most "
+                   f"{MAX_STEP['deg']:g} degrees or {MAX_STEP['studs']:g} stud apart)" if self.joints else ""))
         if not self.joints:
             head += f" ({NOTHING_TO_MOVE})"
         return "\n".join([head] + [f"  {f}" for f in self.failures])
