@@ -359,13 +359,13 @@ class _Kinematics:
             return
         from ldraw_data.connectors import connector_types, type_label
 
-        from .validate.connections import SLIDING_TYPES
+        from .validate.connections import is_sliding_type
 
         w = g._world
         ia = g._flat_index(g.pairs[:, 0], g.pairs[:, 1])
         ib = g._flat_index(g.pairs[:, 2], g.pairs[:, 3])
         names = connector_types()
-        sliding_code = np.array([n in SLIDING_TYPES for n in names])
+        sliding_code = np.array([is_sliding_type(n) for n in names])
         hinge_code = np.array([type_label(n)[0] == "hinge" for n in names])
         sliding = sliding_code[w["code"][ia]] & sliding_code[w["code"][ib]]
         # a second hinge on the joint's axis line (a lid on two hinges), anywhere in the build
@@ -738,7 +738,7 @@ def unmated_joints(build) -> list[tuple[Joint, str]]:
         build are skipped.
     """
     from .build import slide_limit_studs
-    from .validate.connections import SLIDING_TYPES, connection_graph
+    from .validate.connections import connection_graph, is_sliding_type
 
     g = connection_graph(build)
     index = {tuple(id(p) for p in fp.path): i for i, fp in enumerate(g.placements)}
@@ -751,7 +751,7 @@ def unmated_joints(build) -> list[tuple[Joint, str]]:
         parent, child = j.parent, j.child
         d = np.asarray(tuple(child.position), float) - np.asarray(tuple(parent.position), float)
         who = f"{build.describe(g.placements[ci])} on {build.describe(g.placements[pi])}"
-        if parent.type in SLIDING_TYPES and child.type in SLIDING_TYPES:
+        if is_sliding_type(parent.type) and is_sliding_type(child.type):
             along = float(d @ np.asarray(tuple(parent.axis), float)) / STUD
             limit = slide_limit_studs(child, parent)
             out.append((j, f"the joint of {who} is recorded, but its {child.type} sits {along:+g} studs along the "

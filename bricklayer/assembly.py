@@ -925,13 +925,13 @@ _TIMED_OUT = -2  # first_blocker: the deadline passed before the answer
 
 def _sliding_parts(eng) -> np.ndarray:
     """(n,) bool: placements of the collision engine whose part has a sliding connector (clip, bar, pin,
-    axle or their holes: ``bricklayer.validate.connections.SLIDING_TYPES``), by part id, memoized."""
+    axle or their holes: ``bricklayer.validate.connections.is_sliding_type``), by part id, memoized."""
     from ldraw_data.connectors import connector_types
 
-    from .validate.connections import SLIDING_TYPES, part_connector_arrays
+    from .validate.connections import is_sliding_type, part_connector_arrays
 
     names = connector_types()
-    flags = np.array([n in SLIDING_TYPES for n in names], dtype=bool)
+    flags = np.array([is_sliding_type(n) for n in names], dtype=bool)
     out = np.zeros(eng.n, dtype=bool)
     for i, fp in enumerate(eng.wa.placements):
         key = fp.content.ldraw_id if hasattr(fp.content, "ldraw_id") else None

@@ -65,6 +65,7 @@ __all__ = [
     "type_code",
     "type_label",
     "type_matches",
+    "is_sliding_type",
     "mate_kind",
     "compatible_types",
     "mate_matrix",
@@ -374,6 +375,36 @@ def compatible_types(connector_type: str) -> list[str]:
     return [_label_name(*c) for c in _partner_candidates(*lab) if _pair_joint(lab, c) is not None]
 
 
+#: BrickNet's sliding connector types (axle, pin, bar and clip families): mated by the line test.
+_SLIDING_NAMES = frozenset({"axle", "axle_hole", "axle_bore", "pin", "pin_hole", "bar", "clip"})
+
+
+def is_sliding_type(connector_type: str) -> bool:
+    """True when connectors of this type slide along their axis (mated by a line test, with a half-length).
+
+    Parameters
+    ----------
+    connector_type : str
+        A connector type name.
+
+    Returns
+    -------
+    bool
+        True for BrickNet's axle, pin, bar and clip families (``axle``, ``axle_hole``, ``axle_bore``,
+        ``pin``, ``pin_hole``, ``bar``, ``clip``) and for LDCad's generic clips and the round shafts
+        they hold (``ldcad_clp-r<radius>_on`` / ``_in``, module :mod:`ldraw_data.ldcad`): a clip holds
+        a male round cylinder of its own radius anywhere along it (LDCad's ``SNAP_CLP`` snaps onto
+        ``SNAP_CYL`` male round sections of the same radius; the shadow library's wheel clips,
+        grab jaws and handcuffs).
+
+    Examples
+    --------
+    >>> is_sliding_type("bar"), is_sliding_type("stud"), is_sliding_type("ldcad_clp-r3_on")
+    (True, False, True)
+    """
+    return connector_type in _SLIDING_NAMES or connector_type.startswith("ldcad_clp-")
+
+
 def type_matches(query: str, connector_type: str) -> bool:
     """True when a connector of ``connector_type`` answers a query for ``query``.
 
@@ -627,7 +658,7 @@ def _labels() -> _Labels:
 
 
 #: Bump when the LDCad mapping (:mod:`ldraw_data.ldcad`) or its cache layout changes.
-_LDCAD_VERSION = 3
+_LDCAD_VERSION = 4
 
 
 def _ldcad_rows():

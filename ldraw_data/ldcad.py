@@ -54,6 +54,10 @@ CYL M, r 4 (bar/post)      not ``slide``, L <= 6, capped               ``post`` 
 CYL M, r 4                 otherwise                                   ``bar`` (sliding)
 CYL F, r 4                 not inside a stud                           ``clip`` (holds a bar; sliding)
 CLP, radius 4              any                                         ``clip`` (sliding)
+CLP, radius 6              any                                         ``pin_hole`` (sliding)
+CLP, other radius r        any                                         ``ldcad_clp-r<r>_on`` (sliding)
+CYL M, round, other r      (besides ``ldcad_cyl-R<r>_in``)             ``ldcad_clp-r<r>_in`` (sliding: the
+                                                                       shaft a clip of radius r holds)
 GEN M/F, ``sph 8``         any                                         ``towball`` / ``towball_socket``
 anything else              gender M / F                                ``ldcad_<what>_in`` / ``_on``
 =========================  ==========================================  ====================================
@@ -61,7 +65,12 @@ anything else              gender M / F                                ``ldcad_<
 ``<what>`` names the shape so that only like hot spots mate: ``cyl-<shape><radius>`` (sections of
 other radii: Duplo studs 9-12, turntables), ``clp-r<radius>``, ``fgr-<group or r radius>`` (the
 gender is that of the first finger, ``genderOfs``), ``gen-<group or bounding>``. They mate M with F
-of the same name (:func:`ldraw_data.connectors.mate_kind`); radius 6 and 4 follow LEGO's stud
+of the same name (:func:`ldraw_data.connectors.mate_kind`). A clip (``SNAP_CLP``) holds a male round
+cylinder of its own radius (LDCad snaps clips onto such cylinders; the bar clips of radius 4 are
+BrickNet's ``clip``): a radius-6 clip holds pins as a ``pin_hole`` does, other radii mate the shaft
+row ``ldcad_clp-r<r>_in`` every male round generic cylinder also gets (centre of its sections,
+half its length), so wheel clips hold small wheels' pins, grab jaws their holders' pins, handcuffs
+minifigure wrists. Radius 6 and 4 follow LEGO's stud
 (diameter 4.8 mm = 12 LDU) and bar (3.2 mm = 8 LDU) sizes. ``caps`` decides where a hole opens (the
 capped end is closed); ``slide`` makes round holes and shafts sliding joints; LDCad's ``grid``
 becomes one connector per grid point. The draft's ``secure`` flag does not occur in the shadow
@@ -408,6 +417,9 @@ def connector_rows(recs: list, frames: np.ndarray, extra: list) -> list[tuple[tu
                 shape, r, _ = max(secs, key=lambda s: s[2])
                 sub = f"cyl-{shape.strip('_')}{_fmt(round(r, 1))}"
                 rows.append((("ldcad", sub, "in" if male else "on"), _frame(f, p, a), 0.0))
+                if male and shape == "R":  # a round shaft: a clip of its radius holds it anywhere along it
+                    rows.append((("ldcad", f"clp-r{_fmt(round(r, 1))}", "in"),
+                                 _frame(f, s0 + a * total / 2, a), total / 2))
                 continue
             for cat, t0, t1 in runs:
                 b0, b1 = s0 + a * t0, s0 + a * t1
@@ -443,8 +455,10 @@ def connector_rows(recs: list, frames: np.ndarray, extra: list) -> list[tuple[tu
             c = p if rec.center else p + a * length / 2
             if _near(radius, BAR_RADIUS):
                 rows.append((("axle", "clip", None), _frame(f, c, a), length / 2))
+            elif _near(radius, STUD_RADIUS):  # a clip round a pin-sized shaft holds pins as a pin hole does
+                rows.append((("axle", "socket", None), _frame(f, c, a), length / 2))
             else:
-                rows.append((("ldcad", f"clp-r{_fmt(round(radius, 1))}", "on"), _frame(f, c, a), 0.0))
+                rows.append((("ldcad", f"clp-r{_fmt(round(radius, 1))}", "on"), _frame(f, c, a), length / 2))
         elif rec.kind == "fgr":
             sub = "fgr-" + (rec.group or f"r{_fmt(rec.size[0])}")
             width = sum(rec.size[1:])

@@ -957,11 +957,11 @@ class CollisionEngine:
         connectors mate within the looser :data:`LOOSE_MATE` tolerances (module notes, step 4)."""
         from ldraw_data.connectors import mate_kind
 
-        from .connections import (_AXLE_MIN_HALF, _AXLE_MIN_OVERLAP, SLIDE_END_EPS, SLIDING_TYPES,
+        from .connections import (_AXLE_MIN_HALF, _AXLE_MIN_OVERLAP, SLIDE_END_EPS, is_sliding_type,
                                   part_connector_arrays)
 
         names = connector_types()
-        sliding = np.array([n in SLIDING_TYPES for n in names])
+        sliding = np.array([is_sliding_type(n) for n in names])
         out: dict = {}
         poses = self.wa.poses
         arrays: dict = {}  # part key -> connector arrays (a part may be in many pairs)
@@ -990,7 +990,7 @@ class CollisionEngine:
                     if mate_kind(ta, tb) is None:
                         continue
                     cos = abs(float(xi[a] @ xj[b]))
-                    if ta not in SLIDING_TYPES and tb not in SLIDING_TYPES:
+                    if not is_sliding_type(ta) and not is_sliding_type(tb):
                         continue  # point joints (studs, hinges, balls): the graph's own tolerance only
                     along = float(d[b] @ xi[a])
                     perp = float(np.sqrt(max(dist[b] ** 2 - along ** 2, 0.0)))
@@ -1188,7 +1188,7 @@ def _pair_allowances(cg, pairs: np.ndarray | None = None) -> dict:
     ax = w["axis"][fa]
     along = np.abs(np.einsum("ij,ij->i", d, ax))
     perp = np.linalg.norm(d - np.einsum("ij,ij->i", d, ax)[:, None] * ax, axis=1)
-    from .connections import SLIDING_TYPES
+    from .connections import is_sliding_type
 
     fam_cache: dict = {}
     pos_of = {r: k for k, r in enumerate(sel.tolist())}
@@ -1201,7 +1201,7 @@ def _pair_allowances(cg, pairs: np.ndarray | None = None) -> dict:
         if nominal is not None and (abs(pe - nominal[0]) > nominal[2] or abs(al - nominal[1]) > nominal[2]):
             value = 0.0
         k = (int(lo[r]), int(hi[r]))
-        if names[c1] in SLIDING_TYPES and names[c2] in SLIDING_TYPES:
+        if is_sliding_type(names[c1]) and is_sliding_type(names[c2]):
             lines.setdefault(k, []).append((ax[pos_of[r]], w["pos"][fa[pos_of[r]]]))
         if value > out.get(k, (-1.0, None))[0]:
             out[k] = (value, tuple(np.round(ax[pos_of[r]], 6).tolist())
@@ -1250,13 +1250,13 @@ def _headgear_allowances(out: dict, cg, sel, fa, fb, lo, hi) -> None:
 
 def _connector_allowance(c1: int, c2: int, names) -> tuple:
     """(allowance LDU, nominal (perp, along, tol) or None when not seat-checked, sliding?) of a type pair."""
-    from .connections import SLIDING_TYPES
+    from .connections import is_sliding_type
 
     value = max(PRESS_FIT_ALLOWANCE.get(_family(c1, names), 0.0), PRESS_FIT_ALLOWANCE.get(_family(c2, names), 0.0))
     k1, _, _ = _parse_type(names[c1])
     k2, _, _ = _parse_type(names[c2])
     # sliding joints and studs press radially: their extra inset is applied across the axis only
-    slide = (names[c1] in SLIDING_TYPES and names[c2] in SLIDING_TYPES) or _STUD_RADIAL and (
+    slide = (is_sliding_type(names[c1]) and is_sliding_type(names[c2])) or _STUD_RADIAL and (
         _family(c1, names) == "stud" and _family(c2, names) == "stud")
     if k1 in ("hinge", "fixed", "ball") or k2 in ("hinge", "fixed", "ball"):
         pair = "/".join(sorted((names[c1], names[c2])))

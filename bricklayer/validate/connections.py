@@ -43,7 +43,7 @@ a few milliseconds of connector work instead of a full rebuild.
 from __future__ import annotations
 
 __all__ = ["ConnectionGraph", "connection_graph", "part_connector_arrays", "embedded_aliases", "find_mated_pairs",
-           "SLIDING_TYPES", "JOINT_TOLERANCE", "TOL_EPS", "SLIDE_END_EPS",
+           "SLIDING_TYPES", "is_sliding_type", "JOINT_TOLERANCE", "TOL_EPS", "SLIDE_END_EPS",
            "STUD_SEAT_REACH"]
 
 from dataclasses import dataclass
@@ -52,7 +52,7 @@ from functools import lru_cache
 import networkx as nx
 import numpy as np
 
-from ldraw_data.connectors import JointKind, connector_types, mate_matrix, type_label
+from ldraw_data.connectors import JointKind, connector_types, is_sliding_type, mate_matrix, type_label
 
 from ..connector import Connector
 from ..constants import COINCIDENT_CONNECTORS, TOL
@@ -63,7 +63,8 @@ from .held import held_in_frame_edges
 #: LDU" mates at exactly 0.5) with this much room (LDU) for the rounding of world positions composed through
 #: matrices (0.5 becomes 0.50000000001); issue 16 item 2: a brick 0.5 LDU above a plate did not mate.
 TOL_EPS = 1e-6
-#: Types whose connectors slide along their axis and so use the line test.
+#: Types whose connectors slide along their axis and so use the line test (BrickNet's names; LDCad's generic
+#: clips and the round shafts they hold, ``ldcad_clp-*``, slide too: :func:`is_sliding_type`).
 SLIDING_TYPES = frozenset({"axle", "axle_hole", "axle_bore", "pin", "pin_hole", "bar", "clip"})
 #: Long male connectors that stay free after mating (several parts fit along them).
 _MULTI = frozenset({"axle", "bar"})
@@ -101,7 +102,7 @@ def _type_tables():
     names = connector_types()
     labels = [type_label(n) for n in names]
     kinds = [k for k, _, _ in labels]
-    sliding = np.array([n in SLIDING_TYPES for n in names])
+    sliding = np.array([is_sliding_type(n) for n in names])
     directional = np.array([k in ("stud", "hole", "fixed") for k in kinds])
     ball = np.array([k == "ball" for k in kinds])
     multi = np.array([n in _MULTI for n in names])
