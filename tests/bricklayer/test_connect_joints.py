@@ -15,6 +15,7 @@ Measured on the LDraw meshes with the validator (module notes of bricklayer.vali
 
 import warnings
 
+import numpy as np
 import pytest
 
 from bricklayer import Color, Element, LegoBuild, MotionRange, Mounting, Revolute
@@ -213,3 +214,56 @@ def test_a_mismatch_names_the_pair_that_mates():
     assert "3480.connectors[2] (ldcad_cyl-R7.5_on) with the ldcad_cyl-R7.5_in at (56.0, 20.0, 16.0)" in msg
     b.connect(e, e.connectors[2], b.find_connector("ldcad_cyl-R7.5_in"))
     assert b.is_valid() and b.num_connected_components == 1
+
+
+def test_ldcad_clips_hold_round_shafts_of_their_radius():
+    """LDCad's SNAP_CLP holds a male round cylinder of its own radius (module ldraw_data.ldcad): the
+    generic clip and shaft rows mate as a sliding (cylindrical) joint, other radii do not."""
+    from ldraw_data.connectors import JointKind, is_sliding_type, mate_kind
+
+    assert mate_kind("ldcad_clp-r3_on", "ldcad_clp-r3_in") is JointKind.CYLINDRICAL
+    assert mate_kind("ldcad_clp-r3_on", "ldcad_clp-r2_in") is None
+    assert is_sliding_type("ldcad_clp-r5_on") and is_sliding_type("pin_hole") and not is_sliding_type("stud")
+    assert not is_sliding_type("ldcad_cyl-R7.5_in")  # generic cylinders stay point connectors
+
+
+@needs_shadow
+def test_ldcad_clip_rows_of_real_parts():
+    """Handcuffs 61482: two radius-5 clips 45 LDU apart (LDCad: clips at x = -22.5 and 22.5, 4 LDU long,
+    axis along the part's Z); minifig arm 3818: the radius-5 round shaft a clip holds; the radius-6 clip
+    of the 3652 piston block is a pin hole (clips round a pin-sized shaft)."""
+    from ldraw_data.connectors import part_connectors
+
+    cuffs = [c for c in part_connectors("61482") if c.type == "ldcad_clp-r5_on"]
+    assert sorted(round(float(c.position[0]), 1) for c in cuffs) == [-22.5, 22.5]
+    assert all(abs(float(c.axis[2])) == 1.0 and c.length == 4.0 for c in cuffs)
+    assert any(c.type == "ldcad_clp-r5_in" for c in part_connectors("3818"))
+    holes = sorted(round(float(c.position[2])) for c in part_connectors("3652") if c.type == "pin_hole")
+    assert holes == [-12, 12]
+
+
+@needs_shadow
+def test_grab_jaw_clip_on_its_holder_pin_and_pulled_apart():
+    """Arm piece grab jaw 4221 on the 4220a "Arm Piece with Grab Jaw Holder": mated by its radius-3 clip on
+    the holder's pin (a cylindrical joint besides the hinge label); moved 10 LDU across the pin, two components."""
+    from bricklayer.validate.connections import connection_graph
+    from ldraw_data.connectors import JointKind
+
+    b = LegoBuild()
+    b.add(Element("4220a"), (0, 0, 0), name="holder")
+    jaw = Element("4221")
+    src = next(c for c in jaw.connectors if c.type == "ldcad_clp-r3_on")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        p = b.connect(jaw, src, b.find_connectors("ldcad_clp-r3_in")[0], name="jaw")
+    assert b.is_valid() and b.num_connected_components == 1
+    g = connection_graph(b)
+    assert JointKind.CYLINDRICAL in g.graph.edges[0, 1]["kinds"]
+    apart = LegoBuild()
+    apart.add(Element("4220a"), (0, 0, 0))
+    m = p.pose.matrix.copy()
+    axis = m[:3, :3] @ np.asarray(tuple(src.axis), float)  # the clip axis in the world
+    side = np.cross(axis, (1.0, 0.0, 0.0) if abs(axis[0]) < 0.9 else (0.0, 0.0, 1.0))
+    m[:3, 3] += 10.0 * side / np.linalg.norm(side)  # 10 LDU off the shaft, across it (along it, a clip slides)
+    apart.add_raw(Element("4221"), Pose.from_matrix(m))
+    assert apart.num_connected_components == 2
