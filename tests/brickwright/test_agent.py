@@ -79,7 +79,7 @@ def test_floating_brick_repaired_and_finalized(chat_server, tmp_path, worker, ne
     assert (x0, z0) == (x1, z1) and abs(y1 - y0) == 24.0
     # the server saw the tools and a system prompt holding the generated API reference
     req0 = server.requests[0]
-    assert [t["function"]["name"] for t in req0["tools"]] == TOOL_NAMES
+    assert [t["function"]["name"] for t in req0["tools"]] == TOOL_NAMES + ["delegate"]  # delegate: generate only
     assert "LegoBuild" in req0["messages"][0]["content"] and "TestContext.check_no_floating" in req0["messages"][0]["content"]
     # progress: one event per response and per tool, the last one after the final validation
     assert [e.tool for e in events if e.tool] == ["write_build", "validate", "edit_build", "validate", "finalize"]
