@@ -504,16 +504,23 @@ def instanced_geometry(placements, *, looks=None, edges: bool = True, fade_alpha
         normals = _face_normals(tris)  # outward in the part frame
         if mirrored:
             tris = tris[:, [0, 2, 1]]
-        # exact bounds: every distinct vertex at every pose
+        # exact bounds: every vertex under each distinct rotation of the part (a few per part), then shifted
+        R, t = T[:, :3, :3], T[:, :3, 3]
         verts = vert_cache.get(name)
         if verts is None:
-            verts = vert_cache[name] = np.unique(m.triangles.reshape(-1, 3), axis=0).astype(np.float64)
-        R, t = T[:, :3, :3], T[:, :3, 3]
-        chunk = max(1, 200_000 // max(len(verts), 1))
-        for c in range(0, len(T), chunk):
-            w = np.einsum("kij,vj->kvi", R[c:c + chunk], verts) + t[c:c + chunk, None, :]
-            lo = np.minimum(lo, w.reshape(-1, 3).min(axis=0))
-            hi = np.maximum(hi, w.reshape(-1, 3).max(axis=0))
+            verts = vert_cache[name] = m.triangles.reshape(-1, 3).astype(np.float64)
+        rots, rinv = np.unique(R.reshape(-1, 9), axis=0, return_inverse=True)
+        rot_lo = np.empty((len(rots), 3))
+        rot_hi = np.empty((len(rots), 3))
+        step = max(1, 2_000_000 // (3 * max(len(verts), 1)))
+        for c in range(0, len(rots), step):  # one matrix product for many rotations: (v, 3) @ (3, 3u)
+            rr = rots[c:c + step].reshape(-1, 3, 3)
+            w = verts @ rr.transpose(2, 0, 1).reshape(3, -1)  # column 3u+i: world axis i of rotation u
+            rot_lo[c:c + step] = w.min(axis=0).reshape(-1, 3)
+            rot_hi[c:c + step] = w.max(axis=0).reshape(-1, 3)
+        rinv = rinv.reshape(-1)
+        lo = np.minimum(lo, (rot_lo[rinv] + t).min(axis=0))
+        hi = np.maximum(hi, (rot_hi[rinv] + t).max(axis=0))
         see_through = rgba[:, 3] < 255
         if see_through.any():  # world space, sorted per view by the renderer
             st = tris[see_through].astype(np.float64)
