@@ -253,10 +253,13 @@ class _Resolver:
     blocks only for the life of this resolver.
     """
 
-    def __init__(self, library: LDrawLibrary, embedded: Mapping[str, LDrawFile] | None = None):
+    def __init__(self, library: LDrawLibrary, embedded: Mapping[str, LDrawFile] | None = None,
+                 resolution: str = "standard"):
         self.library = library
         self.embedded = {normalize_name(k): v for k, v in (embedded or {}).items()}
-        self.memo = _library_memo(library)
+        self.low = resolution == "low"
+        self.memo = _library_memo(library, resolution)
+        self._lod: dict[str, str] = {}
         self.local: dict[str, _Geom | None] = {}
         self.stack: list[str] = []
         self._edge_cache: dict[int, int] = {}
@@ -290,8 +293,27 @@ class _Resolver:
             log.debug("%s", w)
         return doc.main
 
+    def low_res_key(self, key: str) -> str:
+        """The low-resolution primitive for ``key`` (``8/`` folder, LDraw library layout), else ``key``.
+
+        ``4-4cyli.dat`` and ``48/4-4cyli.dat`` both become ``8/4-4cyli.dat``
+        (8 segments a circle instead of 16 or 48) when the library has it.
+        """
+        got = self._lod.get(key)
+        if got is None:
+            base = key[3:] if key.startswith("48/") else key
+            got = key
+            if "/" not in base and self.library.find("8/" + base) is not None:
+                got = "8/" + base
+            elif base != key and self.library.find(base) is not None:
+                got = base
+            self._lod[key] = got
+        return got
+
     def geom(self, key: str, *, library_only: bool = False, top: bool = False) -> _Geom | None:
         """Flattened geometry of a referenced file, or None when missing or cyclic."""
+        if self.low and not top and (library_only or key not in self.embedded):
+            key = self.low_res_key(key)
         embedded = not library_only and key in self.embedded
         store = self.local if embedded else self.memo
         if key in store:
@@ -455,11 +477,11 @@ def _warn_missing(library: LDrawLibrary, f: LDrawFile, ref: SubfileRef) -> None:
                 "(install a newer library or add the file to parts/ or p/)", f.name, ref.line, ref.name)
 
 
-_MEMOS: dict[tuple[str, str], dict[str, _Geom | None]] = {}
+_MEMOS: dict[tuple[str, str, str], dict[str, _Geom | None]] = {}
 
 
-def _library_memo(library: LDrawLibrary) -> dict[str, _Geom | None]:
-    key = (str(library.root), library.fingerprint)
+def _library_memo(library: LDrawLibrary, resolution: str = "standard") -> dict[str, _Geom | None]:
+    key = (str(library.root), library.fingerprint, resolution)
     memo = _MEMOS.get(key)
     if memo is None:
         memo = _MEMOS[key] = {}
@@ -629,11 +651,13 @@ def _embedded_map(embedded) -> dict[str, LDrawFile]:
 
 
 def _load_one(key: str, library: LDrawLibrary, folder: Path | None, resolver_box: list,
-              embedded: dict[str, LDrawFile], use_disk: bool) -> PartMesh | None:
+              embedded: dict[str, LDrawFile], use_disk: bool, resolution: str = "standard") -> PartMesh | None:
     is_embedded = key in embedded
     path = None
+    if resolution != "standard" and folder is not None:
+        folder = folder.with_name(f"{folder.name}-{resolution}")
     if not is_embedded:
-        memo_key = (folder.name if folder else str(library.root), key)
+        memo_key = (folder.name if folder else f"{library.root}-{resolution}", key)
         mesh = _LRU.get(memo_key)
         if mesh is not None:
             return mesh
@@ -644,7 +668,7 @@ def _load_one(key: str, library: LDrawLibrary, folder: Path | None, resolver_box
                 _LRU.put(memo_key, mesh)
                 return mesh
     if not resolver_box:
-        resolver_box.append(_Resolver(library, embedded))
+        resolver_box.append(_Resolver(library, embedded, resolution))
     res: _Resolver = resolver_box[0]
     g = res.geom(key, top=True)
     if g is None:
@@ -756,6 +780,7 @@ def load_meshes(
     embedded: Mapping[str, LDrawFile] | LDrawDocument | None = None,
     on_missing: str = "warn",
     use_disk_cache: bool = True,
+    resolution: str = "standard",
 ) -> dict[str, PartMesh]:
     """Meshes of many parts (a whole model), each distinct part loaded once.
 
@@ -772,6 +797,14 @@ def load_meshes(
         empty mesh (no triangles, NaN bbox); ``"raise"`` raises
         :class:`PartNotFoundError`; ``"skip"`` leaves it out of the result.
     use_disk_cache : bool
+    resolution : {"standard", "low"}
+        ``"low"`` builds the meshes from the library's low-resolution
+        primitives (``p/8/``: 8 segments a circle) wherever one exists, also
+        for references to the standard (16) and high-resolution (``p/48/``)
+        ones: about half the triangles and edges of studs, tubes and holes.
+        For pictures of big models where a stud is a few pixels (LDView's
+        "low quality studs" does the same for studs); never for geometry
+        checks. Cached apart (``mesh_cache_dir()-low``).
 
     Returns
     -------
@@ -784,10 +817,12 @@ def load_meshes(
     PartNotFoundError
         With ``on_missing="raise"``.
     ValueError
-        For an unknown ``on_missing``.
+        For an unknown ``on_missing`` or ``resolution``.
     """
     if on_missing not in ("warn", "raise", "skip"):
         raise ValueError(f"on_missing must be 'warn', 'raise' or 'skip', not {on_missing!r}")
+    if resolution not in ("standard", "low"):
+        raise ValueError(f"resolution must be 'standard' or 'low', not {resolution!r}")
     lib = library if library is not None else get_library()
     emb = _embedded_map(embedded)
     folder = mesh_cache_dir(lib)
@@ -807,7 +842,7 @@ def load_meshes(
                 out[name] = _empty_mesh(normalize_name(name), (name,))
             continue
         if key not in by_key:
-            by_key[key] = _load_one(key, lib, folder, resolver_box, emb, use_disk_cache)
+            by_key[key] = _load_one(key, lib, folder, resolver_box, emb, use_disk_cache, resolution)
         mesh = by_key[key]
         if mesh is None:
             if on_missing == "raise":

@@ -255,7 +255,7 @@ def _views_images(build, views, size, *, highlight, edges, projection):
     hl = normalize_highlight(highlight)
     if hl:
         looks = [c if c is not None else "faded" for c in (_lookup(hl, p) for p in flat)]
-    geo = instanced_geometry(build, looks=looks, edges=edges)
+    geo = instanced_geometry(build, looks=looks, edges=edges, resolution="auto")
     t1 = time.perf_counter()
     sc = _Scene(pyrender)
     sc.add("build", geo)
