@@ -73,6 +73,12 @@ MESH_CACHE_VERSION = 1
 #: Colour 16 ("main colour", inherited) and 24 ("edge colour of the main colour"), LDraw spec 1.0.2.
 _MAIN, _EDGE = 16, 24
 
+#: Low-resolution meshes take the ``8/`` primitive for a reference drawn within this many LDU of its
+#: origin (the box of its triangles after the reference's matrix): a stud (radius 6), a tube (8) or a
+#: Technic hole (6-8) drops to 8 segments; a dish rim or a big ring (radius 20-100) keeps its 16 or 48,
+#: whose corners would show.
+LOW_RES_MAX_SCALE = 12.0
+
 #: Largest total size of finished meshes kept in the in-process LRU (bytes).
 _MEMO_BYTES = 512 * 2**20
 
@@ -260,6 +266,7 @@ class _Resolver:
         self.low = resolution == "low"
         self.memo = _library_memo(library, resolution)
         self._lod: dict[str, str] = {}
+        self._standard: _Resolver | None = None
         self.local: dict[str, _Geom | None] = {}
         self.stack: list[str] = []
         self._edge_cache: dict[int, int] = {}
@@ -310,10 +317,26 @@ class _Resolver:
             self._lod[key] = got
         return got
 
+    @property
+    def standard(self) -> "_Resolver":
+        """A standard-resolution resolver of the same library and blocks (for the big circles of a low one)."""
+        if self._standard is None:
+            self._standard = _Resolver(self.library, self.embedded)
+        return self._standard
+
+    def _small(self, key: str, rot: np.ndarray, library_only: bool) -> bool:
+        """Whether ``key`` placed with the linear part ``rot`` stays within :data:`LOW_RES_MAX_SCALE` LDU of
+        its origin (a stud, a tube, a Technic hole), so its low-resolution primitive may stand in."""
+        std = self.standard.geom(key, library_only=library_only)
+        if std is None or not (len(std.tris) or len(std.edges)):
+            return True
+        pts = np.concatenate([std.tris.reshape(-1, 3), std.edges.reshape(-1, 3)])
+        lo, hi = pts.min(axis=0), pts.max(axis=0)
+        box = np.array([[x, y, z] for x in (lo[0], hi[0]) for y in (lo[1], hi[1]) for z in (lo[2], hi[2])])
+        return bool(np.abs(box @ rot.T).max() <= LOW_RES_MAX_SCALE)
+
     def geom(self, key: str, *, library_only: bool = False, top: bool = False) -> _Geom | None:
         """Flattened geometry of a referenced file, or None when missing or cyclic."""
-        if self.low and not top and (library_only or key not in self.embedded):
-            key = self.low_res_key(key)
         embedded = not library_only and key in self.embedded
         store = self.local if embedded else self.memo
         if key in store:
@@ -372,7 +395,14 @@ class _Resolver:
                 # type 5 (optional lines) skipped: silhouette hints only
             elif isinstance(it, SubfileRef):
                 key = it.key
-                child = self.geom(key, library_only=library_only)
+                if self.low and (library_only or key not in self.embedded) and self.low_res_key(key) != key:
+                    # a big circle keeps its segments all the way down (48/4-4cyli.dat is four 48/1-4cyli.dat)
+                    if self._small(key, it.transform[:3, :3], library_only):
+                        child = self.geom(self.low_res_key(key), library_only=library_only)
+                    else:
+                        child = self.standard.geom(key, library_only=library_only)
+                else:
+                    child = self.geom(key, library_only=library_only)
                 if child is None:
                     missing.append(it.name)
                     _warn_missing(self.library, f, it)
@@ -801,7 +831,8 @@ def load_meshes(
         ``"low"`` builds the meshes from the library's low-resolution
         primitives (``p/8/``: 8 segments a circle) wherever one exists, also
         for references to the standard (16) and high-resolution (``p/48/``)
-        ones: about half the triangles and edges of studs, tubes and holes.
+        ones, for primitives drawn within :data:`LOW_RES_MAX_SCALE` LDU:
+        about half the triangles and edges of studs, tubes and holes.
         For pictures of big models where a stud is a few pixels (LDView's
         "low quality studs" does the same for studs); never for geometry
         checks. Cached apart (``mesh_cache_dir()-low``).

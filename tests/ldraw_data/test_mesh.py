@@ -320,3 +320,20 @@ def test_low_resolution_uses_8_segment_primitives(lib):
     assert load_meshes(["stud.dat"], lib)["stud.dat"].n_triangles == 48
     with pytest.raises(ValueError, match="resolution"):
         load_meshes(["stud.dat"], lib, resolution="high")
+
+
+def test_low_resolution_keeps_big_circles(lib):
+    """Dish 10x10 (50990a) draws its rim with 48\\4-4cyli.dat at scale 100, itself four 48\\1-4cyli.dat at
+    scale 1: the low-resolution mesh must keep all 48 segments there (a big octagon would show), while its
+    stud2.dat studs (radius 6) drop to 8."""
+    std = load_meshes(["50990a.dat"], lib)["50990a.dat"]
+    low = load_meshes(["50990a.dat"], lib, resolution="low")["50990a.dat"]
+
+    def rim_angles(m):
+        v = m.triangles.reshape(-1, 3).astype(np.float64)
+        rim = np.abs(np.hypot(v[:, 0], v[:, 2]) - 100.0) < 0.01  # float32 vertices
+        return set(np.round(np.degrees(np.arctan2(v[rim, 2], v[rim, 0])) % 360, 1))
+
+    assert {round(7.5 * k, 1) for k in range(48)} <= rim_angles(std)
+    assert rim_angles(low) == rim_angles(std)
+    assert low.n_triangles < std.n_triangles
