@@ -21,7 +21,8 @@ stay CCW.
 from __future__ import annotations
 
 __all__ = ["RenderGeometry", "build_geometry", "normalize_highlight", "FINISH_KINDS", "WARNING_COLORS",
-           "InstanceBatch", "InstancedGeometry", "instanced_geometry", "LOOKS", "LOW_RES_ABOVE_TRIANGLES"]
+           "InstanceBatch", "InstancedGeometry", "instanced_geometry", "LOOKS", "LOW_RES_ABOVE_TRIANGLES",
+           "render_meshes"]
 
 import logging
 from collections.abc import Mapping
@@ -390,6 +391,48 @@ def _face_normals(t: np.ndarray) -> np.ndarray:
 LOW_RES_ABOVE_TRIANGLES = 1_500_000
 
 
+def render_meshes(names, *, embedded=None, library=None, resolution: str = "auto") -> dict:
+    """Part meshes to draw ``names`` (one entry per placement, repeats counted) with.
+
+    Parameters
+    ----------
+    names : sequence of str
+        Part file names, one per placement (``"3001.dat"``).
+    embedded : parsed MPD document, optional
+    library : LDrawLibrary, optional
+    resolution : {"standard", "low", "auto"}
+        ``"auto"``: ``"low"`` (``ldraw_data.mesh.load_meshes``, 8-segment
+        primitives for studs, tubes and holes) when the placements together
+        have more than :data:`LOW_RES_ABOVE_TRIANGLES` triangles at standard
+        resolution, else ``"standard"``.
+
+    Returns
+    -------
+    dict of str -> PartMesh
+
+    Raises
+    ------
+    ValueError
+        For an unknown ``resolution``.
+    """
+    from ldraw_data.mesh import load_meshes
+
+    if resolution not in ("standard", "low", "auto"):
+        raise ValueError(f"resolution must be 'standard', 'low' or 'auto', not {resolution!r}")
+    distinct = sorted(set(names))
+    meshes = load_meshes(distinct, library, embedded=embedded, on_missing="warn",
+                         resolution="low" if resolution == "low" else "standard")
+    if resolution == "auto":
+        counts: dict[str, int] = {}
+        for n in names:
+            counts[n] = counts.get(n, 0) + 1
+        n_tris = sum(meshes[n].n_triangles * k for n, k in counts.items() if n in meshes)
+        if n_tris > LOW_RES_ABOVE_TRIANGLES:
+            log.info("%d triangles at standard resolution: drawing with low-resolution primitives", n_tris)
+            meshes = load_meshes(distinct, library, embedded=embedded, on_missing="warn", resolution="low")
+    return meshes
+
+
 def instanced_geometry(placements, *, looks=None, edges: bool = True, fade_alpha: int = 90, embedded=None,
                        library=None, meshes=None, resolution: str = "standard") -> InstancedGeometry:
     """Group placed parts into instanced meshes: one per distinct part, colour and look.
@@ -433,7 +476,6 @@ def instanced_geometry(placements, *, looks=None, edges: bool = True, fade_alpha
     the reference: a picture drawn from either is the same.
     """
     from ldraw_data.colors import get_color_table
-    from ldraw_data.mesh import load_meshes
 
     if hasattr(placements, "flattened_placements"):
         if embedded is None:
@@ -444,21 +486,13 @@ def instanced_geometry(placements, *, looks=None, edges: bool = True, fade_alpha
     looks = ["plain"] * len(flat) if looks is None else list(looks)
     table = get_color_table(library)
     names = [p.content.ldraw_id + ".dat" for p in flat]
-    if resolution not in ("standard", "low", "auto"):
-        raise ValueError(f"resolution must be 'standard', 'low' or 'auto', not {resolution!r}")
     known = meshes or {}
-    missing = sorted(set(names) - set(known))
+    missing = [n for n in names if n not in known]
     meshes = dict(known)
     if missing:
-        meshes.update(load_meshes(missing, library, embedded=embedded, on_missing="warn",
-                                  resolution="low" if resolution == "low" else "standard"))
-    if resolution == "auto" and missing:
-        counts: dict[str, int] = {}
-        for n in names:
-            counts[n] = counts.get(n, 0) + 1
-        n_tris = sum(meshes[n].n_triangles * k for n, k in counts.items() if n in meshes)
-        if n_tris > LOW_RES_ABOVE_TRIANGLES:
-            meshes.update(load_meshes(missing, library, embedded=embedded, on_missing="warn", resolution="low"))
+        meshes.update(render_meshes(missing, embedded=embedded, library=library, resolution=resolution))
+    elif resolution not in ("standard", "low", "auto"):
+        raise ValueError(f"resolution must be 'standard', 'low' or 'auto', not {resolution!r}")
 
     cache: dict[int, tuple] = {}
 

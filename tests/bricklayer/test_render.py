@@ -213,3 +213,27 @@ def test_low_resolution_geometry_only_for_big_models(render, small_build):
     assert n["standard"] - n["low"] >= 20 * 24
     with pytest.raises(ValueError, match="resolution"):
         instanced_geometry(b, resolution="medium")
+
+
+def test_subpixel_edges_dropped_only_below_a_pixel(render, small_build):
+    """Edge lines shorter than one pixel in every view are dropped. The shortest edges here are the
+    16-segment stud circles: 2 * 6 * sin(pi / 16) = 2.341 LDU per segment; at 0.26 LDU a pixel (the
+    320x240 front view, xmag 42.1 LDU) all stay, at 2.5 LDU a pixel the circle segments go and the
+    80 LDU plate edges stay."""
+    from bricklayer.render.geometry import instanced_geometry
+    from bricklayer.render.render import drop_subpixel_edges
+
+    b, _, _ = small_build
+    geo = instanced_geometry(b)
+
+    def n_edges(g):
+        return sum(len(x.edges) for x in g.batches)
+
+    def shortest(g):
+        return min(np.linalg.norm(x.edges[:, 1] - x.edges[:, 0], axis=1).min() for x in g.batches if len(x.edges))
+
+    assert shortest(geo) == pytest.approx(12 * np.sin(np.pi / 16), abs=1e-3)
+    assert n_edges(drop_subpixel_edges(geo, 0.26)) == n_edges(geo)
+    coarse = drop_subpixel_edges(geo, 2.5)
+    assert 0 < n_edges(coarse) < n_edges(geo)
+    assert shortest(coarse) >= 2.5
