@@ -573,7 +573,8 @@ def clear_mesh_cache(*, disk: bool = False, library: LDrawLibrary | None = None)
     Parameters
     ----------
     disk : bool
-        Also delete the pack files of ``library`` under :func:`mesh_cache_dir`.
+        Also delete the pack files of ``library`` under :func:`mesh_cache_dir`
+        (and those of its low-resolution meshes beside it).
     library : LDrawLibrary, optional
         Library whose disk cache to delete (default :func:`~ldraw_data.library.get_library`).
     """
@@ -583,7 +584,9 @@ def clear_mesh_cache(*, disk: bool = False, library: LDrawLibrary | None = None)
     if disk:
         import shutil
 
-        shutil.rmtree(mesh_cache_dir(library or get_library()), ignore_errors=True)
+        folder = mesh_cache_dir(library or get_library())
+        shutil.rmtree(folder, ignore_errors=True)
+        shutil.rmtree(folder.with_name(f"{folder.name}-low"), ignore_errors=True)  # load_meshes(resolution="low")
 
 
 def mesh_cache_dir(library: LDrawLibrary | None = None) -> Path:
