@@ -73,6 +73,12 @@ MESH_CACHE_VERSION = 1
 #: Colour 16 ("main colour", inherited) and 24 ("edge colour of the main colour"), LDraw spec 1.0.2.
 _MAIN, _EDGE = 16, 24
 
+#: Low-resolution meshes take the ``8/`` primitive for a reference drawn within this many LDU of its
+#: origin (the box of its triangles after the reference's matrix): a stud (radius 6), a tube (8) or a
+#: Technic hole (6-8) drops to 8 segments; a dish rim or a big ring (radius 20-100) keeps its 16 or 48,
+#: whose corners would show.
+LOW_RES_MAX_SCALE = 12.0
+
 #: Largest total size of finished meshes kept in the in-process LRU (bytes).
 _MEMO_BYTES = 512 * 2**20
 
@@ -253,10 +259,14 @@ class _Resolver:
     blocks only for the life of this resolver.
     """
 
-    def __init__(self, library: LDrawLibrary, embedded: Mapping[str, LDrawFile] | None = None):
+    def __init__(self, library: LDrawLibrary, embedded: Mapping[str, LDrawFile] | None = None,
+                 resolution: str = "standard"):
         self.library = library
         self.embedded = {normalize_name(k): v for k, v in (embedded or {}).items()}
-        self.memo = _library_memo(library)
+        self.low = resolution == "low"
+        self.memo = _library_memo(library, resolution)
+        self._lod: dict[str, str] = {}
+        self._standard: _Resolver | None = None
         self.local: dict[str, _Geom | None] = {}
         self.stack: list[str] = []
         self._edge_cache: dict[int, int] = {}
@@ -289,6 +299,41 @@ class _Resolver:
         for w in doc.warnings:
             log.debug("%s", w)
         return doc.main
+
+    def low_res_key(self, key: str) -> str:
+        """The low-resolution primitive for ``key`` (``8/`` folder, LDraw library layout), else ``key``.
+
+        ``4-4cyli.dat`` and ``48/4-4cyli.dat`` both become ``8/4-4cyli.dat``
+        (8 segments a circle instead of 16 or 48) when the library has it.
+        """
+        got = self._lod.get(key)
+        if got is None:
+            base = key[3:] if key.startswith("48/") else key
+            got = key
+            if "/" not in base and self.library.find("8/" + base) is not None:
+                got = "8/" + base
+            elif base != key and self.library.find(base) is not None:
+                got = base
+            self._lod[key] = got
+        return got
+
+    @property
+    def standard(self) -> "_Resolver":
+        """A standard-resolution resolver of the same library and blocks (for the big circles of a low one)."""
+        if self._standard is None:
+            self._standard = _Resolver(self.library, self.embedded)
+        return self._standard
+
+    def _small(self, key: str, rot: np.ndarray, library_only: bool) -> bool:
+        """Whether ``key`` placed with the linear part ``rot`` stays within :data:`LOW_RES_MAX_SCALE` LDU of
+        its origin (a stud, a tube, a Technic hole), so its low-resolution primitive may stand in."""
+        std = self.standard.geom(key, library_only=library_only)
+        if std is None or not (len(std.tris) or len(std.edges)):
+            return True
+        pts = np.concatenate([std.tris.reshape(-1, 3), std.edges.reshape(-1, 3)])
+        lo, hi = pts.min(axis=0), pts.max(axis=0)
+        box = np.array([[x, y, z] for x in (lo[0], hi[0]) for y in (lo[1], hi[1]) for z in (lo[2], hi[2])])
+        return bool(np.abs(box @ rot.T).max() <= LOW_RES_MAX_SCALE)
 
     def geom(self, key: str, *, library_only: bool = False, top: bool = False) -> _Geom | None:
         """Flattened geometry of a referenced file, or None when missing or cyclic."""
@@ -350,7 +395,14 @@ class _Resolver:
                 # type 5 (optional lines) skipped: silhouette hints only
             elif isinstance(it, SubfileRef):
                 key = it.key
-                child = self.geom(key, library_only=library_only)
+                if self.low and (library_only or key not in self.embedded) and self.low_res_key(key) != key:
+                    # a big circle keeps its segments all the way down (48/4-4cyli.dat is four 48/1-4cyli.dat)
+                    if self._small(key, it.transform[:3, :3], library_only):
+                        child = self.geom(self.low_res_key(key), library_only=library_only)
+                    else:
+                        child = self.standard.geom(key, library_only=library_only)
+                else:
+                    child = self.geom(key, library_only=library_only)
                 if child is None:
                     missing.append(it.name)
                     _warn_missing(self.library, f, it)
@@ -455,11 +507,11 @@ def _warn_missing(library: LDrawLibrary, f: LDrawFile, ref: SubfileRef) -> None:
                 "(install a newer library or add the file to parts/ or p/)", f.name, ref.line, ref.name)
 
 
-_MEMOS: dict[tuple[str, str], dict[str, _Geom | None]] = {}
+_MEMOS: dict[tuple[str, str, str], dict[str, _Geom | None]] = {}
 
 
-def _library_memo(library: LDrawLibrary) -> dict[str, _Geom | None]:
-    key = (str(library.root), library.fingerprint)
+def _library_memo(library: LDrawLibrary, resolution: str = "standard") -> dict[str, _Geom | None]:
+    key = (str(library.root), library.fingerprint, resolution)
     memo = _MEMOS.get(key)
     if memo is None:
         memo = _MEMOS[key] = {}
@@ -521,7 +573,8 @@ def clear_mesh_cache(*, disk: bool = False, library: LDrawLibrary | None = None)
     Parameters
     ----------
     disk : bool
-        Also delete the pack files of ``library`` under :func:`mesh_cache_dir`.
+        Also delete the pack files of ``library`` under :func:`mesh_cache_dir`
+        (and those of its low-resolution meshes beside it).
     library : LDrawLibrary, optional
         Library whose disk cache to delete (default :func:`~ldraw_data.library.get_library`).
     """
@@ -531,7 +584,9 @@ def clear_mesh_cache(*, disk: bool = False, library: LDrawLibrary | None = None)
     if disk:
         import shutil
 
-        shutil.rmtree(mesh_cache_dir(library or get_library()), ignore_errors=True)
+        folder = mesh_cache_dir(library or get_library())
+        shutil.rmtree(folder, ignore_errors=True)
+        shutil.rmtree(folder.with_name(f"{folder.name}-low"), ignore_errors=True)  # load_meshes(resolution="low")
 
 
 def mesh_cache_dir(library: LDrawLibrary | None = None) -> Path:
@@ -629,11 +684,13 @@ def _embedded_map(embedded) -> dict[str, LDrawFile]:
 
 
 def _load_one(key: str, library: LDrawLibrary, folder: Path | None, resolver_box: list,
-              embedded: dict[str, LDrawFile], use_disk: bool) -> PartMesh | None:
+              embedded: dict[str, LDrawFile], use_disk: bool, resolution: str = "standard") -> PartMesh | None:
     is_embedded = key in embedded
     path = None
+    if resolution != "standard" and folder is not None:
+        folder = folder.with_name(f"{folder.name}-{resolution}")
     if not is_embedded:
-        memo_key = (folder.name if folder else str(library.root), key)
+        memo_key = (folder.name if folder else f"{library.root}-{resolution}", key)
         mesh = _LRU.get(memo_key)
         if mesh is not None:
             return mesh
@@ -644,7 +701,7 @@ def _load_one(key: str, library: LDrawLibrary, folder: Path | None, resolver_box
                 _LRU.put(memo_key, mesh)
                 return mesh
     if not resolver_box:
-        resolver_box.append(_Resolver(library, embedded))
+        resolver_box.append(_Resolver(library, embedded, resolution))
     res: _Resolver = resolver_box[0]
     g = res.geom(key, top=True)
     if g is None:
@@ -756,6 +813,7 @@ def load_meshes(
     embedded: Mapping[str, LDrawFile] | LDrawDocument | None = None,
     on_missing: str = "warn",
     use_disk_cache: bool = True,
+    resolution: str = "standard",
 ) -> dict[str, PartMesh]:
     """Meshes of many parts (a whole model), each distinct part loaded once.
 
@@ -772,6 +830,15 @@ def load_meshes(
         empty mesh (no triangles, NaN bbox); ``"raise"`` raises
         :class:`PartNotFoundError`; ``"skip"`` leaves it out of the result.
     use_disk_cache : bool
+    resolution : {"standard", "low"}
+        ``"low"`` builds the meshes from the library's low-resolution
+        primitives (``p/8/``: 8 segments a circle) wherever one exists, also
+        for references to the standard (16) and high-resolution (``p/48/``)
+        ones, for primitives drawn within :data:`LOW_RES_MAX_SCALE` LDU:
+        about half the triangles and edges of studs, tubes and holes.
+        For pictures of big models where a stud is a few pixels (LDView's
+        "low quality studs" does the same for studs); never for geometry
+        checks. Cached apart (``mesh_cache_dir()-low``).
 
     Returns
     -------
@@ -784,10 +851,12 @@ def load_meshes(
     PartNotFoundError
         With ``on_missing="raise"``.
     ValueError
-        For an unknown ``on_missing``.
+        For an unknown ``on_missing`` or ``resolution``.
     """
     if on_missing not in ("warn", "raise", "skip"):
         raise ValueError(f"on_missing must be 'warn', 'raise' or 'skip', not {on_missing!r}")
+    if resolution not in ("standard", "low"):
+        raise ValueError(f"resolution must be 'standard' or 'low', not {resolution!r}")
     lib = library if library is not None else get_library()
     emb = _embedded_map(embedded)
     folder = mesh_cache_dir(lib)
@@ -807,7 +876,7 @@ def load_meshes(
                 out[name] = _empty_mesh(normalize_name(name), (name,))
             continue
         if key not in by_key:
-            by_key[key] = _load_one(key, lib, folder, resolver_box, emb, use_disk_cache)
+            by_key[key] = _load_one(key, lib, folder, resolver_box, emb, use_disk_cache, resolution)
         mesh = by_key[key]
         if mesh is None:
             if on_missing == "raise":

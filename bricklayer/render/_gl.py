@@ -112,6 +112,31 @@ def import_pyrender():
     raise RenderBackendError(f"no offscreen OpenGL platform works (tried {tried}); {INSTALL_HINT}")
 
 
+_SHADER_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "shaders")
+
+
+def _face_lit_program_cache(pyrender):
+    """A pyrender shader cache drawing meshes with :file:`shaders/face_lit.vert` and ``.frag``.
+
+    The same lighting as pyrender's ``mesh.vert``/``mesh.frag`` (metallic-roughness
+    PBR, directional lights, ambient, emissive) computed per vertex: faces are
+    flat, lights directional and the camera orthographic, so the colour is
+    constant over each triangle. On llvmpipe this makes a 5,000-part picture
+    about 4x cheaper (fragment shading of millions of tiny triangles was most
+    of the time). Other programs (depth, text) are pyrender's own.
+    """
+    from pyrender.shader_program import ShaderProgramCache  # noqa: PLC0415
+
+    class FaceLitCache(ShaderProgramCache):
+        def get_program(self, vertex_shader, fragment_shader, geometry_shader=None, defines=None):
+            if vertex_shader == "mesh.vert" and fragment_shader == "mesh.frag" and geometry_shader is None:
+                vertex_shader = os.path.join(_SHADER_DIR, "face_lit.vert")
+                fragment_shader = os.path.join(_SHADER_DIR, "face_lit.frag")
+            return super().get_program(vertex_shader, fragment_shader, geometry_shader, defines)
+
+    return FaceLitCache()
+
+
 def offscreen_renderer(width: int, height: int):
     """The process's shared ``pyrender.OffscreenRenderer``, resized to ``width`` x ``height`` pixels.
 
@@ -122,6 +147,10 @@ def offscreen_renderer(width: int, height: int):
     """
     import_pyrender()
     r = _state["renderer"]
+    inner = getattr(r, "_renderer", None)  # pyrender 0.1.45 internals; left alone when they change
+    if inner is not None and hasattr(inner, "_program_cache") and not _state.get("face_lit"):
+        inner._program_cache = _face_lit_program_cache(_state["pyrender"])
+        _state["face_lit"] = True
     r.viewport_width, r.viewport_height = int(width), int(height)
     return r
 

@@ -129,11 +129,9 @@ def render_steps(build, *, size=(800, 600), view="iso", projection: str = "ortho
     RenderBackendError
         When no offscreen OpenGL works.
     """
-    from ldraw_data.mesh import load_meshes
-
     from ._gl import import_pyrender
     from .camera import fit_camera
-    from .geometry import _embedded_document, instanced_geometry
+    from .geometry import _embedded_document, instanced_geometry, render_meshes
     from .render import _Scene, _font, _parse_size, _pil
 
     Image, ImageDraw, ImageFont = _pil()
@@ -142,8 +140,7 @@ def render_steps(build, *, size=(800, 600), view="iso", projection: str = "ortho
     pages = step_pages(build) if pages is None else list(pages)
     embedded = _embedded_document(build)
     flat_all = build.flattened_placements
-    meshes = load_meshes(sorted({p.content.ldraw_id + ".dat" for p in flat_all}), embedded=embedded,
-                         on_missing="warn")
+    meshes = render_meshes([p.content.ldraw_id + ".dat" for p in flat_all], embedded=embedded)
     font = _font(ImageFont, max(11, size[1] // 40))
 
     def geo_of(flat, look):

@@ -177,3 +177,63 @@ def test_bad_view_and_size_and_empty_build(render, small_build):
         render.render_build(b, size="big")
     with pytest.raises(ValueError, match="nothing to render"):
         render.render_build(LegoBuild())
+
+
+def test_face_lit_shader_matches_pyrender_shader(render, small_build):
+    """Lighting per vertex (face_lit.vert) gives pyrender's per-fragment picture: faces are flat, lights
+    directional, the camera orthographic, so the lit colour is constant over a triangle."""
+    from pyrender.shader_program import ShaderProgramCache
+
+    from bricklayer.render import _gl
+
+    b, _, _ = small_build
+    (_c, ours), = render.render_views(b, ["iso"], size=SIZE)
+    inner = _gl._state["renderer"]._renderer
+    mine = inner._program_cache
+    inner._program_cache = ShaderProgramCache()  # pyrender's own mesh.vert / mesh.frag
+    try:
+        (_c, theirs), = render.render_views(b, ["iso"], size=SIZE)
+    finally:
+        inner._program_cache = mine
+    diff = np.abs(ours.astype(int) - theirs.astype(int))
+    assert np.any(ours != render.BACKGROUND)
+    assert diff.mean() < 0.5, diff.mean()
+    assert np.mean(diff.max(axis=2) > 24) < 0.002
+
+
+def test_low_resolution_geometry_only_for_big_models(render, small_build):
+    """'auto' keeps every detail below LOW_RES_ABOVE_TRIANGLES; 'low' halves the stud triangles
+    (stud.dat: 48 triangles, 24 from the 8/ primitives; 16 + 4 studs here)."""
+    from bricklayer.render.geometry import instanced_geometry
+
+    b, _, _ = small_build
+    n = {res: sum(len(x.triangles) * len(x.poses) for x in instanced_geometry(b, resolution=res).batches)
+         for res in ("standard", "auto", "low")}
+    assert n["auto"] == n["standard"]
+    assert n["standard"] - n["low"] >= 20 * 24
+    with pytest.raises(ValueError, match="resolution"):
+        instanced_geometry(b, resolution="medium")
+
+
+def test_subpixel_edges_dropped_only_below_a_pixel(render, small_build):
+    """Edge lines shorter than one pixel in every view are dropped. The shortest edges here are the
+    16-segment stud circles: 2 * 6 * sin(pi / 16) = 2.341 LDU per segment; at 0.26 LDU a pixel (the
+    320x240 front view, xmag 42.1 LDU) all stay, at 2.5 LDU a pixel the circle segments go and the
+    80 LDU plate edges stay."""
+    from bricklayer.render.geometry import instanced_geometry
+    from bricklayer.render.render import drop_subpixel_edges
+
+    b, _, _ = small_build
+    geo = instanced_geometry(b)
+
+    def n_edges(g):
+        return sum(len(x.edges) for x in g.batches)
+
+    def shortest(g):
+        return min(np.linalg.norm(x.edges[:, 1] - x.edges[:, 0], axis=1).min() for x in g.batches if len(x.edges))
+
+    assert shortest(geo) == pytest.approx(12 * np.sin(np.pi / 16), abs=1e-3)
+    assert n_edges(drop_subpixel_edges(geo, 0.26)) == n_edges(geo)
+    coarse = drop_subpixel_edges(geo, 2.5)
+    assert 0 < n_edges(coarse) < n_edges(geo)
+    assert shortest(coarse) >= 2.5

@@ -304,3 +304,36 @@ def test_missing_subfile_warns_and_loads(tmp_lib, caplog):
     assert "nothere.dat" in caplog.text and "missing.dat" in caplog.text
     assert m.n_triangles == 1 and m.missing == ("nothere.dat",)
     assert not m.certified
+
+
+def test_low_resolution_uses_8_segment_primitives(lib):
+    """stud.dat = 4-4cyli (16 quads) + 4-4disc (16 triangles) + two 4-4edge (16 lines each); the library's
+    8/ versions have 8 of each. Worked out from the files: 48 triangles and 32 edges, 24 and 16 at low
+    resolution, with the same box (the 8-gon keeps the vertices at +-6 LDU on x and z)."""
+    std = load_meshes(["stud.dat"], lib)["stud.dat"]
+    low = load_meshes(["stud.dat"], lib, resolution="low")["stud.dat"]
+    assert (std.n_triangles, len(std.edges)) == (48, 32)
+    assert (low.n_triangles, len(low.edges)) == (24, 16)
+    np.testing.assert_allclose(low.bbox, [[-6, -4, -6], [6, 0, 6]], atol=1e-4)
+    np.testing.assert_allclose(std.bbox, low.bbox, atol=1e-4)
+    # the standard mesh is unchanged by the low one cached beside it
+    assert load_meshes(["stud.dat"], lib)["stud.dat"].n_triangles == 48
+    with pytest.raises(ValueError, match="resolution"):
+        load_meshes(["stud.dat"], lib, resolution="high")
+
+
+def test_low_resolution_keeps_big_circles(lib):
+    """Dish 10x10 (50990a) draws its rim with 48\\4-4cyli.dat at scale 100, itself four 48\\1-4cyli.dat at
+    scale 1: the low-resolution mesh must keep all 48 segments there (a big octagon would show), while its
+    stud2.dat studs (radius 6) drop to 8."""
+    std = load_meshes(["50990a.dat"], lib)["50990a.dat"]
+    low = load_meshes(["50990a.dat"], lib, resolution="low")["50990a.dat"]
+
+    def rim_angles(m):
+        v = m.triangles.reshape(-1, 3).astype(np.float64)
+        rim = np.abs(np.hypot(v[:, 0], v[:, 2]) - 100.0) < 0.01  # float32 vertices
+        return set(np.round(np.degrees(np.arctan2(v[rim, 2], v[rim, 0])) % 360, 1))
+
+    assert {round(7.5 * k, 1) for k in range(48)} <= rim_angles(std)
+    assert rim_angles(low) == rim_angles(std)
+    assert low.n_triangles < std.n_triangles
