@@ -173,13 +173,19 @@ def _component_advice(build, comp_idx, eng, sup) -> str:
     e = sup.edges
     held = e[inside[e[:, 1]] & ~inside[e[:, 0]]] if len(e) else e
     flat = eng.wa.placements
-    rests = {}
-    if len(eng.pairs):
-        for (a, b), (ra, rb) in zip(eng.pairs.tolist(), eng.rests.tolist()):
-            if ra:
-                rests[(a, b)] = True
-            if rb:
-                rests[(b, a)] = True
+    rests = getattr(eng, "_advice_rests", None)
+    if rests is None:  # once per validation, not once per listed component
+        rests = set()
+        if len(eng.pairs):
+            for (a, b), (ra, rb) in zip(eng.pairs.tolist(), eng.rests.tolist()):
+                if ra:
+                    rests.add((a, b))
+                if rb:
+                    rests.add((b, a))
+        try:
+            eng._advice_rests = rests
+        except AttributeError:  # a slotted engine: recompute next time
+            pass
 
     def name(i):
         pid = eng.wa.keys[i].lstrip("?")
