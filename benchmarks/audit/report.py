@@ -1,16 +1,17 @@
 """Write the sample tables of ``benchmarks/validator_audit.md`` from the judged sample.
 
-Reads /tmp/audit/{sample,collisions,clusters}.jsonl (``judge.py``) and the manual verdicts below (close-ups
+Reads {sample.json,collisions.jsonl,clusters.jsonl} (``judge.py``) from ``AUDIT_DIR`` (default /tmp/audit) and the manual verdicts below (close-ups
 looked at, ``closeup.py``); prints markdown to stdout.
 """
 
 from __future__ import annotations
 
 import json
+import os
 from collections import Counter
 from pathlib import Path
 
-OUT = Path("/tmp/audit")
+OUT = Path(os.environ.get("AUDIT_DIR", "/tmp/audit"))
 
 #: Verdicts set by looking at close-ups, (model, k) -> (true report?, cause of a wrong report, note).
 MANUAL_COLLISIONS = {
