@@ -373,7 +373,8 @@ def validation_report(build, *, source: str = "build", expected_components: int 
         shortest shift of b that clears it (``overlap_ldu`` the same, kept for old readers), mated,
         hint}), ``unexamined_pairs`` (candidate pairs not tested because a part already collides with
         :data:`bricklayer.constants.CROWDED_PARTNERS` others: parts drawn inside many others; 0 on real
-        models), ``floating`` (list), ``below_ground`` (stray parts lying below the rest of the
+        models), ``floating`` (list; a part already listed as ``scaled`` is not repeated here),
+        ``below_ground`` (stray parts lying below the rest of the
         build, with ``below_ldu``), ``unseated`` ({a, b, reason "tilted" or "turned or shifted",
         value: degrees or LDU}), ``mirrored`` (with ``mirror_part``), ``duplicates`` (the second
         placement, citing the line where its path parts from the first, with ``same_as``),
@@ -432,7 +433,10 @@ def validation_report(build, *, source: str = "build", expected_components: int 
     sup = support_graph(build)
     below = sup.below_ground if sup.below_ground is not None else np.zeros(len(flat), dtype=bool)
     floating, below_ground = [], []
+    scaled_inst = {_instance_key(fp) for fp, _ in scaled_fp}
     for i in sup.floating.tolist():
+        if _instance_key(flat[i]) in scaled_inst:
+            continue  # named once, as SCALED: its drawn shape is not the part's (one defect, one message)
         d = describe_placement(build, flat[i])
         if below[i]:
             d["below_ldu"] = round(float(sup.ground - eng.box_hi[i, 2]), 2)

@@ -146,3 +146,47 @@ def test_the_same_group_lifted_a_few_ldu_more_floats(model, lift):
     n_base = len(base.splitlines())
     assert support_graph(b).floating.tolist() == list(range(n_base, n_base + len(group.splitlines())))
 
+
+
+# ------------------------------------------------------------------ stickers by shape
+# 5542 Black Thunder: its sticker sheet 4111899 is drawn as MPD-embedded blocks titled by the element number
+# only ("0 4111899i"), each a slab 0.25 LDU thick placed at the pose of the part it is stuck on (file line
+# 848, at the pose of the tile 2431 of line 828). The block below is the geometry of
+# "5542 - 4111899i.dat" (file lines 1999-2012: its body and rounded corners; the printed quads left out).
+_SHEET_BLOCK = """0 FILE 5542 - 4111899i.dat
+0 4111899i
+0 Name: 5542 - 4111899i.dat
+0 !LDRAW_ORG Unofficial_Part
+0 BFC CERTIFY CCW
+1 16 0 -0.25 0 29 0 0 0 0.25 0 0 0 8 box3u12.dat
+1 16 -29 0 7 0 0 -1 0 -0.25 0 1 0 0 1-4cyli.dat
+1 16 -29 0 -7 0 0 -1 0 -0.25 0 -1 0 0 1-4cyli.dat
+1 16 29 0 -7 0 0 1 0 -0.25 0 -1 0 0 1-4cyli.dat
+1 16 29 0 7 1 0 0 0 -0.25 0 0 0 1 1-4cyli.dat
+1 16 -29 0 7 0 0 -1 0 -1 0 1 0 0 1-4chrd.dat
+1 16 -29 0 -7 0 0 -1 0 -1 0 -1 0 0 1-4chrd.dat
+1 16 29 0 -7 0 0 1 0 -1 0 -1 0 0 1-4chrd.dat
+1 16 29 0 7 1 0 0 0 -1 0 0 0 1 1-4chrd.dat
+4 16 29 0 8 30 0 7 30 0 -7 29 0 -8
+4 16 -29 0 -8 -30 0 -7 -30 0 7 -29 0 8
+4 16 -30 -0.25 7 -30 0 7 -30 0 -7 -30 -0.25 -7
+4 16 30 0 -7 30 0 7 30 -0.25 7 30 -0.25 -7
+"""
+
+
+def _sheet_model(dy: float = 0.0):
+    tile = "1 7 0 0 0 0 0 1 0 1 0 -1 0 0 2431.dat"
+    sticker = f"1 7 0 {dy} 0 0 0 1 0 1 0 -1 0 0 5542 - 4111899i.dat"
+    return from_ldraw("0 FILE main.ldr\n" + tile + "\n" + sticker + "\n0 NOFILE\n" + _SHEET_BLOCK)
+
+
+def test_an_embedded_slab_a_quarter_ldu_thick_is_a_sticker_whatever_its_title():
+    b = _sheet_model()
+    assert _stickers(collision_engine(b)).tolist() == [False, True]
+    res = support_graph(b)
+    assert res.floating.tolist() == []
+    assert [0, 1] in res.edges.tolist()  # the tile holds its sticker
+
+
+def test_the_sheet_sticker_lifted_off_its_tile_floats():
+    assert support_graph(_sheet_model(dy=-6.0)).floating.tolist() == [1]

@@ -120,3 +120,15 @@ def test_collisions_in_both_instances_of_a_submodel_cite_each_instance():
     got = sorted((d["label"].split(":")[0], d["grid"][0]) for c in rep["collisions"] for d in (c["a"], c["b"])
                  if d["part_id"] == "3001")
     assert got == [("#0/#0", -2), ("#1/#0", 8)]
+
+
+def test_a_scaled_part_in_mid_air_is_named_once_as_scaled():
+    # a 2x4 brick on the ground and one scaled x2 drawn 200 LDU above it (6969 Celestial Stinger draws its
+    # wing 30231 scaled x2, file lines 172 and 210): its drawn shape is not the part's, so it is listed as
+    # scaled and not again as floating (one defect, one message); the build stays not valid
+    text = ("1 4 0 0 0 1 0 0 0 1 0 0 0 1 3001.dat\n"
+            "1 4 0 -200 0 2 0 0 0 2 0 0 0 2 3001.dat\n")
+    rep = validation_report(from_ldraw(text))
+    assert [d["line"] for d in rep["scaled"]] == [2]
+    assert rep["floating"] == []
+    assert not rep["valid"]
