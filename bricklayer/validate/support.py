@@ -147,7 +147,8 @@ def _reach(n: int, e: np.ndarray, roots: np.ndarray) -> np.ndarray:
 #: Smallest object (parts joined by support edges) that settles (module rules): assemblies set
 #: down whole by their weight - 10030's superstructure (1,246 parts), 10283's shuttle on its stand
 #: (1,739). Smaller pieces left hanging (a minifigure hand whose arm is deleted, a helmet whose head
-#: is deleted, 12 parts of a minifigure) must float even when they would drop a few LDU onto a part.
+#: is deleted, 12 parts of a minifigure) must float even when they would drop a few LDU onto a part
+#: (only within ``SETTLE_LDU``, 2 LDU, does any group settle: :func:`_hair_settle_edges`).
 SETTLE_MIN_PARTS = 20
 
 
