@@ -20,6 +20,17 @@ MAX_COORDINATE_LDU = 1_000_000.0
 MAX_LISTED = 8
 
 
+def _instance_key(fp) -> tuple:
+    """Key of one part instance of a flattened build: the identities of the placements on its path.
+
+    A part line of a sub-model placed several times is one leaf placement shared by every instance
+    (``fp.leaf``); keying by the leaf maps every instance to the last one, so a report would cite
+    another instance's index path and position (10030 Imperial Star Destroyer: ``#0/#192`` for the
+    plate of ``#0/#194``, 442 LDU away from the pin it collides with).
+    """
+    return tuple(id(p) for p in fp.path) if getattr(fp, "path", None) else (id(fp.leaf),)
+
+
 def describe_placement(build, fp) -> dict:
     """Facts about one flattened placement for a report.
 
@@ -368,7 +379,8 @@ def validation_report(build, *, source: str = "build", expected_components: int 
         shortest shift of b that clears it (``overlap_ldu`` the same, kept for old readers), mated,
         hint}), ``unexamined_pairs`` (candidate pairs not tested because a part already collides with
         :data:`bricklayer.constants.CROWDED_PARTNERS` others: parts drawn inside many others; 0 on real
-        models), ``floating`` (list), ``below_ground`` (stray parts lying below the rest of the
+        models), ``floating`` (list; a part already listed as ``scaled`` is not repeated here),
+        ``below_ground`` (stray parts lying below the rest of the
         build, with ``below_ldu``), ``unseated`` ({a, b, reason "tilted" or "turned or shifted",
         value: degrees or LDU}), ``mirrored`` (with ``mirror_part``), ``duplicates`` (the second
         placement, citing the line where its path parts from the first, with ``same_as``),
@@ -396,7 +408,7 @@ def validation_report(build, *, source: str = "build", expected_components: int 
     distorted = {id(fp.leaf) for fp, _ in scaled_fp}
     connected = _connect_placements(build)
     eng = collision_engine(build)
-    index_of = {id(fp.leaf): k for k, fp in enumerate(flat)}
+    index_of = {_instance_key(fp): k for k, fp in enumerate(flat)}
     described: dict = {}  # placement index -> describe_placement (a part may be in many pairs)
 
     def about(i, fp) -> dict:
@@ -407,7 +419,7 @@ def validation_report(build, *, source: str = "build", expected_components: int 
 
     cols, col_lines = [], []
     for r in collision_details(build):
-        ia, ib = index_of.get(id(r.a.leaf)), index_of.get(id(r.b.leaf))
+        ia, ib = index_of.get(_instance_key(r.a)), index_of.get(_instance_key(r.b))
         if ia in dup_any and ib in dup_any:
             continue  # the same part twice: reported once, as DUPLICATE
         hint = _collision_hint(build, r, connected, distorted)
@@ -427,7 +439,10 @@ def validation_report(build, *, source: str = "build", expected_components: int 
     sup = support_graph(build)
     below = sup.below_ground if sup.below_ground is not None else np.zeros(len(flat), dtype=bool)
     floating, below_ground = [], []
+    scaled_inst = {_instance_key(fp) for fp, _ in scaled_fp}
     for i in sup.floating.tolist():
+        if _instance_key(flat[i]) in scaled_inst:
+            continue  # named once, as SCALED: its drawn shape is not the part's (one defect, one message)
         d = describe_placement(build, flat[i])
         if below[i]:
             d["below_ldu"] = round(float(sup.ground - eng.box_hi[i, 2]), 2)
@@ -525,7 +540,7 @@ def validation_report(build, *, source: str = "build", expected_components: int 
                         "joined to it:")
         told = {f.index for f in faults if f.kind == "duplicate"} | set(np.flatnonzero(below).tolist())
         for k, c in enumerate(comps[1:MAX_LISTED + 1], start=2):
-            idx = [index_of[id(fp.leaf)] for fp in c]
+            idx = [index_of[_instance_key(fp)] for fp in c]
             if all(i in told for i in idx):  # already named (DUPLICATE, BELOW GROUND): one defect, one message
                 continue
             who = "; ".join(_where(describe_placement(build, fp)) for fp in c[:4])
@@ -577,9 +592,9 @@ def diagnostic_ldraw(build) -> dict[str, str]:
     from bricklayer import Element, LegoBuild, to_ldraw
 
     flat = build.flattened_placements
-    index = {id(fp.leaf): i for i, fp in enumerate(flat)}
-    colliding = {index.get(id(p.leaf)) for pair in build.colliding_placements for p in pair}
-    floating = {index.get(id(p.leaf)) for p in build.floating_placements}
+    index = {_instance_key(fp): i for i, fp in enumerate(flat)}
+    colliding = {index.get(_instance_key(p)) for pair in build.colliding_placements for p in pair}
+    floating = {index.get(_instance_key(p)) for p in build.floating_placements}
     view = LegoBuild(name="problems.ldr")
     for i, fp in enumerate(flat):
         kind = "colliding" if i in colliding else "floating" if i in floating else "other"

@@ -38,6 +38,12 @@ Rules (issue #4, docs/bricklayer-api.md "Validation semantics"):
     floating itself, touching a supported part is held by it, and parts
     resting on or hanging from it are held in turn (the crane hook on the
     rigging of 6285 Black Seas Barracuda);
+  * a hair above (:func:`_hair_settle_edges`): a group of unsupported parts (joined by the edges
+    above, either way) that, lowered as one rigid body by ``SETTLE_LDU`` (2 LDU) plus both
+    meshes' insets, meets a supported part is held by it, whatever the group's size: official
+    files draw parts a hair above what they rest on (a minifigure 0.9 LDU above its chair in 6977,
+    a container 0.5 LDU above a tile in 7150; :data:`bricklayer.constants.SETTLE_LDU`). A part
+    lifted 3 LDU, or a plate, still floats;
 - **Separate objects drawn apart** (off by default: ``support_graph(build,
   separate_objects=True)``; the official-set report uses it to classify what
   it finds). Physically an object with nothing under it floats, and that is
@@ -83,7 +89,7 @@ import numpy as np
 from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import breadth_first_order, connected_components
 
-from ..constants import TOL
+from ..constants import SETTLE_LDU, TOL
 from .collisions import collision_engine
 from ._capture import captured_edges
 from ._world import flexible_mask
@@ -141,7 +147,8 @@ def _reach(n: int, e: np.ndarray, roots: np.ndarray) -> np.ndarray:
 #: Smallest object (parts joined by support edges) that settles (module rules): assemblies set
 #: down whole by their weight - 10030's superstructure (1,246 parts), 10283's shuttle on its stand
 #: (1,739). Smaller pieces left hanging (a minifigure hand whose arm is deleted, a helmet whose head
-#: is deleted, 12 parts of a minifigure) must float even when they would drop a few LDU onto a part.
+#: is deleted, 12 parts of a minifigure) must float even when they would drop a few LDU onto a part
+#: (only within ``SETTLE_LDU``, 2 LDU, does any group settle: :func:`_hair_settle_edges`).
 SETTLE_MIN_PARTS = 20
 
 
@@ -203,6 +210,62 @@ def _settle_edges(eng, labels: np.ndarray, supported: np.ndarray) -> np.ndarray:
     still = eng._query(pairs[:, 0], pairs[:, 1], t[pairs[:, 0]], t[pairs[:, 1]], TOL.collision_inset)
     pairs = pairs[~still]
     return pairs[:, ::-1].astype(np.intp)
+
+
+def _hair_settle_edges(eng, e: np.ndarray, supported: np.ndarray) -> np.ndarray:
+    """Support edges ``(holder, part)`` of unsupported groups drawn a hair above a supported part.
+
+    Parameters
+    ----------
+    eng : CollisionEngine
+    e : (m, 2) int
+        Support edges found so far; the groups are the components of those joining two unsupported
+        parts, taken either way (a minifigure of 11 parts, a container with its door).
+    supported : (n,) bool
+        Parts reached from the ground so far.
+
+    Returns
+    -------
+    (k, 2) int
+        ``(holder, member)`` for every member of each group that, lowered as one rigid body by
+        :data:`~bricklayer.constants.SETTLE_LDU` plus both insets (``2 * TOL.collision_inset``: the
+        inset meshes of parts drawn touching are that far apart), meets a supported part's inset
+        mesh: the group falls at most ``SETTLE_LDU`` before resting on it (module rules), so it is
+        held as a whole. Groups so held may hold others in turn (repeated until none is added).
+        Parts drawn inside many others (``CollisionEngine.crowded``) are left out, as in
+        :func:`_settle_edges`.
+    """
+    n = eng.n
+    has = eng.has_shape.copy()
+    has[getattr(eng, "crowded", np.zeros(0, dtype=np.int64))] = False
+    sup = np.asarray(supported, dtype=bool) & has
+    free = has & ~sup
+    drop = SETTLE_LDU + 2 * TOL.collision_inset
+    t = eng.transforms
+    out: list = []
+    while free.any() and sup.any():
+        ee = e[free[e[:, 0]] & free[e[:, 1]]] if len(e) else np.zeros((0, 2), dtype=np.intp)
+        group = _labels(n, ee)
+        cand = np.flatnonzero(free)
+        lo = eng.box_lo.copy()
+        lo[cand, 2] -= drop
+        pairs = _box_pairs(lo, eng.box_hi, cand, np.flatnonzero(sup))
+        if not len(pairs):
+            break
+        ta = t[pairs[:, 0]].copy()
+        ta[:, 2, 3] -= drop
+        met = eng._query(pairs[:, 0], pairs[:, 1], ta, t[pairs[:, 1]], TOL.collision_inset)
+        if not met.any():
+            break
+        pairs = pairs[met]
+        held_groups, first = np.unique(group[pairs[:, 0]], return_index=True)
+        holder_of = dict(zip(held_groups.tolist(), pairs[first, 1].tolist()))
+        members = cand[np.isin(group[cand], held_groups)]
+        new = np.column_stack([[holder_of[g] for g in group[members].tolist()], members])
+        out.append(new)
+        sup[members] = True
+        free[members] = False
+    return np.vstack(out).astype(np.intp) if out else np.zeros((0, 2), dtype=np.intp)
 
 
 #: Smallest vertical gap (LDU) between the top of a few stray parts and the lowest point of the rest of
@@ -306,11 +369,21 @@ def _own_ground(eng, labels: np.ndarray, supported: np.ndarray, ground: float) -
     return out, own
 
 
+#: Largest thickness (LDU, smallest extent of the part-frame geometry) of an MPD-embedded part taken as a
+#: sticker whatever its title (:func:`_stickers`): LDraw stickers are slabs 0.25 LDU thick (``box5-12``
+#: scaled 0.25); every embedded block of the 67 official models that thin is one (5542 Black Thunder's
+#: sticker sheet 4111899, blocks titled by the element number only: "4111899i"; 10283's 6342851a;
+#: 10252's and 10227's, titled "Sticker ..."), and no other embedded block is under 0.6 LDU.
+STICKER_THICKNESS = 0.3
+
+
 def _stickers(eng) -> np.ndarray:
     """(n,) bool: placements whose part is a sticker (trait "sticker" of :mod:`ldraw_data.traits`, whole
     words: the title starts with "Sticker"): library stickers by their catalog name, MPD-embedded ones
     (``10252 - 6153754q.dat``, "Sticker 3.4 x 0.9 with Dark Azur Rear Window Shape" in 10252
-    Volkswagen Beetle) by the first line of their block (:func:`._world.part_title`)."""
+    Volkswagen Beetle) by the first line of their block (:func:`._world.part_title`), or, whatever
+    their title, by their shape: a slab at most :data:`STICKER_THICKNESS` thick (5542's
+    ``5542 - 4111899i.dat`` on a tile 2431)."""
     from ldraw_data.traits import title_traits
 
     from ._world import part_title
@@ -324,6 +397,10 @@ def _stickers(eng) -> np.ndarray:
         title = part_title(key, eng.wa.placements[idx[0]].content, emb)
         if "sticker" in title_traits(title or ""):
             out[idx] = True
+        elif key.startswith("?"):
+            shape = eng.shapes.get(key)
+            if shape is not None and len(shape.vertices) and np.ptp(shape.vertices, axis=0).min() <= STICKER_THICKNESS:
+                out[idx] = True
     return out
 
 
@@ -589,6 +666,12 @@ def support_graph(build, *, separate_objects: bool = False) -> SupportResult:
             cap = _captured(build, eng, supported, cand)
             if len(cap):
                 e = np.vstack([e, cap])
+                supported = _reach(n, e, np.flatnonzero(grounded))
+                labels = _labels(n, e)
+        if len(cand):
+            hair = _hair_settle_edges(eng, e, supported)
+            if len(hair):
+                e = np.vstack([e, hair])
                 supported = _reach(n, e, np.flatnonzero(grounded))
                 labels = _labels(n, e)
         own_base, own = (_own_ground(eng, labels, supported, ground) if separate_objects

@@ -154,4 +154,6 @@ def test_hinge_brick_top_lifted_1_ldu_is_no_longer_mated():
     lifted = _ldr("4 20 -24 10 3937.dat", "1 20 -25 10 3938.dat")
     assert JOINT_TOLERANCE["hinge_brick_base/hinge_brick_top"] < 1.0
     assert seated.num_connected_components == 1 and seated.is_valid()
-    assert lifted.num_connected_components == 2 and not lifted.is_valid()
+    # off its hinge it is a second component; 1 LDU above the base it is not floating: a part drawn up to
+    # SETTLE_LDU (2 LDU) above a supported part settles onto it (support rule "a hair above")
+    assert lifted.num_connected_components == 2 and lifted.floating_placements == []

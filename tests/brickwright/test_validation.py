@@ -98,3 +98,37 @@ def test_floating_part_over_a_floating_part_says_the_lower_one_floats_too():
     b.add(Element("3005", Color.RED), (0, 0, 6), name="top")    # 2 plates above mid
     line = _floating_line(validation_report(b), "top")
     assert "it lies over mid: 3020 (Plate 2 x 4), which is not held up either" in line
+
+
+
+def test_collisions_in_both_instances_of_a_submodel_cite_each_instance():
+    # sub.ldr (one 2x4 brick, x -40..40, z -20..20 LDU) placed at x = 0 and x = 200 on the ground; a 1x2
+    # brick (z -10..10) drawn at z = 28 beside each, 2 LDU into its side (z 18..38 against ..20). Both
+    # instances share one part line: each pair must name its own instance (#0/#0 at grid x = -2 studs,
+    # -40 / 20; #1/#0 at x = 8, 160 / 20), not the description of the other one.
+    text = """0 FILE main.ldr
+1 4 0 0 0 1 0 0 0 1 0 0 0 1 sub.ldr
+1 4 200 0 0 1 0 0 0 1 0 0 0 1 sub.ldr
+1 1 -8 0 28 1 0 0 0 1 0 0 0 1 3004.dat
+1 1 192 0 28 1 0 0 0 1 0 0 0 1 3004.dat
+0 NOFILE
+0 FILE sub.ldr
+1 16 0 0 0 1 0 0 0 1 0 0 0 1 3001.dat
+0 NOFILE
+"""
+    rep = validation_report(from_ldraw(text))
+    got = sorted((d["label"].split(":")[0], d["grid"][0]) for c in rep["collisions"] for d in (c["a"], c["b"])
+                 if d["part_id"] == "3001")
+    assert got == [("#0/#0", -2), ("#1/#0", 8)]
+
+
+def test_a_scaled_part_in_mid_air_is_named_once_as_scaled():
+    # a 2x4 brick on the ground and one scaled x2 drawn 200 LDU above it (6969 Celestial Stinger draws its
+    # wing 30231 scaled x2, file lines 172 and 210): its drawn shape is not the part's, so it is listed as
+    # scaled and not again as floating (one defect, one message); the build stays not valid
+    text = ("1 4 0 0 0 1 0 0 0 1 0 0 0 1 3001.dat\n"
+            "1 4 0 -200 0 2 0 0 0 2 0 0 0 2 3001.dat\n")
+    rep = validation_report(from_ldraw(text))
+    assert [d["line"] for d in rep["scaled"]] == [2]
+    assert rep["floating"] == []
+    assert not rep["valid"]
