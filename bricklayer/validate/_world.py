@@ -122,6 +122,19 @@ def _embedded_title(key: str, embedded) -> str:
     return ""
 
 
+def embedded_is_subpart(key: str, embedded) -> bool:
+    """True when the MPD-embedded file of world-array key ``?name`` says it is a sub-part
+    (``0 !LDRAW_ORG Subpart`` or ``Unofficial_Subpart``, LDraw file format spec): a piece of a part, so a
+    model that places it directly draws that part in pieces (a belt or tread cut into segments)."""
+    if embedded is None or not key.startswith("?"):
+        return False
+    want = key[1:].lower()
+    for f in embedded.files:
+        if f.key.lower() in (want, want + ".dat"):
+            return "subpart" in (f.ldraw_org or "").lower()
+    return False
+
+
 def part_title(key: str, element, embedded) -> str:
     """Title of a part by its world-array key (see :func:`_part_title`)."""
     return _part_title(key, element, embedded)

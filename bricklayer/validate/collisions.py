@@ -1132,17 +1132,22 @@ def _is_segment(key: str, shape, embedded) -> int:
     Library parts take the title stored with their collision shape (the
     file's first line, ``~Moved to`` aliases followed, see
     :class:`ldraw_data.collision.CollisionShape`), which costs nothing once
-    the shape is loaded; MPD-embedded parts the title of their block.
+    the shape is loaded; MPD-embedded parts the title of their block. An
+    MPD-embedded block marked as a sub-part (``!LDRAW_ORG ... Subpart``) and
+    placed as a part is a segment too, whatever its title (70814 draws its
+    rubber belt as sub-parts "43903a" and "Belt Segment Curved").
     """
     from ldraw_data.traits import title_traits
 
-    from ._world import _embedded_title
+    from ._world import _embedded_title, embedded_is_subpart
 
     title = (getattr(shape, "title", "") or "") if not key.startswith("?") else _embedded_title(key, embedded)
     t = title_traits(title)
     for k, name in enumerate(PIECE_TRAITS):
         if name in t:
             return k + 1
+    if embedded_is_subpart(key, embedded):  # an embedded sub-part placed as a part: a piece of a drawn whole
+        return PIECE_TRAITS.index("segment") + 1 if "segment" in PIECE_TRAITS else 0
     return 0
 
 
