@@ -318,16 +318,9 @@ def validate(models: list[Path] = typer.Argument(..., help=".ldr, .mpd or build.
     else:
         rep = validation_report(build, source=str(model))
     if inv is not None:
-        from bricklayer.inventory import inventory_problems
+        from .validation import add_inventory_check
 
-        over = inventory_problems(build, inv)
-        rep["over_inventory"] = over
-        if over:
-            rep["valid"] = False
-            lines = [f"OVER INVENTORY {o['part_id']} colour {o['color']}: uses {o['used']}, the inventory "
-                     f"({inv.source}) has {o['available']}" for o in over]
-            rep["problems"] += lines
-            rep["text"] = rep["text"].replace("-> VALID", "-> NOT VALID", 1) + "\n" + "\n".join(lines)
+        add_inventory_check(rep, build, inv)
     ok = rep["valid"]
     if tests is not None:
         rep["tests"] = tests

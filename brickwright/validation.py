@@ -7,7 +7,7 @@ the agent's ``validate`` tool, so both say the same thing the same way.
 
 from __future__ import annotations
 
-__all__ = ["diagnostic_ldraw", "validation_report", "describe_placement", "unknown_placements", "MAX_LISTED"]
+__all__ = ["diagnostic_ldraw", "add_inventory_check", "validation_report", "describe_placement", "unknown_placements", "MAX_LISTED"]
 
 from bricklayer.validate.collisions import unknown_placements  # noqa: E402  (re-exported: validate reports them)
 
@@ -617,3 +617,38 @@ def diagnostic_ldraw(build) -> dict[str, str]:
             out.append("0 STEP")
     return {"problems.ldr": to_ldraw(view, title="problems: colliding red, floating yellow"),
             "components.mpd": "\n".join(out) + "\n"}
+
+
+def add_inventory_check(rep: dict, build, inventory) -> list[dict]:
+    """Add to a :func:`validation_report` what the build uses beyond an inventory (issue 20).
+
+    Parameters
+    ----------
+    rep : dict
+        A report of ``build``; changed in place: ``over_inventory`` (the rows of
+        :func:`bricklayer.inventory_problems`), and when there are any, ``OVER INVENTORY`` problem lines (at
+        most :data:`MAX_LISTED`, then a count and a hint) in ``problems`` and ``text``, and ``valid`` false.
+    build : LegoBuild
+    inventory : bricklayer.Inventory
+
+    Returns
+    -------
+    list of dict
+        The rows beyond the inventory (empty when it holds everything the build uses).
+    """
+    from bricklayer.inventory import inventory_problems
+
+    over = inventory_problems(build, inventory)
+    rep["over_inventory"] = over
+    if over:
+        lines = [f"OVER INVENTORY {o['part_id']} colour {o['color']}: uses {o['used']}, the inventory "
+                 f"({inventory.source}) has {o['available']}" for o in over[:MAX_LISTED]]
+        if len(over) > MAX_LISTED:
+            lines.append(f"... and {len(over) - MAX_LISTED} more parts beyond the inventory")
+        lines.append("  try: use only parts and colours the inventory holds (listed in the prompt), or fewer")
+        rep["problems"] += lines
+        if rep["valid"]:
+            rep["text"] = rep["text"].replace("-> VALID", "-> NOT VALID", 1)
+        rep["text"] += "\n" + "\n".join(lines)
+        rep["valid"] = False
+    return over

@@ -70,21 +70,12 @@ def judge_report(text: str, *, source: str = "build.py", keep_lines: bool = Fals
             "defines its own part geometry instead of taking it from the LDraw library",
             "  try: use catalog parts only (`brickwright search`); write no 0 FILE blocks of parts"]
         rep["text"] += "\n" + "\n".join(rep["problems"][-2:])
-    over = []
+    rep["over_inventory"] = []
     if inventory is not None:
-        from bricklayer.inventory import inventory_problems
+        from brickwright.validation import add_inventory_check
 
-        over = inventory_problems(build, inventory)
-        if over:
-            lines = [f"OVER INVENTORY {o['part_id']} colour {o['color']}: uses {o['used']}, the inventory "
-                     f"({inventory.source}) has {o['available']}" for o in over[:8]]
-            if len(over) > 8:
-                lines.append(f"... and {len(over) - 8} more parts beyond the inventory")
-            lines.append("  try: use only parts and colours the inventory holds (listed in the prompt), or fewer")
-            rep["problems"] += lines
-            rep["text"] += "\n" + "\n".join(lines)
-    rep["over_inventory"] = over
-    if rep["valid"] and (embedded or rep["parts"] == 0 or over):
+        add_inventory_check(rep, build, inventory)
+    if rep["valid"] and (embedded or rep["parts"] == 0):
         rep["valid"] = False
         rep["text"] = rep["text"].replace("-> VALID", "-> NOT VALID", 1)
     rep["build"] = build
