@@ -82,6 +82,12 @@ def judge_report(text: str, *, source: str = "build.py", keep_lines: bool = Fals
     return rep
 
 
+def _failed_verdict(msg: str) -> dict[str, Any]:
+    """A failing verdict in :func:`judge_ldraw`'s compact form whose one problem is ``msg``."""
+    return {"passed": False, "collisions": 0, "floating": 0, "components": 0, "parts": 0, "unique_parts": 0,
+            "unique_elements": 0, "embedded_parts": [], "problems": [msg], "text": msg}
+
+
 def judge_ldraw(text: str, *, source: str = "build.py", inventory: dict | None = None,
                 diagnostic: bool = False) -> dict[str, Any]:
     """The verdict on a build given as LDraw text, in the compact form the agent's report uses.
@@ -109,8 +115,7 @@ def judge_ldraw(text: str, *, source: str = "build.py", inventory: dict | None =
     from ldraw_data.errors import LDrawError
 
     def refused(msg: str) -> dict[str, Any]:
-        out = {"passed": False, "collisions": 0, "floating": 0, "components": 0, "parts": 0, "unique_parts": 0,
-               "unique_elements": 0, "embedded_parts": [], "problems": [msg], "text": msg}
+        out = _failed_verdict(msg)
         out["report"] = {**out, "valid": False, "source": source, "collisions": [], "floating": [],
                          "component_sizes": [], "unknown_parts": [], "not_parts": [], "scaled": [],
                          "unreadable_lines": []}
@@ -168,9 +173,7 @@ class Judge:
         if not res.ok or data.get("error"):
             msg = "JUDGE " + ((data.get("error") or {}).get("text") or "failed").replace(
                 "The build's process", "The judge")
-            return {"passed": False, "collisions": 0, "floating": 0, "components": 0, "parts": 0,
-                    "unique_parts": 0, "unique_elements": 0, "embedded_parts": [], "problems": [msg], "text": msg,
-                    "judge_error": True}
+            return {**_failed_verdict(msg), "judge_error": True}  # no ``report``: callers say "no verdict"
         return data["fixed"]
 
     def close(self) -> None:

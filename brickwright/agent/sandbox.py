@@ -100,9 +100,9 @@ def _package_dirs() -> list[Path]:
 
     dirs = [Path(brickwright.__file__).resolve().parent, Path(ldraw_data.__file__).resolve().parent]
     try:
-        import bricklayer  # noqa: F401 - imported by the worker
+        import bricklayer
 
-        dirs.append(Path(sys.modules["bricklayer"].__file__).resolve().parent)
+        dirs.append(Path(bricklayer.__file__).resolve().parent)
     except Exception:  # noqa: BLE001 - the worker reports a failing import itself
         root = dirs[0].parent / "bricklayer"
         if root.is_dir():

@@ -16,8 +16,6 @@ import base64
 import hashlib
 import json
 import logging
-import os
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -33,7 +31,7 @@ MAX_RENDER_BYTES = 32 * 1024**2
 MAX_CHECKS, MAX_CHECK_TEXT = 200, 500
 
 
-from .._text import clean_text  # noqa: E402  (re-exported: the agent's texts are cleaned with it)
+from .._text import clean_text  # noqa: E402
 
 
 def clean_tests(tests: Any) -> dict | None:

@@ -104,3 +104,13 @@ def validator_problem() -> str | None:
         except Exception as exc:  # noqa: BLE001 - reported as the skip reason
             _VALIDATOR_OK = f"bricklayer validator not ready: {type(exc).__name__}: {exc}"
     return None if _VALIDATOR_OK is True else _VALIDATOR_OK
+
+
+def brickwright_cli(*args: str, cwd, env: dict | None = None) -> "subprocess.CompletedProcess":
+    """``python -m brickwright ARGS`` in ``cwd`` with the environment plus ``env``; text output, 300 s limit."""
+    import os
+    import subprocess
+    import sys
+
+    return subprocess.run([sys.executable, "-m", "brickwright", *args], capture_output=True, text=True,
+                          timeout=300, cwd=cwd, env=dict(os.environ, **(env or {})))

@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from bricklayer import Color, Element, LegoBuild, inventory_problems, read_inventory, write_ldraw
+from bricklayer import Color, Element, LegoBuild, inventory_problems, read_inventory
 from bricklayer.errors import BrickLayerError
 from brickwright.testing import TestContext
 
@@ -25,9 +23,7 @@ def _build() -> LegoBuild:
     return b
 
 
-def _cli(*args, cwd) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "brickwright", *args], capture_output=True, text=True, cwd=cwd,
-                          timeout=300)
+from scripted_chat import brickwright_cli as _cli  # noqa: E402
 
 
 def test_read_inventory_formats_and_errors(tmp_path):
@@ -226,7 +222,6 @@ def test_image_prompt_critique_loop(chat_server, tmp_path):
     assert all(Path(p).read_bytes().startswith(b"\x89PNG") for p in crit[0]["renders"])
     sent = json.dumps(critic_seen[0])
     assert "tools" not in critic_seen[0] and sent.count("data:image/png;base64,") == 3  # reference + 2 renders
-    results = [r["content"] for r in records if r["type"] == "tool_result"]
     assert any("Not final yet" in m for m in [json.dumps(r) for r in records if r["type"] == "request"])
 
 

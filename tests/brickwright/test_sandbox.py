@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import os
 import socket
-import subprocess
 import sys
 import threading
 import time
@@ -320,10 +319,7 @@ def test_render_png_comes_back_as_data(box):
 
 
 # ------------------------------------------------------------------------------------------- the CLI
-def _cli(*args: str, cwd: Path, env: dict | None = None) -> subprocess.CompletedProcess:
-    e = dict(os.environ, **(env or {}))
-    return subprocess.run([sys.executable, "-m", "brickwright", *args], capture_output=True, text=True,
-                          timeout=300, cwd=cwd, env=e)
+from scripted_chat import brickwright_cli as _cli  # noqa: E402
 
 
 def test_cli_validate_build_py_cannot_be_forged_or_read_secrets(tmp_path, canary):
@@ -582,10 +578,6 @@ def test_mcp_run_folders_stay_inside_the_served_folder(tmp_path):
     (victim / "work").mkdir(parents=True)
     (victim / "work" / "thesis.txt").write_text("mine")
     tools = BrickwrightTools(run)
-    try:
-        from mcp.server.fastmcp.exceptions import ToolError
-    except ImportError:  # older SDK layout
-        ToolError = Exception
     try:
         with pytest.raises(Exception, match="outside"):
             tools.init_run(str(victim), None, True)
