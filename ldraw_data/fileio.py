@@ -20,6 +20,7 @@ import logging
 import os
 import tempfile
 from pathlib import Path
+from .errors import OutputIsAFolderError
 
 log = logging.getLogger(__name__)
 
@@ -54,7 +55,7 @@ def atomic_writer(path, mode: str = "wb", *, encoding: str | None = None, newlin
     """
     target = Path(path)
     if target.is_dir():
-        raise IsADirectoryError(f"{target} is a folder; give a file name")
+        raise OutputIsAFolderError(f"{target} is a folder; give a file name")
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
     try:

@@ -32,6 +32,7 @@ from pathlib import Path
 import numpy as np
 
 from ._scene import METRES_PER_LDU, ExportResult, build_scene, check_target
+from ..errors import MissingDependencyError, OutputWriteError
 
 _INSTALL_HINT = "USD export needs Pixar's usd-core: pip install 'brickwright-toolkit[usd]' (or pip install usd-core)"
 
@@ -83,7 +84,7 @@ def write_usd(build, path, *, overwrite: bool = False, library=None) -> ExportRe
     try:
         from pxr import Gf, Sdf, Usd, UsdGeom, UsdShade, Vt
     except ImportError as exc:
-        raise ImportError(_INSTALL_HINT) from exc
+        raise MissingDependencyError(_INSTALL_HINT) from exc
     scene = build_scene(build, library)
     stage = Usd.Stage.CreateInMemory()
     UsdGeom.SetStageUpAxis(stage, UsdGeom.Tokens.y)
@@ -177,7 +178,7 @@ def write_usd(build, path, *, overwrite: bool = False, library=None) -> ExportRe
     try:
         args = {"format": "usda"} if p.suffix.lower() == ".usda" else {}
         if not stage.GetRootLayer().Export(tmp, args=args):
-            raise OSError(f"{p}: USD could not write the file")
+            raise OutputWriteError(f"{p}: USD could not write the file")
         from ldraw_data.fileio import _umask
 
         os.chmod(tmp, 0o666 & ~_umask())

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..geometry.ldraw_frame import L2B
+from ..errors import BrickLayerValueError
 
 log = logging.getLogger(__name__)
 
@@ -292,7 +293,7 @@ def build_geometry(build, *, highlight=None, edges: bool = True, fade_alpha: int
                 edge_out.append(e.reshape(-1, 2, 3))
                 ergb_out.append(ergb[:, einv].reshape(-1, 3))
     if not tri_out:
-        raise ValueError(f"nothing to render: the build has {len(flat)} placements and none has triangles "
+        raise BrickLayerValueError(f"nothing to render: the build has {len(flat)} placements and none has triangles "
                          "(unknown parts?); check build.import_warnings")
     tris = np.concatenate(tri_out).astype(np.float32)
     flat_v = tris.reshape(-1, 3)
@@ -418,7 +419,7 @@ def render_meshes(names, *, embedded=None, library=None, resolution: str = "auto
     from ldraw_data.mesh import load_meshes
 
     if resolution not in ("standard", "low", "auto"):
-        raise ValueError(f"resolution must be 'standard', 'low' or 'auto', not {resolution!r}")
+        raise BrickLayerValueError(f"resolution must be 'standard', 'low' or 'auto', not {resolution!r}")
     distinct = sorted(set(names))
     meshes = load_meshes(distinct, library, embedded=embedded, on_missing="warn",
                          resolution="low" if resolution == "low" else "standard")
@@ -492,7 +493,7 @@ def instanced_geometry(placements, *, looks=None, edges: bool = True, fade_alpha
     if missing:
         meshes.update(render_meshes(missing, embedded=embedded, library=library, resolution=resolution))
     elif resolution not in ("standard", "low", "auto"):
-        raise ValueError(f"resolution must be 'standard', 'low' or 'auto', not {resolution!r}")
+        raise BrickLayerValueError(f"resolution must be 'standard', 'low' or 'auto', not {resolution!r}")
 
     cache: dict[int, tuple] = {}
 
@@ -602,7 +603,7 @@ def instanced_geometry(placements, *, looks=None, edges: bool = True, fade_alpha
         batches.append(InstanceBatch(name, tris[keep], normals[keep], rgba[keep], fin[keep], e, ergb, T,
                                      mirrored))
     if not n_parts:
-        raise ValueError(f"nothing to render: the build has {len(flat)} placements and none has triangles "
+        raise BrickLayerValueError(f"nothing to render: the build has {len(flat)} placements and none has triangles "
                          "(unknown parts?); check build.import_warnings")
     transparent = None
     if t_tris:

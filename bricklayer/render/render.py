@@ -35,6 +35,7 @@ from ._gl import import_pyrender, offscreen_renderer
 from .camera import Camera, fit_camera
 from .geometry import (FINISH_KINDS, WARNING_COLORS, InstancedGeometry, _face_normals, _lookup, instanced_geometry,
                        normalize_highlight)
+from ..errors import BrickLayerValueError
 
 log = logging.getLogger(__name__)
 
@@ -67,11 +68,11 @@ def _parse_size(size) -> tuple[int, int]:
         try:
             w, h = (int(v) for v in size.lower().split("x"))
         except ValueError:
-            raise ValueError(f"size must look like '800x600', got {size!r}") from None
+            raise BrickLayerValueError(f"size must look like '800x600', got {size!r}") from None
     else:
         w, h = (int(v) for v in size)
     if w < 8 or h < 8 or w > 8192 or h > 8192:
-        raise ValueError(f"size must be between 8x8 and 8192x8192 pixels, got {w}x{h}")
+        raise BrickLayerValueError(f"size must be between 8x8 and 8192x8192 pixels, got {w}x{h}")
     return w, h
 
 

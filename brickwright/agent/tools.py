@@ -32,6 +32,7 @@ MAX_CHECKS, MAX_CHECK_TEXT = 200, 500
 
 
 from .._text import clean_text  # noqa: E402
+from ldraw_data.errors import OutputExistsError
 
 
 def clean_tests(tests: Any) -> dict | None:
@@ -333,7 +334,7 @@ class ToolBox:
         work = self.run_dir / "work"
         if work.is_symlink() or (work.exists() and not work.is_dir()):
             # the sandbox may write its work folder: never a folder elsewhere that a link points to
-            raise FileExistsError(f"{work} is a link or a file, not the run's own folder; remove it")
+            raise OutputExistsError(f"{work} is a link or a file, not the run's own folder; remove it")
         work.mkdir(parents=True, exist_ok=True)
         if not self.build_path.exists():
             _write_atomic(self.build_path, "")
