@@ -448,7 +448,7 @@ def _same_coord(a, b) -> bool:
 
 def _kinematics(build, moving: list[Joint]) -> _Kinematics:
     key = "kinematics:" + ",".join(f"{id(j.child_placement)}" for j in moving)
-    return build._cached(key, lambda: _Kinematics(build, moving))
+    return build.derived_data(key, lambda: _Kinematics(build, moving))
 
 
 def _snapshot(build, poses: list[Pose]):

@@ -446,7 +446,7 @@ class LegoBuild(LegoGeometry):
         """Number of top-level placements at ``old_state`` (a :meth:`_state_key`) when every edit
         since then only appended placements at the end of this build (nested builds unchanged);
         None otherwise. Caches use it to extend their value instead of rebuilding it
-        (:meth:`_cached`): the flattened placements of such a state start with the old ones."""
+        (:meth:`derived_data`): the flattened placements of such a state start with the old ones."""
         new = self._state_key()
         if old_state[0] != new[0]:
             return None
@@ -455,13 +455,25 @@ class LegoBuild(LegoGeometry):
             return None
         return k
 
-    def _cached(self, key: str, fn, extend=None):
-        """Value of ``fn()`` cached against the state of the build.
+    def derived_data(self, key: str, fn, extend=None):
+        """Data derived from the build (the validator's world arrays, support graph, masses...), computed
+        once per state of the build and dropped by any edit: the one cache other modules use.
 
-        ``extend(old_value, k)``, when given, is tried after append-only edits
-        (:meth:`_appended_since`, ``k`` top-level placements before them): it
-        returns the value for the current state from the old one (or None to
-        fall back to ``fn()``).
+        Parameters
+        ----------
+        key : str
+            Names the data, prefixed by the module computing it (``"validate.world"``, ``"stability.mass"``).
+        fn : callable
+            ``fn()`` computes the value for the current state.
+        extend : callable, optional
+            ``extend(old_value, k)`` is tried after append-only edits (``k`` top-level placements before
+            them): it returns the value for the current state from the old one, or None to fall back to
+            ``fn()``.
+
+        Returns
+        -------
+        object
+            The cached or computed value.
         """
         state = self._state_key()
         hit = self._cache.get(key)
@@ -485,7 +497,7 @@ class LegoBuild(LegoGeometry):
                 raise BrickLayerValueError(f"names are non-empty strings without '/', got {name!r}")
             if name in self._names:
                 raise BrickLayerValueError(f"name {name!r} is already used in this build; names must be unique")
-        if isinstance(p.content, LegoBuild) and (p.content is self or self in p.content._all_builds()):
+        if isinstance(p.content, LegoBuild) and (p.content is self or self in p.content.sub_builds()):
             raise BrickLayerValueError("a build cannot contain itself")
         if index is None:
             self._placements.append(p)
@@ -500,13 +512,23 @@ class LegoBuild(LegoGeometry):
         self._touch("append" if index is None else "edit")
         return p
 
-    def _all_builds(self) -> set:
+    def sub_builds(self) -> set:
+        """Every sub-build placed in this build, at any depth (each once, this build not included).
+
+        Returns
+        -------
+        set of LegoBuild
+        """
         out = set()
         for p in self._placements:
             if isinstance(p.content, LegoBuild):
                 out.add(p.content)
-                out |= p.content._all_builds()
+                out |= p.content.sub_builds()
         return out
+
+    # the names the validator and the planner read (bricklayer/validate, bricklayer/assembly.py) until they move
+    _cached = derived_data
+    _all_builds = sub_builds
 
     def __hash__(self) -> int:
         return id(self)
@@ -1248,7 +1270,7 @@ class LegoBuild(LegoGeometry):
     @property
     def flattened_placements(self) -> list[FlatPlacement]:
         """Every element placement, recursively, with its pose in this build's frame."""
-        return self._cached("flat", self._flatten, lambda old, k: old + self._flatten(k))
+        return self.derived_data("flat", self._flatten, lambda old, k: old + self._flatten(k))
 
     def _flatten(self, start: int = 0) -> list[FlatPlacement]:
         """Flattened placements of the top-level placements from index ``start`` on."""
@@ -1280,7 +1302,7 @@ class LegoBuild(LegoGeometry):
     @property
     def bounding_box(self) -> Box:
         """Physical bounding box of everything, this build's frame, LDU (a zero box when empty)."""
-        return self._cached("bbox", lambda: self._union_box("bounding_box"))
+        return self.derived_data("bbox", lambda: self._union_box("bounding_box"))
 
     @property
     def alignment_box(self) -> Box:
@@ -1291,7 +1313,7 @@ class LegoBuild(LegoGeometry):
         so they do not shift the grid of the build; a build of only such parts
         uses all of them.
         """
-        return self._cached("abox", lambda: self._union_box("alignment_box"))
+        return self.derived_data("abox", lambda: self._union_box("alignment_box"))
 
     def _union_box(self, attr: str) -> Box:
         flat = self.flattened_placements

@@ -314,7 +314,7 @@ def _from_text(text: str, source: str, library, line_map, doc: LDrawDocument | N
     if line_map is not None:
         warnings = [moved(w) for w in warnings]
         build.unreadable_lines = [moved(w) for w in build.unreadable_lines]
-        for b in [build, *build._all_builds()]:
+        for b in [build, *build.sub_builds()]:
             for pl in b.placements:
                 if pl.origin is not None:
                     pl.origin = where(*pl.origin)
@@ -595,7 +595,7 @@ def to_ldraw(build: LegoBuild, *, title: str | None = None, name: str | None = N
     names = _block_names(build, main_block)  # an MPD's blocks are .ldr files (OMR: "<set> - <name>.ldr")
     embedded: dict[str, tuple[str, str]] = {}
     data_files: dict[str, tuple[str, str]] = {}
-    for b in [build, *build._all_builds()]:
+    for b in [build, *build.sub_builds()]:
         for k, v in b.embedded_files.items():
             embedded.setdefault(k, v)
         for k, v in b.ldraw_data_files.items():

@@ -259,7 +259,7 @@ def mass_properties(build) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
             a.flags.writeable = False
         return mass, centers, closed
 
-    return build._cached("stability.mass", make)
+    return build.derived_data("stability.mass", make)
 
 
 # --------------------------------------------------------------------------------------------

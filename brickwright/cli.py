@@ -515,13 +515,13 @@ def render(model: Path = typer.Argument(..., help=".ldr, .mpd or build.py"),
     from .inspect_model import load_build
 
     from bricklayer.render import VIEWS
-    from bricklayer.render.render import _parse_size
+    from bricklayer.render.render import parse_size
 
     # options first: a bad --view or --size is reported as such, even when the PNG exists
     if view.strip().lower() not in (*VIEWS, "sheet"):
         _fail(f"unknown view {view!r}; use one of {', '.join(VIEWS)} or sheet")
     if size is not None:
-        _parse_size(size)  # "WxH" within 8..8192 pixels, else ValueError
+        parse_size(size)  # "WxH" within 8..8192 pixels, else ValueError
     target = out or model.with_suffix(".png")
     if target.suffix.lower() != ".png":
         _fail(f"{target}: the output is a PNG image; give a file name ending in .png")
@@ -659,7 +659,7 @@ def _read_text_option(path: Optional[Path], what: str) -> Optional[str]:
 def _tool_arguments(name: str, json_args: Optional[str], options: dict) -> dict:
     """The tool's arguments from ``--json-args`` or from its options (not both); a usage error (exit 2) when
     they are not what the tool takes (the harness's own message)."""
-    from .agent.tools import _argument_problem
+    from .agent.tools import argument_problem
 
     given = {k: v for k, v in options.items() if v is not None}
     if json_args is not None:
@@ -672,7 +672,7 @@ def _tool_arguments(name: str, json_args: Optional[str], options: dict) -> dict:
                   code=2)
         if not isinstance(given, dict):
             _fail("--json-args must be a JSON object, e.g. '{\"view\": \"iso\"}'", code=2)
-    problem = _argument_problem(name, given)
+    problem = argument_problem(name, given)
     if problem:
         _fail(problem, code=2)
     return given
@@ -974,10 +974,10 @@ def export(model: Path = typer.Argument(..., help=".ldr, .mpd or build.py"),
         _fail(f"{out}: unknown export format {out.suffix or '(no suffix)'!r}; end the file name in "
               + ", ".join(EXPORT_SUFFIXES), code=2)
     if suffix in (".usd", ".usdc", ".usda"):
-        from bricklayer.export.usd import _INSTALL_HINT, usd_available
+        from bricklayer.export.usd import USD_INSTALL_HINT, usd_available
 
         if not usd_available():
-            _fail(_INSTALL_HINT, code=2)
+            _fail(USD_INSTALL_HINT, code=2)
     targets = [out] + ([out.with_suffix(".mtl")] if suffix == ".obj" else [])
     for t in targets:
         if t.exists() and not force:

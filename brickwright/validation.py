@@ -186,19 +186,19 @@ def _component_advice(build, comp_idx, eng, sup) -> str:
     e = sup.edges
     held = e[inside[e[:, 1]] & ~inside[e[:, 0]]] if len(e) else e
     flat = eng.wa.placements
-    rests = getattr(eng, "_advice_rests", None)
-    if rests is None:  # once per validation, not once per listed component
-        rests = set()
+
+    def resting_pairs() -> set:
+        """(a, b) flat indices where part a rests on part b (the validator's narrow phase)."""
+        out = set()
         if len(eng.pairs):
             for (a, b), (ra, rb) in zip(eng.pairs.tolist(), eng.rests.tolist()):
                 if ra:
-                    rests.add((a, b))
+                    out.add((a, b))
                 if rb:
-                    rests.add((b, a))
-        try:
-            eng._advice_rests = rests
-        except AttributeError:  # a slotted engine: recompute next time
-            pass
+                    out.add((b, a))
+        return out
+
+    rests = build.derived_data("brickwright.advice_rests", resting_pairs)  # once per state, not per component
 
     def name(i):
         pid = eng.wa.keys[i].lstrip("?")

@@ -370,14 +370,14 @@ def build_scene(build, library=None) -> ExportScene:
     from ldraw_data.mesh import load_meshes
 
     from ..build import LegoBuild
-    from ..render.geometry import _embedded_document
+    from ..render.geometry import embedded_document
 
     if not isinstance(build, LegoBuild):
         raise BrickLayerTypeError(f"export needs a LegoBuild, got {type(build).__name__}")
     table = get_color_table(library)
     flat = build.flattened_placements
     names = [p.content.ldraw_id + ".dat" for p in flat]
-    meshes = load_meshes(names, library, embedded=_embedded_document(build), on_missing="warn")
+    meshes = load_meshes(names, library, embedded=embedded_document(build), on_missing="warn")
     parts: dict[str, PartGeometry] = {}
     instances: list[Instance] = []
     skipped: list[str] = []

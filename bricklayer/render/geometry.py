@@ -22,7 +22,7 @@ from __future__ import annotations
 
 __all__ = ["RenderGeometry", "build_geometry", "normalize_highlight", "FINISH_KINDS", "WARNING_COLORS",
            "InstanceBatch", "InstancedGeometry", "instanced_geometry", "LOOKS", "LOW_RES_ABOVE_TRIANGLES",
-           "render_meshes"]
+           "render_meshes", "embedded_document"]
 
 import logging
 from collections.abc import Mapping
@@ -82,8 +82,21 @@ class RenderGeometry:
         return np.divide(n, ln, out=np.zeros_like(n), where=ln > 0).astype(np.float32)
 
 
-def _embedded_document(build):
-    """One parsed MPD document of the embedded part blocks of ``build`` and its sub-builds (or None)."""
+def embedded_document(build):
+    """The part files a build's LDraw source defines itself, as one parsed MPD document.
+
+    Parameters
+    ----------
+    build : LegoBuild
+        Its ``embedded_files`` and those of its sub-builds (each block read from an MPD ``0 FILE`` section
+        that holds a part, not a submodel) are gathered; the first block of a name wins.
+
+    Returns
+    -------
+    ldraw_data.io.parse.LDrawDocument or None
+        What :func:`ldraw_data.mesh.load_meshes` takes as ``embedded`` so such parts get their geometry;
+        None when the build embeds no part file.
+    """
     from ldraw_data.io.parse import parse_document
 
     blocks: dict[str, tuple[str, str]] = {}
@@ -195,7 +208,7 @@ def build_geometry(build, *, highlight=None, edges: bool = True, fade_alpha: int
     hl = normalize_highlight(highlight)
     hl_mode = bool(hl)
     names = [p.content.ldraw_id + ".dat" for p in flat]
-    meshes = load_meshes(names, library, embedded=_embedded_document(build), on_missing="warn")
+    meshes = load_meshes(names, library, embedded=embedded_document(build), on_missing="warn")
 
     cache: dict[int, tuple] = {}
 
@@ -480,7 +493,7 @@ def instanced_geometry(placements, *, looks=None, edges: bool = True, fade_alpha
 
     if hasattr(placements, "flattened_placements"):
         if embedded is None:
-            embedded = _embedded_document(placements)
+            embedded = embedded_document(placements)
         flat = placements.flattened_placements
     else:
         flat = list(placements)

@@ -14,6 +14,7 @@ colour, nudged 0.5 LDU toward the camera so the faces do not hide them.
 from __future__ import annotations
 
 __all__ = [
+    "parse_size",
     "render_build",
     "render_sheet",
     "render_file",
@@ -63,7 +64,25 @@ def _pil():
     return Image, ImageDraw, ImageFont
 
 
-def _parse_size(size) -> tuple[int, int]:
+def parse_size(size) -> tuple[int, int]:
+    """An image size in pixels, checked.
+
+    Parameters
+    ----------
+    size : str or (int, int)
+        ``"800x600"`` (width x height) or a ``(width, height)`` pair, pixels.
+
+    Returns
+    -------
+    (int, int)
+        Width and height, pixels.
+
+    Raises
+    ------
+    BrickLayerValueError
+        A string not of the form ``"WxH"``, or a side outside 8..8192 pixels (the sizes the renderer
+        accepts; ``brickwright render --size`` checks its option with this before loading the model).
+    """
     if isinstance(size, str):
         try:
             w, h = (int(v) for v in size.lower().split("x"))
@@ -350,7 +369,7 @@ def render_views(build, views=("iso",), *, size=(800, 600), highlight=None, edge
     ValueError
         For an empty build, a bad view or size.
     """
-    size = _parse_size(size)
+    size = parse_size(size)
     build, highlight = _posed_for_render(build, pose, highlight)
     return _views_images(build, list(views), size, highlight=highlight, edges=edges, projection=projection)[1]
 
@@ -478,7 +497,7 @@ def render_sheet(build, *, size=(1200, 800), highlight=None, edges: bool = True,
         As :func:`render_build`.
     """
     Image, ImageDraw, ImageFont = _pil()
-    w, h = _parse_size(size)
+    w, h = parse_size(size)
     views = list(views)
     cols = min(3, len(views))
     rows = math.ceil(len(views) / cols)

@@ -57,9 +57,9 @@ def judge_report(text: str, *, source: str = "build.py", keep_lines: bool = Fals
     from brickwright.validation import add_inventory_check, report_of
 
     build = from_ldraw(text, source=source)
-    embedded = sorted({name for b in [build, *build._all_builds()] for name, _t in b.embedded_files.values()})
+    embedded = sorted({name for b in [build, *build.sub_builds()] for name, _t in b.embedded_files.values()})
     if not keep_lines:
-        for b in [build, *build._all_builds()]:
+        for b in [build, *build.sub_builds()]:
             for pl in b.placements:
                 pl.origin = None
     report = report_of(build, source=source)

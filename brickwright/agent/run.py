@@ -452,7 +452,7 @@ def generate(prompt: str, *, image: str | Path | None = None, from_path: str | P
         tr_path.unlink()
     tr = _Transcript(tr_path)
     box = ToolBox(run_dir, worker, inventory=inv)
-    box._write(start_src)
+    box.write_build(start_src)
     usage = Usage()
     price_note = "" if price_for(provider.model) else \
         f"no price known for model {provider.model!r}; cost counted as 0"
@@ -701,7 +701,7 @@ def replay(transcript_path: str | Path, out_dir: str | Path, *, time_limit: floa
     end = next((r for r in records if r.get("type") == "run_end"), None)
     try:
         box = ToolBox(run_dir, worker)
-        box._write(start["start_build"])
+        box.write_build(start["start_build"])
         mismatches = []
         for r in records:
             if r.get("type") != "tool_call":
