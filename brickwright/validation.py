@@ -401,15 +401,8 @@ def validation_report(build, *, source: str = "build", expected_components: int 
 
 def report_of(build, *, source: str = "build", expected_components: int | None = None) -> ValidationReport:
     """Validate a build: the one :class:`~bricklayer.validate.report.ValidationReport`, every finding described
-    (:func:`describe_placement`) and every problem written as a line with a hint.
-
-    Parameters
-    ----------
-    build : LegoBuild
-    source : str
-        Name shown in the summary line.
-    expected_components : int, optional
-        When given, a different number of connected components makes the build not valid.
+    (:func:`describe_placement`) and every problem written as a line with a hint. Parameters as
+    :func:`validation_report` (``expected_components``: another count of components makes it not valid).
 
     Returns
     -------
