@@ -38,6 +38,7 @@ import logging
 from dataclasses import dataclass
 
 import numpy as np
+from .errors import BrickLayerValueError
 
 log = logging.getLogger(__name__)
 
@@ -239,14 +240,14 @@ def _load(path) -> LocalRaster | None:
         return None
     try:
         if box.shape != (4,) or keys.ndim != 1 or not (keys.shape == lo.shape == hi.shape):
-            raise ValueError(f"array shapes {box.shape}, {keys.shape}, {lo.shape}, {hi.shape}")
+            raise BrickLayerValueError(f"array shapes {box.shape}, {keys.shape}, {lo.shape}, {hi.shape}")
         k0, shape = box[:2], (int(box[2]), int(box[3]))
         if min(shape) < 0 or shape[0] * shape[1] > 1 << 26:
-            raise ValueError(f"raster of {shape} columns")
+            raise BrickLayerValueError(f"raster of {shape} columns")
         ku = (keys >> 31) - _B - k0[0]
         kw = (keys & ((1 << 31) - 1)) - _B - k0[1]
         if len(keys) and (ku.min() < 0 or kw.min() < 0 or ku.max() >= shape[0] or kw.max() >= shape[1]):
-            raise ValueError("column indices outside the raster")
+            raise BrickLayerValueError("column indices outside the raster")
     except (ValueError, TypeError) as exc:
         discard_cache_file(path, "column raster", exc)
         return None

@@ -23,6 +23,7 @@ from .constants import PLATE, STUD, TOL
 from .element import Element, LegoGeometry
 from .geometry.types import Anchor, Box, Mat3, Pose, Rotation, Vec3, as_position, rotation_about
 from .joints import Joint, JointKind, MotionRange, Mounting
+from .errors import BrickLayerIndexError, BrickLayerKeyError, BrickLayerTypeError, BrickLayerValueError
 
 _ids = itertools.count(1)
 #: Bumped by every edit of any build: :meth:`LegoBuild._state_key` is memoized against it.
@@ -50,7 +51,7 @@ class Placement(LegoGeometry):
 
     def __init__(self, content, pose: Pose, color: int | None = None):
         if not isinstance(content, (Element, LegoBuild)):
-            raise TypeError(f"a placement holds an Element or a LegoBuild, got {type(content).__name__}")
+            raise BrickLayerTypeError(f"a placement holds an Element or a LegoBuild, got {type(content).__name__}")
         self.content = content
         self.pose = pose if isinstance(pose, Pose) else Pose.from_matrix(pose)
         self.color = None if color is None or int(color) == 16 else int(color)
@@ -193,7 +194,7 @@ def _check_slide(connector: Connector, to: Connector, studs: float) -> None:
 
     limit = slide_limit_studs(connector, to)
     if abs(studs) * STUD > limit * STUD + SLIDE_END_EPS:
-        raise ValueError(
+        raise BrickLayerValueError(
             f"connect(target_position={studs:g}): past the end of the slide; the {connector.type} "
             f"(half-length {connector.length:g} LDU) stays engaged in the {to.type} (half-length "
             f"{to.length:g} LDU) only for target_position from {-limit:g} to {limit:g} studs (at least 4 LDU "
@@ -264,7 +265,7 @@ def _direction_vector(facing) -> np.ndarray:
         facing = facing.name
     key = str(facing).strip().lower()
     if key not in _DIRECTIONS:
-        raise ValueError(f"facing={facing!r}: use one of '+x', '-x', '+y', '-y', '+z', '-z' (or right, left, back, "
+        raise BrickLayerValueError(f"facing={facing!r}: use one of '+x', '-x', '+y', '-y', '+z', '-z' (or right, left, back, "
                          "front, up, down, or a Direction)")
     return np.asarray(_DIRECTIONS[key], float)
 
@@ -337,12 +338,12 @@ def _studs_on_grid(content, pose: Pose, toward: Vec3) -> Pose:
 def _check_content(content) -> None:
     if not isinstance(content, (Element, LegoBuild)):
         hint = f"; make an element with Element({content!r}, color)" if isinstance(content, str) else ""
-        raise TypeError(f"content must be an Element or a LegoBuild, got {type(content).__name__}{hint}")
+        raise BrickLayerTypeError(f"content must be an Element or a LegoBuild, got {type(content).__name__}{hint}")
 
 
 def _rot_matrix(rotation) -> np.ndarray:
     if isinstance(rotation, str):
-        raise ValueError(f"rotation must be Rotation.DEG_0/DEG_90/DEG_180/DEG_270 (or a Mat3), got {rotation!r}")
+        raise BrickLayerValueError(f"rotation must be Rotation.DEG_0/DEG_90/DEG_180/DEG_270 (or a Mat3), got {rotation!r}")
     if isinstance(rotation, Rotation):
         return np.asarray(rotation.matrix)
     if isinstance(rotation, Mat3):
@@ -404,11 +405,11 @@ class LegoBuild(LegoGeometry):
         self.ldraw_trailer: list[str] = []
         for p in placements:
             if not isinstance(p, Placement):
-                raise TypeError(f"placements must be Placement objects, got {type(p).__name__}")
+                raise BrickLayerTypeError(f"placements must be Placement objects, got {type(p).__name__}")
             self._insert(p, None, None)
         for n, p in (names or {}).items():
             if p not in self._placements:
-                raise ValueError(f"name {n!r} refers to a placement not in this build")
+                raise BrickLayerValueError(f"name {n!r} refers to a placement not in this build")
             self._names[n] = p
         if steps:
             for i, group in enumerate(steps):
@@ -445,7 +446,7 @@ class LegoBuild(LegoGeometry):
         """Number of top-level placements at ``old_state`` (a :meth:`_state_key`) when every edit
         since then only appended placements at the end of this build (nested builds unchanged);
         None otherwise. Caches use it to extend their value instead of rebuilding it
-        (:meth:`_cached`): the flattened placements of such a state start with the old ones."""
+        (:meth:`derived_data`): the flattened placements of such a state start with the old ones."""
         new = self._state_key()
         if old_state[0] != new[0]:
             return None
@@ -454,13 +455,25 @@ class LegoBuild(LegoGeometry):
             return None
         return k
 
-    def _cached(self, key: str, fn, extend=None):
-        """Value of ``fn()`` cached against the state of the build.
+    def derived_data(self, key: str, fn, extend=None):
+        """Data derived from the build (the validator's world arrays, support graph, masses...), computed
+        once per state of the build and dropped by any edit: the one cache other modules use.
 
-        ``extend(old_value, k)``, when given, is tried after append-only edits
-        (:meth:`_appended_since`, ``k`` top-level placements before them): it
-        returns the value for the current state from the old one (or None to
-        fall back to ``fn()``).
+        Parameters
+        ----------
+        key : str
+            Names the data, prefixed by the module computing it (``"validate.world"``, ``"stability.mass"``).
+        fn : callable
+            ``fn()`` computes the value for the current state.
+        extend : callable, optional
+            ``extend(old_value, k)`` is tried after append-only edits (``k`` top-level placements before
+            them): it returns the value for the current state from the old one, or None to fall back to
+            ``fn()``.
+
+        Returns
+        -------
+        object
+            The cached or computed value.
         """
         state = self._state_key()
         hit = self._cache.get(key)
@@ -481,17 +494,17 @@ class LegoBuild(LegoGeometry):
     def _insert(self, p: Placement, name: str | None, index: int | None) -> Placement:
         if name is not None:
             if not isinstance(name, str) or not name or "/" in name:
-                raise ValueError(f"names are non-empty strings without '/', got {name!r}")
+                raise BrickLayerValueError(f"names are non-empty strings without '/', got {name!r}")
             if name in self._names:
-                raise ValueError(f"name {name!r} is already used in this build; names must be unique")
-        if isinstance(p.content, LegoBuild) and (p.content is self or self in p.content._all_builds()):
-            raise ValueError("a build cannot contain itself")
+                raise BrickLayerValueError(f"name {name!r} is already used in this build; names must be unique")
+        if isinstance(p.content, LegoBuild) and (p.content is self or self in p.content.sub_builds()):
+            raise BrickLayerValueError("a build cannot contain itself")
         if index is None:
             self._placements.append(p)
         else:
             n = len(self._placements)
             if not -n - 1 <= index <= n:
-                raise IndexError(f"index {index} out of range for a build with {n} placements")
+                raise BrickLayerIndexError(f"index {index} out of range for a build with {n} placements")
             self._placements.insert(index, p)
         if name is not None:
             self._names[name] = p
@@ -499,13 +512,23 @@ class LegoBuild(LegoGeometry):
         self._touch("append" if index is None else "edit")
         return p
 
-    def _all_builds(self) -> set:
+    def sub_builds(self) -> set:
+        """Every sub-build placed in this build, at any depth (each once, this build not included).
+
+        Returns
+        -------
+        set of LegoBuild
+        """
         out = set()
         for p in self._placements:
             if isinstance(p.content, LegoBuild):
                 out.add(p.content)
-                out |= p.content._all_builds()
+                out |= p.content.sub_builds()
         return out
+
+    # the names the validator and the planner read (bricklayer/validate, bricklayer/assembly.py) until they move
+    _cached = derived_data
+    _all_builds = sub_builds
 
     def __hash__(self) -> int:
         return id(self)
@@ -595,7 +618,7 @@ class LegoBuild(LegoGeometry):
                 return target, target.pose
             found = self._find_path(target)
             if found is None:
-                raise KeyError("that placement is not part of this build")
+                raise BrickLayerKeyError("that placement is not part of this build")
             pose = Pose()
             for p in found:
                 pose = pose @ p.pose
@@ -611,12 +634,12 @@ class LegoBuild(LegoGeometry):
                     close = difflib.get_close_matches(part, known, n=3)
                     hint = f"; did you mean {', '.join(repr(c) for c in close)}?" if close else (
                         f"; names here: {', '.join(known[:20])}" if known else "; this build has no names")
-                    raise KeyError(f"no placement named {'/'.join(parts[: i + 1])!r}{hint}")
+                    raise BrickLayerKeyError(f"no placement named {'/'.join(parts[: i + 1])!r}{hint}")
                 pl = build._names[part]
                 pose = pose @ pl.pose
                 build = pl.content
             return pl, pose
-        raise TypeError(f"expected a Placement or a name, got {type(target).__name__}")
+        raise BrickLayerTypeError(f"expected a Placement or a name, got {type(target).__name__}")
 
     def _find_path(self, target: Placement) -> tuple | None:
         for p in self._placements:
@@ -680,7 +703,7 @@ class LegoBuild(LegoGeometry):
         pos = as_position(position)
         r = _rot_matrix(rotation)
         if not _is_quarter_turn_z(r):
-            raise ValueError("add() takes quarter turns about Z (Rotation.DEG_0/90/180/270); use add_raw() for others")
+            raise BrickLayerValueError("add() takes quarter turns about Z (Rotation.DEG_0/90/180/270); use add_raw() for others")
         rpose = Pose(r)
         box = content.alignment_box.transformed(rpose)
         anchor_pt = Anchor(anchor).point(box)
@@ -701,7 +724,7 @@ class LegoBuild(LegoGeometry):
         for v, step, axis in ((box.min.x, STUD, "x"), (box.min.y, STUD, "y"), (box.min.z, PLATE, "z")):
             if abs(v / step - round(v / step)) * step > TOL.grid:
                 unit = "studs" if step == STUD else "plates"
-                raise ValueError(
+                raise BrickLayerValueError(
                     f"placement is off-grid: the footprint's {axis} = {v / step:g} {unit} is not whole "
                     "(an anchor like CENTER on an odd-sized part puts it between studs); pick another "
                     "anchor or position, or use add_raw()")
@@ -766,7 +789,7 @@ class LegoBuild(LegoGeometry):
         off = as_position(offset)
         r = _rot_matrix(rotation)
         if not _is_quarter_turn_z(r):
-            raise ValueError("stack() takes quarter turns about Z; use add_raw() for others")
+            raise BrickLayerValueError("stack() takes quarter turns about Z; use add_raw() for others")
         box = _footprint(content).transformed(Pose(r))
         a = Anchor(anchor).point(box)
         b = Anchor(target_anchor).point(ref_box)
@@ -860,10 +883,10 @@ class LegoBuild(LegoGeometry):
         """
         _check_content(content)
         if not isinstance(connector, Connector) or not isinstance(to, Connector):
-            raise TypeError("connect(content, connector, to): connector and to must be Connector objects")
+            raise BrickLayerTypeError("connect(content, connector, to): connector and to must be Connector objects")
         own = {c._key() for c in content.connectors}
         if connector._key() not in own:
-            raise ValueError("`connector` must be one of content.connectors (in the content's own frame)")
+            raise BrickLayerValueError("`connector` must be one of content.connectors (in the content's own frame)")
         kind = mate_kind(connector.type, to.type)
         if kind is None:
             ok = compatible_types(connector.type)
@@ -872,7 +895,7 @@ class LegoBuild(LegoGeometry):
                 f"{', '.join(repr(t) for t in ok) or 'nothing'}" + self._mating_pairs_hint(content, to))
         free = {c._key(): c for c in self.connectors}
         if to._key() not in free:
-            raise ValueError(
+            raise BrickLayerValueError(
                 "target connector is not a free connector of this build (occupied, or from another build); "
                 "take it from build.connectors or build.find_connector(...)")
         if motion is not None:
@@ -881,31 +904,31 @@ class LegoBuild(LegoGeometry):
                        JointKind.PRISMATIC: (JointKind.PRISMATIC,), JointKind.BALL: (JointKind.BALL, JointKind.REVOLUTE),
                        JointKind.FIXED: ()}[kind]
             if motion.kind not in allowed:
-                raise ValueError(f"a {kind.name.lower()} joint cannot move as {motion.kind.name.lower()}")
+                raise BrickLayerValueError(f"a {kind.name.lower()} joint cannot move as {motion.kind.name.lower()}")
         sliding = kind in (JointKind.PRISMATIC, JointKind.CYLINDRICAL)
         can_flip = sliding or kind == JointKind.BALL or "hinge" in to.type or "hinge" in connector.type
         if facing is not None or away:
             if facing is not None and away:
-                raise ValueError("connect(): give `facing` or `away`, not both")
+                raise BrickLayerValueError("connect(): give `facing` or `away`, not both")
             if target_rotation is not None or mounting is not None:
-                raise ValueError("connect(): `facing`/`away` choose target_rotation and mounting; give one or the other")
+                raise BrickLayerValueError("connect(): `facing`/`away` choose target_rotation and mounting; give one or the other")
             target_rotation, mounting = self._choose_pose(content, connector, to, can_flip, kind, facing, away)
         flip = mounting == Mounting.FLIPPED
         if flip and not can_flip:
-            raise ValueError("Mounting.FLIPPED is for hinges, axles, pins, bars and clips; studs mate one way only")
+            raise BrickLayerValueError("Mounting.FLIPPED is for hinges, axles, pins, bars and clips; studs mate one way only")
         if target_position is not None and not sliding:
-            raise ValueError(f"target_position (slide) needs a sliding joint; this one is {kind.name.lower()}")
+            raise BrickLayerValueError(f"target_position (slide) needs a sliding joint; this one is {kind.name.lower()}")
         if target_position is not None:
             _check_slide(connector, to, float(target_position))
         rot = np.eye(4)
         if target_rotation is not None:
             if isinstance(target_rotation, Mat3):
                 if kind != JointKind.BALL:
-                    raise ValueError("a Mat3 target_rotation is for ball joints; give degrees about the axis")
+                    raise BrickLayerValueError("a Mat3 target_rotation is for ball joints; give degrees about the axis")
                 rot[:3, :3] = target_rotation.matrix
             else:
                 if kind == JointKind.FIXED and float(target_rotation) % 360:
-                    raise ValueError("a fixed joint cannot be rotated")
+                    raise BrickLayerValueError("a fixed joint cannot be rotated")
                 rot[:3, :3] = rotation_about((0, 0, 1), float(target_rotation)).matrix
         pose = Pose.from_matrix(_mated_pose(connector, to, rot[:3, :3], flip, target_position, content))
         pl = Placement(content, pose)
@@ -958,7 +981,7 @@ class LegoBuild(LegoGeometry):
                 if d > best_dot + 1e-9:
                     best, best_dot = (deg, mnt), d
             if best_dot < 0.99:
-                raise ValueError(f"connect(facing={facing!r}): no quarter turn or mounting on this connector makes "
+                raise BrickLayerValueError(f"connect(facing={facing!r}): no quarter turn or mounting on this connector makes "
                                  f"the new part face that way; it can face {', '.join(sorted(got))}. "
                                  "Choose another target connector or face another way.")
             return best
@@ -1020,13 +1043,13 @@ class LegoBuild(LegoGeometry):
         pos = as_position(position)
         r = _rot_matrix(rotation)
         if not _is_quarter_turn_z(r):
-            raise ValueError("extend() takes quarter turns about Z")
+            raise BrickLayerValueError("extend() takes quarter turns about Z")
         box = other.alignment_box.transformed(Pose(r))
         t = pos.to_ldu() - Anchor(anchor).point(box)
         pose = Pose(r, t)
         clash = set(other._names) & set(self._names)
         if clash:
-            raise ValueError(f"names already used here: {', '.join(sorted(clash))}")
+            raise BrickLayerValueError(f"names already used here: {', '.join(sorted(clash))}")
         mapping = {}
         for p in other._placements:
             q = Placement(p.content, pose @ p.pose, p.color)
@@ -1052,12 +1075,12 @@ class LegoBuild(LegoGeometry):
         """
         if isinstance(target, str):
             if target not in self._names:
-                raise KeyError(f"no placement named {target!r}")
+                raise BrickLayerKeyError(f"no placement named {target!r}")
             p = self._names[target]
         else:
             p = target
         if p not in self._placements:
-            raise KeyError("that placement is not a top-level placement of this build")
+            raise BrickLayerKeyError("that placement is not a top-level placement of this build")
         self._placements.remove(p)
         self._names = {n: q for n, q in self._names.items() if q is not p}
         self._joints = [j for j in self._joints if j.child_placement is not p and
@@ -1229,7 +1252,7 @@ class LegoBuild(LegoGeometry):
         for j in self.flattened_joints:
             if j.child_placement is pl or (isinstance(pl, FlatPlacement) and j.child_placement is pl.leaf):
                 return j
-        raise KeyError("no joint: that placement was not added with connect()")
+        raise BrickLayerKeyError("no joint: that placement was not added with connect()")
 
     def set_motion(self, joint: Joint, motion: MotionRange | None) -> None:
         """Declare (or clear, with None) the motion range of a joint.
@@ -1240,14 +1263,14 @@ class LegoBuild(LegoGeometry):
             When the range's kind does not fit the joint.
         """
         if motion is not None and motion.kind not in (joint.kind, JointKind.REVOLUTE, JointKind.PRISMATIC):
-            raise ValueError(f"a {joint.kind.name.lower()} joint cannot move as {motion.kind.name.lower()}")
+            raise BrickLayerValueError(f"a {joint.kind.name.lower()} joint cannot move as {motion.kind.name.lower()}")
         joint.motion = motion
         self._touch("meta")
 
     @property
     def flattened_placements(self) -> list[FlatPlacement]:
         """Every element placement, recursively, with its pose in this build's frame."""
-        return self._cached("flat", self._flatten, lambda old, k: old + self._flatten(k))
+        return self.derived_data("flat", self._flatten, lambda old, k: old + self._flatten(k))
 
     def _flatten(self, start: int = 0) -> list[FlatPlacement]:
         """Flattened placements of the top-level placements from index ``start`` on."""
@@ -1279,7 +1302,7 @@ class LegoBuild(LegoGeometry):
     @property
     def bounding_box(self) -> Box:
         """Physical bounding box of everything, this build's frame, LDU (a zero box when empty)."""
-        return self._cached("bbox", lambda: self._union_box("bounding_box"))
+        return self.derived_data("bbox", lambda: self._union_box("bounding_box"))
 
     @property
     def alignment_box(self) -> Box:
@@ -1290,7 +1313,7 @@ class LegoBuild(LegoGeometry):
         so they do not shift the grid of the build; a build of only such parts
         uses all of them.
         """
-        return self._cached("abox", lambda: self._union_box("alignment_box"))
+        return self.derived_data("abox", lambda: self._union_box("alignment_box"))
 
     def _union_box(self, attr: str) -> Box:
         flat = self.flattened_placements

@@ -7,9 +7,11 @@ the agent's ``validate`` tool, so both say the same thing the same way.
 
 from __future__ import annotations
 
-__all__ = ["diagnostic_ldraw", "add_inventory_check", "validation_report", "describe_placement", "unknown_placements", "MAX_LISTED"]
+__all__ = ["diagnostic_ldraw", "add_inventory_check", "validation_report", "report_of", "ValidationReport",
+           "describe_placement", "unknown_placements", "MAX_LISTED"]
 
 from bricklayer.validate.catalog_checks import unknown_placements  # noqa: E402  (re-exported: validate reports them)
+from bricklayer.validate.report import ValidationReport  # noqa: E402  (the one report; this module formats it)
 
 #: Farthest a part may be placed from the origin, LDU (400 m). The largest official models span under 20,000
 #: LDU; far beyond this, float64 collision and contact tests lose their sub-LDU precision (at 1e18 LDU two
@@ -184,19 +186,19 @@ def _component_advice(build, comp_idx, eng, sup) -> str:
     e = sup.edges
     held = e[inside[e[:, 1]] & ~inside[e[:, 0]]] if len(e) else e
     flat = eng.wa.placements
-    rests = getattr(eng, "_advice_rests", None)
-    if rests is None:  # once per validation, not once per listed component
-        rests = set()
+
+    def resting_pairs() -> set:
+        """(a, b) flat indices where part a rests on part b (the validator's narrow phase)."""
+        out = set()
         if len(eng.pairs):
             for (a, b), (ra, rb) in zip(eng.pairs.tolist(), eng.rests.tolist()):
                 if ra:
-                    rests.add((a, b))
+                    out.add((a, b))
                 if rb:
-                    rests.add((b, a))
-        try:
-            eng._advice_rests = rests
-        except AttributeError:  # a slotted engine: recompute next time
-            pass
+                    out.add((b, a))
+        return out
+
+    rests = build.derived_data("brickwright.advice_rests", resting_pairs)  # once per state, not per component
 
     def name(i):
         pid = eng.wa.keys[i].lstrip("?")
@@ -357,7 +359,8 @@ def _has_upward_studs(eng, i: int) -> bool:
 
 
 def validation_report(build, *, source: str = "build", expected_components: int | None = None) -> dict:
-    """Validate a build and describe every problem with a hint.
+    """Validate a build and describe every problem with a hint: :func:`report_of` as JSON
+    (:meth:`bricklayer.validate.report.ValidationReport.to_dict`).
 
     Parameters
     ----------
@@ -389,7 +392,22 @@ def validation_report(build, *, source: str = "build", expected_components: int 
         part lines of the LDraw file the build was read from that could not be read, so the
         build lacks a part its file places; ``build.unreadable_lines`` of
         :func:`bricklayer.read_ldraw`), ``problems`` (one line each, with hints)
-        and ``text`` (summary line plus problems).
+        and ``text`` (summary line plus problems). ``valid`` is
+        :attr:`bricklayer.validate.report.ValidationReport.valid`, the one definition (an empty build is
+        not valid).
+    """
+    return report_of(build, source=source, expected_components=expected_components).to_dict()
+
+
+def report_of(build, *, source: str = "build", expected_components: int | None = None) -> ValidationReport:
+    """Validate a build: the one :class:`~bricklayer.validate.report.ValidationReport`, every finding described
+    (:func:`describe_placement`) and every problem written as a line with a hint. Parameters as
+    :func:`validation_report` (``expected_components``: another count of components makes it not valid).
+
+    Returns
+    -------
+    ValidationReport
+        Its :meth:`~bricklayer.validate.report.ValidationReport.to_dict` is :func:`validation_report`.
     """
     import numpy as np
 
@@ -473,10 +491,6 @@ def validation_report(build, *, source: str = "build", expected_components: int 
                   for w in getattr(build, "unreadable_lines", None) or ()]
     far = [describe_placement(build, fp) for fp in flat
            if not np.all(np.abs(fp.pose.matrix[:3, 3]) <= MAX_COORDINATE_LDU)]
-    ok = not (cols or eng.unexamined or floating or below_ground or unknown or not_parts or scaled or unreadable
-              or unseated or mirrored or duplicates or far)
-    if expected_components is not None and len(comps) != expected_components:
-        ok = False
     problems = []
 
     def section(lines: list, more: str, hint: str):
@@ -552,21 +566,17 @@ def validation_report(build, *, source: str = "build", expected_components: int 
     unread = f", {len(unreadable)} unreadable part line(s)" if unreadable else ""
     more = f" (and at least {eng.unexamined} nearby pairs not tested)" if eng.unexamined else ""
     head = (f"{source}: {len(flat)} parts{unread}, {len(cols)} colliding pairs{more}, "
-            f"{len(floating) + len(below_ground)} floating, "
-            f"{len(comps)} connected component(s) -> {'VALID' if ok else 'NOT VALID'}")
+            f"{len(floating) + len(below_ground)} floating, {len(comps)} connected component(s)")
     from ._text import clean_text
 
     problems = [clean_text(p) for p in problems]  # names come from files and model code: no terminal escapes
-    head = clean_text(head)
-    return {"source": source, "valid": ok, "parts": len(flat),
-            "unique_parts": len({p.content.ldraw_id for p in flat}),
-            "unique_elements": len({p.content for p in flat}),
-            "collisions": cols, "unexamined_pairs": int(eng.unexamined),
-            "floating": floating, "components": len(comps), "component_sizes": sizes,
-            "unknown_parts": unknown, "not_parts": not_parts, "scaled": scaled, "unreadable_lines": unreadable,
-            "below_ground": below_ground, "unseated": unseated, "mirrored": mirrored, "duplicates": duplicates,
-            "out_of_range": far,
-            "problems": problems, "text": "\n".join([head] + problems)}
+    return ValidationReport(
+        source=source, summary=clean_text(head), parts=len(flat),
+        unique_parts=len({p.content.ldraw_id for p in flat}), unique_elements=len({p.content for p in flat}),
+        collisions=cols, unexamined_pairs=int(eng.unexamined), floating=floating, components=len(comps),
+        component_sizes=sizes, unknown_parts=unknown, not_parts=not_parts, scaled=scaled,
+        unreadable_lines=unreadable, below_ground=below_ground, unseated=unseated, mirrored=mirrored,
+        duplicates=duplicates, out_of_range=far, problems=problems, expected_components=expected_components)
 
 
 #: LDraw colour codes of the diagnostic file (LDConfig.ldr): colliding parts red, floating parts yellow, the
@@ -619,15 +629,16 @@ def diagnostic_ldraw(build) -> dict[str, str]:
             "components.mpd": "\n".join(out) + "\n"}
 
 
-def add_inventory_check(rep: dict, build, inventory) -> list[dict]:
-    """Add to a :func:`validation_report` what the build uses beyond an inventory (issue 20).
+def add_inventory_check(rep, build, inventory) -> list[dict]:
+    """Add to a report what the build uses beyond an inventory (issue 20).
 
     Parameters
     ----------
-    rep : dict
-        A report of ``build``; changed in place: ``over_inventory`` (the rows of
-        :func:`bricklayer.inventory_problems`), and when there are any, ``OVER INVENTORY`` problem lines (at
-        most :data:`MAX_LISTED`, then a count and a hint) in ``problems`` and ``text``, and ``valid`` false.
+    rep : ValidationReport or dict
+        A report of ``build`` (:func:`report_of`) or its JSON form (:func:`validation_report`); changed in
+        place: ``over_inventory`` (the rows of :func:`bricklayer.inventory_problems`), and when there are any,
+        ``OVER INVENTORY`` problem lines (at most :data:`MAX_LISTED`, then a count and a hint) in ``problems``;
+        for a dict ``valid`` and ``text`` are recomputed by :class:`ValidationReport` (the one definition).
     build : LegoBuild
     inventory : bricklayer.Inventory
 
@@ -638,17 +649,16 @@ def add_inventory_check(rep: dict, build, inventory) -> list[dict]:
     """
     from bricklayer.inventory import inventory_problems
 
+    report = rep if isinstance(rep, ValidationReport) else ValidationReport.from_dict(rep)
     over = inventory_problems(build, inventory)
-    rep["over_inventory"] = over
+    report.over_inventory = over
     if over:
         lines = [f"OVER INVENTORY {o['part_id']} colour {o['color']}: uses {o['used']}, the inventory "
                  f"({inventory.source}) has {o['available']}" for o in over[:MAX_LISTED]]
         if len(over) > MAX_LISTED:
             lines.append(f"... and {len(over) - MAX_LISTED} more parts beyond the inventory")
         lines.append("  try: use only parts and colours the inventory holds (listed in the prompt), or fewer")
-        rep["problems"] += lines
-        if rep["valid"]:
-            rep["text"] = rep["text"].replace("-> VALID", "-> NOT VALID", 1)
-        rep["text"] += "\n" + "\n".join(lines)
-        rep["valid"] = False
+        report.problems = report.problems + lines
+    if not isinstance(rep, ValidationReport):
+        rep.update(over_inventory=over, problems=report.problems, valid=report.valid, text=report.text)
     return over

@@ -131,14 +131,14 @@ def render_steps(build, *, size=(800, 600), view="iso", projection: str = "ortho
     """
     from ._gl import import_pyrender
     from .camera import fit_camera
-    from .geometry import _embedded_document, instanced_geometry, render_meshes
-    from .render import _Scene, _font, _parse_size, _pil
+    from .geometry import embedded_document, instanced_geometry, render_meshes
+    from .render import _Scene, _font, parse_size, _pil
 
     Image, ImageDraw, ImageFont = _pil()
     pyrender = import_pyrender()
-    size = _parse_size(size)
+    size = parse_size(size)
     pages = step_pages(build) if pages is None else list(pages)
-    embedded = _embedded_document(build)
+    embedded = embedded_document(build)
     flat_all = build.flattened_placements
     meshes = render_meshes([p.content.ldraw_id + ".dat" for p in flat_all], embedded=embedded)
     font = _font(ImageFont, max(11, size[1] // 40))

@@ -18,7 +18,7 @@ from pathlib import Path
 from statistics import fmean
 from typing import Any, Callable
 
-from .errors import BrickWrightError, RunFolderExistsError
+from .errors import BrickWrightError, BrickWrightValueError, RunFolderExistsError
 from .providers import Provider, resolve_provider
 from .run import DEFAULT_MAX_CALLS, DEFAULT_MAX_VALIDATE, Progress, _slug, generate
 from .worker import DEFAULT_MEMORY_LIMIT, DEFAULT_TIME_LIMIT, Worker
@@ -67,7 +67,7 @@ def read_prompts(path: str | Path) -> list[str]:
     prompts = [ln.strip() for ln in p.read_text(encoding="utf-8").splitlines()
                if ln.strip() and not ln.lstrip().startswith("#")]
     if not prompts:
-        raise ValueError(f"{p}: no prompts (one per line; '#' starts a comment)")
+        raise BrickWrightValueError(f"{p}: no prompts (one per line; '#' starts a comment)")
     return prompts
 
 

@@ -29,7 +29,7 @@ import time
 from pathlib import Path
 from typing import Any, Iterator
 
-from .errors import BrickWrightError, RunFolderExistsError
+from .errors import BrickWrightError, BrickWrightValueError, RunFolderExistsError
 from .tools import TOOL_NAMES, ToolBox, ToolOutcome, _write_atomic
 
 #: Folder inside a run folder holding the state of ``brickwright tool`` / ``brickwright mcp`` calls.
@@ -115,7 +115,7 @@ class FolderToolBox(ToolBox):
         try:
             st = json.loads(p.read_text(encoding="utf-8"))
             if not isinstance(st, dict) or st.get("format") != STATE_FORMAT:
-                raise ValueError(f"format {st.get('format') if isinstance(st, dict) else '?'}, "
+                raise BrickWrightValueError(f"format {st.get('format') if isinstance(st, dict) else '?'}, "
                                  f"expected {STATE_FORMAT}")
             self.tool_calls = int(st["tool_calls"])
             self.validate_calls = int(st["validate_calls"])
