@@ -451,20 +451,6 @@ def _kinematics(build, moving: list[Joint]) -> _Kinematics:
     return build.derived_data(key, lambda: _Kinematics(build, moving))
 
 
-def _snapshot(build, poses: list[Pose]):
-    from .build import LegoBuild, Placement
-
-    out = LegoBuild(name=build.name)
-    out.embedded_files = dict(build.embedded_files)
-    out.ldraw_data_files = dict(build.ldraw_data_files)
-    for fp, pose in zip(build.flattened_placements, poses):
-        name = build.name_of(fp)
-        p = out._insert(Placement(fp.content, pose), None, None)
-        if name:
-            out._names[name.replace("/", ".")] = p
-    return out
-
-
 def posed(build, positions=None):
     """A flat snapshot of a build with joints set to coordinates.
 
@@ -515,7 +501,7 @@ def posed(build, positions=None):
         chosen[id(j)] = coord
     kin = _kinematics(build, moving)
     coords = {k: chosen[id(j)] for k, j in enumerate(moving) if id(j) in chosen}
-    return _snapshot(build, kin.world_poses(coords))
+    return build.flat_snapshot(kin.world_poses(coords))
 
 
 # ---------------------------------------------------------------------------------------------- checking
@@ -681,7 +667,7 @@ def check_motion(build, *, samples: int = 5, max_samples: int = 10000) -> Motion
     ground = None
     for k, c in poses:
         coords = {} if k is None else {k: c}
-        snap = _snapshot(build, kin.world_poses(coords))
+        snap = build.flat_snapshot(kin.world_poses(coords))
         sflat = snap.flattened_placements
         pos_index = {id(fp.path[-1]): i for i, fp in enumerate(sflat)}
         colliding, floating, lost = _problems(snap, base_pairs)
@@ -734,11 +720,11 @@ def unmated_joints(build) -> list[tuple[Joint, str]]:
     -------
     list of (Joint, str)
         Each such joint (``build.flattened_joints``, root frame) with a sentence saying why: for a sliding
-        joint the slide (studs) and the range that stays engaged (:func:`bricklayer.build.slide_limit_studs`),
+        joint the slide (studs) and the range that stays engaged (:func:`bricklayer.connector.slide_limit_studs`),
         else the distance (LDU) between the two connector origins. Joints whose parts are no longer in the
         build are skipped.
     """
-    from .build import slide_limit_studs
+    from .connector import slide_limit_studs
     from .validate.connections import connection_graph, is_sliding_type
 
     g = connection_graph(build)
@@ -822,10 +808,10 @@ def classify_sliding(build, joint) -> JointKind:
     saved_kind = j.kind
     try:
         j.kind = JointKind.CYLINDRICAL
-        snap = _snapshot(build, kin.world_poses({k: Cylindrical(SLIDING_TEST_DEG, 0)}))
+        snap = build.flat_snapshot(kin.world_poses({k: Cylindrical(SLIDING_TEST_DEG, 0)}))
     finally:
         j.kind = saved_kind
-    zero = _snapshot(build, kin.world_poses({}))
+    zero = build.flat_snapshot(kin.world_poses({}))
 
     def pairs(s):
         # every intersection of the inset meshes, press fits of mated parts included: a cross axle

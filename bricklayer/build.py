@@ -6,6 +6,24 @@ another ``LegoBuild`` at a :class:`~bricklayer.geometry.Pose`), their names,
 build steps and joints. Everything derived (flattened placements,
 connections, collisions, support) is a cache keyed on a revision that every
 edit, of this build or of any nested build, changes (house style 7).
+
+Layering (no import cycle, counting imports inside functions: ``tests/test_architecture.py``):
+
+- Below this module: ``constants``, ``geometry``, ``color``, ``joints``, ``connector``, ``element``.
+  They never import it; where they take "an element, a placement or a build" they tell them apart by
+  what they have (``describe_connectors``).
+- Consumers of a build, which :class:`LegoBuild`'s convenience methods call: ``validate/*``,
+  ``stability``, ``articulation``, ``render``. They take the build as an argument and never import this
+  module at run time (type hints under ``if TYPE_CHECKING:``); a build they need is made by the build
+  itself (:meth:`LegoBuild.flat_snapshot`, ``type(build)(...)``). Rule numbers both sides use live below
+  (``bricklayer.constants``; :func:`~bricklayer.connector.slide_limit_studs`).
+- Makers of builds: ``io``, ``construction``, ``export``, ``assembly`` import this module; it never
+  imports them.
+- The convenience methods here (``connectors``, ``colliding_placements``, ``floating_placements``,
+  ``connected_components``, ``posed``, ``check_motion``, ``stability``, ``assembly_sequence``, the
+  notebook picture ``_repr_png_``) import the consumer inside the method. That is the only upward import of this
+  module and it closes no cycle (the test counts it); it is inside the method so that
+  ``import bricklayer.build`` does not load the collision engine (FCL), scipy or the renderer.
 """
 
 from __future__ import annotations
@@ -18,8 +36,8 @@ from typing import Iterable
 
 import numpy as np
 
-from .connector import Connector, ConnectorMismatchError, compatible_types, mate_kind
-from .constants import PLATE, STUD, TOL
+from .connector import Connector, ConnectorMismatchError, compatible_types, mate_kind, slide_limit_studs
+from .constants import PLATE, SLIDE_END_EPS, STUD, TOL
 from .element import Element, LegoGeometry
 from .geometry.types import Anchor, Box, Mat3, Pose, Rotation, Vec3, as_position, rotation_about
 from .joints import Joint, JointKind, MotionRange, Mounting
@@ -173,25 +191,8 @@ def _mated_pose(connector: Connector, to: Connector, rot3: np.ndarray, flip: boo
     return to.frame.matrix @ rot @ np.linalg.inv(connector.frame.matrix)
 
 
-def slide_limit_studs(connector: Connector, to: Connector) -> float:
-    """How far (studs, either way) a sliding connector may slide along its mate and stay engaged.
-
-    The validator's rule for sliding joints (:mod:`bricklayer.validate.connections`, after BrickNet): the
-    two extents, each the connector's half-length ``length`` but at least ``AXLE_MIN_HALF`` (4 LDU),
-    overlap by at least ``AXLE_MIN_OVERLAP`` (4 LDU). With the two origins ``s`` LDU apart along the
-    axis that is ``|s| <= max(l1, 4) + max(l2, 4) - 4``; returned divided by ``STUD`` (20 LDU). A
-    4-long axle 3705 (half-length 40 LDU) through a 1-long hole (half-length 10 LDU) may slide
-    (40 + 10 - 4) / 20 = 2.3 studs either way.
-    """
-    from .validate.connections import AXLE_MIN_HALF, AXLE_MIN_OVERLAP
-
-    return (max(connector.length, AXLE_MIN_HALF) + max(to.length, AXLE_MIN_HALF) - AXLE_MIN_OVERLAP) / STUD
-
-
 def _check_slide(connector: Connector, to: Connector, studs: float) -> None:
     """Raise ValueError when ``connect(target_position=studs)`` slides ``connector`` off the end of ``to``."""
-    from .validate.connections import SLIDE_END_EPS
-
     limit = slide_limit_studs(connector, to)
     if abs(studs) * STUD > limit * STUD + SLIDE_END_EPS:
         raise BrickLayerValueError(
@@ -1098,6 +1099,33 @@ class LegoBuild(LegoGeometry):
         b, mapping = self._copy_with_map()
         b._remap_joints(mapping)
         return b
+
+    def flat_snapshot(self, poses) -> "LegoBuild":
+        """A flat build with one placement per flattened part, each at a given pose.
+
+        Used by :func:`bricklayer.articulation.posed` to draw a build with its joints moved.
+
+        Parameters
+        ----------
+        poses : sequence of Pose
+            One pose per ``self.flattened_placements`` entry, in that order, in this build's frame (LDU).
+
+        Returns
+        -------
+        LegoBuild
+            Same name, embedded files and LDraw data files; part ``i`` is ``flattened_placements[i].content``
+            at ``poses[i]``; names of top-level and
+            sub-model parts are kept, sub-model paths joined with ``"."`` instead of ``"/"``.
+        """
+        out = LegoBuild(name=self.name)
+        out.embedded_files = dict(self.embedded_files)
+        out.ldraw_data_files = dict(self.ldraw_data_files)
+        for fp, pose in zip(self.flattened_placements, poses):
+            name = self.name_of(fp)
+            p = out._insert(Placement(fp.content, pose), None, None)
+            if name:
+                out._names[name.replace("/", ".")] = p
+        return out
 
     def _copy_with_map(self) -> tuple["LegoBuild", dict]:
         """The copy of :meth:`copy` before its joints are remapped, and ``id(old) -> new`` placement."""

@@ -73,8 +73,6 @@ def step_pages(build) -> list[StepPage]:
         first places it. Its length equals the number of steps LDraw viewers
         page through over all ``0 FILE`` blocks of ``write_ldraw(build)``.
     """
-    from ..build import LegoBuild
-
     pages: list[StepPage] = []
     seen: set = set()
 
@@ -83,7 +81,7 @@ def step_pages(build) -> list[StepPage]:
         steps = b.steps
         for k, group in enumerate(steps):
             for p in group:
-                if isinstance(p.content, LegoBuild) and id(p.content) not in seen:
+                if hasattr(p.content, "steps") and id(p.content) not in seen:  # a submodel (LegoBuild)
                     walk(p.content)
             pages.append(StepPage(b, k + 1, len(steps), list(group)))
 
@@ -91,11 +89,9 @@ def step_pages(build) -> list[StepPage]:
     return pages
 
 
-def _flat_of(placements) -> list:
-    """FlatPlacements (poses in the owning build's frame) of some top-level placements."""
-    from ..build import LegoBuild
-
-    tmp = LegoBuild(name="step")
+def _flat_of(placements, model) -> list:
+    """FlatPlacements (poses in the owning build's frame) of some top-level placements of ``model``."""
+    tmp = type(model)(name="step")
     for p in placements:
         tmp.add_raw(p.content, p.pose, color=p.color)
     return tmp.flattened_placements
@@ -155,7 +151,7 @@ def render_steps(build, *, size=(800, 600), view="iso", projection: str = "ortho
     for page in pages:
         st = states.get(id(page.model))
         if st is None:
-            flats = [_flat_of(g) for g in page.model.steps]
+            flats = [_flat_of(g, page.model) for g in page.model.steps]
             plain = [geo_of(f, "plain") for f in flats]
             boxes = [g.bounds for g in plain if g is not None]
             if boxes:

@@ -21,7 +21,7 @@ from ldraw_data.connectors import connector_types, mate_kind, type_label
 from ..constants import TOL
 from .connections import (AXLE_MIN_HALF, AXLE_MIN_OVERLAP, SLIDE_END_EPS, connection_graph, is_sliding_type,
                           part_connector_arrays)
-from .gears import mesh_pairs
+from .gear_geometry import mesh_pairs
 from .memo import PAIR_MEMO as _MEMO
 
 log = logging.getLogger(__name__)

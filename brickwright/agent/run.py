@@ -22,9 +22,9 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Callable
 
-from .errors import BrickWrightError, BrickWrightValueError, ProviderError, RunFolderExistsError, TranscriptError
+from .errors import BrickWrightError, ProviderError, RunFolderExistsError, TranscriptError
 from .pricing import Usage, price_for
-from .prompt import NEW_BUILD_TEMPLATE, ldraw_build_template
+from .prompt import start_files
 from .providers import Provider, resolve_provider
 from .runfolder import harness_system_prompt
 from .tools import TOOL_DEFINITIONS, ToolBox, format_validation
@@ -307,21 +307,6 @@ def _image_part(path: str | Path) -> dict:
     return {"type": "image_url", "image_url": {"url": f"data:{mime};base64,{data}"}}
 
 
-def _prepare_start(from_path: str | Path | None) -> tuple[str, dict[str, str]]:
-    """Initial build.py text and extra files (name -> text) to place in the run folder."""
-    if from_path is None:
-        return NEW_BUILD_TEMPLATE, {}
-    src = Path(from_path)
-    if not src.is_file():
-        raise InputNotFoundError(f"--from {src}: no such file; pass a build.py or an .ldr/.mpd model")
-    if src.suffix.lower() == ".py":
-        return src.read_text(encoding="utf-8"), {}
-    if src.suffix.lower() in (".ldr", ".mpd", ".dat"):
-        name = "input" + src.suffix.lower()
-        return ldraw_build_template(name), {name: src.read_text(encoding="utf-8", errors="replace")}
-    raise BrickWrightValueError(f"--from {src}: expected a .py build or an .ldr/.mpd LDraw model")
-
-
 def _checks_count(report: dict | None) -> tuple[int | None, int | None]:
     if not report:
         return None, None
@@ -435,7 +420,7 @@ def generate(prompt: str, *, image: str | Path | None = None, from_path: str | P
         if problem:
             raise SandboxUnavailableError(f"refusing to run model code without a sandbox: {problem}; pass "
                                           "--no-sandbox to run it with process limits only")
-    start_src, files = _prepare_start(from_path)
+    start_src, files = start_files(from_path)
     user_content: Any = prompt
     if image is not None:
         user_content = [{"type": "text", "text": prompt}, _image_part(image)]
