@@ -1,13 +1,13 @@
 """The one validity report: what makes a build valid, defined once.
 
 :class:`ValidationReport` holds what the checks found, one JSON-ready row per finding (rows describe placements
-as :func:`brickwright.validation.describe_placement` does: ``part_id``, ``label``, ``file``, ``line`` ...),
+as :func:`.findings.describe_placement` does: ``part_id``, ``label``, ``file``, ``line`` ...),
 the problem lines written for a reader, and :attr:`ValidationReport.valid`, the one definition of a valid build
 (the README's *physically feasible*: only catalog parts, no two parts interpenetrate, nothing floats, every
 stud joint seated). Every verdict in the toolkit is this property: ``brickwright validate`` (and its
 ``--json``), the agent's judge and worker (``passed`` in ``result.json`` and the validate tool), and
-``validate --inventory``; :func:`brickwright.validation.validation_report` fills the report and writes its
-problem lines (the hints), :meth:`ValidationReport.to_dict` gives the JSON they print.
+``validate --inventory``; :func:`bricklayer.validate.validation_report` (:mod:`.findings`) fills the report
+and writes its problem lines (the hints), :meth:`ValidationReport.to_dict` gives the JSON they print.
 """
 
 from __future__ import annotations
