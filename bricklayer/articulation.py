@@ -362,9 +362,9 @@ class _Kinematics:
 
         from .validate.connections import is_sliding_type
 
-        w = g._world
-        ia = g._flat_index(g.pairs[:, 0], g.pairs[:, 1])
-        ib = g._flat_index(g.pairs[:, 2], g.pairs[:, 3])
+        w = g.world_connectors
+        ia = g.flat_index(g.pairs[:, 0], g.pairs[:, 1])
+        ib = g.flat_index(g.pairs[:, 2], g.pairs[:, 3])
         names = connector_types()
         sliding_code = np.array([is_sliding_type(n) for n in names])
         hinge_code = np.array([type_label(n)[0] == "hinge" for n in names])

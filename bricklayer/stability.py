@@ -539,7 +539,7 @@ def equilibrium(build, capacities: Capacities = CAPACITIES) -> EquilibriumResult
     conn_cols = None
     is_stud = np.zeros(m, dtype=bool)
     if m:
-        w = cg._world
+        w = cg.world_connectors
         fi = w["start"][cp[:, 0]] + cp[:, 1]
         fj = w["start"][cp[:, 2]] + cp[:, 3]
         codes = w["code"]

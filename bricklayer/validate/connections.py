@@ -392,6 +392,19 @@ class ConnectionGraph:
         return self._world["start"][part] + conn
 
     @property
+    def world_connectors(self) -> dict:
+        """The build's connectors, flattened, in its frame: arrays ``pos`` and ``axis`` ((c, 3), LDU and unit),
+        ``length`` (half-length, LDU), ``code`` (type code, :func:`ldraw_data.connectors.connector_types`),
+        ``owner`` (part index), ``cidx`` (connector index on its part), ``start`` ((n,) first row of each
+        part), ``loose`` (optional bool mask). Rows are addressed by :meth:`flat_index`. Read only."""
+        return self._world
+
+    def flat_index(self, part, conn) -> np.ndarray:
+        """Rows of :attr:`world_connectors` of connectors ``conn`` of parts ``part`` (int arrays of one
+        shape, e.g. columns of :attr:`pairs`)."""
+        return self._flat_index(part, conn)
+
+    @property
     def occupied(self) -> set:
         """``(part index, connector index)`` of every mated connector except long axles and bars."""
         multi = _type_tables()[3]

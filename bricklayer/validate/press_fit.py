@@ -244,9 +244,9 @@ def _pair_allowances(cg, pairs: np.ndarray | None = None) -> dict:
         if not len(sel):
             return out
     codes = cg.pair_codes()[sel]
-    w = cg._world
-    fa = cg._flat_index(rows[sel, 0], rows[sel, 1])
-    fb = cg._flat_index(rows[sel, 2], rows[sel, 3])
+    w = cg.world_connectors
+    fa = cg.flat_index(rows[sel, 0], rows[sel, 1])
+    fb = cg.flat_index(rows[sel, 2], rows[sel, 3])
     d = w["pos"][fb] - w["pos"][fa]
     ax = w["axis"][fa]
     along = np.abs(np.einsum("ij,ij->i", d, ax))
@@ -294,13 +294,13 @@ HEADGEAR_ALLOWANCE = 2.0
 def _headgear_allowances(out: dict, cg, sel, fa, fb, lo, hi) -> None:
     """Raise the allowance of part pairs mated through the stud of a minifigure head to
     :data:`HEADGEAR_ALLOWANCE` (radial, about the stud axis), in place in ``out``."""
-    loose = cg._world.get("loose")
+    loose = cg.world_connectors.get("loose")
     if loose is None or not len(sel):
         return
     hit = loose[fa] | loose[fb]
     if not hit.any():
         return
-    ax = cg._world["axis"]
+    ax = cg.world_connectors["axis"]
     for k, r in enumerate(sel.tolist()):
         if not hit[k]:
             continue
