@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 __all__ = ["BrickWrightError", "ProviderNotConfiguredError", "ProviderError", "TranscriptError",
-           "RunFolderExistsError"]
+           "RunFolderExistsError", "RayClusterError"]
 
 
 class BrickWrightError(Exception):
@@ -38,3 +38,9 @@ class TranscriptError(BrickWrightError):
 
 class RunFolderExistsError(BrickWrightError):
     """The run folder given with ``--out`` already holds a run; it is never replaced without ``--force``."""
+
+
+class RayClusterError(BrickWrightError):
+    """``eval --ray`` cannot use the Ray cluster: Ray is not installed (the ``ray`` extra), the address is
+    malformed or unreachable, or the cluster's nodes cannot run the toolkit. The message is one line saying
+    what to do."""
