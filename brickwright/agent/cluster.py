@@ -67,8 +67,9 @@ def check_address(address: str) -> None:
     ----------
     address : str
         ``HOST:PORT`` of the head node's GCS (``ray start --head --port=PORT``, default 6379),
-        ``ray://HOST:PORT`` (Ray Client, port 10001 by default), ``auto`` (the cluster started on this machine,
-        or ``RAY_ADDRESS``) or ``local`` (a Ray instance started for this evaluation, in this process).
+        ``ray://HOST:PORT`` (Ray Client, port 10001 by default; needs ``pip install 'ray[client]'``),
+        ``auto`` (the cluster started on this machine, or ``RAY_ADDRESS``) or ``local`` (a Ray instance
+        started for this evaluation, in this process).
 
     Raises
     ------
@@ -105,7 +106,9 @@ def _connect(address: str):
     try:
         ray.init(address=address, **kwargs)
     except Exception as exc:  # noqa: BLE001 - Ray raises ConnectionError, RuntimeError, ValueError...
-        raise RayClusterError(f"--ray {address}: cannot connect to the Ray cluster ({_last_line(exc)})") from exc
+        raise RayClusterError(f"--ray {address}: cannot connect to the Ray cluster ({_last_line(exc)}); a cluster "
+                              "with token authentication needs RAY_AUTH_MODE=token and its token (RAY_AUTH_TOKEN, "
+                              "RAY_AUTH_TOKEN_PATH or ~/.ray/auth_token) here") from exc
     return ray, True
 
 

@@ -218,7 +218,6 @@ def evaluate(prompts_file: str | Path, *, model: str | None = None, base_url: st
         if problem:
             raise SandboxUnavailableError(f"refusing to run model code without a sandbox: {problem}; pass "
                                           "--no-sandbox to run it with process limits only")
-    root.mkdir(parents=True, exist_ok=True)
     settings = dict(max_calls=max_calls, max_validate=max_validate, budget_usd=budget_usd, time_limit=time_limit,
                     memory_limit=memory_limit, sandbox=sandbox, force=force)
     jobs = [(i, prompt, root / f"run_{i:03d}-{_slug(prompt, 24)}") for i, prompt in enumerate(prompts, 1)]
@@ -227,19 +226,21 @@ def evaluate(prompts_file: str | Path, *, model: str | None = None, base_url: st
         cb = (lambda ev, i=i: progress(i, ev)) if progress else None
         return run_row(i, prompt, run_dir, settings, provider, worker=worker, progress=cb)
 
-    runs: list[dict[str, Any]] = []
-    if ray_address is not None:
+    if ray_address is not None:  # nothing is written before the cluster has passed its start-up check
         from .cluster import run_on_ray
 
         runs = run_on_ray(ray_address, jobs, settings, provider, progress=progress)
     elif workers <= 1:
+        root.mkdir(parents=True, exist_ok=True)
         with Worker(time_limit=time_limit, memory_limit=memory_limit, sandbox=sandbox) as worker:
             runs = [one(i, prompt, run_dir, worker) for i, prompt, run_dir in jobs]
     else:
         from concurrent.futures import ThreadPoolExecutor
 
+        root.mkdir(parents=True, exist_ok=True)
         with ThreadPoolExecutor(max_workers=int(workers)) as pool:  # each run starts its own worker
             runs = list(pool.map(lambda job: one(*job, None), jobs))
+    root.mkdir(parents=True, exist_ok=True)
     overall = summarize(runs)
     json_path, csv_path = root / "metrics.json", root / "metrics.csv"
     json_path.write_text(json.dumps({"overall": overall, "runs": runs}, indent=2), encoding="utf-8")

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import secrets
 import shutil
 import signal
 import socket
@@ -100,7 +101,8 @@ def _tower_reply(body: dict) -> dict:
 
 @pytest.fixture(scope="module")
 def ray_cluster():
-    """A local Ray cluster (head node, 2 CPUs) started with ``ray start --head --block``; yields its address.
+    """A local Ray cluster (head node, 2 CPUs) started with ``ray start --head --block``; yields its address
+    and the environment variables a driver needs (its authentication token).
 
     Its processes share one process group: teardown stops ``ray start`` (SIGTERM), which ends the others, and
     kills what is left of the group after 10 s. The nodes import this checkout (PYTHONPATH), as a cluster's
@@ -112,8 +114,12 @@ def ray_cluster():
         pytest.skip(f"no `ray` command beside {sys.executable}")
     temp = tempfile.mkdtemp(prefix="bwray-")  # short: Ray's socket paths live under it (108-character limit)
     port = _closed_port()
+    # token authentication with a token of this cluster's own (not ~/.ray/auth_token): the driver must pass it
+    token = Path(temp) / "auth_token"
+    token.write_text(secrets.token_hex(32))
+    auth = {"RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN_PATH": str(token)}
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])),
-               BRICKWRIGHT_WORKER_WARMUP="0", RAY_USAGE_STATS_ENABLED="0")
+               BRICKWRIGHT_WORKER_WARMUP="0", RAY_USAGE_STATS_ENABLED="0", **auth)
     proc = subprocess.Popen([str(ray_bin), "start", "--head", "--block", f"--port={port}", "--num-cpus=2",
                              "--node-ip-address=127.0.0.1", f"--temp-dir={temp}", "--include-dashboard=false",
                              "--disable-usage-stats"], env=env, stdout=subprocess.DEVNULL,
@@ -128,7 +134,7 @@ def ray_cluster():
                 if proc.poll() is not None or time.monotonic() > deadline:
                     pytest.fail(f"ray start --head did not listen on port {port} (exit {proc.poll()})")
                 time.sleep(0.5)
-        yield f"127.0.0.1:{port}"
+        yield f"127.0.0.1:{port}", auth
     finally:
         proc.terminate()  # `ray start --block` stops the cluster's processes on SIGTERM (about 6 s)
         try:
@@ -154,8 +160,8 @@ def ray_cluster():
 def _rows(out: Path) -> list[dict]:
     """metrics.json rows without the wall time, run folders relative to ``out``."""
     rows = json.loads((out / "metrics.json").read_text())["runs"]
-    return [{**{k: v for k, v in r.items() if k != "seconds"}, "run_dir": Path(r["run_dir"]).relative_to(out).as_posix()}
-            for r in rows]
+    return [{**{k: v for k, v in r.items() if k != "seconds"},
+             "run_dir": Path(r["run_dir"]).relative_to(out).as_posix()} for r in rows]
 
 
 def _files(run_dir: Path) -> set[str]:
@@ -167,11 +173,12 @@ def test_eval_on_a_ray_cluster_equals_the_serial_run(ray_cluster, chat_server, t
     prompts = tmp_path / "prompts.txt"
     prompts.write_text("tower 1 high\ntower 2 high\ntower 3 high\n")
     outs = {}
-    for how, extra in (("serial", []), ("ray", ["--ray", ray_cluster])):
+    address, auth = ray_cluster
+    for how, extra in (("serial", []), ("ray", ["--ray", address])):
         server = chat_server([_tower_reply] * 30)
         outs[how] = tmp_path / how
         r = brickwright_cli("eval", str(prompts), "--model", "gpt-4o", "--base-url", server.base_url, "--api-key",
-                            "k", "--out", str(outs[how]), "--max-calls", "5", *extra, cwd=REPO)
+                            "k", "--out", str(outs[how]), "--max-calls", "5", *extra, cwd=REPO, env=auth)
         assert r.returncode == 0, r.stderr
         assert len(server.requests) == 3 * 3  # 3 runs x 3 tool turns (finalize ends a run)
         # progress: every run's events, prefixed "run i of N", on standard error
