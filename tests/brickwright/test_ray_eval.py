@@ -203,3 +203,39 @@ def test_eval_on_a_ray_cluster_equals_the_serial_run(ray_cluster, chat_server, t
         assert {k: v for k, v in r_res.items() if k not in drop} == {k: v for k, v in s_res.items() if k not in drop}
         assert not any("brickwright-ray-" in p.read_text(errors="replace") for p in r_dir.rglob("*") if p.is_file())
     assert sorted(p.name for p in outs["ray"].iterdir()) == sorted(p.name for p in outs["serial"].iterdir())
+
+
+def test_run_folder_travels_whole_and_lands_atomically(tmp_path):
+    """What a Ray task sends back (pack_run_folder) and how the driver writes it (write_run_folder); no Ray needed.
+
+    The node's folder path becomes the driver's in text files (JSON-escaped in .json/.jsonl), binary files and
+    empty folders come through unchanged, symbolic links stay behind, and an existing folder (--force) is
+    replaced whole."""
+    from brickwright.agent.cluster import pack_run_folder, write_run_folder
+    from brickwright.agent.errors import RayClusterError
+
+    node = tmp_path / "node" / "run_001-a"
+    (node / "work").mkdir(parents=True)
+    (node / "renders").mkdir()
+    (node / "renders" / "iso.png").write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(range(256)))
+    (node / "result.json").write_text(json.dumps({"run_dir": str(node), "ldr_path": str(node / "model.ldr")}))
+    (node / "report.txt").write_text(f"model written to {node}/model.ldr\n")
+    (node / "work" / "leak").symlink_to("/etc/hostname")
+    driver = tmp_path / 'driver "dir" \u00e9' / "run_001-a"  # quotes and a non-ASCII letter: escaped in JSON
+    files, folders = pack_run_folder(node, str(node), str(driver))
+    assert sorted(files) == ["renders/iso.png", "report.txt", "result.json"]
+    assert sorted(folders) == ["renders", "work"]
+    assert files["renders/iso.png"] == (node / "renders" / "iso.png").read_bytes()
+    assert json.loads(files["result.json"]) == {"run_dir": str(driver), "ldr_path": str(driver / "model.ldr")}
+    assert files["report.txt"].decode() == f"model written to {driver}/model.ldr\n"
+
+    driver.mkdir(parents=True)
+    (driver / "stale.txt").write_text("from an earlier eval")
+    write_run_folder(driver, files, folders)
+    assert sorted(p.relative_to(driver).as_posix() for p in driver.rglob("*")) == \
+        ["renders", "renders/iso.png", "report.txt", "result.json", "work"]
+    assert sorted(p.name for p in driver.parent.iterdir()) == ["run_001-a"]  # no hidden folder left
+    with pytest.raises(RayClusterError, match=r"'\.\./escape\.txt'.*refusing to write outside it"):
+        write_run_folder(driver, {"../escape.txt": b"x"}, [])
+    assert not (driver.parent / "escape.txt").exists() and (driver / "result.json").is_file()
+    assert sorted(p.name for p in driver.parent.iterdir()) == ["run_001-a"]
