@@ -601,15 +601,23 @@ def eval_(prompts: Path = typer.Argument(..., help="Text file, one prompt a line
           force: bool = typer.Option(False, "--force", help="Replace runs and metrics already in --out."),
           no_sandbox: bool = typer.Option(False, "--no-sandbox", help=NO_SANDBOX_HELP),
           workers: int = typer.Option(1, min=1, help="Runs at once (each in its own sandbox); rows stay in "
-                                                     "prompt order.")):
+                                                     "prompt order."),
+          ray: Optional[str] = typer.Option(None, "--ray", metavar="ADDRESS", help=(
+              "Run on a Ray cluster (pip install 'brickwright-toolkit[ray]'): HOST:PORT of the head node, "
+              "ray://HOST:PORT, auto (the cluster started here with `ray start`) or local (a Ray instance for this "
+              "eval). One task of 1 CPU per run; run folders come back to --out here."))):
     """Run many prompts and write the BrickWright metrics per run and overall (JSON and CSV)."""
     from .agent import evaluate
     from .agent.evaluate import read_prompts
 
+    if ray is not None and workers > 1:
+        _fail("give --workers or --ray, not both: on Ray the cluster's CPUs set how many runs go at once "
+              "(one CPU a run)", EXIT_USAGE)
     n_runs = len(read_prompts(prompts)) if prompts.is_file() else 0
     res = evaluate(prompts, model=model, base_url=base_url, api_key=api_key, out_dir=out, max_calls=max_calls,
                    max_validate=max_validate, budget_usd=budget, sandbox=not no_sandbox, force=force,
-                   workers=workers, progress=lambda i, ev: _progress(ev, f"run {i} of {n_runs} | "))
+                   workers=workers, ray_address=ray,
+                   progress=lambda i, ev: _progress(ev, f"run {i} of {n_runs} | "))
     typer.echo(json.dumps(res.overall, indent=2))
     typer.echo(f"per run: {res.json_path}  {res.csv_path}")
 

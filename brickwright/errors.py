@@ -7,7 +7,7 @@ error the toolkit raises on purpose (re-exported as :class:`bricklayer.errors.To
 from __future__ import annotations
 
 __all__ = ["BrickWrightError", "BrickWrightValueError", "BrickWrightTypeError", "WorkerStartError", "ProviderNotConfiguredError",
-           "ProviderError", "TranscriptError", "RunFolderExistsError"]
+           "ProviderError", "TranscriptError", "RunFolderExistsError", "RayClusterError"]
 
 from ldraw_data.errors import ToolkitError
 
@@ -59,3 +59,9 @@ class TranscriptError(BrickWrightError):
 
 class RunFolderExistsError(BrickWrightError):
     """The run folder given with ``--out`` already holds a run; it is never replaced without ``--force``."""
+
+
+class RayClusterError(BrickWrightError):
+    """``eval --ray`` cannot use the Ray cluster: Ray is not installed (the ``ray`` extra), the address is
+    malformed or unreachable, or the cluster's nodes cannot run the toolkit. The message is one line saying
+    what to do."""

@@ -4,7 +4,9 @@
 from __future__ import annotations
 
 from ..errors import (BrickWrightError, BrickWrightTypeError, BrickWrightValueError, ProviderError,
-                      ProviderNotConfiguredError, RunFolderExistsError, TranscriptError, WorkerStartError)
+                      ProviderNotConfiguredError, RayClusterError, RunFolderExistsError, TranscriptError,
+                      WorkerStartError)
 
 __all__ = ["BrickWrightError", "BrickWrightValueError", "BrickWrightTypeError", "WorkerStartError",
-           "ProviderNotConfiguredError", "ProviderError", "TranscriptError", "RunFolderExistsError"]
+           "ProviderNotConfiguredError", "ProviderError", "TranscriptError", "RunFolderExistsError",
+           "RayClusterError"]
