@@ -1,6 +1,6 @@
 """Evaluation runs as Ray tasks: ``brickwright eval --ray ADDRESS`` (the optional ``ray`` extra).
 
-Each run is one Ray task of one CPU that does what a local pool worker does: :func:`~.evaluate.run_row` with
+Each run is one Ray task of one CPU that does what a local pool worker does: :func:`~.rows.run_row` with
 its own sandboxed :class:`~.worker.Worker` on the node that executes the task, into a temporary run folder on
 that node. The task returns the folder's files (bytes by relative path) with the run's metrics row and
 deletes its temporary folder; the driver (the process running ``eval``) writes the files to
@@ -31,7 +31,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any, Callable
 
 from .errors import BrickWrightError, RayClusterError
-from .evaluate import failed_row, run_row
+from .rows import failed_row, run_row
 from .providers import AnthropicProvider, OpenAIProvider, Provider
 
 logger = logging.getLogger(__name__)
@@ -244,12 +244,12 @@ def write_run_folder(dest: Path, files: dict[str, bytes], folders: list[str]) ->
 
 def run_on_node(i: int, prompt: str, driver_run_dir: str, settings: dict[str, Any], provider_spec: tuple,
                 queue: Any = None) -> dict[str, Any]:
-    """The Ray task of one run (executed on a node): :func:`~.evaluate.run_row` into a temporary folder.
+    """The Ray task of one run (executed on a node): :func:`~.rows.run_row` into a temporary folder.
 
     Parameters
     ----------
     i, prompt, settings
-        As for :func:`~.evaluate.run_row`.
+        As for :func:`~.rows.run_row`.
     driver_run_dir : str
         The run folder's absolute path on the driver (its name is used here too).
     provider_spec : tuple
@@ -302,7 +302,7 @@ def run_on_ray(address: str, jobs: list[tuple[int, str, Path]], settings: dict[s
     jobs : list of (index, prompt, run_dir)
         ``run_dir``: where the run folder goes on this machine (absolute).
     settings : dict
-        Keyword arguments of :func:`~.run.generate` (see :func:`~.evaluate.run_row`).
+        Keyword arguments of :func:`~.run.generate` (see :func:`~.rows.run_row`).
     provider : Provider
         Rebuilt on each node from its class and settings (OpenAI-compatible or Anthropic); another Provider
         object is sent as it is and must pickle.
