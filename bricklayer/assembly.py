@@ -194,6 +194,7 @@ __all__ = [
     "MAX_PEEL_GROUP",
     "TURN_ANGLES",
     "PRESS_LIFTS",
+    "PlannerOptions",
     "AssemblyPlan",
     "assembly_sequence",
     "write_instructions",
@@ -306,8 +307,11 @@ class _Geometry:
     (connector family of a type name).
     """
 
-    def __init__(self, build, separate_objects: bool = False):
+    def __init__(self, build, separate_objects: bool = False, options: PlannerOptions | None = None):
         from ldraw_data.connectors import _parse_type, connector_types
+
+        #: the planner's settings (sampling step, press-fit insets, joint cone, turn angles, press lifts)
+        self.opt = options if options is not None else PlannerOptions()
 
         from .validate.collisions import _STORE, _collide
         from .validate.collisions import collision_engine
@@ -530,7 +534,7 @@ class _Geometry:
         if self.elastic[u] or self.elastic[j] or self.soft[u]:
             return False
         for ax in self.joint_axes.get((u, j), ()):
-            if abs(float(ax @ dv)) > _JOINT_COS:
+            if abs(float(ax @ dv)) > self.opt.joint_cos:
                 return False  # a pin, clip or hinge goes in along its joint axis: the mate's overlap is the fit
         s_lo, s_hi = self._interval(u, j, dv)
         if s_hi <= s_lo:
@@ -538,7 +542,8 @@ class _Geometry:
         rel = self.inv[u] @ self.t[j]
         dloc = self.inv[u][:3, :3] @ dv
         key = (self.eng.keys[u], bool(self.mirrored[u]), self.eng.keys[j], bool(self.mirrored[j]),
-               np.round(rel[:3], 2).tobytes(), np.round(dloc, 3).tobytes())
+               np.round(rel[:3], 2).tobytes(), np.round(dloc, 3).tobytes(), self.opt.sample_step,
+               self.opt.press_insets)
         hit = _PATH_MEMO.get(key)
         if hit is not None:
             return hit
@@ -628,21 +633,21 @@ class _Geometry:
         One FCL test per sample; the first :data:`_SINGLE` at ``s_lo + k`` LDU (a blocker is
         usually met at once; a path shorter than that is sampled up to the first point past ``s_hi``).
         """
-        n = max(1, int(np.ceil((s_hi - s_lo) / SAMPLE_STEP)))
+        n = max(1, int(np.ceil((s_hi - s_lo) / self.opt.sample_step)))
         r = rel.copy()
         first = min(n + 1, _SINGLE)
         for k in range(first):
-            r[:3, 3] = rel[:3, 3] + dloc * (s_lo + k * SAMPLE_STEP)
+            r[:3, 3] = rel[:3, 3] + dloc * (s_lo + k * self.opt.sample_step)
             if self.collide(ma, mb, r):
                 return True
-        s = s_lo + first * SAMPLE_STEP
+        s = s_lo + first * self.opt.sample_step
         if s > s_hi:
             return False
         while s <= s_hi + 1e-9:
             r[:3, 3] = rel[:3, 3] + dloc * s
             if self.collide(ma, mb, r):
                 return True
-            s += SAMPLE_STEP
+            s += self.opt.sample_step
         return False
 
     def threaded_axes(self, pin: int, i: int) -> list:
@@ -704,7 +709,7 @@ class _Geometry:
         if (u, j) not in self.hit_pairs:
             return TOL.collision_inset
         rel = self.inv[u] @ self.t[j]
-        for extra in _PRESS_INSETS:
+        for extra in self.opt.press_insets:
             ins = TOL.collision_inset + extra
             if not self.collide(self.model(u, ins), self.model(j, ins), rel):
                 return ins
@@ -761,8 +766,8 @@ class _Geometry:
                 continue
             for axis, pivot in joints:
                 radius = float(np.linalg.norm(np.cross(box - pivot, axis), axis=1).max())
-                for deg in TURN_ANGLES:
-                    n = max(2, int(np.ceil(np.radians(abs(deg)) * max(radius, 1.0) / SAMPLE_STEP)) + 1)
+                for deg in self.opt.turn_angles:
+                    n = max(2, int(np.ceil(np.radians(abs(deg)) * max(radius, 1.0) / self.opt.sample_step)) + 1)
                     poses = [_turned(self.t[u], axis, pivot, deg * (1 - k / (n - 1))) for k in range(n - 1)]
                     lo, hi = self._box_at(u, poses[0])
                     for q in poses[1:]:
@@ -796,8 +801,8 @@ class _Geometry:
         corners = np.vstack([self._corners(p) for p in parts])
         for axis, pivot in self.hinges.get((h, m), ()):
             radius = float(np.linalg.norm(np.cross(corners - pivot, axis), axis=1).max())
-            for deg in TURN_ANGLES:
-                n = max(2, int(np.ceil(np.radians(abs(deg)) * max(radius, 1.0) / SAMPLE_STEP)) + 1)
+            for deg in self.opt.turn_angles:
+                n = max(2, int(np.ceil(np.radians(abs(deg)) * max(radius, 1.0) / self.opt.sample_step)) + 1)
                 opened, hit = {}, -1
                 for p in parts:
                     poses = [_turned(self.t[p], axis, pivot, deg * (1 - k / (n - 1))) for k in range(n - 1)]
@@ -848,10 +853,10 @@ class _Geometry:
     def _press_in(self, u, alive, met):
         dirs = self.directions(u)
         n2, d2 = dirs[0]
-        for s in PRESS_LIFTS:
-            # the press: from s LDU above straight along d2 into place (sampled every <= SAMPLE_STEP)
+        for s in self.opt.press_lifts:
+            # the press: from s LDU above straight along d2 into place (sampled every <= ``sample_step``)
             hit = -1
-            n = int(np.ceil(s / SAMPLE_STEP))
+            n = int(np.ceil(s / self.opt.sample_step))
             for k in range(n + 1):
                 q = self.t[u].copy()
                 q[:3, 3] -= d2 * (s * k / n)
@@ -893,8 +898,8 @@ class _Geometry:
                 s_hi = min(s_hi, max(e1, e2))
             far = max(far, s_hi if np.isfinite(s_hi) else 0.0)
         q = pose.copy()
-        for k in range(int(np.ceil(far / SAMPLE_STEP)) + 1):
-            q[:3, 3] = pose[:3, 3] - dv * (k * SAMPLE_STEP)
+        for k in range(int(np.ceil(far / self.opt.sample_step)) + 1):
+            q[:3, 3] = pose[:3, 3] - dv * (k * self.opt.sample_step)
             b0, b1 = self._box_at(u, q)
             near = [x for x in others if np.all(self.lo[x] < b1) and np.all(self.hi[x] > b0)]
             if near:
@@ -1128,15 +1133,16 @@ class AssemblyPlan:
 
 class _Planner:
     def __init__(self, max_parts_per_step: int, deadline: float, check_deadline: float,
-                 separate_objects: bool = False, start: float | None = None):
+                 separate_objects: bool = False, start: float | None = None, options: PlannerOptions | None = None):
+        self.opt = opt = options if options is not None else PlannerOptions()
         self.max_step = max_parts_per_step
         self.separate_objects = separate_objects
         self.deadline = deadline              # the disassembly search stops here
         self.check_deadline = check_deadline  # the forward check of the parts it did not reach stops here
         # sub-builds (planned first, in hand) must be done by here, so the top level keeps time of its own
-        self.sub_deadline = start + _SUB_SHARE * (deadline - start) if start is not None else deadline
+        self.sub_deadline = start + opt.sub_share * (deadline - start) if start is not None else deadline
         #: CPU seconds peels may still take (:meth:`_Search._peel` re-plans whole sub-builds: 10129 spent 29 s)
-        self.peel_left = _PEEL_SHARE * (deadline - start) if start is not None else float("inf")
+        self.peel_left = opt.peel_share * (deadline - start) if start is not None else float("inf")
         self.depth = 0
         self.sub_plans: dict = {}   # id(sub-build) -> plan result dict, or None when it cannot be kept
         self.kept = 0
@@ -1194,7 +1200,7 @@ class _Planner:
 
     def plan(self, build) -> dict:
         """Sequence a build in its own frame by disassembly (see module notes)."""
-        g = _Geometry(build, self.separate_objects)
+        g = _Geometry(build, self.separate_objects, self.opt)
         flat = g.flat
         self.depth += 1
         try:
@@ -1275,6 +1281,104 @@ _GROUP_SEEDS = 60
 #: A mated pin / axle / clip / hinge pair is not a block for motion within this cosine of its joint axis.
 _JOINT_COS = 0.95
 _MINIFIG_JOINT = re.compile(r"_(peg|socket)$|^neck")
+
+
+@dataclass(frozen=True)
+class PlannerOptions:
+    """Settings of the assembly planner (:func:`assembly_sequence`, :func:`write_instructions`).
+
+    Every field defaults to today's value (the module constant of the same meaning, kept as a read-only
+    default). Pass ``options=PlannerOptions(max_held=0)`` to change one; :meth:`dataclasses.replace` makes a
+    variant of another. Values are checked by :meth:`__post_init__` (``ValueError`` naming the field).
+
+    Attributes
+    ----------
+    search_share : float, fraction of the time budget (0..1]
+        Share the disassembly search may use; the rest goes to the bottom-up check of the units it did not
+        reach. Default 0.75 (:data:`_SEARCH_SHARE`; a design choice: the check is cheap per unit).
+    sub_share : float, fraction of the search time (0..1]
+        Sub-builds, planned first and each in hand, must be done by this share of the search time; one not
+        done by then is dissolved into its parts for the top level. Default 0.85 (:data:`_SUB_SHARE`; measured:
+        without it the sub-builds of the largest official models took the whole budget and the top level none).
+    peel_share : float, fraction of the search time (0..1]
+        Share of the search time peels may take in all (each re-plans what is left of a sub-build in hand).
+        Default 0.1 (:data:`_PEEL_SHARE`; measured: uncapped, peels took half the budget of a 1,400-part model).
+    sample_step : float, LDU
+        Largest gap between two samples of an insertion path, of a hinge turn and of a press. Default 1.0
+        (:data:`SAMPLE_STEP`): below the collision inset margins (``TOL.collision_inset``), so no wall is skipped.
+    press_insets : tuple of float, LDU
+        Extra insets tried, in order, for a pair touching at its final pose (a press fit): stud fits, then
+        others. Default (0.5, 1.0) (the validator's press-fit allowances).
+    joint_cos : float, cosine
+        A mated pin / axle / clip / hinge pair does not block motion within this cosine of its joint axis
+        (0.95 is about 18 degrees; :data:`_JOINT_COS`, a design choice).
+    turn_angles : tuple of int, degrees
+        Opening angles about a click hinge's axis tried, in order, for a part or group turned in on its
+        hinge. Default 30-degree steps both ways up to 120 (:data:`TURN_ANGLES`; a design choice: click
+        hinges and canopies open at least that far).
+    press_lifts : tuple of float, LDU
+        Heights above its place at which a stuck part may slide in before being pressed straight down onto
+        its studs: one stud (4 LDU), then two. Default :data:`PRESS_LIFTS`; () turns pressed moves off.
+    max_group : int, parts
+        Largest subassembly formed when single parts deadlock (:data:`MAX_GROUP`, a design choice).
+    max_held : int, parts
+        Most parts of a held step: a pin and the units it alone holds up, held by hand while it goes in
+        (:data:`MAX_HELD`, a design choice: two hands, a few parts); 0 turns held steps off.
+    max_bridge : int, parts
+        Most parts already taken out that a subassembly in pieces takes back to join them (its pins;
+        :data:`MAX_BRIDGE`, a design choice); 0 turns bridges off.
+    max_turn_group : int, parts
+        Largest group turned in on a hinge as one (a lid with what is built on it; :data:`MAX_TURN_GROUP`,
+        a design choice).
+    max_peel : int, parts
+        A peel takes off at most this many parts that block a stuck unit in one direction (:data:`MAX_PEEL`,
+        a design choice: the pins of a block through two beams).
+    max_peel_group : int, parts
+        ... and at most this many parts with what they alone hold in their unit (:data:`MAX_PEEL_GROUP`).
+    peel_tries : int
+        Candidate peels re-planned per deadlock at most (:data:`_PEEL_TRIES`, a design choice).
+    group_seeds : int
+        Stuck units tried, highest first, as seeds of a subassembly, a peel or a pressed / flexed move per
+        deadlock. Default 60 (:data:`_GROUP_SEEDS`; measured: 12 left 60 parts blocked in a 1,250-part model
+        where 60 leaves 16, at similar time).
+    """
+
+    search_share: float = _SEARCH_SHARE
+    sub_share: float = _SUB_SHARE
+    peel_share: float = _PEEL_SHARE
+    sample_step: float = SAMPLE_STEP
+    press_insets: tuple = _PRESS_INSETS
+    joint_cos: float = _JOINT_COS
+    turn_angles: tuple = TURN_ANGLES
+    press_lifts: tuple = PRESS_LIFTS
+    max_group: int = MAX_GROUP
+    max_held: int = MAX_HELD
+    max_bridge: int = MAX_BRIDGE
+    max_turn_group: int = MAX_TURN_GROUP
+    max_peel: int = MAX_PEEL
+    max_peel_group: int = MAX_PEEL_GROUP
+    peel_tries: int = _PEEL_TRIES
+    group_seeds: int = _GROUP_SEEDS
+
+    def __post_init__(self):
+        for name in ("search_share", "sub_share", "peel_share"):
+            v = getattr(self, name)
+            if not 0.0 < v <= 1.0:
+                raise ValueError(f"PlannerOptions.{name} must be a share in (0, 1], not {v!r}")
+        if not self.sample_step > 0:
+            raise ValueError(f"PlannerOptions.sample_step must be a positive length in LDU, not {self.sample_step!r}")
+        if not self.press_insets:
+            raise ValueError("PlannerOptions.press_insets needs at least one inset (LDU), e.g. (0.5, 1.0)")
+        if not 0.0 < self.joint_cos <= 1.0:
+            raise ValueError(f"PlannerOptions.joint_cos must be a cosine in (0, 1], not {self.joint_cos!r}")
+        for name in ("max_group", "max_held", "max_bridge", "max_turn_group", "max_peel", "max_peel_group",
+                     "peel_tries", "group_seeds"):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, int) or v < 0:
+                raise ValueError(f"PlannerOptions.{name} must be a whole number >= 0, not {v!r}")
+        object.__setattr__(self, "press_insets", tuple(float(x) for x in self.press_insets))
+        object.__setattr__(self, "turn_angles", tuple(self.turn_angles))
+        object.__setattr__(self, "press_lifts", tuple(float(x) for x in self.press_lifts))
 
 
 class _Search:
@@ -1851,7 +1955,7 @@ class _Search:
         cands = []
         from .build import LegoBuild
 
-        for k in sorted(left, key=lambda x: -self.top(x))[:_GROUP_SEEDS]:
+        for k in sorted(left, key=lambda x: -self.top(x))[:self.pl.opt.group_seeds]:
             w = why.get(k)
             # a stuck kept sub-build (the wing): a single part has the other fallbacks (held steps, presses)
             if not w or w[0] != "blocked" or not isinstance(self.units[k].content, LegoBuild):
@@ -1866,7 +1970,7 @@ class _Search:
                     for j in g.candidates(i, dv).tolist():
                         if self.alive[j] and j not in own and j not in b and g.blocks(i, j, dv):
                             b.add(j)
-                            if len(b) > MAX_PEEL:
+                            if len(b) > self.pl.opt.max_peel:
                                 ok = False
                                 break
                     if not ok:
@@ -1887,7 +1991,7 @@ class _Search:
                     by[o] = by[o] | self._cut_loose(o, by[o])
                     size += len(by[o])
                     ok = ok and len(self.parts[o]) - len(by[o]) >= 2
-                if not ok or size > MAX_PEEL_GROUP:
+                if not ok or size > self.pl.opt.max_peel_group:
                     continue
                 key = frozenset((o, frozenset(p)) for o, p in by.items())
                 if key in bad:
@@ -1903,7 +2007,7 @@ class _Search:
             if key in seen:
                 continue
             seen.add(key)
-            if tries >= _PEEL_TRIES or _clock() > self.deadline or self.pl.peel_left <= _clock() - t0:
+            if tries >= self.pl.opt.peel_tries or _clock() > self.deadline or self.pl.peel_left <= _clock() - t0:
                 break
             tries += 1
             new_units: list = []
@@ -2039,7 +2143,7 @@ class _Search:
                     continue
                 ok, along_any = True, False
                 for _, dv in g.directions(u):
-                    if any(abs(float(a @ dv)) > _JOINT_COS for a in axes):
+                    if any(abs(float(a @ dv)) > self.pl.opt.joint_cos for a in axes):
                         along_any = True
                         if not g.blocks(u, j, dv):
                             ok = False
@@ -2061,7 +2165,7 @@ class _Search:
         ``along``: only directions within the joint cosine of one of these unit axes."""
         g, own = self.g, self._mine(k)
         for dname, dv in self._dirs(k):
-            if along is not None and not any(abs(float(dv @ ax)) > _JOINT_COS for ax in along):
+            if along is not None and not any(abs(float(dv @ ax)) > self.pl.opt.joint_cos for ax in along):
                 continue
             if not any(self.alive[j] and j not in own and j not in out and g.blocks(i, j, dv)
                        for i in own for j in g.candidates(i, dv).tolist()):
@@ -2073,7 +2177,7 @@ class _Search:
         highest first, at most :data:`_GROUP_SEEDS`."""
         out = sorted((k for k in left if why.get(k, ("",))[0] == kind and len(self.parts[k]) == 1),
                      key=lambda x: -self.top(x))
-        return out[:_GROUP_SEEDS]
+        return out[:self.pl.opt.group_seeds]
 
     def _held_step(self, left: list, why: dict):
         """Deadlock: a held step, or None (module notes).
@@ -2095,7 +2199,7 @@ class _Search:
                 return None
             pin = int(self.parts[k][0])
             hang = self._stranded({k})
-            if not hang or sum(len(self.parts[v]) for v in hang) + 1 > MAX_HELD:
+            if not hang or sum(len(self.parts[v]) for v in hang) + 1 > self.pl.opt.max_held:
                 continue
             hp = {i for v in hang for i in self.parts[v].tolist()}
             # threaded on the pin: mated through a non-stud joint, or passed through by the pin as drawn
@@ -2145,7 +2249,7 @@ class _Search:
 
         ``removed``: the search's removals so far; a group in pieces may take back single parts from it
         that join its pieces (:meth:`_bridges`), which are then deleted from it."""
-        seeds = sorted((k for k in left), key=lambda x: -self.top(x))[:_GROUP_SEEDS]
+        seeds = sorted((k for k in left), key=lambda x: -self.top(x))[:self.pl.opt.group_seeds]
         best = None
         for k in seeds:
             if _clock() > self.deadline:
@@ -2154,7 +2258,7 @@ class _Search:
                 ks = {k}
                 parts = set(self.parts[k].tolist())
                 ok = False
-                while len(parts) <= MAX_GROUP:
+                while len(parts) <= self.pl.opt.max_group:
                     b = self.all_blockers(parts, dv)
                     more = {int(self.owner[j]) for j in b}
                     if not more:
@@ -2178,7 +2282,7 @@ class _Search:
                     if not bridge:
                         continue
                 extra = [int(removed[pos][0].idx[0]) for pos in bridge]
-                if len(parts) + len(extra) > MAX_GROUP:
+                if len(parts) + len(extra) > self.pl.opt.max_group:
                     continue
                 fk = (frozenset(ks), tuple(sorted(extra)))
                 if fk in self._bad_groups:
@@ -2260,7 +2364,7 @@ class _Search:
                 merged[root(n)] = root(first)
             if len({root(n) for n in range(len(pieces))}) == 1:
                 return picked
-            if len(picked) >= MAX_BRIDGE:
+            if len(picked) >= self.pl.opt.max_bridge:
                 return None
         return None
 
@@ -2300,7 +2404,7 @@ class _Search:
 
     def _pressed_part(self, left, why):
         """Deadlock: a stuck single part that slides in lifted and is pressed down (:meth:`_Geometry.press_in`),
-        highest first (at most _GROUP_SEEDS); ``(unit, direction name)`` or None. A part whose last try was
+        highest first (at most ``PlannerOptions.group_seeds``); ``(unit, direction name)`` or None. A part whose last try was
         stopped only by parts still in place is not tried again."""
         cache = self._press_met
         for k in self._stuck_parts(left, why, "blocked"):
@@ -2324,7 +2428,7 @@ class _Search:
         blocking it there (all touching it, at most 4) let it by with the press-fit allowance; marks those pairs
         snap fits and returns their number, else None."""
         g = self.g
-        extra = TOL.collision_inset + max(_PRESS_INSETS)
+        extra = TOL.collision_inset + max(self.pl.opt.press_insets)
         memo = g._flex_fail
         deep = g._flex_deep
         for k in self._stuck_parts(left, why, "blocked"):
@@ -2385,7 +2489,7 @@ class _Search:
         mates: dict = {}
         for a, b in g.hinges:
             mates.setdefault(a, []).append(b)
-        for k in sorted(left, key=lambda x: -self.top(x))[:_GROUP_SEEDS]:
+        for k in sorted(left, key=lambda x: -self.top(x))[:self.pl.opt.group_seeds]:
             if _clock() > self.deadline:
                 return None
             hs = []
@@ -2407,7 +2511,7 @@ class _Search:
                         if int(self.owner[m]) in ks:
                             break
                         parts = sorted({i for v in ks for i in self.parts[v].tolist()})
-                        if len(parts) > MAX_TURN_GROUP:
+                        if len(parts) > self.pl.opt.max_turn_group:
                             break
                         got, x = g.turn_group_in(parts, h, m, self.alive)
                         if got is not None:
@@ -2447,13 +2551,13 @@ class _Search:
             for x in self._walk([v], seen):
                 piece.add(x)
                 size += len(self.parts[x])
-                if size > MAX_GROUP and not self.in_hand:
+                if size > self.pl.opt.max_group and not self.in_hand:
                     return None
             pieces.append((size, piece))
         if self.in_hand:
             pieces.sort(key=lambda t: -t[0])
             pieces = pieces[1:] if len(pieces) > 1 else []
-            if sum(t[0] for t in pieces) > MAX_GROUP:
+            if sum(t[0] for t in pieces) > self.pl.opt.max_group:
                 return None
         out = set()
         for _, piece in pieces:
@@ -2625,7 +2729,7 @@ def _sequence_build(planner: _Planner, build, res: dict, memo: dict):
 
 
 def assembly_sequence(build, *, max_parts_per_step: int = 6, time_budget: float | None = TIME_BUDGET,
-                      separate_objects: bool = False) -> AssemblyPlan:
+                      separate_objects: bool = False, options: PlannerOptions | None = None) -> AssemblyPlan:
     """Find a buildable order of a build's parts (see module rules).
 
     Parameters
@@ -2646,6 +2750,9 @@ def assembly_sequence(build, *, max_parts_per_step: int = 6, time_budget: float 
         their own ground, as official files draw stands and loose parts
         (:func:`bricklayer.validate.support.support_graph`). Off by default, as
         in the validator: a part hanging in the air cannot be placed.
+    options : PlannerOptions or None
+        The planner's settings (time shares, sampling step, group sizes, turn angles, press lifts...);
+        None: :class:`PlannerOptions` defaults.
 
     Returns
     -------
@@ -2665,7 +2772,10 @@ def assembly_sequence(build, *, max_parts_per_step: int = 6, time_budget: float 
 
     t0, wall0 = _clock(), time.perf_counter()
     budget = time_budget if time_budget is not None else 1e18
-    pl = _Planner(max_parts_per_step, t0 + _SEARCH_SHARE * budget, t0 + budget, separate_objects, t0)
+    opt = options if options is not None else PlannerOptions()
+    if not isinstance(opt, PlannerOptions):
+        raise TypeError(f"options must be a PlannerOptions, not {type(opt).__name__}")
+    pl = _Planner(max_parts_per_step, t0 + opt.search_share * budget, t0 + budget, separate_objects, t0, opt)
     res = pl.plan(build)
     pl.n_groups = 0
     seq = _sequence_build(pl, build, res, {})
@@ -2781,7 +2891,8 @@ def _flat_parts(placements) -> list:
 
 def write_instructions(build, out_dir, *, images: bool = True, max_images: int | None = None, size=(800, 600),
                        max_parts_per_step: int = 6, time_budget: float | None = TIME_BUDGET,
-                       separate_objects: bool = False, overwrite: bool = False) -> dict:
+                       separate_objects: bool = False, overwrite: bool = False,
+                       options: PlannerOptions | None = None) -> dict:
     """Write the assembly sequence as an MPD with ``0 STEP`` groups and, with the renderer, an image per step.
 
     What ``brickwright instructions MODEL --out DIR`` calls.
@@ -2806,7 +2917,7 @@ def write_instructions(build, out_dir, *, images: bool = True, max_images: int |
         Render at most this many pictures (the last ones are dropped and
         counted in ``pictures_dropped``); None (default): all.
     size : (width, height), pixels
-    max_parts_per_step, time_budget, separate_objects
+    max_parts_per_step, time_budget, separate_objects, options
         As for :func:`assembly_sequence`.
     overwrite : bool
         Replace the files of an earlier run in ``out_dir`` (and remove its step
@@ -2858,7 +2969,7 @@ def write_instructions(build, out_dir, *, images: bool = True, max_images: int |
 
     report("planning the assembly order", 0, None)
     plan = assembly_sequence(build, max_parts_per_step=max_parts_per_step, time_budget=time_budget,
-                             separate_objects=separate_objects)
+                             separate_objects=separate_objects, options=options)
     report("planning the assembly order", 1, 1)
     for p in out.glob(_STEP_IMAGES):  # images of an earlier run would mix with this one's
         p.unlink()
