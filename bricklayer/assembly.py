@@ -1010,12 +1010,44 @@ class _Unit:
     pose: object             # Pose in the planning frame
     color: int | None        # sub-build colour
     label: str
-    sub: dict | None = None  # subassembly: its own plan (order, directions, units)
+    sub: PlannedAssembly | None = None  # subassembly: its own plan (order, directions, units)
     dv: np.ndarray | None = None  # insertion direction (unit vector, planning frame) once placed
     turn: tuple | None = None     # turned shut on its hinge after coming in: (axis, pivot, degrees), planning frame
     held: bool = False            # held in place by hand until the next move of a held step pins it
     press: tuple | None = None    # slid in lifted, then pressed in: (unit vector, planning frame; distance LDU)
     peeled: bool = False          # what is left of a unit after a peel (:meth:`_Search._peel`), or its peeled piece
+
+
+@dataclass(frozen=True)
+class Move:
+    """One move of the search: a unit and the name of the direction it goes in along (``"down"``, ``"+x"``,
+    ``"joint(x,y,z)"``, ``"... turned +30 deg on its hinge"``...; :attr:`AssemblyPlan.directions`). The
+    unit carries the rest (direction vector, turn, press, held). Unpacks as ``unit, name``."""
+
+    unit: _Unit
+    name: str
+
+    def __iter__(self):
+        return iter((self.unit, self.name))
+
+
+@dataclass
+class PlannedAssembly:
+    """The plan of one assembly built on the ground or in hand (a build, a sub-build, a subassembly).
+
+    ``order``: flat indices (of the planning build) in building order; ``directions``: flat index ->
+    direction name; ``units``: the :class:`Move` s in building order. A build's plan also has ``failed``
+    (flat index -> reason), ``skip`` (left out of the planning: flat index -> reason), ``flat`` (the
+    build's flattened placements) and ``placed`` ((n,) bool, planned and placed).
+    """
+
+    order: list
+    directions: dict
+    units: list
+    failed: dict = field(default_factory=dict)
+    skip: dict = field(default_factory=dict)
+    flat: list | None = None
+    placed: np.ndarray | None = None
 
 
 @dataclass
@@ -1144,7 +1176,7 @@ class _Planner:
         #: CPU seconds peels may still take (:meth:`_Search._peel` re-plans whole sub-builds: 10129 spent 29 s)
         self.peel_left = opt.peel_share * (deadline - start) if start is not None else float("inf")
         self.depth = 0
-        self.sub_plans: dict = {}   # id(sub-build) -> plan result dict, or None when it cannot be kept
+        self.sub_plans: dict = {}   # id(sub-build) -> its PlannedAssembly, or None when it cannot be kept
         self.kept = 0
         self.dissolved = 0
         self.snap_fits = 0          # part pairs found to be snap fits (``_Geometry.snap_fit``)
@@ -1186,7 +1218,7 @@ class _Planner:
                 key = id(u.content)
                 if key not in self.sub_plans:
                     res = self.plan(u.content)
-                    ok = not res["failed"] and len(res["order"]) > 0
+                    ok = not res.failed and len(res.order) > 0
                     self.sub_plans[key] = res if ok else None
                 if self.sub_plans[key] is not None:
                     self.kept += 1
@@ -1224,20 +1256,20 @@ class _Planner:
             if isinstance(u.content, LegoBuild):
                 sub = self.sub_plans[id(u.content)]
                 off = int(u.idx[0])
-                order.extend(off + i for i in sub["order"])
-                for i, dn in sub["directions"].items():
+                order.extend(off + i for i in sub.order)
+                for i, dn in sub.directions.items():
                     directions[off + i] = dn
             elif u.sub is not None:
-                order.extend(u.sub["order"])
-                directions.update(u.sub["directions"])
+                order.extend(u.sub.order)
+                directions.update(u.sub.directions)
             else:
                 p = _planned(g, u)
                 order.extend(p.tolist())
                 for i in p.tolist():
                     directions[i] = name
             placed[_planned(g, u)] = True
-        return dict(order=order, directions=directions, failed=failed, skip=dict(g.skip), units=seq_units,
-                    flat=g.flat, placed=placed)
+        return PlannedAssembly(order, directions, seq_units, failed=failed, skip=dict(g.skip), flat=g.flat,
+                               placed=placed)
 
 
 def _planned(g, u) -> np.ndarray:
@@ -1691,7 +1723,7 @@ class _Search:
                         waiters.setdefault(v, []).append(k)
                     continue
                 self._drop(k)
-                removed.append((self.units[k], dname))
+                removed.append(Move(self.units[k], dname))
                 for w in waiters.pop(k, ()):
                     if not self.gone[w]:
                         heapq.heappush(heap, (-self.top(w), w))
@@ -1774,7 +1806,7 @@ class _Search:
                 blockers[dn] = b
             present[parts] = True
             if holds and dname is not None:
-                passed.append((self.units[k], dname))
+                passed.append(Move(self.units[k], dname))
                 continue
             text = ("floating when placed bottom-up after the time budget ran out: touches no part placed "
                     "before it" if not holds else self._why_text(("blocked", blockers)))
@@ -1860,7 +1892,7 @@ class _Search:
             self.pl.held_steps += 1
             for k, dname in step:
                 self._drop(k)
-                removed.append((self.units[k], dname))
+                removed.append(Move(self.units[k], dname))
             return []
         if self.top_level:
             new = self._peel(left, why)
@@ -1878,22 +1910,22 @@ class _Search:
             grp = self._find_group(left, removed) or self._turned_group(left)
             if grp is not None:
                 ks, dname, sub, dv, *turn = grp
-                u = _Unit(np.array(sorted(sub["order"])), None, None, None, "subassembly", sub=sub, dv=dv,
+                u = _Unit(np.array(sorted(sub.order)), None, None, None, "subassembly", sub=sub, dv=dv,
                           turn=turn[0] if turn else None)
                 new = self._replace(list(ks), [u])
                 self._drop(new[0])
-                removed.append((u, dname))
+                removed.append(Move(u, dname))
                 return []
         got = self._pressed_part(left, why)
         if got is not None:
             k, dname = got
             self._drop(k)
-            removed.append((self.units[k], dname))
+            removed.append(Move(self.units[k], dname))
             return []
         pair = self._held_pair(left, why)
         if pair is not None:
             u, dname = pair
-            removed.append((u, dname))
+            removed.append(Move(u, dname))
             return []
         found = self._pinned_snap(left, why) or self._flexed_part(left, why)
         if found:
@@ -2017,7 +2049,7 @@ class _Search:
                     break
                 new_units.extend(self._peeled_piece(o, peel))
                 u = self.units[o]
-                new_units.append(_Unit(np.array(sorted(rest["order"])), None, None, None, f"{u.label} (peeled)",
+                new_units.append(_Unit(np.array(sorted(rest.order)), None, None, None, f"{u.label} (peeled)",
                                        sub=rest, peeled=True))
             else:
                 return self._replace(list(by), new_units)
@@ -2047,7 +2079,7 @@ class _Search:
         if isinstance(u.content, LegoBuild):
             return self.pl._expand(self.pl._children(u, g.flat), g.flat)
         if u.sub is not None:
-            return [copy.copy(v) for v, _ in u.sub["units"]]
+            return [copy.copy(v) for v, _ in u.sub.units]
         return [_Unit(np.array([i]), g.flat[i].content, g.flat[i].pose, None, f"#{i}") for i in u.idx.tolist()]
 
     def _units_without(self, u: _Unit, drop: set) -> list:
@@ -2082,7 +2114,7 @@ class _Search:
         if fail or not rem:
             return None
         res = self.pl._result(self.g, rem, {})
-        return {"order": res["order"], "directions": res["directions"], "units": res["units"]}
+        return PlannedAssembly(res.order, res.directions, res.units)
 
     def _peeled_piece(self, o: int, peel: set) -> list:
         """Units of the parts ``peel`` taken off unit o: a kept nested sub-build that is exactly them, else
@@ -2110,8 +2142,8 @@ class _Search:
             rem, fail = s.run()
             if not fail and rem:
                 res = self.pl._result(g, rem, {})
-                return [_Unit(np.array(sorted(res["order"])), None, None, None, "peeled piece",
-                              sub={"order": res["order"], "directions": res["directions"], "units": res["units"]},
+                return [_Unit(np.array(sorted(res.order)), None, None, None, "peeled piece",
+                              sub=PlannedAssembly(res.order, res.directions, res.units),
                               peeled=True)]
         return singles
 
@@ -2281,7 +2313,7 @@ class _Search:
                     bridge = self._bridges(ks, dv, removed)
                     if not bridge:
                         continue
-                extra = [int(removed[pos][0].idx[0]) for pos in bridge]
+                extra = [int(removed[pos].unit.idx[0]) for pos in bridge]
                 if len(parts) + len(extra) > self.pl.opt.max_group:
                     continue
                 fk = (frozenset(ks), tuple(sorted(extra)))
@@ -2333,10 +2365,10 @@ class _Search:
 
         picked = []
         for pos in range(len(removed) - 1, -1, -1):  # most recent first (nearest in the assembly order)
-            u = removed[pos][0]
+            u = removed[pos].unit
             if u.sub is not None or u.turn is not None or u.held or len(u.idx) != 1 or isinstance(u.content, LegoBuild):
                 continue
-            if pos + 1 < len(removed) and removed[pos + 1][0].held:
+            if pos + 1 < len(removed) and removed[pos + 1].unit.held:
                 continue  # the pin of a held step: its held units rely on it going in after them
             p = int(u.idx[0])
             if p in g.skip or not g.has[p]:
@@ -2348,7 +2380,7 @@ class _Search:
                 continue
             ok = True
             for v, _ in removed[pos + 1:]:
-                vparts = _planned(g, v) if v.sub is None else np.asarray(v.sub["order"], dtype=np.int64)
+                vparts = _planned(g, v) if v.sub is None else np.asarray(v.sub.order, dtype=np.int64)
                 if v.dv is None or v.press is not None or (v.turn is not None and any((int(i), p) in g.contact for i in vparts.tolist())):
                     ok = False  # no direction known, or a turned move near it (not re-tested here)
                     break
@@ -2595,18 +2627,18 @@ class _Search:
         if fail:
             return None
         rem = rem[::-1]
-        if len(rem) == 1 and rem[0][0].sub is not None:
-            return rem[0][0].sub
+        if len(rem) == 1 and rem[0].unit.sub is not None:
+            return rem[0].unit.sub
         order: list = []
         directions: dict = {}
         for u, d in rem:
             if u.sub is not None:  # a nested subassembly: its parts in its own order
-                order.extend(int(i) for i in u.sub["order"])
-                directions.update(u.sub["directions"])
+                order.extend(int(i) for i in u.sub.order)
+                directions.update(u.sub.directions)
             else:  # one part, or a held pair
                 order.extend(int(i) for i in u.idx.tolist())
                 directions.update({int(i): d for i in u.idx.tolist()})
-        return {"order": order, "directions": directions, "units": rem}
+        return PlannedAssembly(order, directions, rem)
 
     def _why_text(self, w) -> str:
         if w is None:
@@ -2641,10 +2673,10 @@ def _insertions(pl: _Planner, res: dict, pose: np.ndarray, off: int, level: int,
     index of its first part in the top build."""
     from .build import LegoBuild
 
-    placed = res["placed"] if placed is None else placed
+    placed = res.placed if placed is None else placed
     rot = np.asarray(pose)[:3, :3]
     mine: list = []
-    for u, dname in res["units"]:
+    for u, dname in res.units:
         if isinstance(u.content, LegoBuild):
             pl.n_levels += 1
             parts = _insertions(pl, pl.sub_plans[id(u.content)], np.asarray(pose) @ u.pose.matrix,
@@ -2682,10 +2714,10 @@ def _sequence_build(planner: _Planner, build, res: dict, memo: dict):
     seq = LegoBuild(name=build.name)
     seq.embedded_files = dict(build.embedded_files)
     seq.ldraw_data_files = dict(build.ldraw_data_files)
-    flat = res["flat"]
+    flat = res.flat
     n_in_step, last_dir, first = 0, None, True
     inside: set = set()  # parts of kept sub-builds: their own sequences add their skipped parts
-    for u, dname in res["units"]:
+    for u, dname in res.units:
         is_sub = isinstance(u.content, LegoBuild)
         if is_sub:
             inside.update(u.idx.tolist())
@@ -2702,7 +2734,7 @@ def _sequence_build(planner: _Planner, build, res: dict, memo: dict):
             planner.n_groups += 1
             grp = LegoBuild(name=f"{build.name or 'model'}-subassembly-{planner.n_groups}")
             last = None
-            for (v, dn) in u.sub["units"]:
+            for (v, dn) in u.sub.units:
                 if last is not None and dn != last:
                     grp.step()
                 for i in v.idx.tolist():  # one part, or a held pair
@@ -2711,12 +2743,12 @@ def _sequence_build(planner: _Planner, build, res: dict, memo: dict):
             seq.add_raw(grp, _identity())
             n_in_step = planner.max_step
         else:
-            for i in [i for i in u.idx.tolist() if i not in res["skip"]]:
+            for i in [i for i in u.idx.tolist() if i not in res.skip]:
                 seq.add_raw(flat[i].content, flat[i].pose)
                 n_in_step += 1
         last_dir = dname
-    placed = res["placed"]
-    extra = [sorted(res["skip"]), sorted(res["failed"])]
+    placed = res.placed
+    extra = [sorted(res.skip), sorted(res.failed)]
     for group in extra:
         group = [i for i in group if not placed[i] and i not in inside]
         if group:
@@ -2782,20 +2814,20 @@ def assembly_sequence(build, *, max_parts_per_step: int = 6, time_budget: float 
     # steps of the top level in flat indices
     steps, cur, n_in, last = [], [], 0, None
     groups = []
-    for u, dname in res["units"]:
+    for u, dname in res.units:
         if isinstance(u.content, LegoBuild) or u.sub is not None:
             if cur:
                 steps.append(cur)
             if u.sub is not None:
-                ids = list(u.sub["order"])
+                ids = list(u.sub.order)
                 groups.append((ids, dname))
             else:
                 off = int(u.idx[0])
-                ids = [off + i for i in pl.sub_plans[id(u.content)]["order"]]
+                ids = [off + i for i in pl.sub_plans[id(u.content)].order]
             steps.append(ids)
             cur, n_in, last = [], 0, None
             continue
-        ids = [i for i in u.idx.tolist() if i not in res["skip"]]
+        ids = [i for i in u.idx.tolist() if i not in res.skip]
         if cur and (dname != last or n_in >= max_parts_per_step):
             steps.append(cur)
             cur, n_in = [], 0
@@ -2804,12 +2836,12 @@ def assembly_sequence(build, *, max_parts_per_step: int = 6, time_budget: float 
         last = dname
     if cur:
         steps.append(cur)
-    skipped = dict(res["skip"])
+    skipped = dict(res.skip)
     pl.n_levels = 0
     moves: list = []
     _insertions(pl, res, np.eye(4), 0, 0, moves)
-    plan = AssemblyPlan(res["order"], steps, res["directions"], res["failed"], skipped, pl.kept, pl.dissolved,
-                        seq, time.perf_counter() - wall0, len(res["flat"]), groups, pl.snap_fits, moves, pl.held_steps)
+    plan = AssemblyPlan(res.order, steps, res.directions, res.failed, skipped, pl.kept, pl.dissolved,
+                        seq, time.perf_counter() - wall0, len(res.flat), groups, pl.snap_fits, moves, pl.held_steps)
     log.info("assembly sequence: %d of %d planned parts placed (%d skipped) in %.2f s", len(plan.order),
              plan.n_parts - len(skipped), len(skipped), plan.seconds)
     return plan
