@@ -484,3 +484,22 @@ def test_planner_options_default_to_the_module_values_and_reject_bad_ones():
         assembly_sequence(tower(2), options={"max_held": 0})
     # no held steps: a tower needs none, so the plan is the same
     assert assembly_sequence(tower(3), options=PlannerOptions(max_held=0)).order == [0, 1, 2]
+
+
+def test_deadlock_strategies_follow_one_protocol_in_the_order_of_the_options(official_dir):
+    import pytest
+
+    from bricklayer import read_ldraw
+    from bricklayer.assembly import DEFAULT_STRATEGIES, STRATEGIES, DeadlockStrategy, PlannerOptions
+
+    assert tuple(STRATEGIES) == DEFAULT_STRATEGIES  # every strategy is tried by default, in today's order
+    for s in STRATEGIES.values():
+        assert isinstance(s, DeadlockStrategy) and len(type(s).__doc__) > 150
+    with pytest.raises(ValueError, match="unknown deadlock strategy 'wiggle'"):
+        assembly_sequence(tower(2), options=PlannerOptions(strategies=("wiggle",)))
+    # 21109 Exo Suit needs a held step (test_clevis_is_held_while_its_axle_goes_through); without that
+    # strategy in the list no move is held
+    b = read_ldraw(official_dir / "21109_Exo_Suit.mpd")
+    opt = PlannerOptions(strategies=tuple(n for n in DEFAULT_STRATEGIES if n != "held_step"))
+    plan = assembly_sequence(b, separate_objects=True, options=opt)
+    assert not any(m.get("held") for m in plan.insertions)
