@@ -35,8 +35,8 @@ _SEARCH_SHARE = 0.75
 #: stop at the same point of the search, up to the speed of the CPU).
 _clock = time.process_time
 #: Share of the search time by which sub-builds (planned first, each in hand) must be planned; a sub-build
-#: not done by then is dissolved into its parts, which the top level plans (measured: planning the sub-builds of a 3,000-part model
-#: took 80 s of a 60 s budget, and the top level got none).
+#: not done by then is dissolved into its parts, which the top level plans (measured: the sub-builds
+#: of a 3,000-part model took 80 s of a 60 s budget, and the top level got none).
 _SUB_SHARE = 0.85
 #: Largest group turned in on a hinge as one (:func:`~bricklayer.assembly.strategies.turned_group._turned_group`: a lid with what is built on
 #: it; a design choice: the one found in the official models is 2 parts).

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Protocol, runtime_checkable
 
-__all__ = ["DeadlockStrategy"]
+__all__ = ["DeadlockStrategy", "snap_fits_found"]
 
 
 @runtime_checkable
@@ -42,3 +42,15 @@ class DeadlockStrategy(Protocol):
 
     def apply(self, search, left: list, why: dict, removed: list, failed: dict) -> list | None:
         ...
+
+
+
+def snap_fits_found(search, why: dict, found: int) -> list | None:
+    """End of a strategy that takes part pairs as snap fits: None when it found none (``found`` 0); else the
+    pairs are counted in ``AssemblyPlan.snap_fits``, ``why`` (unit -> reason it is stuck) is cleared, as the
+    pairs no longer block each other, and ``[]`` is returned (no new units)."""
+    if not found:
+        return None
+    search.pl.snap_fits += found
+    why.clear()
+    return []

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ...constants import TOL
 from ..options import _clock
+from .base import snap_fits_found
 
 __all__ = ["FlexedPart"]
 
@@ -71,9 +72,4 @@ class FlexedPart:
     name = "flexed_part"
 
     def apply(self, search, left: list, why: dict, removed: list, failed: dict) -> list | None:
-        found = _flexed_part(search, left, why)
-        if not found:
-            return None
-        search.pl.snap_fits += found
-        why.clear()
-        return []
+        return snap_fits_found(search, why, _flexed_part(search, left, why))

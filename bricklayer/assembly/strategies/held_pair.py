@@ -16,8 +16,8 @@ def _held_pair(self, left: list, why: dict):
     A stuck part k and a part j it touches (collision broad phase) that blocks it, where each part
     holds on its own once placed (stands on the ground or touches a placed part other than the
     other) and the two, moving rigidly together along one of k's directions, meet nothing: the
-    builder holds the two together in the fingers and sets them down as one (
-    a chest 4738a and a panel 6268a side by side on a plate 3035, each reaching over the other).
+    builder holds the two together in the fingers and sets them down as one
+    (a chest 4738a and a panel 6268a side by side on a plate 3035, each reaching over the other).
     Unlike a subassembly they need not be joined to each other. Returns ``(unit, direction
     name)`` with both parts dropped from the search, or None.
     """

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..options import _clock
+from .base import snap_fits_found
 
 __all__ = ["PinnedSnap"]
 
@@ -61,9 +62,4 @@ class PinnedSnap:
     name = "pinned_snap"
 
     def apply(self, search, left: list, why: dict, removed: list, failed: dict) -> list | None:
-        found = _pinned_snap(search, left, why)
-        if not found:
-            return None
-        search.pl.snap_fits += found
-        why.clear()
-        return []
+        return snap_fits_found(search, why, _pinned_snap(search, left, why))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..options import _clock
+from .base import snap_fits_found
 
 __all__ = ["SnapFits"]
 
@@ -32,8 +33,4 @@ class SnapFits:
                         found += 1
             if _clock() > self.deadline:
                 break
-        if found:
-            self.pl.snap_fits += found
-            why.clear()
-            return []
-        return None
+        return snap_fits_found(self, why, found)
