@@ -1426,15 +1426,16 @@ class LegoBuild(LegoGeometry):
         return stability_report(self, equilibrium_check=equilibrium)
 
     def assembly_sequence(self, *, max_parts_per_step: int = 6, time_budget="default",
-                          separate_objects: bool = False):
+                          separate_objects: bool = False, options=None):
         """A buildable order of the parts: :func:`bricklayer.assembly.assembly_sequence` with the same
         arguments and meanings (``time_budget`` in CPU seconds, None for no limit; by default that
-        function's ``TIME_BUDGET``, 60 s; docs/stability.md)."""
+        function's ``TIME_BUDGET``, 60 s; ``options`` a :class:`bricklayer.assembly.PlannerOptions` or None
+        for its defaults; docs/stability.md)."""
         from .assembly import TIME_BUDGET, assembly_sequence
 
         return assembly_sequence(self, max_parts_per_step=max_parts_per_step,
                                  time_budget=TIME_BUDGET if time_budget == "default" else time_budget,
-                                 separate_objects=separate_objects)
+                                 separate_objects=separate_objects, options=options)
 
 
 def _md_escape(text: str) -> str:

@@ -29,11 +29,12 @@ from __future__ import annotations
 
 __all__ = ["ToolkitError", "BrickLayerError", "BrickLayerValueError", "BrickLayerKeyError", "BrickLayerTypeError",
            "BrickLayerIndexError", "LDrawError", "LDrawParseError", "LDrawFileNotFoundError", "PartNotFoundError",
-           "InputNotFoundError", "OutputExistsError", "OutputIsAFolderError", "OutputWriteError",
-           "MissingDependencyError"]
+           "InputNotFoundError", "OutputExistsError", "OutputIsAFolderError", "OutputNotAFolderError",
+           "OutputWriteError", "MissingDependencyError"]
 
 from ldraw_data.errors import (InputNotFoundError, LDrawError, LDrawFileNotFoundError, LDrawParseError,
-                               MissingDependencyError, OutputExistsError, OutputIsAFolderError, OutputWriteError,
+                               MissingDependencyError, OutputExistsError, OutputIsAFolderError, OutputNotAFolderError,
+                               OutputWriteError,
                                PartNotFoundError, ToolkitError)
 
 

@@ -36,6 +36,7 @@ __all__ = [
     "InputNotFoundError",
     "OutputExistsError",
     "OutputIsAFolderError",
+    "OutputNotAFolderError",
     "OutputWriteError",
     "MissingDependencyError",
     "LDrawError",
@@ -86,6 +87,11 @@ class OutputExistsError(ToolkitError, FileExistsError):
 
 class OutputIsAFolderError(ToolkitError, IsADirectoryError):
     """A folder was given where an output file name is needed (also an ``IsADirectoryError``)."""
+
+
+class OutputNotAFolderError(ToolkitError, NotADirectoryError):
+    """A file was given, or no folder could be made, where an output folder is needed (also a
+    ``NotADirectoryError``)."""
 
 
 class OutputWriteError(ToolkitError, OSError):

@@ -21,12 +21,8 @@ PACKAGES = ("ldraw_data", "bricklayer", "brickwright")
 #: Built-in exceptions a toolkit module may not raise bare: each has a toolkit kind deriving from the root.
 BARE = {"ValueError", "KeyError", "TypeError", "IndexError", "FileNotFoundError", "FileExistsError",
         "IsADirectoryError", "NotADirectoryError", "OSError", "ImportError", "ModuleNotFoundError", "RuntimeError"}
-#: Raises of bare built-ins still there, and why. The planner module is being split by another change
-#: (issue 19, steps 3-4); its raises move to the toolkit's kinds with it.
+#: Raises of bare built-ins still there, and why.
 KNOWN_BARE = {
-    ("bricklayer/assembly.py", "ValueError"): 2,
-    ("bricklayer/assembly.py", "NotADirectoryError"): 2,
-    ("bricklayer/assembly.py", "FileExistsError"): 1,
     # an internal invariant (the catalog gave a brick of a size fill_box did not ask for): a bug, not bad input
     ("bricklayer/construction/fill.py", "RuntimeError"): 1,
 }

@@ -148,6 +148,13 @@ class PressFits:
         self._reported = cand[keep]
         return self._reported
 
+    def loose_allowances(self, pairs: list) -> dict:
+        """Press-fit allowances of colliding pairs ``pairs`` (list of (i, j) placement indices) that the
+        connection graph leaves unmated but whose sliding connectors (axles, pins, hinges) mate within the
+        looser :data:`LOOSE_MATE` tolerances. Returns ``{(i, j): (allowance_ldu, axis, ...)}``, the joint axis a
+        unit 3-vector in the build frame (module notes, step 4). Used by the assembly planner."""
+        return self._loose_allowances(pairs)
+
     def _loose_allowances(self, pairs: list) -> dict:
         """Press-fit allowances of colliding pairs the connection graph leaves unmated but whose
         connectors mate within the looser :data:`LOOSE_MATE` tolerances (module notes, step 4)."""
