@@ -1056,6 +1056,33 @@ _MERGE_POS_JOINT = 4.0
 _MERGE_COS = 0.9
 
 
+#: A BrickNet stud label further than this (LDU) along its axis from the stud primitive LDCad reads at the
+#: same place is moved onto the primitive (:func:`_seat_stud_on_primitive`); the connection graph mates
+#: studs within 0.5 LDU (``bricklayer.validate.connections.JOINT_TOLERANCE``).
+_STUD_SEAT_EPS = 0.25
+
+
+def _seat_stud_on_primitive(frames: np.ndarray, rows: np.ndarray, base: np.ndarray, axis: np.ndarray) -> None:
+    """Move BrickNet stud rows ``rows`` of ``frames`` (k, 4, 4; LDraw part frame, LDU) along their axis onto
+    ``base``, the origin of the stud primitive the part draws there (LDCad shadow ``SNAP_CYL`` of ``stud*.dat``,
+    inherited from the primitive's placement), when they lie on its axis line (within ``_MERGE_POS``) but more
+    than ``_STUD_SEAT_EPS`` LDU from it along the axis.
+
+    A stud seats by its base: the shoulder stops on the anti-stud's face, however long the stud is drawn.
+    BrickNet labels a longer stud at 4 LDU below its tip, or copies an aliased part's labels: the ringed end
+    of lightsaber hilt 577b (aliased to 64567a) is an open stud drawn 1.25 times as long, its base at y = 31;
+    BrickNet's label sits at y = 32, 1 LDU into the hilt, so a 1 x 1 brick drawn on that end (10224 Town
+    Hall, the lamp posts) did not mate and was reported floating (audit round 4). Only the position along
+    the axis changes: the type (open or solid stud) and the axis stay BrickNet's. In place.
+    """
+    for r in rows.tolist():
+        d = frames[r, :3, 3] - base
+        along = float(d @ axis)
+        perp = float(np.linalg.norm(d - along * axis))
+        if perp <= 0.5 and _STUD_SEAT_EPS < abs(along) <= _MERGE_POS:
+            frames[r, :3, 3] = frames[r, :3, 3] - along * axis
+
+
 def _merge_ldcad(frames, types, lengths, lab: _Labels, a: int, b: int):
     """BrickNet rows followed by the LDCad rows ``a:b`` that no BrickNet row already describes."""
     table = lab.type_table
@@ -1085,6 +1112,9 @@ def _merge_ldcad(frames, types, lengths, lab: _Labels, a: int, b: int):
                 hit = np.linalg.norm(d, axis=1) <= near
             if np.any(hit & (cos >= _MERGE_COS)):
                 keep[i] = False
+                if c == "stud":
+                    _seat_stud_on_primitive(frames, np.flatnonzero(same)[hit & (cos >= _MERGE_COS)],
+                                            lf[i, :3, 3], ax)
         lf, lt, ll = lf[keep], lt[keep], ll[keep]
     return (np.concatenate([frames, lf]), np.concatenate([np.asarray(types, np.int16), lt]),
             np.concatenate([np.asarray(lengths, np.float64), ll]))

@@ -39,31 +39,40 @@ judge.REPORTS = OUT / "reports"
 
 
 def studs_world(lf: ldr.Leaf, model: Path) -> np.ndarray:
-    """Mid-height points (k, 3) of a leaf's male studs in the model frame (LDU)."""
+    """Stud sample points (k, 9, 3) of a leaf's male studs in the model frame (LDU): the mid-height point
+    on the stud axis (2 LDU out of the base), then 8 points around it at the stud's radius (6 LDU)."""
     s = ldr.part_studs(lf.name, model)
     if len(s) == 0:
-        return np.zeros((0, 3))
+        return np.zeros((0, 9, 3))
     w = lf.world @ s
-    return w[:, :3, 3] - 2.0 * w[:, :3, 1] / np.linalg.norm(w[:, :3, 1], axis=1)[:, None]
+    ang = np.linspace(0, 2 * np.pi, 8, endpoint=False)
+    local = np.vstack([[0, -2.0, 0], np.c_[6 * np.cos(ang), np.full(8, -2.0), 6 * np.sin(ang)]])
+    return np.einsum("kij,pj->kpi", w[:, :3, :3], local) + w[:, None, :3, 3]
 
 
-def engaged(points: np.ndarray, tris: np.ndarray, cert: bool) -> int:
-    """How many stud mid points lie in the convex hull of ``tris`` and not in its material."""
-    if len(points) == 0 or len(tris) == 0:
+def engaged(studs: np.ndarray, tris: np.ndarray, cert: bool) -> int:
+    """How many studs (``studs_world`` points) are held in ``tris``: the stud's mid point lies in the part's
+    convex hull and not in its material (a stud in its anti-stud, tube or hole), and the part's surface
+    comes within 1 LDU of the stud's side (the anti-stud grips it: a part lying on the stud tips or
+    hovering over them is not closer than 2 LDU there)."""
+    if len(studs) == 0 or len(tris) == 0:
         return 0
     v = np.unique(tris.reshape(-1, 3).round(3), axis=0)
-    lo, hi = v.min(0), v.max(0)
-    points = points[((points >= lo) & (points <= hi)).all(1)]
-    if len(points) == 0:
+    lo, hi = v.min(0) - 1, v.max(0) + 1
+    studs = studs[((studs[:, 0] >= lo) & (studs[:, 0] <= hi)).all(1)]
+    if len(studs) == 0:
         return 0
+    points = studs[:, 0]
     try:
         hull = Delaunay(v)
     except Exception:  # noqa: BLE001 - flat part: no hull
         return 0
-    inh = points[hull.find_simplex(points) >= 0]
-    if len(inh) == 0:
+    keep = hull.find_simplex(points) >= 0
+    keep[keep] = ~ldr.inside(points[keep], tris, cert)
+    if not keep.any():
         return 0
-    return int((~ldr.inside(inh, tris, cert)).sum())
+    side = ldr.surface_distance(studs[keep, 1:].reshape(-1, 3), tris, reach=4.0).reshape(-1, 8)
+    return int((side.min(1) <= 1.0).sum())
 
 
 def judge_floaters(max_pairs: int = 40) -> None:
@@ -113,12 +122,16 @@ def _stud_check(model: str, k: int) -> list:
 
     flo = {i for i, lf in enumerate(leaves)
            if (lf.line, lab(lf)) in rl or judge._never_reported(lf.name, path) or lab(lf) in sl}
-    tris, cert, box = {}, {}, np.full((len(leaves), 2, 3), np.nan)
-    for i, lf in enumerate(leaves):
-        t, c = ldr.world_triangles(lf, path)
-        if len(t):
-            tris[i], cert[i] = t, c
-            box[i] = t.reshape(-1, 3).min(0), t.reshape(-1, 3).max(0)
+    if model not in _GROUPS:  # world triangles of every leaf, once per model
+        _GROUPS.clear()
+        tris, cert, box = {}, {}, np.full((len(leaves), 2, 3), np.nan)
+        for i, lf in enumerate(leaves):
+            t, c = ldr.world_triangles(lf, path)
+            if len(t):
+                tris[i], cert[i] = t, c
+                box[i] = t.reshape(-1, 3).min(0), t.reshape(-1, 3).max(0)
+        _GROUPS[model] = tris, cert, box
+    tris, cert, box = _GROUPS[model]
     fl = np.array(sorted(flo))
 
     def touch(i, js):
