@@ -1057,6 +1057,33 @@ _MERGE_POS_JOINT = 4.0
 _MERGE_COS = 0.9
 
 
+#: A BrickNet stud label this far (LDU) along its axis towards the stud's tip from the base of the one stud
+#: primitive LDCad reads at its place is moved onto that base (:func:`_seat_stud_on_primitive`): the extra
+#: length of a stud drawn longer than 4 LDU (577b's ringed end: 1.25 x 4 LDU). Other offsets (a stud drawn
+#: sunk 2 LDU in a recess, whose shoulder is the surface around it, 4287) keep BrickNet's label.
+_STUD_EXTRA_LENGTH = (0.75, 1.25)
+
+
+def _seat_stud_on_primitive(frames: np.ndarray, row: int, base: np.ndarray, axis: np.ndarray) -> None:
+    """Move BrickNet stud row ``row`` of ``frames`` (k, 4, 4; LDraw part frame, LDU; in place) along its axis
+    onto ``base``, the origin of the stud primitive the part draws there (LDCad shadow ``SNAP_CYL`` of
+    ``stud*.dat``, inherited from the primitive's placement; ``axis`` unit, out of the stud), when the label
+    lies on the stud's axis line (within 0.5 LDU) and :data:`_STUD_EXTRA_LENGTH` towards the tip.
+
+    A stud seats by its base: the shoulder stops on the anti-stud's face, however long the stud is drawn.
+    BrickNet places a stud label 4 LDU below the tip; for a longer stud that is inside the stud: the ringed
+    end of lightsaber hilt 577b (aliased to 64567a) is an open stud drawn 1.25 times as long, base at y = 31,
+    label at y = 32, so a 1 x 1 brick drawn on that end (10224 Town Hall, the lamp posts) did not mate and
+    was reported floating (audit round 4). Only the position along the axis changes: the type (open or solid
+    stud) and the axis stay BrickNet's.
+    """
+    d = frames[row, :3, 3] - base
+    along = float(d @ axis)
+    perp = float(np.linalg.norm(d - along * axis))
+    if perp <= 0.5 and _STUD_EXTRA_LENGTH[0] <= along <= _STUD_EXTRA_LENGTH[1]:
+        frames[row, :3, 3] = frames[row, :3, 3] - along * axis
+
+
 def _merge_ldcad(frames, types, lengths, lab: _Labels, a: int, b: int):
     """BrickNet rows followed by the LDCad rows ``a:b`` that no BrickNet row already describes."""
     table = lab.type_table
@@ -1069,6 +1096,7 @@ def _merge_ldcad(frames, types, lengths, lab: _Labels, a: int, b: int):
         cls_b = [_MERGE_CLASS.get(table[t][0], table[t][0]) for t in np.asarray(types).tolist()]
         pb, ab = frames[:, :3, 3], -frames[:, :3, 1]
         keep = np.ones(len(lt), dtype=bool)
+        studs_at: dict = {}  # BrickNet stud row -> LDCad stud rows at its place
         for i, t in enumerate(lt.tolist()):
             c = _MERGE_CLASS.get(table[t][0], table[t][0])
             same = np.array([x == c for x in cls_b])
@@ -1086,6 +1114,13 @@ def _merge_ldcad(frames, types, lengths, lab: _Labels, a: int, b: int):
                 hit = np.linalg.norm(d, axis=1) <= near
             if np.any(hit & (cos >= _MERGE_COS)):
                 keep[i] = False
+                if c == "stud":
+                    for r in np.flatnonzero(same)[hit & (cos >= _MERGE_COS)].tolist():
+                        studs_at.setdefault(r, []).append(i)
+        frames = frames.copy()
+        for r, rows in studs_at.items():
+            if len(rows) == 1:  # one drawn stud there (two rows: a stud drawn in two pieces, left alone)
+                _seat_stud_on_primitive(frames, r, lf[rows[0], :3, 3], -lf[rows[0], :3, 1])
         lf, lt, ll = lf[keep], lt[keep], ll[keep]
     return (np.concatenate([frames, lf]), np.concatenate([np.asarray(types, np.int16), lt]),
             np.concatenate([np.asarray(lengths, np.float64), ll]))

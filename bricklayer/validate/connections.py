@@ -46,6 +46,7 @@ __all__ = ["ConnectionGraph", "connection_graph", "part_connector_arrays", "embe
            "SLIDING_TYPES", "is_sliding_type", "JOINT_TOLERANCE", "TOL_EPS", "SLIDE_END_EPS",
            "STUD_SEAT_REACH", "AXLE_MIN_HALF", "AXLE_MIN_OVERLAP"]
 
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -176,6 +177,11 @@ def _transformed(arr: _PartArrays, m: np.ndarray) -> _PartArrays:
     return _PartArrays(arr.pos @ m[:3, :3].T + m[:3, 3], arr.axis @ m[:3, :3].T, arr.length, arr.code, arr.conns)
 
 
+#: A print code at the end of an LDraw part id: "p" and 2-4 characters (LDraw library file-naming
+#: convention: ``3626bp69`` is 3626b printed; ``4490pb02`` is 4490 printed).
+_PRINT_SUFFIX = re.compile(r"p[0-9a-z]{2,4}$")
+
+
 def embedded_aliases(build) -> dict:
     """Connectors for MPD-embedded copies of library parts.
 
@@ -183,7 +189,9 @@ def embedded_aliases(build) -> dict:
     ``"<set> - <part>.dat"`` (10283 Space Shuttle: ``"10283 - 61332.dat"``,
     Philo's Technic Pin with Friction Type 2, library part 61332). Such a copy
     has no BrickNet labels; it takes the library part's connectors when the
-    name after the last ``" - "`` is a catalog part and the two meshes'
+    name after the last ``" - "`` is a catalog part, or a printed id whose
+    unprinted base is one (``"70816 - 4490pb02.dat"`` -> 4490, the LDraw
+    pattern-code convention, :data:`_PRINT_SUFFIX`), and the two meshes'
     bounding boxes (LDraw part frame) agree within ``_ALIAS_BOX_TOL`` (1 LDU),
     so that a different part of the same number is not given wrong connectors.
 
@@ -219,6 +227,11 @@ def embedded_aliases(build) -> dict:
             tail = key[1:].rsplit(" - ", 1)[-1].strip()
             if tail.lower().endswith(".dat"):
                 tail = tail[:-4]
+            if tail and tail not in cat:
+                # a printed copy ("70816 - 4490pb02"): the unprinted base part's connectors (LDraw numbers
+                # prints as base id + "p" + a 2-4 character code; the print does not change the shape)
+                m = _PRINT_SUFFIX.search(tail)
+                tail = tail[:m.start()] if m is not None and m.start() > 0 else tail
             if not tail or tail not in cat:
                 continue
             try:
