@@ -48,7 +48,12 @@ LDCad connector unless BrickNet has one of the same class (stud / anti-stud or t
 axle or pin / bar / clip / pin or axle hole, else the type) within ``_MERGE_POS`` (2 LDU) with
 axes within ``_MERGE_COS`` (0.9) (``_MERGE_POS_JOINT``, 4 LDU, for hinge, fixed and ball labels),
 for sliding ones on the same line with overlapping extents.
-BrickNet covers 13,057 of the 19,370 library parts, LDCad 14,498, both 15,321
+Third source: hose segment joints (:mod:`ldraw_data.segments`): a segment part of a flexible
+hose (754, 756, 30527k02...) gets a ``hose_ball`` at each hemisphere of its drawing that the next
+segment of a library hose holds, and that next segment a ``hose_socket`` where the ball sits;
+appended after the other two (no other source describes segments), following ``~Moved to`` stubs
+(758 -> 30527k02).
+BrickNet covers 13,057 of the 19,370 library parts, LDCad 14,498, all three 15,326
 (``benchmarks/connector_coverage.py``). The merged table is kept under
 ``cache_dir()/connectors``, keyed on both libraries' fingerprints.
 """
@@ -88,7 +93,7 @@ import logging
 import lzma
 import re
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import Enum
 from functools import lru_cache
 from pathlib import Path
@@ -169,6 +174,9 @@ _POLAR_NAMES: dict[tuple[str, str, str], str] = {
     # 17114 brick 2x2 with two ball joints, constraction limbs: in; constraction sockets: on
     ("ball", "0", "in"): "constraction_ball",
     ("ball", "0", "on"): "constraction_socket",
+    # flexible hose segments (754, 30527k02): ball of one segment in the cup of the next (ldraw_data.segments)
+    ("ball", "hose", "in"): "hose_ball",
+    ("ball", "hose", "on"): "hose_socket",
     # 973 minifig torso (and 781 bodies): on, at the shoulders; 3818/3819 arms: in
     ("hinge", "0", "on"): "shoulder_peg",
     ("hinge", "0", "in"): "shoulder_socket",
@@ -556,6 +564,8 @@ class _Labels:
     ld_frames: np.ndarray = field(default_factory=lambda: np.zeros((0, 3, 4), np.float32))  # (M,3,4) LDU
     ld_types: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int16))  # (M,) into type_table
     ld_lengths: np.ndarray = field(default_factory=lambda: np.zeros(0, np.float32))  # (M,) half-length LDU
+    # hose segment joints (ldraw_data.segments): stem -> ((k,4,4) frames LDU, (k,) int16 type codes)
+    sg_rows: dict = field(default_factory=dict)
 
 
 _lock = threading.RLock()
@@ -638,7 +648,31 @@ def _atomic_save_npz(path, arrays: dict) -> None:
 
 @lru_cache(maxsize=1)
 def _labels() -> _Labels:
-    """BrickNet's labels merged with the LDCad shadow library's (when installed), once per process."""
+    """BrickNet's labels, the LDCad shadow library's (when installed) and the hose segment joints
+    (:mod:`ldraw_data.segments`), once per process."""
+    lab = _ldcad_labels()
+    from .segments import segment_rows
+
+    rows = segment_rows()
+    if not rows:
+        return lab
+    table = list(lab.type_table)
+    code = {(k, s, p): i for i, (_, k, s, p) in enumerate(table)}
+    for key in sorted({label for r in rows.values() for label, _ in r}, key=_type_sort_key):
+        if key not in code:  # appended: the codes of BrickNet's and LDCad's types do not change
+            code[key] = len(table)
+            table.append((_label_name(*key), *key))
+    sg = {}
+    for stem, r in rows.items():
+        frames = np.zeros((len(r), 4, 4))
+        frames[:, :3] = [f for _, f in r]
+        frames[:, 3, 3] = 1.0
+        sg[stem] = (_readonly(frames), _readonly(np.array([code[label] for label, _ in r], np.int16)))
+    return replace(lab, type_table=tuple(table), sg_rows=sg)
+
+
+def _ldcad_labels() -> _Labels:
+    """BrickNet's labels merged with the LDCad shadow library's (when installed)."""
     bn = _bricknet_labels()
     ld = _ldcad_rows()
     if ld is None:
@@ -1003,8 +1037,8 @@ class _PartArrays:
 
 
 _part_cache: dict[tuple, _PartArrays] = {}
-#: The connector sources, in merge order (module notes, "Second source").
-SOURCES = ("bricknet", "ldcad")
+#: The connector sources, in merge order (module notes, "Second source" and "Third source").
+SOURCES = ("bricknet", "ldcad", "segment")
 
 
 def _check_sources(sources) -> tuple:
@@ -1036,10 +1070,34 @@ def _part_arrays(part_id: str, library_alias_ok: bool = True, sources: tuple = S
     ld = lab.ld_stems.get(ck[0]) if "ldcad" in sources else None
     if ld is not None and ld[1] > ld[0]:
         frames, types, lengths = _merge_ldcad(frames, types, lengths, lab, *ld)
+    sg = _segment_joints(ck[0], lab) if "segment" in sources else None
+    if sg is not None:
+        sf, st = sg
+        frames = np.concatenate([frames, sf])
+        types = np.concatenate([np.asarray(types, np.int16), st])
+        lengths = np.concatenate([np.asarray(lengths, np.float64), np.zeros(len(st))])
     out = _PartArrays(_readonly(frames), _readonly(np.asarray(types, np.int16)), _readonly(lengths))
     with _lock:
         _part_cache[ck] = out
     return out
+
+
+def _segment_joints(stem: str, lab: _Labels) -> tuple[np.ndarray, np.ndarray] | None:
+    """Hose segment joints of ``stem`` ((k,4,4) frames in its frame, (k,) type codes), following
+    LDraw ``~Moved to`` / alias stubs (758 -> 30527k02), else None."""
+    if not lab.sg_rows:
+        return None
+    T, cur = np.eye(4), stem
+    for _ in range(_MAX_ALIAS_HOPS + 1):
+        hit = lab.sg_rows.get(cur)
+        if hit is not None:
+            frames, types = hit
+            return (frames if cur == stem else T @ frames), types
+        nxt = _library_stub_target(cur)
+        if nxt is None:
+            return None
+        cur, T = nxt[0], T @ nxt[1]
+    return None
 
 
 #: Connector classes for the merge of the two sources: an LDCad row is dropped when BrickNet has a
@@ -1107,7 +1165,7 @@ def part_connectors(part_id: str, library_alias_ok: bool = True,
         The LDCad rows are the part's own (inherited through its LDraw references,
         which already reach the targets of stubs), so this flag does not change them.
     sources : tuple of str
-        Which sources to merge, of :data:`SOURCES` (``"bricknet"``, ``"ldcad"``);
+        Which sources to merge, of :data:`SOURCES` (``"bricknet"``, ``"ldcad"``, ``"segment"``);
         ``("bricknet",)`` gives BrickNet's labels alone.
 
     Returns
@@ -1159,6 +1217,8 @@ def has_connectors(part_id: str, library_alias_ok: bool = True, sources: tuple =
     lab = _labels()
     ld = lab.ld_stems.get(_stem(part_id)) if "ldcad" in sources else None
     if ld is not None and ld[1] > ld[0]:
+        return True
+    if "segment" in sources and _segment_joints(_stem(part_id), lab) is not None:
         return True
     if "bricknet" not in sources:
         return False
