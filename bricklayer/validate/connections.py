@@ -42,6 +42,11 @@ a few milliseconds of connector work instead of a full rebuild.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import networkx as nx
+
 __all__ = ["ConnectionGraph", "connection_graph", "part_connector_arrays", "embedded_aliases", "find_mated_pairs",
            "SLIDING_TYPES", "is_sliding_type", "JOINT_TOLERANCE", "TOL_EPS", "SLIDE_END_EPS",
            "STUD_SEAT_REACH", "AXLE_MIN_HALF", "AXLE_MIN_OVERLAP"]
@@ -49,7 +54,6 @@ __all__ = ["ConnectionGraph", "connection_graph", "part_connector_arrays", "embe
 from dataclasses import dataclass
 from functools import lru_cache
 
-import networkx as nx
 import numpy as np
 
 from ldraw_data.connectors import JointKind, connector_types, is_sliding_type, mate_matrix, type_label
@@ -326,6 +330,8 @@ class ConnectionGraph:
         """The part graph (networkx), built on first use: nodes 0..n-1, one edge per mated part pair
         with attribute ``kinds`` (frozenset of JointKind)."""
         if self._graph is None:
+            import networkx as nx  # only when asked for: the import costs about 0.2 s
+
             g = nx.Graph()
             n = self._n
             g.add_nodes_from(range(n))
@@ -357,13 +363,10 @@ class ConnectionGraph:
 
     def _component_labels(self) -> np.ndarray:
         """(n,) component label of each part: the connected components of :attr:`graph`, computed
-        with scipy's sparse-graph routine over the same edges (no networkx graph needed)."""
-        from scipy.sparse import coo_matrix
-        from scipy.sparse.csgraph import connected_components
+        in numpy over the same edges (:func:`.graphs.component_labels`, scipy's labels; no networkx graph needed)."""
+        from .graphs import component_labels
 
-        n, e = self._n, self._edges
-        m = coo_matrix((np.ones(len(e)), (e[:, 0], e[:, 1])), shape=(n, n))
-        return connected_components(m, directed=False)[1]
+        return component_labels(self._n, self._edges)
 
     @property
     def kinds(self) -> list:
