@@ -1115,7 +1115,9 @@ _MERGE_COS = 0.9
 
 
 def _merge_ldcad(frames, types, lengths, lab: _Labels, a: int, b: int):
-    """BrickNet rows followed by the LDCad rows ``a:b`` that no BrickNet row already describes."""
+    """BrickNet rows followed by the LDCad rows ``a:b`` that no BrickNet row already describes.
+
+    All LDCad rows (k) are tested against all BrickNet rows (m) at once, as (k, m) arrays."""
     table = lab.type_table
     lf = np.zeros((b - a, 4, 4))
     lf[:, :3] = lab.ld_frames[a:b]
@@ -1123,29 +1125,38 @@ def _merge_ldcad(frames, types, lengths, lab: _Labels, a: int, b: int):
     lt = lab.ld_types[a:b].astype(np.int16)
     ll = lab.ld_lengths[a:b].astype(np.float64)
     if len(types):
-        cls_b = [_MERGE_CLASS.get(table[t][0], table[t][0]) for t in np.asarray(types).tolist()]
-        pb, ab = frames[:, :3, 3], -frames[:, :3, 1]
-        keep = np.ones(len(lt), dtype=bool)
-        for i, t in enumerate(lt.tolist()):
-            c = _MERGE_CLASS.get(table[t][0], table[t][0])
-            same = np.array([x == c for x in cls_b])
-            if not same.any():
-                continue
-            d = pb[same] - lf[i, :3, 3]
-            ax = -lf[i, :3, 1]
-            cos = np.abs(ab[same] @ ax)
-            if ll[i] > 0 or np.any(lengths[same] > 0):  # sliding: same line, overlapping extents
-                along = np.abs(d @ ax)
-                perp = np.linalg.norm(d - np.outer(d @ ax, ax), axis=1)
-                hit = (perp <= _MERGE_POS) & (along <= np.maximum(ll[i], lengths[same]) + _MERGE_POS)
-            else:
-                near = _MERGE_POS_JOINT if table[t][1] in ("hinge", "fixed", "ball") else _MERGE_POS
-                hit = np.linalg.norm(d, axis=1) <= near
-            if np.any(hit & (cos >= _MERGE_COS)):
-                keep[i] = False
-        lf, lt, ll = lf[keep], lt[keep], ll[keep]
+        merge_class = _merge_classes(table)
+        cls_b = merge_class[np.asarray(types, np.int64)]
+        cls_l = merge_class[lt.astype(np.int64)]
+        same = cls_l[:, None] == cls_b[None, :]  # (k, m)
+        if same.any():
+            pb, ab = frames[:, :3, 3], -frames[:, :3, 1]
+            pl, al = lf[:, :3, 3], -lf[:, :3, 1]
+            d = pb[None, :, :] - pl[:, None, :]  # (k, m, 3)
+            cos = np.abs(np.einsum("mj,kj->km", ab, al))
+            dot = np.einsum("kmj,kj->km", d, al)
+            along = np.abs(dot)
+            perp = np.linalg.norm(d - dot[:, :, None] * al[:, None, :], axis=2)
+            blen = np.asarray(lengths, np.float64)
+            # sliding: the LDCad row slides, or some BrickNet row of its class does
+            sliding = (ll > 0) | (same & (blen[None, :] > 0)).any(axis=1)
+            hit_line = (perp <= _MERGE_POS) & (along <= np.maximum(ll[:, None], blen[None, :]) + _MERGE_POS)
+            joint = np.array([table[t][1] in ("hinge", "fixed", "ball") for t in lt.tolist()], dtype=bool)
+            near = np.where(joint, _MERGE_POS_JOINT, _MERGE_POS)
+            hit_point = np.linalg.norm(d, axis=2) <= near[:, None]
+            hit = np.where(sliding[:, None], hit_line, hit_point)
+            keep = ~(hit & (cos >= _MERGE_COS) & same).any(axis=1)
+            lf, lt, ll = lf[keep], lt[keep], ll[keep]
     return (np.concatenate([frames, lf]), np.concatenate([np.asarray(types, np.int16), lt]),
             np.concatenate([np.asarray(lengths, np.float64), ll]))
+
+
+@lru_cache(maxsize=4)
+def _merge_classes(table: tuple) -> np.ndarray:
+    """(T,) merge class code of every type code of ``table`` (:data:`_MERGE_CLASS`, else the type name)."""
+    names = [_MERGE_CLASS.get(t[0], t[0]) for t in table]
+    index = {c: i for i, c in enumerate(dict.fromkeys(names))}
+    return np.array([index[c] for c in names], dtype=np.int64)
 
 
 _defs_cache: dict[tuple, tuple[ConnectorDef, ...]] = {}
