@@ -720,12 +720,22 @@ def _grid_pairs(tree_pts: np.ndarray, query_pts: np.ndarray, r, strict: bool) ->
     kt = (ct + 1) @ mul
     order = np.argsort(kt, kind="stable")
     ks = kt[order]
+    # the occupied cells (sorted keys) and their runs in ks; queries searched in sorted order (the key of
+    # a neighbouring cell is the query's key plus a constant, so one sort serves all 27 offsets)
+    first = np.flatnonzero(np.r_[True, ks[1:] != ks[:-1]])
+    cells, cell_n = ks[first], np.diff(np.r_[first, len(ks)])
+    kq0 = (cq + 1) @ mul
+    qorder = np.argsort(kq0, kind="stable")
+    kq0s = kq0[qorder]
     ii, jj = [], []
     for off in np.array(np.meshgrid([-1, 0, 1], [-1, 0, 1], [-1, 0, 1], indexing="ij")).reshape(3, -1).T:
-        kq = (cq + 1 + off) @ mul
-        a = np.searchsorted(ks, kq, "left")
-        b = np.searchsorted(ks, kq, "right")
-        n = b - a
+        kqs = kq0s + int(off @ mul)
+        p = np.minimum(np.searchsorted(cells, kqs), len(cells) - 1)
+        hit = cells[p] == kqs
+        a = np.empty(len(kqs), dtype=np.int64)
+        n = np.empty(len(kqs), dtype=np.int64)
+        a[qorder] = first[p]  # = searchsorted(ks, kq, "left") where the cell is occupied
+        n[qorder] = np.where(hit, cell_n[p], 0)
         tot = int(n.sum())
         if not tot:
             continue
