@@ -11,6 +11,11 @@ the same machine load (the machine is shared: compare only runs made together).
 ``--dump DIR`` writes each model's validation report as JSON (``DIR/<model stem>.json``, the
 first run's), to check that a speed change leaves the results identical.
 
+``--bytecode`` lets the child processes keep compiled bytecode (under a temporary
+``PYTHONPYCACHEPREFIX``, warmed by one untimed run per checkout), as an installed package does;
+by default the environment's setting holds (``PYTHONDONTWRITEBYTECODE=1`` in the sandbox: every
+process compiles the project's modules again). Results: ``benchmarks/startup.md``.
+
 Usage::
 
     python benchmarks/startup.py [MODEL ...] [--runs 5] [--repo PATH ...] [--dump DIR]
@@ -52,13 +57,14 @@ print(json.dumps({"parts": r.get("parts"), "read_s": t1 - t0, "validate_s": t2 -
 """
 
 
-def run_once(repo: Path, model: Path, dump: Path | None = None) -> dict:
+def run_once(repo: Path, model: Path, dump: Path | None = None, pycache: Path | None = None) -> dict:
     """One fresh process reading and validating ``model`` with the packages of checkout ``repo``.
 
     Returns
     -------
     dict
         ``parts``, ``read_s``, ``validate_s``, ``total_s``, ``cpu_s`` (seconds) and ``maxrss_mib``.
+        With ``pycache``, bytecode is written and read there (``PYTHONPYCACHEPREFIX``).
 
     Raises
     ------
@@ -67,6 +73,9 @@ def run_once(repo: Path, model: Path, dump: Path | None = None) -> dict:
     """
     args = [sys.executable, "-c", _CHILD, str(repo), str(model)] + ([str(dump)] if dump else [])
     env = dict(os.environ, PYTHONPATH=str(repo))
+    if pycache is not None:
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        env["PYTHONPYCACHEPREFIX"] = str(pycache)
     p = subprocess.run(args, capture_output=True, text=True, cwd=str(repo), env=env)
     if p.returncode != 0:
         raise RuntimeError(f"{model.name} with {repo}: exit {p.returncode}\n{p.stderr[-3000:]}")
@@ -79,8 +88,18 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--repo", type=Path, action="append", help="checkout(s) to measure (default: this one)")
     ap.add_argument("--dump", type=Path, help="write each model's report JSON here (first run)")
+    ap.add_argument("--bytecode", action="store_true", help="keep compiled bytecode between runs")
     args = ap.parse_args(argv)
-    repos = args.repo or [HERE.parent]
+    repos = [r.resolve() for r in (args.repo or [HERE.parent])]
+    tmp = None
+    pycache: dict[Path, Path | None] = {r: None for r in repos}
+    if args.bytecode:
+        import tempfile
+
+        tmp = tempfile.TemporaryDirectory(prefix="startup-pycache-")
+        for k, r in enumerate(repos):
+            pycache[r] = Path(tmp.name) / str(k)
+            run_once(r, args.models[0], None, pycache[r])  # warm-up: compiles and stores the bytecode
     for model in args.models:
         runs: dict[Path, list[dict]] = {r: [] for r in repos}
         for k in range(args.runs):
@@ -90,7 +109,7 @@ def main(argv: list[str] | None = None) -> int:
                     folder = args.dump / (r.name if len(repos) > 1 else "")
                     folder.mkdir(parents=True, exist_ok=True)
                     dump = folder / f"{model.stem}.json"
-                runs[r].append(run_once(r, model, dump))
+                runs[r].append(run_once(r, model, dump, pycache[r]))
         for r, rs in runs.items():
             med = {k: statistics.median(x[k] for x in rs) for k in ("read_s", "validate_s", "total_s", "cpu_s",
                                                                     "maxrss_mib")}
@@ -98,6 +117,8 @@ def main(argv: list[str] | None = None) -> int:
                   f"read {med['read_s']:.2f} s, validate {med['validate_s']:.2f} s, total {med['total_s']:.2f} s, "
                   f"cpu {med['cpu_s']:.2f} s, max RSS {med['maxrss_mib']:.0f} MiB "
                   f"(totals {', '.join(format(x['total_s'], '.2f') for x in rs)})")
+    if tmp is not None:
+        tmp.cleanup()
     return 0
 
 
