@@ -380,16 +380,18 @@ class ConnectionGraph:
         """Connected components as lists of FlatPlacement, largest first (ties: first part first).
 
         Flexible or primitive placements (:attr:`exempt`, :func:`._world.flexible_mask`: string,
-        hose and LSynth segments, scaled primitives) that mate with nothing are left out: LDraw
-        draws one bent string as dozens of unconnected pieces (2,103 ``4-4cyli`` in 6285 Black Seas
-        Barracuda), which are not separate objects of the model.
+        hose and LSynth segments, scaled primitives) that mate with nothing but each other are left
+        out: LDraw draws one bent string as dozens of unconnected pieces (2,103 ``4-4cyli`` in 6285
+        Black Seas Barracuda), and one hose as dozens of segments jointed to each other (the hose
+        segment joints of :mod:`ldraw_data.segments`: 44 in 6285's chest), which are pieces of one
+        flexible whole, not separate objects of the model.
         """
         ex = self.exempt
         labels = self._component_labels()
         order = np.argsort(labels, kind="stable")
         cuts = np.flatnonzero(np.diff(labels[order])) + 1
         comps = [c.tolist() for c in np.split(order, cuts)] if self._n else []
-        comps = [c for c in comps if not (len(c) == 1 and ex[c[0]])]
+        comps = [c for c in comps if not ex[c].all()]
         comps.sort(key=lambda c: (-len(c), c[0]))
         return [[self.placements[i] for i in c] for c in comps]
 
