@@ -63,3 +63,18 @@ def test_hose_of_an_official_model_is_jointed(official_dir):
         d = np.linalg.norm(sock - w, axis=1)
         d[owner == i] = np.inf
         assert d.min() <= 2.1
+
+
+def test_jointed_hose_is_one_flexible_whole_for_the_validator():
+    # three 754 links laid as 751 lays them (2.56 LDU apart, ball of each in the socket of the next),
+    # floating above a brick: the links mate ball-in-socket (2 ball joints), and a group made only of
+    # hose segments is left out of the components, as a single unmated segment is
+    from bricklayer import from_ldraw
+    from bricklayer.validate.connections import connection_graph
+
+    text = "\n".join(["1 4 0 0 0 1 0 0 0 1 0 0 0 1 3001.dat"] + [
+        f"1 0 0 {y} 0 1 0 0 0 1 0 0 0 1 754.dat" for y in (-105.12, -102.56, -100.0)])
+    g = connection_graph(from_ldraw(text))
+    assert sorted((int(a), int(b)) for a, _, b, _ in g.pairs.tolist()) == [(1, 2), (2, 3)]
+    assert set(g.kinds) == {C.JointKind.BALL}
+    assert [[p.content.ldraw_id for p in c] for c in g.components] == [["3001"]]
