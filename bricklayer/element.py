@@ -30,6 +30,7 @@ from .connector import Connector, type_matches
 from .constants import PLATE, STUD
 from .geometry.ldraw_frame import L2B
 from .geometry.types import Box, Direction, Pose, Rotation, Vec3, as_vec3
+from .errors import BrickLayerTypeError, BrickLayerValueError
 
 _STUD_UP = ("stud", "open_stud")
 #: Geometry reaching more than this (LDU) past the stud/anti-stud footprint widens the alignment box.
@@ -288,13 +289,13 @@ class LegoGeometry:
         found = self.find_connectors(connector_type, toward, facing=facing)
         if not found:
             present = sorted({c.type for c in self.connectors})
-            raise ValueError(
+            raise BrickLayerValueError(
                 f"no free connector of type {connector_type!r}"
                 + (f" facing {facing}" if facing is not None else "")
                 + f"; free types here: {', '.join(present) or 'none'}"
             )
         if len(found) > 1 and toward is None:
-            raise ValueError(
+            raise BrickLayerValueError(
                 f"{len(found)} connectors match {connector_type!r}; pass toward=(point or Direction) "
                 "to pick one, or use find_connectors()"
             )
@@ -335,7 +336,7 @@ class Element(LegoGeometry):
         from ldraw_data.catalog import get_catalog
 
         if not isinstance(ldraw_id, str) or not ldraw_id.strip():
-            raise TypeError(f"Element(ldraw_id, color) needs a part id string such as '3001', got {ldraw_id!r}")
+            raise BrickLayerTypeError(f"Element(ldraw_id, color) needs a part id string such as '3001', got {ldraw_id!r}")
         cat = get_catalog()
         if pid not in cat:
             err = PartNotFoundError(pid, cat.suggest(pid.rsplit("/", 1)[-1], 5))

@@ -40,6 +40,7 @@ from .build import LegoBuild
 from .element import Element
 from .geometry.ldraw_frame import B2L, L2B
 from .geometry.types import Pose
+from .errors import BrickLayerTypeError, BrickLayerValueError, OutputExistsError
 
 log = logging.getLogger(__name__)
 
@@ -314,7 +315,7 @@ def _from_text(text: str, source: str, library, line_map, doc: LDrawDocument | N
     if line_map is not None:
         warnings = [moved(w) for w in warnings]
         build.unreadable_lines = [moved(w) for w in build.unreadable_lines]
-        for b in [build, *build._all_builds()]:
+        for b in [build, *build.sub_builds()]:
             for pl in b.placements:
                 if pl.origin is not None:
                     pl.origin = where(*pl.origin)
@@ -338,7 +339,7 @@ def _first_file_line(text: str) -> int:
         if st.startswith("0") and st[1:2].isspace() and st[1:].strip()[:4].upper() == "FILE" and (
                 len(st[1:].strip()) == 4 or st[1:].strip()[4].isspace()):
             return i
-    raise ValueError("no 0 FILE line")  # callers pass texts parsed as MPDs
+    raise BrickLayerValueError("no 0 FILE line")  # callers pass texts parsed as MPDs
 
 
 def _local_subfiles(p: Path, text: str, library) -> tuple[str, list | None, LDrawDocument | None]:
@@ -595,7 +596,7 @@ def to_ldraw(build: LegoBuild, *, title: str | None = None, name: str | None = N
     names = _block_names(build, main_block)  # an MPD's blocks are .ldr files (OMR: "<set> - <name>.ldr")
     embedded: dict[str, tuple[str, str]] = {}
     data_files: dict[str, tuple[str, str]] = {}
-    for b in [build, *build._all_builds()]:
+    for b in [build, *build.sub_builds()]:
         for k, v in b.embedded_files.items():
             embedded.setdefault(k, v)
         for k, v in b.ldraw_data_files.items():
@@ -667,9 +668,9 @@ def write_ldraw(build: LegoBuild, path, *, overwrite: bool = False, title: str |
     """
     p = Path(path)
     if p.exists() and not overwrite:
-        raise FileExistsError(f"{p} exists; pass overwrite=True to replace it")
+        raise OutputExistsError(f"{p} exists; pass overwrite=True to replace it")
     if not isinstance(build, LegoBuild):
-        raise TypeError(f"write_ldraw(build, path) needs a LegoBuild, got {type(build).__name__}")
+        raise BrickLayerTypeError(f"write_ldraw(build, path) needs a LegoBuild, got {type(build).__name__}")
     text = to_ldraw(build, title=title, name=p.name, author=author)
     if p.suffix.lower() != ".mpd" and text.startswith("0 FILE "):
         import warnings

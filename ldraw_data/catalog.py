@@ -56,6 +56,7 @@ from typing import Iterable, Iterator
 from .fileio import atomic_writer, discard_cache_file
 from .errors import LDrawError, PartNotFoundError
 from .library import LDrawLibrary, cache_dir, data_dir, get_library, normalize_name, read_ldraw_text
+from .errors import LDrawValueError
 
 log = logging.getLogger(__name__)
 
@@ -665,10 +666,10 @@ class Catalog:
             When the data is of another format version.
         """
         if data.get("format") != CATALOG_FORMAT:
-            raise ValueError(f"catalog format {data.get('format')!r}, expected {CATALOG_FORMAT}")
+            raise LDrawValueError(f"catalog format {data.get('format')!r}, expected {CATALOG_FORMAT}")
         keys = list(data["fields"])
         if set(keys) | {"popularity"} != set(PartSpec.__dataclass_fields__):
-            raise ValueError(f"catalog fields {keys} do not match PartSpec")
+            raise LDrawValueError(f"catalog fields {keys} do not match PartSpec")
         kw_i, dims_i = keys.index("keywords"), keys.index("dims")
         specs = []
         new, setattr_ = object.__new__, object.__setattr__

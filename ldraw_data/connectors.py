@@ -102,6 +102,7 @@ from typing import Iterable, NamedTuple
 import numpy as np
 
 from .library import cache_dir, normalize_name
+from .errors import LDrawTypeError, LDrawValueError, MissingDependencyError
 
 log = logging.getLogger(__name__)
 
@@ -256,7 +257,7 @@ def _label_name(kind: str, sub: str, pol: str | None) -> str:
 def _parse_type(name: str) -> tuple[str, str, str | None]:
     """(kind, subtype, polarity) of a type name; ValueError (with close names) when unknown."""
     if not isinstance(name, str):
-        raise TypeError(f"connector type must be a str, got {type(name).__name__}")
+        raise LDrawTypeError(f"connector type must be a str, got {type(name).__name__}")
     lab = _NAME_TO_LABEL.get(name)
     if lab is not None:
         return lab
@@ -269,7 +270,7 @@ def _parse_type(name: str) -> tuple[str, str, str | None]:
     known = sorted(_NAME_TO_LABEL)
     close = difflib.get_close_matches(name, known, n=3, cutoff=0.6)
     hint = f" Did you mean {', '.join(repr(c) for c in close)}?" if close else ""
-    raise ValueError(
+    raise LDrawValueError(
         f"Unknown connector type {name!r}. Known types: {', '.join(known)}, and mechanical names "
         f"'<hinge|fixed|ball>_<subtype>_<in|on>' (e.g. 'hinge_2_in').{hint}"
     )
@@ -579,7 +580,7 @@ def _data_dir() -> Path:
     """
     spec = importlib.util.find_spec("bricknet")
     if spec is None or not spec.submodule_search_locations:
-        raise ModuleNotFoundError(
+        raise MissingDependencyError(
             "the 'bricknet' package (connector labels) is not installed; install it with "
             "`pip install bricknet` (it is a dependency of this project)"
         )
@@ -853,7 +854,7 @@ def type_code(connector_type: str) -> int:
         return names.index(connector_type)
     except ValueError:
         _parse_type(connector_type)  # raises with suggestions for a misspelt name
-        raise ValueError(f"no part in BrickNet's labels has a {connector_type!r} connector") from None
+        raise LDrawValueError(f"no part in BrickNet's labels has a {connector_type!r} connector") from None
 
 
 @lru_cache(maxsize=1)
@@ -897,7 +898,7 @@ def mate_matrix() -> np.ndarray:
 
 def _stem(part_id: str) -> str:
     if not isinstance(part_id, str):
-        raise TypeError(f"part id must be a str such as '3001' or '3001.dat', got {type(part_id).__name__}")
+        raise LDrawTypeError(f"part id must be a str such as '3001' or '3001.dat', got {type(part_id).__name__}")
     key = normalize_name(part_id)
     if key.startswith("parts/"):
         key = key[len("parts/") :]
@@ -1045,7 +1046,7 @@ def _check_sources(sources) -> tuple:
     src = tuple(sources)
     bad = [x for x in src if x not in SOURCES]
     if bad:
-        raise ValueError(f"unknown connector source(s) {bad}; use some of {SOURCES}")
+        raise LDrawValueError(f"unknown connector source(s) {bad}; use some of {SOURCES}")
     return src
 
 
@@ -1345,7 +1346,7 @@ def world_connector_frames(
     T = np.asarray(transforms, dtype=np.float64)
     n = len(part_ids)
     if T.shape != (n, 4, 4):
-        raise ValueError(f"transforms must have shape ({n}, 4, 4) to match part_ids, got {T.shape}")
+        raise LDrawValueError(f"transforms must have shape ({n}, 4, 4) to match part_ids, got {T.shape}")
     arrs = [_part_arrays(p, library_alias_ok) for p in part_ids]
     counts = np.fromiter((len(a.types) for a in arrs), dtype=np.int64, count=n)
     total = int(counts.sum())

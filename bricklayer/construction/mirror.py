@@ -12,6 +12,7 @@ import numpy as np
 
 from ..element import Element
 from ..geometry.types import Pose
+from ..errors import BrickLayerValueError
 
 log = logging.getLogger(__name__)
 
@@ -127,7 +128,7 @@ def mirror(build, axis: str = "x"):
     from ..build import LegoBuild, Placement
 
     if axis not in _REFLECT:
-        raise ValueError(f"axis is 'x' or 'y', got {axis!r}")
+        raise BrickLayerValueError(f"axis is 'x' or 'y', got {axis!r}")
     m = _REFLECT[axis]
     out = LegoBuild(name=(build.name + "_mirrored") if build.name else None)
     for fp in build.flattened_placements:
@@ -139,7 +140,7 @@ def mirror(build, axis: str = "x"):
         else:
             cp = mirror_counterpart(pid)
             if cp is None:
-                raise ValueError(f"cannot mirror {build.describe(fp)}: the part is not symmetric and the catalog "
+                raise BrickLayerValueError(f"cannot mirror {build.describe(fp)}: the part is not symmetric and the catalog "
                                  "has no Left/Right counterpart; replace it with a symmetric part first")
             new_el, s = Element(cp[0], el.color), _REFLECT[cp[1]]
         pose = Pose.from_matrix(m @ fp.pose.matrix @ s)

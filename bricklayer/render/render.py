@@ -14,6 +14,7 @@ colour, nudged 0.5 LDU toward the camera so the faces do not hide them.
 from __future__ import annotations
 
 __all__ = [
+    "parse_size",
     "render_build",
     "render_sheet",
     "render_file",
@@ -35,6 +36,7 @@ from ._gl import import_pyrender, offscreen_renderer
 from .camera import Camera, fit_camera
 from .geometry import (FINISH_KINDS, WARNING_COLORS, InstancedGeometry, _face_normals, _lookup, instanced_geometry,
                        normalize_highlight)
+from ..errors import BrickLayerValueError
 
 log = logging.getLogger(__name__)
 
@@ -62,16 +64,34 @@ def _pil():
     return Image, ImageDraw, ImageFont
 
 
-def _parse_size(size) -> tuple[int, int]:
+def parse_size(size) -> tuple[int, int]:
+    """An image size in pixels, checked.
+
+    Parameters
+    ----------
+    size : str or (int, int)
+        ``"800x600"`` (width x height) or a ``(width, height)`` pair, pixels.
+
+    Returns
+    -------
+    (int, int)
+        Width and height, pixels.
+
+    Raises
+    ------
+    BrickLayerValueError
+        A string not of the form ``"WxH"``, or a side outside 8..8192 pixels (the sizes the renderer
+        accepts; ``brickwright render --size`` checks its option with this before loading the model).
+    """
     if isinstance(size, str):
         try:
             w, h = (int(v) for v in size.lower().split("x"))
         except ValueError:
-            raise ValueError(f"size must look like '800x600', got {size!r}") from None
+            raise BrickLayerValueError(f"size must look like '800x600', got {size!r}") from None
     else:
         w, h = (int(v) for v in size)
     if w < 8 or h < 8 or w > 8192 or h > 8192:
-        raise ValueError(f"size must be between 8x8 and 8192x8192 pixels, got {w}x{h}")
+        raise BrickLayerValueError(f"size must be between 8x8 and 8192x8192 pixels, got {w}x{h}")
     return w, h
 
 
@@ -349,7 +369,7 @@ def render_views(build, views=("iso",), *, size=(800, 600), highlight=None, edge
     ValueError
         For an empty build, a bad view or size.
     """
-    size = _parse_size(size)
+    size = parse_size(size)
     build, highlight = _posed_for_render(build, pose, highlight)
     return _views_images(build, list(views), size, highlight=highlight, edges=edges, projection=projection)[1]
 
@@ -477,7 +497,7 @@ def render_sheet(build, *, size=(1200, 800), highlight=None, edges: bool = True,
         As :func:`render_build`.
     """
     Image, ImageDraw, ImageFont = _pil()
-    w, h = _parse_size(size)
+    w, h = parse_size(size)
     views = list(views)
     cols = min(3, len(views))
     rows = math.ceil(len(views) / cols)

@@ -59,7 +59,7 @@ import numpy as np
 from ldraw_data.connectors import JointKind, connector_types, is_sliding_type, mate_matrix, type_label
 
 from ..connector import Connector
-from ..constants import COINCIDENT_CONNECTORS, TOL
+from ..constants import AXLE_MIN_HALF, AXLE_MIN_OVERLAP, COINCIDENT_CONNECTORS, SLIDE_END_EPS, TOL
 from ._world import _embedded_doc, flexible_mask, world_arrays
 from .held import held_in_frame_edges
 
@@ -73,18 +73,8 @@ SLIDING_TYPES = frozenset({"axle", "axle_hole", "axle_bore", "pin", "pin_hole", 
 #: Long male connectors that stay free after mating (several parts fit along them).
 _MULTI = frozenset({"axle", "bar"})
 _AXLE_AXIS_COS = 0.9  # BrickNet _AXLE_AXIS_THR
-#: Smallest half-length (LDU) a sliding connector (axle, pin, bar, clip and their holes) counts with when
-#: the overlap of two mated sliding connectors is measured: BrickNet's ``_AXLE_DEFAULT_RAD`` (4 LDU).
-AXLE_MIN_HALF = 4.0
-#: Smallest overlap (LDU) along the axis for two sliding connectors to stay engaged: BrickNet's
-#: ``_AXLE_MIN_OVERLAP`` (4 LDU).
-AXLE_MIN_OVERLAP = 4.0
 _AXLE_MIN_HALF = AXLE_MIN_HALF  # old private names (bricklayer.build read them)
 _AXLE_MIN_OVERLAP = AXLE_MIN_OVERLAP
-#: Sliding joints stay engaged when their overlap is at least ``_AXLE_MIN_OVERLAP`` less this much (LDU):
-#: a part slid exactly to the end of its slide and then turned about the axis (``check_motion`` of a
-#: hub at its slide limit) computes an overlap of 4 - 1e-13 LDU; the boundary is inclusive.
-SLIDE_END_EPS = 1e-3
 #: Nearest neighbours examined per point connector (several parts may share a spot, e.g. a stud
 #: under a plate and the tube of a round brick).
 _K_NEAREST = 8
@@ -405,6 +395,19 @@ class ConnectionGraph:
 
     def _flat_index(self, part: np.ndarray, conn: np.ndarray) -> np.ndarray:
         return self._world["start"][part] + conn
+
+    @property
+    def world_connectors(self) -> dict:
+        """The build's connectors, flattened, in its frame: arrays ``pos`` and ``axis`` ((c, 3), LDU and unit),
+        ``length`` (half-length, LDU), ``code`` (type code, :func:`ldraw_data.connectors.connector_types`),
+        ``owner`` (part index), ``cidx`` (connector index on its part), ``start`` ((n,) first row of each
+        part), ``loose`` (optional bool mask). Rows are addressed by :meth:`flat_index`. Read only."""
+        return self._world
+
+    def flat_index(self, part, conn) -> np.ndarray:
+        """Rows of :attr:`world_connectors` of connectors ``conn`` of parts ``part`` (int arrays of one
+        shape, e.g. columns of :attr:`pairs`)."""
+        return self._flat_index(part, conn)
 
     @property
     def occupied(self) -> set:
