@@ -37,9 +37,12 @@ __all__ = ["posed", "check_motion", "MotionReport", "PoseFailure", "classify_sli
 import itertools
 import logging
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-import networkx as nx
 import numpy as np
+
+if TYPE_CHECKING:
+    import networkx as nx
 
 from .constants import STUD
 from .geometry.types import Pose, rotation_about
@@ -213,6 +216,8 @@ class _Kinematics:
     """Rigid bodies and the joint tree of a build (computed once per build state)."""
 
     def __init__(self, build, moving: list[Joint]):
+        import networkx as nx  # lazily: bricklayer imports this module, few builds articulate
+
         from .validate.connections import connection_graph
 
         self.build = build
@@ -356,6 +361,8 @@ class _Kinematics:
         putting one back would join a moving joint's two sides; an axle's
         wheels (axle holes, which cannot turn) stay rigid on it.
         """
+        import networkx as nx  # lazily: bricklayer imports this module, few builds articulate
+
         if not len(g.pairs):
             return
         from ldraw_data.connectors import connector_types, type_label
@@ -416,6 +423,8 @@ class _Kinematics:
     def world_poses(self, coords: dict[int, object]) -> list[Pose]:
         """Posed world poses of every flat placement; ``coords`` maps joint index -> coordinate
         (a follower's coordinate moves its leader, :meth:`coords_with_followers`)."""
+        import networkx as nx  # lazily: bricklayer imports this module, few builds articulate
+
         coords = self.coords_with_followers(coords)
         motion = [np.eye(4) for _ in range(self.n_bodies)]
         seen = set()

@@ -1228,7 +1228,8 @@ class LegoBuild(LegoGeometry):
         label, build = [], self
         for p in path:
             n = next((k for k, v in build._names.items() if v is p), None)
-            label.append(n if n is not None else f"#{build._placements.index(p)}")
+            # by identity, without a Python __eq__ call per placement (reports describe hundreds of parts)
+            label.append(n if n is not None else f"#{[id(q) for q in build._placements].index(id(p))}")
             build = p.content
         el = placement.content
         what = f"{el.ldraw_id} ({el.spec.name}, {el.color!r})" if isinstance(el, Element) else repr(el)

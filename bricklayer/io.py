@@ -114,7 +114,8 @@ def _doc_to_build(doc: LDrawDocument, library, warnings: list, lines: list[str])
             body.pop()
         return "\n".join(body)
     elements: dict = {}
-    lib_find = library.find if library is not None else (lambda _n: None)
+    # is the name in the library? (folder_of: find would build a Path per part reference)
+    lib_folder = library.folder_of if library is not None else (lambda _n: None)
 
     def is_sub(f: LDrawFile) -> bool:
         return doc.is_submodel(f)
@@ -177,7 +178,7 @@ def _doc_to_build(doc: LDrawDocument, library, warnings: list, lines: list[str])
                 sub_color = it.color
             else:
                 pid = key[:-4] if key.endswith(".dat") else key
-                known = blk is None and lib_find(key) is not None
+                known = blk is None and lib_folder(key) is not None
                 if blk is None and not known and key not in warned:
                     warned.add(key)
                     warnings.append(LDrawWarning(doc.source, it.line,

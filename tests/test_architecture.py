@@ -74,8 +74,6 @@ CYCLE_ALLOWLIST = {
     # Old home of unknown_placements kept importable (PEP 562 __getattr__); catalog_checks consumes the
     # collision engine's unchecked placements. Way out: drop the old path in a release that may break it.
     ("bricklayer.validate.collisions", "bricklayer.validate.catalog_checks"): "old name unknown_placements",
-    # api_reference documents the package it belongs to (bricklayer.__all__): the package is its subject.
-    ("bricklayer.reference", "bricklayer"): "api_reference reads bricklayer.__all__",
 }
 
 
