@@ -17,11 +17,17 @@ Layering (no import cycle, counting imports inside functions: ``tests/test_archi
   module at run time (type hints under ``if TYPE_CHECKING:``); a build they need is made by the build
   itself (:meth:`LegoBuild.flat_snapshot`, ``type(build)(...)``). Rule numbers both sides use live below
   (``bricklayer.constants``; :func:`~bricklayer.connector.slide_limit_studs`).
-- Makers of builds: ``io``, ``construction``, ``export``, ``assembly`` import this module; it never
-  imports them.
+- The planner (``assembly.sequence``, ``assembly.search``, ``assembly.strategies.*`` and what they use)
+  is a consumer too: it tells a sub-build from an element by ``Element`` and makes the builds of a plan
+  with ``type(build)(...)``. Its strategies never import ``assembly.search`` back: what both use lives
+  below them (``assembly.plan``, ``assembly.geometry``, ``assembly.options``) or comes through the
+  strategy protocol (``assembly.strategies.base``).
+- Makers and writers of builds: ``io``, ``construction``, ``export``, ``assembly.instructions`` (and the
+  package ``bricklayer.assembly``, which re-exports it) import this module; it never imports them.
 - The convenience methods here (``connectors``, ``colliding_placements``, ``floating_placements``,
-  ``connected_components``, ``posed``, ``check_motion``, ``stability``, ``assembly_sequence``, the
-  notebook picture ``_repr_png_``) import the consumer inside the method. That is the only upward import of this
+  ``connected_components``, ``posed``, ``check_motion``, ``stability``, ``assembly_sequence`` (from
+  ``assembly.sequence``, not the package, which also holds the writer ``instructions``), the notebook
+  picture ``_repr_png_``) import the consumer inside the method. That is the only upward import of this
   module and it closes no cycle (the test counts it); it is inside the method so that
   ``import bricklayer.build`` does not load the collision engine (FCL), scipy or the renderer.
 """
@@ -1431,7 +1437,8 @@ class LegoBuild(LegoGeometry):
         arguments and meanings (``time_budget`` in CPU seconds, None for no limit; by default that
         function's ``TIME_BUDGET``, 60 s; ``options`` a :class:`bricklayer.assembly.PlannerOptions` or None
         for its defaults; docs/stability.md)."""
-        from .assembly import TIME_BUDGET, assembly_sequence
+        from .assembly.options import TIME_BUDGET
+        from .assembly.sequence import assembly_sequence
 
         return assembly_sequence(self, max_parts_per_step=max_parts_per_step,
                                  time_budget=TIME_BUDGET if time_budget == "default" else time_budget,

@@ -1,13 +1,24 @@
 """Building instructions: the plan written as an MPD with ``0 STEP`` groups, ``plan.json`` and a picture
-per step (:func:`write_instructions`)."""
+per step (:func:`write_instructions`).
+
+A writer of builds, above :mod:`bricklayer.io` (the layering rule in :mod:`bricklayer.build`'s docstring):
+unlike the planner's own modules (``sequence``, ``search``, ``strategies``, which
+``LegoBuild.assembly_sequence`` calls and so never import the build module), it may import ``io``."""
 
 from __future__ import annotations
-from ..errors import OutputExistsError, OutputNotAFolderError
 
+import json
 import logging
 from pathlib import Path
 
+from ldraw_data.fileio import atomic_write, atomic_writer
+from ldraw_data.progress import report
+
+from ..errors import OutputExistsError, OutputNotAFolderError
+from ..io import write_ldraw
+from ..validate.catalog_checks import unknown_placements
 from .options import TIME_BUDGET, PlannerOptions
+from .plan import _is_sub_build
 from .sequence import assembly_sequence
 
 __all__ = ["write_instructions"]
@@ -47,8 +58,6 @@ def _count_unplaceable(build, summary: dict) -> None:
     (``failure_causes`` "unknown part" and "unreadable part line", each listed in ``failures``), and
     ``placed_share`` becomes placed / (parts planned + those), as ``brickwright instructions`` prints.
     ``summary["unreadable_lines"]`` lists the skipped lines (file, line, message)."""
-    from ..validate.collisions import unknown_placements
-
     unknown = unknown_placements(build)
     unreadable = list(getattr(build, "unreadable_lines", None) or ())
     summary["unreadable_lines"] = [{"file": str(w.path), "line": w.line, "message": w.message} for w in unreadable]
@@ -83,11 +92,9 @@ def _count_unplaceable(build, summary: dict) -> None:
 
 def _flat_parts(placements) -> list:
     """Element placements under some top-level placements (a placed sub-build brings all its parts)."""
-    from ..build import LegoBuild
-
     out = []
     for p in placements:
-        out.extend(_flat_parts(p.content.placements) if isinstance(p.content, LegoBuild) else [p])
+        out.extend(_flat_parts(p.content.placements) if _is_sub_build(p.content) else [p])
     return out
 
 
@@ -148,12 +155,6 @@ def write_instructions(build, out_dir, *, images: bool = True, max_images: int |
     NotADirectoryError
         ``out_dir`` is a file or cannot be created (checked before planning).
     """
-    import json
-
-    from ldraw_data.fileio import atomic_write, atomic_writer
-
-    from ..io import write_ldraw
-
     out = Path(out_dir)
     if out.exists() and not out.is_dir():
         raise OutputNotAFolderError(f"{out} is a file; give a folder for the instructions")
@@ -167,8 +168,6 @@ def write_instructions(build, out_dir, *, images: bool = True, max_images: int |
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise OutputNotAFolderError(f"cannot create the folder {out}: {exc.strerror or exc}") from None
-    from ldraw_data.progress import report
-
     report("planning the assembly order", 0, None)
     plan = assembly_sequence(build, max_parts_per_step=max_parts_per_step, time_budget=time_budget,
                              separate_objects=separate_objects, options=options)
