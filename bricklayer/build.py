@@ -435,6 +435,13 @@ class LegoBuild(LegoGeometry):
         else:
             self._hist[self._rev] = len(self._placements)
 
+    def mark_edited(self) -> None:
+        """Record an edit made to this build's placements in place (``placement.pose = ...`` on its own
+        placements, or anything read from a file after the placements were added): every cache of derived
+        data (:meth:`derived_data`: the validator's results, connections, support) is recomputed on the
+        next query. The editing methods of this class (``add``, ``add_raw``, ``extend``, ``remove``...) record their own."""
+        self._touch("edit")
+
     def _state_key(self, _seen=None) -> tuple:
         """Key that changes when this build or any nested build changes (memoized until the next
         edit of any build)."""
@@ -891,8 +898,8 @@ class LegoBuild(LegoGeometry):
         _check_content(content)
         if not isinstance(connector, Connector) or not isinstance(to, Connector):
             raise BrickLayerTypeError("connect(content, connector, to): connector and to must be Connector objects")
-        own = {c._key() for c in content.connectors}
-        if connector._key() not in own:
+        own = {c.key() for c in content.connectors}
+        if connector.key() not in own:
             raise BrickLayerValueError("`connector` must be one of content.connectors (in the content's own frame)")
         kind = mate_kind(connector.type, to.type)
         if kind is None:
@@ -900,8 +907,8 @@ class LegoBuild(LegoGeometry):
             raise ConnectorMismatchError(
                 f"a {connector.type!r} cannot mate with a {to.type!r}; {connector.type!r} mates with "
                 f"{', '.join(repr(t) for t in ok) or 'nothing'}" + self._mating_pairs_hint(content, to))
-        free = {c._key(): c for c in self.connectors}
-        if to._key() not in free:
+        free = {c.key(): c for c in self.connectors}
+        if to.key() not in free:
             raise BrickLayerValueError(
                 "target connector is not a free connector of this build (occupied, or from another build); "
                 "take it from build.connectors or build.find_connector(...)")
@@ -1244,6 +1251,11 @@ class LegoBuild(LegoGeometry):
     def names(self) -> dict[str, Placement]:
         """Top-level names -> placements (a copy)."""
         return dict(self._names)
+
+    def has_name(self, name: str) -> bool:
+        """Whether a top-level placement of this build is called ``name`` (names are unique; ``add`` and
+        ``add_raw`` refuse a name already used). Costs no copy of :attr:`names`."""
+        return name in self._names
 
     @property
     def placements(self) -> list[Placement]:

@@ -195,7 +195,7 @@ def write_instructions(build, out_dir, *, images: bool = True, max_images: int |
                           "separate_objects": separate_objects}
     _count_unplaceable(build, summary)
     text = Path(mpd).read_text(encoding="utf-8")
-    embedded = {n for b in [plan.sequence, *plan.sequence._all_builds()] for n, _body in b.embedded_files.values()}
+    embedded = {n for b in [plan.sequence, *plan.sequence.sub_builds()] for n, _body in b.embedded_files.values()}
     summary["ldraw_steps"] = _ldraw_step_count(text, embedded)
     from ..render.steps import step_pages
 

@@ -63,7 +63,7 @@ class _Planner:
         return out
 
     def _children(self, unit: _Unit, flat) -> list:
-        return self._units_of(flat, unit.content._placements, int(unit.idx[0]), unit.pose, unit.color,
+        return self._units_of(flat, unit.content.placements, int(unit.idx[0]), unit.pose, unit.color,
                               unit.label + "/")
 
     def _expand(self, units: list, flat) -> list:
@@ -92,7 +92,7 @@ class _Planner:
         flat = g.flat
         self.depth += 1
         try:
-            units = self._expand(self._units_of(flat, build._placements, 0, _identity(), None, ""), flat)
+            units = self._expand(self._units_of(flat, build.placements, 0, _identity(), None, ""), flat)
         finally:
             self.depth -= 1
         top = self.depth == 0
