@@ -25,9 +25,9 @@ Layering (no import cycle, counting imports inside functions: ``tests/test_archi
 - Makers and writers of builds: ``io``, ``construction``, ``export``, ``assembly.instructions`` (and the
   package ``bricklayer.assembly``, which re-exports it) import this module; it never imports them.
 - The convenience methods here (``connectors``, ``colliding_placements``, ``floating_placements``,
-  ``connected_components``, ``posed``, ``check_motion``, ``stability``, ``assembly_sequence`` (from
-  ``assembly.sequence``, not the package, which also holds the writer ``instructions``), the notebook
-  picture ``_repr_png_``) import the consumer inside the method. That is the only upward import of this
+  ``connected_components``, ``is_valid``, ``posed``, ``check_motion``, ``stability``,
+  ``assembly_sequence`` (from ``assembly.sequence``, not the package, which also holds the writer
+  ``instructions``), the notebook picture ``_repr_png_``) import the consumer inside the method. That is the only upward import of this
   module and it closes no cycle (the test counts it); it is inside the method so that
   ``import bricklayer.build`` does not load the collision engine (FCL), scipy or the renderer.
 """
@@ -1416,8 +1416,14 @@ class LegoBuild(LegoGeometry):
         return len(self.connected_components)
 
     def is_valid(self) -> bool:
-        """True when nothing collides and nothing floats."""
-        return not self.colliding_placements and not self.floating_placements
+        """The one verdict: :attr:`bricklayer.validate.report.ValidationReport.valid` of
+        :func:`bricklayer.validate.validation_report` (what ``brickwright validate``, the agent's judge and
+        ``instructions`` say): nothing collides, floats or lies below the ground, every stud pair touching is
+        seated, only catalog parts (no unknown ids, sub-parts, scaled or mirrored parts, one part twice at
+        one pose) and at least one part. The report tells what is wrong and what to try."""
+        from .validate import validation_report
+
+        return validation_report(self, max_depth_estimates=0).valid  # the verdict needs no overlap depths
 
     def is_connected(self) -> bool:
         """True when all parts form one connected component (an empty build is connected)."""
