@@ -196,7 +196,7 @@ def sample_range(motion: MotionRange, samples: int = 5) -> list:
 
 # ---------------------------------------------------------------------------------------------- kinematics
 def _same_joint(a: Joint, b: Joint) -> bool:
-    return a.child_placement is b.child_placement and a.parent._key() == b.parent._key()
+    return a.child_placement is b.child_placement and a.parent.key() == b.parent.key()
 
 
 def _resolve_joint(build, key, joints: list[Joint]) -> Joint:

@@ -375,6 +375,14 @@ class Element(LegoGeometry):
         raise AttributeError("Element is immutable; make a new one")
 
     @property
+    def known(self) -> bool:
+        """Whether the part is a catalog part of the LDraw library: True for every ``Element(...)``; False for
+        an :meth:`unchecked` one the library lacks (an unknown id, a part file the model embeds: a
+        sticker, a bent flexible part), which has no connectors, an empty geometry and its file's own
+        frame (no LDraw -> local frame change; :mod:`bricklayer.io` writes it back as read)."""
+        return self._known
+
+    @property
     def ldraw_id(self) -> str:
         """Part id without ``.dat`` (``"3001"``)."""
         return self._id

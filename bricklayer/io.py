@@ -194,7 +194,7 @@ def _doc_to_build(doc: LDrawDocument, library, warnings: list, lines: list[str])
                 sub_color = None
             name = pending_name
             pending_name = None
-            if name is not None and name in b._names:
+            if name is not None and b.has_name(name):
                 warnings.append(LDrawWarning(doc.source, it.line, f"duplicate name {name!r}; second one dropped"))
                 name = None
             try:
@@ -207,10 +207,10 @@ def _doc_to_build(doc: LDrawDocument, library, warnings: list, lines: list[str])
             parts_in_step += 1
             if notes:
                 pl.ldraw_notes, notes = tuple(notes), []
-        if b._placements and not parts_in_step:
+        if b.placements and not parts_in_step:
             notes.insert(0, "0 STEP")  # the last 0 STEP opened a step no part came into: the writer would drop it
         b.ldraw_trailer = notes
-        b._touch()
+        b.mark_edited()
         builds[f.key] = b
         return b
 
@@ -504,7 +504,7 @@ def _block_names(root: LegoBuild, main_name: str | None = None) -> dict[int, str
         return cand
 
     def visit(b: LegoBuild):
-        for p in b._placements:
+        for p in b.placements:
             c = p.content
             if isinstance(c, LegoBuild) and id(c) not in names:
                 counter[0] += 1
@@ -536,7 +536,7 @@ class LDrawMPDSuffixWarning(UserWarning):
 
 def _block_lines(b: LegoBuild, names: dict[int, str]) -> list[str]:
     out = []
-    rev_names = {id(p): n for n, p in b._names.items()}
+    rev_names = {id(p): n for n, p in b.names.items()}
     steps = b.steps
     for si, group in enumerate(steps):
         for p in group:
@@ -548,7 +548,7 @@ def _block_lines(b: LegoBuild, names: dict[int, str]) -> list[str]:
                 m = B2L @ p.pose.matrix @ L2B
                 out.append(_line1(p.color if p.color is not None else 16, m, names[id(c)]))
             else:
-                m = B2L @ p.pose.matrix @ c.ldraw_to_local if c._known else B2L @ p.pose.matrix @ L2B
+                m = B2L @ p.pose.matrix @ c.ldraw_to_local if c.known else B2L @ p.pose.matrix @ L2B
                 out.append(_line1(int(c.color), m, _ref_name(c.ldraw_id)))
         if si < len(steps) - 1:
             out.append("0 STEP")
@@ -611,7 +611,7 @@ def to_ldraw(build: LegoBuild, *, title: str | None = None, name: str | None = N
     seen = {id(build)}
     i = 0
     while i < len(order):
-        for p in order[i]._placements:
+        for p in order[i].placements:
             if isinstance(p.content, LegoBuild) and id(p.content) not in seen:
                 seen.add(id(p.content))
                 order.append(p.content)

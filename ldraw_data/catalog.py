@@ -498,6 +498,27 @@ class Catalog:
     def __repr__(self) -> str:
         return f"<Catalog {len(self._specs)} parts, library {self.fingerprint or '?'}>"
 
+    def derived_data(self, key, fn):
+        """Data derived from this catalog (a search index...), computed once per catalog and kept with it.
+
+        A catalog does not change once made (a new library gives a new catalog), so nothing is dropped.
+
+        Parameters
+        ----------
+        key : hashable
+            Names the data; its first item names the module computing it (``("search", True)``).
+        fn : callable
+            ``fn()`` computes the value the first time.
+
+        Returns
+        -------
+        object
+            The kept or computed value.
+        """
+        if key not in self._derived:
+            self._derived[key] = fn()
+        return self._derived[key]
+
     def __len__(self) -> int:
         return len(self._specs)
 
