@@ -803,7 +803,7 @@ def _read_index(path: Path, gz: Path, fingerprint: str) -> Catalog | None:
         ids, ends, fields = header["ids"], header["ends"], header["fields"]
         if (len(ids) != len(ends) or (ends and ends[-1] != len(body)) or zlib.crc32(body) != header["crc32"]
                 or set(fields) | {"popularity"} != set(PartSpec.__dataclass_fields__)):
-            raise ValueError("rows do not match the header (truncated or altered file)")
+            raise LDrawValueError("rows do not match the header (truncated or altered file)")
     except (ValueError, KeyError, TypeError, AttributeError) as exc:  # JSONDecodeError is a ValueError
         discard_cache_file(path, "catalog index", exc)
         return None
