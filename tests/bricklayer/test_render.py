@@ -237,3 +237,36 @@ def test_subpixel_edges_dropped_only_below_a_pixel(render, small_build):
     coarse = drop_subpixel_edges(geo, 2.5)
     assert 0 < n_edges(coarse) < n_edges(geo)
     assert shortest(coarse) >= 2.5
+
+
+def test_hidden_placements_left_out_without_changing_the_picture(render, monkeypatch):
+    """A 2x2 brick 3003 between two 4x4 plates 3031 (its 40 x 40 LDU footprint 20 LDU inside theirs on
+    every side, 6 px at 240 px for 80 LDU) cannot be seen from above: the top view leaves it out (its stud
+    tops lie 4 LDU under the top plate's upper face, beyond the 1.5 LDU margin) and the picture is the
+    one drawn with every part; from the front its sides show, so it stays."""
+    import bricklayer.render.render as rr
+
+    b = LegoBuild()
+    base = b.add(Element("3031", Color.GREEN))
+    brick = b.stack(Element("3003", Color.RED), on=base, offset=(1, 1, 0))
+    b.stack(Element("3031", Color.BLUE), on=brick, offset=(-1, -1, 0))
+    pyrender = rr.import_pyrender()
+    geo = rr.instanced_geometry(b)
+    table = get_color_table()
+
+    def draw(view, threshold):
+        monkeypatch.setattr(rr, "CULL_HIDDEN_ABOVE_TRIANGLES", threshold)
+        sc = rr._Scene(pyrender)
+        sc.add("build", geo)
+        px = sc.render(rr.fit_camera(geo.bounds, view, (240, 240)))
+        return px, sc.hidden
+
+    every, hidden_every = draw("top", 10**12)
+    culled, hidden = draw("top", 0)
+    assert hidden_every == 0
+    assert hidden == 1
+    np.testing.assert_array_equal(culled, every)
+    assert hue_fraction(every, table.rgba(4)) == 0.0
+    front, hidden_front = draw("front", 0)
+    assert hidden_front == 0
+    assert hue_fraction(front, table.rgba(4)) > 0.02
