@@ -132,9 +132,39 @@ def _face_lit_program_cache(pyrender):
             if vertex_shader == "mesh.vert" and fragment_shader == "mesh.frag" and geometry_shader is None:
                 vertex_shader = os.path.join(_SHADER_DIR, "face_lit.vert")
                 fragment_shader = os.path.join(_SHADER_DIR, "face_lit.frag")
-            return super().get_program(vertex_shader, fragment_shader, geometry_shader, defines)
+            program = super().get_program(vertex_shader, fragment_shader, geometry_shader, defines)
+            if "set_uniform" not in vars(program):
+                program.set_uniform = _skip_unchanged(program.set_uniform)
+            return program
 
     return FaceLitCache()
+
+
+def _skip_unchanged(set_uniform):
+    """``set_uniform`` of one shader program, skipping a value the program holds already.
+
+    pyrender sets the camera, the lights and the material before every draw
+    call (about 25 uniforms, each a ``glGetUniformLocation`` and a
+    ``glUniform`` through PyOpenGL), although a uniform keeps its value in the
+    program object until set again; a 300-part-mesh picture spent about 0.2 s
+    of CPU on this alone. Only values differing from the last one set by this
+    function reach OpenGL.
+    """
+    import numpy as np  # noqa: PLC0415
+
+    last: dict = {}
+
+    def set_cached(name, value, unsigned=False):
+        if isinstance(value, np.ndarray):
+            key = (value.dtype.str, value.shape, value.tobytes())
+        else:
+            key = (type(value), value)
+        if last.get((name, unsigned)) == key:
+            return
+        last[(name, unsigned)] = key
+        set_uniform(name, value, unsigned)
+
+    return set_cached
 
 
 def offscreen_renderer(width: int, height: int):
