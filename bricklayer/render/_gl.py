@@ -18,7 +18,8 @@ needs ``PyOpenGL>=3.1.7`` (EGL works with both).
 
 from __future__ import annotations
 
-__all__ = ["RenderBackendError", "import_pyrender", "offscreen_renderer", "backend_info", "INSTALL_HINT"]
+__all__ = ["RenderBackendError", "import_pyrender", "offscreen_renderer", "face_lit_active", "backend_info",
+           "INSTALL_HINT"]
 
 import logging
 import os
@@ -175,14 +176,33 @@ def offscreen_renderer(width: int, height: int):
     RenderBackendError
         As :func:`import_pyrender`.
     """
+    face_lit_active()
+    r = _state["renderer"]
+    r.viewport_width, r.viewport_height = int(width), int(height)
+    return r
+
+
+def face_lit_active() -> bool:
+    """Whether meshes are drawn with :file:`shaders/face_lit.vert` (installing it on first use).
+
+    With it, a triangle's colour is that of its provoking (last) vertex, so
+    vertices may be shared by triangles of different normals as long as each
+    triangle's last vertex carries its own (see ``render._flat_shared_vertices``).
+    False when pyrender's internals differ from 0.1.45 (its own shaders then
+    interpolate the normals, and every vertex must carry its triangle's).
+
+    Raises
+    ------
+    RenderBackendError
+        As :func:`import_pyrender`.
+    """
     import_pyrender()
     r = _state["renderer"]
     inner = getattr(r, "_renderer", None)  # pyrender 0.1.45 internals; left alone when they change
     if inner is not None and hasattr(inner, "_program_cache") and not _state.get("face_lit"):
         inner._program_cache = _face_lit_program_cache(_state["pyrender"])
         _state["face_lit"] = True
-    r.viewport_width, r.viewport_height = int(width), int(height)
-    return r
+    return bool(_state.get("face_lit"))
 
 
 def backend_info() -> dict:
