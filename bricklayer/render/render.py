@@ -267,7 +267,10 @@ class _Scene:
             pose = np.eye(4)
             pose[:3, 3] = self.edge_shift
             edge_node = self.scene.add(pr.Mesh(lines), pose=pose)
-        occ = [pr.Primitive(positions=t.reshape(-1, 3), mode=4, poses=ps) for t, ps in cull.pop("occluders")]
+        occ = []
+        for t, ps in cull.pop("occluders"):
+            verts, idx = _shared_vertices(t.reshape(-1, 3))  # positions only: each corner transformed once
+            occ.append(pr.Primitive(positions=verts, indices=idx.reshape(-1, 3), mode=4, poses=ps))
         cull["node"] = self.scene.add(pr.Mesh(occ)) if occ else None
         if cull["node"] is not None:
             cull["node"].mesh.is_visible = False
