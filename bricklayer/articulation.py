@@ -38,7 +38,6 @@ import itertools
 import logging
 from dataclasses import dataclass, field
 
-import networkx as nx
 import numpy as np
 
 from .constants import STUD
@@ -212,6 +211,7 @@ class _Kinematics:
     """Rigid bodies and the joint tree of a build (computed once per build state)."""
 
     def __init__(self, build, moving: list[Joint]):
+        import networkx as nx  # noqa: PLC0415 - lazy: 0.1 s of every `import bricklayer` otherwise
         from .validate.connections import connection_graph
 
         self.build = build
@@ -355,6 +355,7 @@ class _Kinematics:
         putting one back would join a moving joint's two sides; an axle's
         wheels (axle holes, which cannot turn) stay rigid on it.
         """
+        import networkx as nx  # noqa: PLC0415 - lazy, as in __init__
         if not len(g.pairs):
             return
         from ldraw_data.connectors import connector_types, type_label
@@ -415,6 +416,7 @@ class _Kinematics:
     def world_poses(self, coords: dict[int, object]) -> list[Pose]:
         """Posed world poses of every flat placement; ``coords`` maps joint index -> coordinate
         (a follower's coordinate moves its leader, :meth:`coords_with_followers`)."""
+        import networkx as nx  # noqa: PLC0415 - lazy, as in __init__
         coords = self.coords_with_followers(coords)
         motion = [np.eye(4) for _ in range(self.n_bodies)]
         seen = set()
