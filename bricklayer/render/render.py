@@ -347,8 +347,9 @@ class _Scene:
         rectangle, the depth map first widened to the farthest of each 3 x 3
         pixels (the picture samples 4 points per pixel). Hidden placements are
         left out of the instance buffers for this picture only. Orthographic
-        views of scenes above :data:`CULL_HIDDEN_ABOVE_TRIANGLES` triangles;
-        otherwise nothing is done.
+        views of scenes above :data:`CULL_HIDDEN_ABOVE_TRIANGLES` triangles,
+        with pyrender 0.1.45's internals (:func:`face_lit_active`); otherwise
+        nothing is done.
 
         Returns
         -------
@@ -356,7 +357,8 @@ class _Scene:
             One per batch whose instances were cut.
         """
         layers = [c for _f, _e, _t, c in self.layers.values()]
-        if cam.projection != "ortho" or sum(c["n_tris"] for c in layers) <= CULL_HIDDEN_ABOVE_TRIANGLES:
+        if (cam.projection != "ortho" or not self.flat  # self.flat: pyrender's internals are the known ones
+                or sum(c["n_tris"] for c in layers) <= CULL_HIDDEN_ABOVE_TRIANGLES):
             return []
         occluders = [c["node"] for c in layers if c["node"] is not None]
         if not occluders:
