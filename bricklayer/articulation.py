@@ -37,12 +37,16 @@ __all__ = ["posed", "check_motion", "MotionReport", "PoseFailure", "classify_sli
 import itertools
 import logging
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .constants import STUD
 from .geometry.types import Pose, rotation_about
 from .joints import Ball, Cylindrical, Fixed, Joint, JointKind, MotionRange, Prismatic, Revolute
+
+if TYPE_CHECKING:  # networkx is imported where used (it costs 0.1 s at import)
+    import networkx as nx
 
 log = logging.getLogger(__name__)
 
