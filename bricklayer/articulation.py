@@ -49,6 +49,9 @@ from .geometry.types import Pose, rotation_about
 from .joints import Ball, Cylindrical, Fixed, Joint, JointKind, MotionRange, Prismatic, Revolute
 from .errors import BrickLayerKeyError, BrickLayerTypeError, BrickLayerValueError
 
+if TYPE_CHECKING:  # networkx is imported where used (it costs 0.1 s at import)
+    import networkx as nx
+
 log = logging.getLogger(__name__)
 
 #: Angle of the prismatic/cylindrical test turn (bricklayer-api.md: 15 degrees).
