@@ -1,4 +1,4 @@
-"""The connection graph: which connectors of a build are mated.
+"""The connection graph (validator stage 5): which connectors of a build are mated.
 
 Rules (BrickNet's mating tables, ``bricknet/core.py`` and ``graph.py``, with
 our tolerances from :data:`bricklayer.constants.TOL`, each measured on the 67

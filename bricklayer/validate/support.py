@@ -1,4 +1,4 @@
-"""Floating parts: parts that cannot reach the ground.
+"""Floating parts (validator stage 6, support): parts that cannot reach the ground.
 
 Rules (issue #4, docs/bricklayer-api.md "Validation semantics"):
 
