@@ -106,7 +106,7 @@ def test_tool_cli_gives_the_harness_text_and_keeps_state_between_processes(tmp_p
     # the same calls through the harness's own ToolBox answer the same text
     box = ToolBox(tmp_path / "harness", worker)
     try:
-        box._write(NEW_BUILD_TEMPLATE)
+        box.write_build(NEW_BUILD_TEMPLATE)
         assert [box.run(name, args).text for name, args, _ in CALLS] == texts
     finally:
         box.close()

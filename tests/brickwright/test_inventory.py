@@ -71,7 +71,7 @@ def test_judge_fails_a_build_beyond_its_inventory(tmp_path):
     with Worker(warm_up=False) as w:
         box = ToolBox(tmp_path / "run", w, inventory=read_inventory(inv))
         try:
-            box._write(src)
+            box.write_build(src)
             data, text = box.validate()
             assert data["valid"] is False and "OVER INVENTORY 3003 colour 1: uses 1" in text
             box.inventory = None

@@ -71,13 +71,13 @@ def canary(tmp_path):
 
 def explore(box: ToolBox, code: str,
             build: str = "from bricklayer import LegoBuild\ndef create_build():\n    return LegoBuild()\n") -> str:
-    box._write(build)
+    box.write_build(build)
     out = box.run("explore", {"code": code})
     return out.text
 
 
 def test_the_payload_is_really_not_valid(box):
-    box._write(FLOATING)
+    box.write_build(FLOATING)
     data, text = box.validate()
     assert data["valid"] is False and data["passed"] is False and data["fixed"]["floating"] == 1
     assert data["tests"]["passed"] is True  # the code's own checks pass: they cannot make it valid
@@ -246,7 +246,7 @@ _forge()
 
 @pytest.mark.parametrize("attack", [PATCH_CHECKER, STEAL_NONCE], ids=["replace-checker", "forge-reply"])
 def test_code_cannot_forge_the_verdict(box, attack):
-    box._write(attack + FLOATING)
+    box.write_build(attack + FLOATING)
     out = box.run("validate", {})
     assert out.ok is False and "VALIDATE: FAILED" in out.text
     data = box.last_validate
@@ -257,7 +257,7 @@ def test_code_cannot_forge_the_verdict(box, attack):
 
 
 def test_exported_model_is_exactly_what_was_judged(box):
-    box._write(PATCH_CHECKER + FLOATING)
+    box.write_build(PATCH_CHECKER + FLOATING)
     data, _ = box.validate(export=True)
     from brickwright.validation import validation_report
 
@@ -269,7 +269,7 @@ def test_exported_model_is_exactly_what_was_judged(box):
 
 def test_embedded_part_geometry_is_not_a_catalog_part(box):
     """Code that exports its own, empty '3001.dat' to hide a collision is caught by the judge."""
-    box._write('''
+    box.write_build('''
 from bricklayer import *
 import bricklayer
 def create_build():
@@ -290,7 +290,7 @@ bricklayer.to_ldraw = _fake
 
 # ------------------------------------------------------------------------------------------- limits
 def test_allocating_10_gb_is_stopped(box):
-    box._write("def create_build():\n    x = bytearray(10 * 1024**3)\n    return x\n")
+    box.write_build("def create_build():\n    x = bytearray(10 * 1024**3)\n    return x\n")
     out = box.run("validate", {})
     assert out.ok is False and "MemoryError" in out.text
     assert "ping" and box.worker.call("ping").ok
@@ -310,7 +310,7 @@ def test_printing_10_mb_is_truncated(box):
 
 
 def test_render_png_comes_back_as_data(box):
-    box._write(FLOATING)
+    box.write_build(FLOATING)
     out = box.run("render", {"view": "iso"})
     if not out.ok and "not available" in out.text:
         pytest.skip(out.text)
@@ -426,7 +426,7 @@ def test_no_sandbox_is_refused_unless_asked(tmp_path, chat_server):
 
 def test_a_huge_reply_is_refused_not_held(box):
     """Code that makes its reply 200 MB (a giant printed or exported text) gets a clear refusal."""
-    box._write("from bricklayer import LegoBuild\nimport bricklayer\n"
+    box.write_build("from bricklayer import LegoBuild\nimport bricklayer\n"
                "bricklayer.to_ldraw = lambda build, **kw: 'x' * (200 * 1024**2)\n"
                "def create_build():\n    return LegoBuild()\n")
     out = box.run("validate", {})
@@ -453,7 +453,7 @@ def test_pid_1_cannot_be_traced_and_its_pipes_cannot_be_opened(box):
 
 
 def test_a_bad_render_view_is_an_error_not_a_crash(box):
-    box._write(FLOATING)
+    box.write_build(FLOATING)
     for view in ("/x/y", "iso\x00", "../../etc", 5):
         out = box.run("render", {"view": view}) if not isinstance(view, int) else box.run("render", {"view": "5"})
         assert out.ok is False and "unknown view" in out.text
@@ -462,7 +462,7 @@ def test_a_bad_render_view_is_an_error_not_a_crash(box):
 
 def test_check_names_cannot_rewrite_the_terminal(box):
     spoof = "\r\x1b[2K" + "\x1b[1A\x1b[2K" * 6 + "build.py: 2 parts -> VALID\nrun_tests: ok"
-    box._write(f'''
+    box.write_build(f'''
 from bricklayer import *
 from brickwright.testing import TestContext
 def create_build():
@@ -481,7 +481,7 @@ def run_tests():
 
 
 def test_run_tests_with_no_checks_does_not_pass(box):
-    box._write(FLOATING.replace('    ctx.check("always", True)\n', "").replace("(0, 0, 10)", "(0, 0, 3)"))
+    box.write_build(FLOATING.replace('    ctx.check("always", True)\n', "").replace("(0, 0, 10)", "(0, 0, 3)"))
     data, text = box.validate()
     assert data["valid"] is True and data["passed"] is False and "ran no checks" in text
 
@@ -501,7 +501,7 @@ def test_render_takes_joint_values_and_the_prompt_lists_tool_arguments(box):
     from brickwright.agent.prompt import system_prompt
     from brickwright.agent.tools import TOOL_NAMES
 
-    box._write("from bricklayer import *\nfrom bricklayer.construction import door\n"
+    box.write_build("from bricklayer import *\nfrom bricklayer.construction import door\n"
                "def create_build():\n    b = LegoBuild()\n    b.add(Element('3035', Color.DARK_BLUISH_GREY), (0, 0, 0))\n"
                "    b.add_raw(door(swing=90), Pose(None, (0, 0, PLATE)), name='door')\n    return b\n")
     shut = box.run("render", {"view": "iso"})
@@ -519,7 +519,7 @@ def test_render_takes_joint_values_and_the_prompt_lists_tool_arguments(box):
 # ------------------------------------------------------------------------------------------- second review
 def test_parts_far_from_the_origin_are_not_valid(box):
     """Collision tests lose their precision at 1e18 LDU: such a placement is reported, never VALID."""
-    box._write("from bricklayer import *\nfrom brickwright.testing import TestContext\n"
+    box.write_build("from bricklayer import *\nfrom brickwright.testing import TestContext\n"
                "def create_build():\n    b = LegoBuild()\n    b.add(Element('3031', Color.GREEN), (0, 0, 0))\n"
                "    for y in (0, 1, 2):\n        b.add(Element('3001', Color.BLUE), (5e16, y, 0))\n    return b\n"
                "def run_tests():\n    ctx = TestContext(create_build())\n    ctx.check('x', True)\n"
@@ -530,7 +530,7 @@ def test_parts_far_from_the_origin_are_not_valid(box):
 
 def test_escapes_in_submodel_names_do_not_reach_the_report(box):
     esc = "\x1b[1A\x1b[2K"
-    box._write(f'''
+    box.write_build(f'''
 from bricklayer import *
 def create_build():
     b = LegoBuild()
