@@ -118,3 +118,22 @@ def test_a_labelled_anti_stud_is_left_to_the_connector_graph():
     contacts = np.vstack([stud_contacts(w["pos"][k], w["axis"][k], tri) for k in studs])
     assert clamped(contacts, np.array([0, 0, 1.0]))
     assert not clamped_in_hollow(eng, w, 0, 1)
+
+
+# Hinge panel 2582 (2 x 4 x 3.333): its top bar (four studs on top) is a 1 x 4 channel underneath with no
+# anti-stud label in either source (BrickNet labels only the studs and the hinge; LDCad a finger hinge).
+# 1789 Star Hawk II pushes a 1 x 2 plate 3023 and 1 x 1 round plates 6141 up into it (found by scanning
+# the official models for unmated studs clamped inside another part): in the panel's frame the plate
+# stands at (0, 8, 0), its studs between the channel's walls. The panel's bottom edge (y = 72) is the
+# ground, the plate (bottom at y = 16) can only hang from the bar.
+_PANEL = "1 4 0 0 0 1 0 0 0 1 0 0 0 1 2582.dat\n"
+
+
+def test_plates_pushed_up_into_the_hinge_panels_top_bar_are_held():
+    for line in ("1 1 0 8 0 1 0 0 0 1 0 0 0 1 3023.dat", "1 1 10 8 0 1 0 0 0 1 0 0 0 1 3024.dat",
+                 "1 1 -30 8 0 1 0 0 0 1 0 0 0 1 4073.dat"):
+        assert support_graph(from_ldraw(_PANEL + line + "\n")).floating.tolist() == [], line
+
+
+def test_a_plate_1_ldu_below_the_hinge_panels_bar_floats():
+    assert support_graph(from_ldraw(_PANEL + "1 1 0 9 0 1 0 0 0 1 0 0 0 1 3023.dat\n")).floating.tolist() == [1]
