@@ -103,7 +103,8 @@ def _across(axis: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return u, np.cross(axis, u)
 
 
-def stud_contacts(base: np.ndarray, axis: np.ndarray, tri: np.ndarray) -> np.ndarray | None:
+def stud_contacts(base: np.ndarray, axis: np.ndarray, tri: np.ndarray, near: np.ndarray | None = None
+                  ) -> np.ndarray | None:
     """Contact directions of one stud with a part's walls (module rule), or None when it is not inside.
 
     Parameters
@@ -114,28 +115,38 @@ def stud_contacts(base: np.ndarray, axis: np.ndarray, tri: np.ndarray) -> np.nda
         Out of the stud's tip.
     tri : (f, 3, 3) float, LDU
         The other part's triangles, world.
+    near : (f,) bool, optional
+        Triangles that may lie within reach of the stud's side (a cheaper superset is fine); all when None.
 
     Returns
     -------
     (c, 3) float ndarray or None
         Unit directions across the axis in which a wall touches the stud side within
-        ``STUD_RADIUS +- CONTACT_GAP`` at every :data:`PROBE_HEIGHTS`; None when the other part's mesh
-        does not lie above the stud top (the stud is not under it).
+        ``STUD_RADIUS +- CONTACT_GAP`` at every :data:`PROBE_HEIGHTS` (empty when none); None when it
+        touches walls but the other part's mesh does not lie above the stud top (the stud is not under it).
     """
     a = axis / np.linalg.norm(axis)
-    top = base + STUD_HEIGHT * a
-    if not np.isfinite(_ray_first_hit(top[None], a[None], tri)[0]):
-        return None
     reach = STUD_RADIUS + CONTACT_GAP + STUD_HEIGHT
-    tri = tri[np.all((tri.max(axis=1) >= base - reach) & (tri.min(axis=1) <= base + reach), axis=1)]
+    side = tri if near is None else tri[near]
+    side = side[np.all((side.max(axis=1) >= base - reach) & (side.min(axis=1) <= base + reach), axis=1)]
     u, w = _across(a)
     th = np.arange(PROBE_DIRECTIONS) * (2 * np.pi / PROBE_DIRECTIONS)
     d = np.cos(th)[:, None] * u + np.sin(th)[:, None] * w
     touch = np.ones(PROBE_DIRECTIONS, dtype=bool)
     for h in PROBE_HEIGHTS:
         o = np.repeat((base + h * a)[None], PROBE_DIRECTIONS, axis=0)
-        t = _ray_first_hit(o, d, tri)
+        t = _ray_first_hit(o, d, side)
         touch &= np.abs(t - STUD_RADIUS) <= CONTACT_GAP
+        if not touch.any():
+            return d[touch]
+    top = base + STUD_HEIGHT * a
+    centre = tri.mean(axis=1)
+    dc = centre - top
+    perp = np.linalg.norm(dc - np.outer(dc @ a, a), axis=1)
+    rad = np.linalg.norm(tri - centre[:, None], axis=2).max(axis=1) + 1e-6  # bounding sphere of each triangle
+    above = (perp <= rad) & (dc @ a + rad >= 0)  # triangles the roof ray can cross
+    if not np.isfinite(_ray_first_hit(top[None], a[None], tri[above])[0]):
+        return None
     return d[touch]
 
 
@@ -150,6 +161,25 @@ def clamped(directions: np.ndarray, axis: np.ndarray) -> bool:
     return bool(gaps.max() <= CLAMP_GAP_DEG + 1e-6)
 
 
+def _rows_by_owner(world: dict) -> tuple:
+    """Rows of ``world`` (:meth:`.connections.ConnectionGraph.world_connectors`) sorted by owning part, for
+    stud connectors (``stud``, ``open_stud``) and for stud-receiving ones (``antistud``, ``tube``,
+    ``post``): two ``(owners, rows)`` pairs of int arrays, read with :func:`_rows_of`."""
+    out = []
+    for types in (_STUD_TYPES, _RECEIVING_TYPES):
+        k = np.flatnonzero(np.isin(world["code"], [type_code(t) for t in types]))
+        o = np.argsort(world["owner"][k], kind="stable")
+        out.append((world["owner"][k][o], k[o]))
+    return tuple(out)
+
+
+def _rows_of(sorted_rows: tuple, part: int) -> np.ndarray:
+    """Rows of one part from an ``(owners, rows)`` pair of :func:`_rows_by_owner`."""
+    own, k = sorted_rows
+    a, b = np.searchsorted(own, [part, part + 1])
+    return k[a:b]
+
+
 def _world_triangles(eng, j: int) -> np.ndarray:
     """(f, 3, 3) world triangles (LDU) of part ``j``'s mesh (uninset)."""
     s = eng.shapes[eng.keys[j]]
@@ -158,7 +188,7 @@ def _world_triangles(eng, j: int) -> np.ndarray:
     return v[s.faces]
 
 
-def clamped_in_hollow(eng, world: dict, p: int, q: int, tri_q: np.ndarray | None = None) -> bool:
+def clamped_in_hollow(eng, world: dict, p: int, q: int, tri_q=None, rows: tuple | None = None) -> bool:
     """Are the studs of part ``p`` clamped in an unlabelled hollow of part ``q`` (module rule)?
 
     Parameters
@@ -169,15 +199,17 @@ def clamped_in_hollow(eng, world: dict, p: int, q: int, tri_q: np.ndarray | None
         :meth:`.connections.ConnectionGraph.world_connectors` of the build (world frame, LDU).
     p, q : int
         Part indices (flattened placements).
-    tri_q : (f, 3, 3) float, optional
-        ``q``'s world triangles, when already computed.
+    tri_q : (f, 3, 3) float or callable, optional
+        ``q``'s world triangles (or a function returning them), when already computed.
+    rows : tuple, optional
+        :func:`_rows_by_owner` of ``world``, when already computed.
 
     Returns
     -------
     bool
     """
-    own, code = world["owner"], world["code"]
-    studs = np.flatnonzero((own == p) & np.isin(code, [type_code(t) for t in _STUD_TYPES]))
+    stud_rows, recv_rows = _rows_by_owner(world) if rows is None else rows
+    studs = _rows_of(stud_rows, p)
     if not len(studs):
         return False
     pos, ax = world["pos"], world["axis"]
@@ -185,13 +217,18 @@ def clamped_in_hollow(eng, world: dict, p: int, q: int, tri_q: np.ndarray | None
     studs = studs[np.all((pos[studs] >= lo) & (pos[studs] <= hi), axis=1)]
     if not len(studs):
         return False
-    recv = np.flatnonzero((own == q) & np.isin(code, [type_code(t) for t in _RECEIVING_TYPES]))
+    recv = _rows_of(recv_rows, q)
     if len(recv):
         dist = np.linalg.norm(pos[studs][:, None] - pos[recv][None], axis=2)
         studs = studs[dist.min(axis=1) > LABEL_REACH]
         if not len(studs):
             return False
-    tri = _world_triangles(eng, q) if tri_q is None else tri_q
+    tri = _world_triangles(eng, q) if tri_q is None else (tri_q() if callable(tri_q) else tri_q)
+    reach = STUD_RADIUS + CONTACT_GAP + STUD_HEIGHT
+    slo, shi = pos[studs].min(axis=0) - reach, pos[studs].max(axis=0) + reach
+    near = np.all((tri.max(axis=1) >= slo) & (tri.min(axis=1) <= shi), axis=1)
+    if not near.any():
+        return False
     contacts = []
     axis0 = None
     for k in studs.tolist():
@@ -200,7 +237,7 @@ def clamped_in_hollow(eng, world: dict, p: int, q: int, tri_q: np.ndarray | None
             axis0 = a
         elif float(a @ axis0) < 0.95:  # studs of one clamp share their direction (stud mates: 0.95)
             continue
-        c = stud_contacts(pos[k], a, tri)
+        c = stud_contacts(pos[k], a, tri, near)
         if c is not None and len(c):
             contacts.append(c)
     if not contacts or axis0 is None:
@@ -234,9 +271,9 @@ def hollow_stud_edges(eng, world: dict, supported: np.ndarray, cand: np.ndarray)
     left = np.asarray(cand, dtype=np.intp)
     if not len(left) or not len(eng.pairs) or not len(world.get("owner", ())):
         return none
-    stud_codes = [type_code(t) for t in _STUD_TYPES]
+    rows = _rows_by_owner(world)
     has_studs = np.zeros(eng.n, dtype=bool)
-    has_studs[world["owner"][np.isin(world["code"], stud_codes)]] = True
+    has_studs[rows[0][0]] = True
     p = eng.pairs
     p = p[eng.has_shape[p[:, 0]] & eng.has_shape[p[:, 1]]]
     tested: set = set()
@@ -252,9 +289,12 @@ def hollow_stud_edges(eng, world: dict, supported: np.ndarray, cand: np.ndarray)
                 if (s, h) in tested or not has_studs[s]:
                     continue
                 tested.add((s, h))
-                if h not in tris:
-                    tris[h] = _world_triangles(eng, h)
-                if clamped_in_hollow(eng, world, s, h, tris[h]):
+
+                def tri_h(h=h):
+                    if h not in tris:
+                        tris[h] = _world_triangles(eng, h)
+                    return tris[h]
+                if clamped_in_hollow(eng, world, s, h, tri_h, rows):
                     new.append((j, i))
                     break
         if not new:
