@@ -27,6 +27,10 @@ Rules (issue #4, docs/bricklayer-api.md "Validation semantics"):
     already reported as a collision - "one defect, one message": a brick
     pushed into the brick below it, or sideways into a neighbour, is reported
     as a collision and not also as floating;
+  * studs clamped in an unlabelled hollow (:mod:`.hollows`), both ways: studs pushed up into the
+    hollow underside of a part where no connector source labels an anti-stud, held by its walls on
+    opposite sides along their whole height (slope 3298 hanging by its two studs in the front of
+    windscreen 6070); tested for parts left unsupported only;
   * sticker on a surface (:func:`_sticker_surface_edges`): a sticker (title
     "Sticker ...", library or MPD-embedded) lying flat on a part's surface is
     held by it (adhesive contact, from the part to the sticker only): glued
@@ -93,6 +97,7 @@ from .collisions import collision_engine
 from ._world import flexible_mask
 from .connections import connection_graph
 from .graphs import component_labels, reachable
+from .hollows import hollow_stud_edges
 from .spatial import _REST_DROP
 
 
@@ -638,6 +643,13 @@ def support_graph(build, *, separate_objects: bool = False) -> SupportResult:
             labels = _labels(n, e)
         flexible = flexible_mask(build)
         cand = np.flatnonzero(~supported & has & ~flexible)
+        if len(cand):
+            hollow = hollow_stud_edges(eng, cg.world_connectors, supported, np.flatnonzero(~supported & has))
+            if len(hollow):
+                e = np.vstack([e, hollow])
+                supported = _reach(n, e, np.flatnonzero(grounded))
+                labels = _labels(n, e)
+                cand = np.flatnonzero(~supported & has & ~flexible)
         if len(cand):
             carry = _flexible_carry_edges(eng, supported, flexible)
             if len(carry):
