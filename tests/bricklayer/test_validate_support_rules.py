@@ -190,3 +190,59 @@ def test_an_embedded_slab_a_quarter_ldu_thick_is_a_sticker_whatever_its_title():
 
 def test_the_sheet_sticker_lifted_off_its_tile_floats():
     assert support_graph(_sheet_model(dy=-6.0)).floating.tolist() == [1]
+
+
+# ------------------------------------------------------------------ a hair above: only where the group rests
+# Fault injection "delete" (benchmarks/fault_injection_support.py): a part's holder is deleted; what hung on it
+# must float. The hair rule (a fall of less than SETTLE_LDU) held 11 such dependants (93/104 caught), each
+# meeting a supported part at one edge beside its centre of mass, or after a fall of exactly 2 LDU.
+# 6905 Biwing Blaster, minifigure fig2 (its submodel's lines 37-43, seated legs, head left out): deleting the
+# right arm 3818 (line 39) leaves its hand 3820 (line 41) 0.75 LDU above the seated legs (inset meshes meet
+# after a 1.25 LDU drop), touching them at one edge 10 LDU from its centre of mass.
+_FIG2 = """1 0 0 0 0 1 0 0 0 1 0 0 0 1 973p52.dat
+1 8 0 32 0 1 0 0 0 1 0 0 0 1 3815.dat
+1 8 -15.552 9 0 0.985 -0.17 0 0.17 0.985 0 0 0 1 3818.dat
+1 8 15.552 9 0 0.985 0.17 0 -0.17 0.985 0 0 0 1 3819.dat
+1 0 -23.8634 26.5956 -10.321 0.985 -0.12019 0.12019 0.17 0.696395 -0.696395 0 0.707 0.707 3820.dat
+1 0 23.8634 26.5956 -10.321 0.985 0.12019 -0.12019 -0.17 0.696395 -0.696395 0 0.707 0.707 3820.dat
+1 0 0 44 0 1 0 0 0 0 1 0 -1 0 3816p63.dat"""
+# 6957 Solar Snooper: hinge brick base 3937, hinge top 3938 and the brick 4595 standing on it (world matrices
+# of flattened parts 52, 69, 70); without the top, 4595 stands 2.0 LDU above the base (inset meshes meet
+# after exactly 2.5 LDU), balanced over it.
+_HINGE = """1 7 -70 -72 80 0 0 1 0 1 0 -1 0 0 3937.dat
+1 0 -70 -72 80 0 0 -1 0 1 0 1 0 0 3938.dat
+1 0 -70 -88 80 -1 0 0 0 1 0 0 0 -1 4595.dat"""
+
+
+def _without(lines: str, k: int) -> str:
+    """``lines`` without its line ``k`` (0-based)."""
+    out = lines.splitlines()
+    del out[k]
+    return "\n".join(out) + "\n"
+
+
+def test_a_hand_left_by_its_deleted_arm_touching_the_legs_at_one_edge_floats():
+    assert support_graph(from_ldraw(_FIG2 + "\n")).floating.tolist() == []
+    b = from_ldraw(_without(_FIG2, 2))  # the right arm deleted: parts 0 torso ... 3 its hand ... 5 legs
+    eng = collision_engine(b)
+    hand, legs = 3, 5
+    assert b.flattened_placements[hand].content.ldraw_id == "3820"
+    # within the hair rule's reach (fall < SETTLE_LDU plus both insets, 2.45 LDU) the hand meets the legs ...
+    t = eng.transforms
+    low = t[[hand]].copy()
+    low[:, 2, 3] -= 1.25
+    assert eng._query([hand], [legs], low, t[[legs]], 0.25)[0]
+    # ... but only at an edge beside its centre of mass: it falls off, it floats
+    assert support_graph(b).floating.tolist() == [hand]
+
+
+def test_a_brick_left_2_ldu_above_a_hinge_base_by_its_deleted_top_floats():
+    assert support_graph(from_ldraw(_HINGE + "\n")).floating.tolist() == []
+    b = from_ldraw(_without(_HINGE, 1))
+    eng = collision_engine(b)
+    t = eng.transforms
+    for drop, meets in ((2.45, False), (2.5, True)):  # a fall of exactly SETTLE_LDU: not a hair
+        low = t[[1]].copy()
+        low[:, 2, 3] -= drop
+        assert eng._query([1], [0], low, t[[0]], 0.25)[0] == meets
+    assert support_graph(b).floating.tolist() == [1]
