@@ -214,7 +214,7 @@ def _settle_edges(eng, labels: np.ndarray, supported: np.ndarray) -> np.ndarray:
     return pairs[:, ::-1].astype(np.intp)
 
 
-def _hair_settle_edges(eng, e: np.ndarray, supported: np.ndarray) -> np.ndarray:
+def _hair_settle_edges(eng, e: np.ndarray, supported: np.ndarray, cg=None) -> np.ndarray:
     """Support edges ``(holder, part)`` of unsupported groups drawn a hair above a supported part.
 
     Parameters
@@ -225,6 +225,9 @@ def _hair_settle_edges(eng, e: np.ndarray, supported: np.ndarray) -> np.ndarray:
         parts, taken either way (a minifigure of 11 parts, a container with its door).
     supported : (n,) bool
         Parts reached from the ground so far.
+    cg : ConnectionGraph, optional
+        The build's connections (:func:`.connections.connection_graph`), for the seat test of
+        :func:`_rests_balanced`; without it that test is left out.
 
     Returns
     -------
@@ -232,10 +235,10 @@ def _hair_settle_edges(eng, e: np.ndarray, supported: np.ndarray) -> np.ndarray:
         ``(holder, member)`` for every member of each group that, lowered as one rigid body by
         :data:`~bricklayer.constants.SETTLE_LDU` plus both insets (``2 * TOL.collision_inset``: the
         inset meshes of parts drawn touching are that far apart), meets a supported part's inset
-        mesh: the group falls less than ``SETTLE_LDU`` (by :data:`HAIR_STRICT_LDU`) before resting on
-        it (module rules), so it is held as a whole, when it rests there (:func:`_rests_balanced`):
-        it is drawn touching (it meets a supported part within the resting test's ``_REST_DROP``),
-        or its centre of mass lies over its contacts. Groups so held may hold others in turn
+        mesh: the group falls at most ``SETTLE_LDU`` before resting on it (module rules), so it is
+        held as a whole, when it rests there (:func:`_rests_balanced`): it is drawn touching (it
+        meets a supported part within the resting test's ``_REST_DROP``), or it lies on a
+        connector of that part a hair off its seat, or its centre of mass lies over its contacts. Groups so held may hold others in turn
         (repeated until none is added). Parts drawn inside many others (``CollisionEngine.crowded``)
         are left out, as in :func:`_settle_edges`.
     """
@@ -244,7 +247,7 @@ def _hair_settle_edges(eng, e: np.ndarray, supported: np.ndarray) -> np.ndarray:
     has[getattr(eng, "crowded", np.zeros(0, dtype=np.int64))] = False
     sup = np.asarray(supported, dtype=bool) & has
     free = has & ~sup
-    drop = SETTLE_LDU + 2 * TOL.collision_inset - HAIR_STRICT_LDU
+    drop = SETTLE_LDU + 2 * TOL.collision_inset
     t = eng.transforms
     out: list = []
     while free.any() and sup.any():
@@ -262,7 +265,7 @@ def _hair_settle_edges(eng, e: np.ndarray, supported: np.ndarray) -> np.ndarray:
         if not met.any():
             break
         pairs = pairs[met]
-        pairs = pairs[_rests_balanced(eng, pairs, group, cand, drop)]
+        pairs = pairs[_rests_balanced(eng, pairs, group, cand, drop, cg)]
         if not len(pairs):
             break
         held_groups, first = np.unique(group[pairs[:, 0]], return_index=True)
@@ -273,14 +276,6 @@ def _hair_settle_edges(eng, e: np.ndarray, supported: np.ndarray) -> np.ndarray:
         sup[members] = True
         free[members] = False
     return np.vstack(out).astype(np.intp) if out else np.zeros((0, 2), dtype=np.intp)
-
-
-#: The hair rule's fall is strictly less than ``SETTLE_LDU``: a group whose inset mesh first meets a
-#: supported part after exactly 2 LDU is not drawn a hair above it. LEGO geometry has such steps: deleting a
-#: hinge top 3938 leaves the brick 4595 that stood on it 2.0 LDU above the hinge base 3937 (6957 Solar
-#: Snooper, fault injection "delete"), while the official hair gaps are 0.1-0.9 LDU (``SETTLE_LDU``). 0.05 LDU
-#: is well above FCL's touching tolerance and the rounding of official matrices (3-4 decimals).
-HAIR_STRICT_LDU = 0.05
 
 
 def _surface_centroids(eng, parts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -335,7 +330,38 @@ def _over(q: np.ndarray, pts: np.ndarray) -> bool:
     return bool(np.all(eq[:, :2] @ q + eq[:, 2] <= 1e-6))
 
 
-def _rests_balanced(eng, pairs: np.ndarray, group: np.ndarray, cand: np.ndarray, drop: float) -> np.ndarray:
+def _off_seat(cg, a: np.ndarray, b: np.ndarray, reach: float) -> np.ndarray:
+    """(m,) bool: part ``a[k]`` has a connector that mates one of part ``b[k]``'s (``mate_matrix``), with
+    parallel axes (``TOL.connector_axis_cos``), within ``TOL.connector_position`` across the axis and
+    ``reach`` (LDU) along it: ``a`` is drawn on that connector, off its seat along the axis (a round plate
+    1 x 1 0.7 LDU above the stud of the round plate 2 x 2 under it)."""
+    from ldraw_data.connectors import mate_matrix
+
+    out = np.zeros(len(a), dtype=bool)
+    w = cg.world_connectors if cg is not None else None
+    if w is None or not len(w.get("owner", ())):
+        return out
+    mm = mate_matrix()
+    start, owner = w["start"], w["owner"]
+    n_rows = len(owner)
+    for k, (i, j) in enumerate(zip(a.tolist(), b.tolist())):
+        ri = np.arange(start[i], start[i + 1] if i + 1 < len(start) else n_rows)
+        rj = np.arange(start[j], start[j + 1] if j + 1 < len(start) else n_rows)
+        ri, rj = ri[owner[ri] == i], rj[owner[rj] == j]
+        if not len(ri) or not len(rj):
+            continue
+        ok = mm[w["code"][ri][:, None], w["code"][rj][None, :]] >= 0
+        d = w["pos"][rj][None, :, :] - w["pos"][ri][:, None, :]
+        ax = w["axis"][ri]
+        along = np.einsum("pqk,pk->pq", d, ax)
+        across = np.linalg.norm(d - along[..., None] * ax[:, None, :], axis=2)
+        par = np.abs(ax @ w["axis"][rj].T) >= TOL.connector_axis_cos
+        out[k] = bool(np.any(ok & par & (across <= TOL.connector_position) & (np.abs(along) <= reach)))
+    return out
+
+
+def _rests_balanced(eng, pairs: np.ndarray, group: np.ndarray, cand: np.ndarray, drop: float,
+                    cg=None) -> np.ndarray:
     """Mask of ``pairs`` ``(member, supported part)`` (met after lowering by ``drop``, LDU) whose group rests.
 
     A group rests on what it meets (the hair rule, :func:`_hair_settle_edges`) when
@@ -343,6 +369,9 @@ def _rests_balanced(eng, pairs: np.ndarray, group: np.ndarray, cand: np.ndarray,
     - it is drawn touching: one of its pairs meets after the resting test's ``_REST_DROP`` (1 LDU,
       0.5 LDU between the surfaces), a resting contact like those of :mod:`.spatial`, whose balance
       is not judged either (70814's slope 61409 on its side, 0.1 LDU above the plate 3021); or
+    - it is drawn on a connector of the part it meets, off its seat by at most ``SETTLE_LDU`` plus
+      ``TOL.connector_position`` along the axis (:func:`_off_seat`): the file means them joined (a
+      round plate 6141 0.7 LDU above the stud of a round plate 4032a, 5542); or
     - its centre of mass (parts weighted by surface area, :func:`_surface_centroids`) lies, seen
       from above, within the convex hull of its contact points after the fall (FCL contacts of all
       its met pairs lowered by ``drop``): a rigid body on supports stays where it lands only then
@@ -359,7 +388,8 @@ def _rests_balanced(eng, pairs: np.ndarray, group: np.ndarray, cand: np.ndarray,
         a, b = pairs[sel, 0], pairs[sel, 1]
         ta = t[a].copy()
         ta[:, 2, 3] -= _REST_DROP
-        if eng._query(a, b, ta, t[b], TOL.collision_inset).any():
+        if eng._query(a, b, ta, t[b], TOL.collision_inset).any() or _off_seat(
+                cg, a, b, SETTLE_LDU + TOL.connector_position).any():
             keep[sel] = True
             continue
         pts = []
@@ -772,7 +802,7 @@ def support_graph(build, *, separate_objects: bool = False) -> SupportResult:
                 supported = _reach(n, e, np.flatnonzero(grounded))
                 labels = _labels(n, e)
         if len(cand):
-            hair = _hair_settle_edges(eng, e, supported)
+            hair = _hair_settle_edges(eng, e, supported, cg)
             if len(hair):
                 e = np.vstack([e, hair])
                 supported = _reach(n, e, np.flatnonzero(grounded))
