@@ -37,14 +37,20 @@ __all__ = ["posed", "check_motion", "MotionReport", "PoseFailure", "classify_sli
 import itertools
 import logging
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-import networkx as nx
 import numpy as np
+
+if TYPE_CHECKING:
+    import networkx as nx
 
 from .constants import STUD
 from .geometry.types import Pose, rotation_about
 from .joints import Ball, Cylindrical, Fixed, Joint, JointKind, MotionRange, Prismatic, Revolute
 from .errors import BrickLayerKeyError, BrickLayerTypeError, BrickLayerValueError
+
+if TYPE_CHECKING:  # networkx is imported where used (it costs 0.1 s at import)
+    import networkx as nx
 
 log = logging.getLogger(__name__)
 
@@ -193,7 +199,7 @@ def sample_range(motion: MotionRange, samples: int = 5) -> list:
 
 # ---------------------------------------------------------------------------------------------- kinematics
 def _same_joint(a: Joint, b: Joint) -> bool:
-    return a.child_placement is b.child_placement and a.parent._key() == b.parent._key()
+    return a.child_placement is b.child_placement and a.parent.key() == b.parent.key()
 
 
 def _resolve_joint(build, key, joints: list[Joint]) -> Joint:
@@ -213,6 +219,8 @@ class _Kinematics:
     """Rigid bodies and the joint tree of a build (computed once per build state)."""
 
     def __init__(self, build, moving: list[Joint]):
+        import networkx as nx  # lazily: bricklayer imports this module, few builds articulate
+
         from .validate.connections import connection_graph
 
         self.build = build
@@ -356,6 +364,8 @@ class _Kinematics:
         putting one back would join a moving joint's two sides; an axle's
         wheels (axle holes, which cannot turn) stay rigid on it.
         """
+        import networkx as nx  # lazily: bricklayer imports this module, few builds articulate
+
         if not len(g.pairs):
             return
         from ldraw_data.connectors import connector_types, type_label
@@ -416,6 +426,8 @@ class _Kinematics:
     def world_poses(self, coords: dict[int, object]) -> list[Pose]:
         """Posed world poses of every flat placement; ``coords`` maps joint index -> coordinate
         (a follower's coordinate moves its leader, :meth:`coords_with_followers`)."""
+        import networkx as nx  # lazily: bricklayer imports this module, few builds articulate
+
         coords = self.coords_with_followers(coords)
         motion = [np.eye(4) for _ in range(self.n_bodies)]
         seen = set()

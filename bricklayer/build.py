@@ -17,11 +17,17 @@ Layering (no import cycle, counting imports inside functions: ``tests/test_archi
   module at run time (type hints under ``if TYPE_CHECKING:``); a build they need is made by the build
   itself (:meth:`LegoBuild.flat_snapshot`, ``type(build)(...)``). Rule numbers both sides use live below
   (``bricklayer.constants``; :func:`~bricklayer.connector.slide_limit_studs`).
-- Makers of builds: ``io``, ``construction``, ``export``, ``assembly`` import this module; it never
-  imports them.
+- The planner (``assembly.sequence``, ``assembly.search``, ``assembly.strategies.*`` and what they use)
+  is a consumer too: it tells a sub-build from an element by ``Element`` and makes the builds of a plan
+  with ``type(build)(...)``. Its strategies never import ``assembly.search`` back: what both use lives
+  below them (``assembly.plan``, ``assembly.geometry``, ``assembly.options``) or comes through the
+  strategy protocol (``assembly.strategies.base``).
+- Makers and writers of builds: ``io``, ``construction``, ``export``, ``assembly.instructions`` (and the
+  package ``bricklayer.assembly``, which re-exports it) import this module; it never imports them.
 - The convenience methods here (``connectors``, ``colliding_placements``, ``floating_placements``,
-  ``connected_components``, ``posed``, ``check_motion``, ``stability``, ``assembly_sequence``, the
-  notebook picture ``_repr_png_``) import the consumer inside the method. That is the only upward import of this
+  ``connected_components``, ``is_valid``, ``posed``, ``check_motion``, ``stability``,
+  ``assembly_sequence`` (from ``assembly.sequence``, not the package, which also holds the writer
+  ``instructions``), the notebook picture ``_repr_png_``) import the consumer inside the method. That is the only upward import of this
   module and it closes no cycle (the test counts it); it is inside the method so that
   ``import bricklayer.build`` does not load the collision engine (FCL), scipy or the renderer.
 """
@@ -428,6 +434,13 @@ class LegoBuild(LegoGeometry):
             self._hist = {self._rev: len(self._placements)}
         else:
             self._hist[self._rev] = len(self._placements)
+
+    def mark_edited(self) -> None:
+        """Record an edit made to this build's placements in place (``placement.pose = ...`` on its own
+        placements, or anything read from a file after the placements were added): every cache of derived
+        data (:meth:`derived_data`: the validator's results, connections, support) is recomputed on the
+        next query. The editing methods of this class (``add``, ``add_raw``, ``extend``, ``remove``...) record their own."""
+        self._touch("edit")
 
     def _state_key(self, _seen=None) -> tuple:
         """Key that changes when this build or any nested build changes (memoized until the next
@@ -885,8 +898,8 @@ class LegoBuild(LegoGeometry):
         _check_content(content)
         if not isinstance(connector, Connector) or not isinstance(to, Connector):
             raise BrickLayerTypeError("connect(content, connector, to): connector and to must be Connector objects")
-        own = {c._key() for c in content.connectors}
-        if connector._key() not in own:
+        own = {c.key() for c in content.connectors}
+        if connector.key() not in own:
             raise BrickLayerValueError("`connector` must be one of content.connectors (in the content's own frame)")
         kind = mate_kind(connector.type, to.type)
         if kind is None:
@@ -894,8 +907,8 @@ class LegoBuild(LegoGeometry):
             raise ConnectorMismatchError(
                 f"a {connector.type!r} cannot mate with a {to.type!r}; {connector.type!r} mates with "
                 f"{', '.join(repr(t) for t in ok) or 'nothing'}" + self._mating_pairs_hint(content, to))
-        free = {c._key(): c for c in self.connectors}
-        if to._key() not in free:
+        free = {c.key(): c for c in self.connectors}
+        if to.key() not in free:
             raise BrickLayerValueError(
                 "target connector is not a free connector of this build (occupied, or from another build); "
                 "take it from build.connectors or build.find_connector(...)")
@@ -1228,7 +1241,8 @@ class LegoBuild(LegoGeometry):
         label, build = [], self
         for p in path:
             n = next((k for k, v in build._names.items() if v is p), None)
-            label.append(n if n is not None else f"#{build._placements.index(p)}")
+            # by identity, without a Python __eq__ call per placement (reports describe hundreds of parts)
+            label.append(n if n is not None else f"#{[id(q) for q in build._placements].index(id(p))}")
             build = p.content
         el = placement.content
         what = f"{el.ldraw_id} ({el.spec.name}, {el.color!r})" if isinstance(el, Element) else repr(el)
@@ -1238,6 +1252,11 @@ class LegoBuild(LegoGeometry):
     def names(self) -> dict[str, Placement]:
         """Top-level names -> placements (a copy)."""
         return dict(self._names)
+
+    def has_name(self, name: str) -> bool:
+        """Whether a top-level placement of this build is called ``name`` (names are unique; ``add`` and
+        ``add_raw`` refuse a name already used). Costs no copy of :attr:`names`."""
+        return name in self._names
 
     @property
     def placements(self) -> list[Placement]:
@@ -1398,8 +1417,14 @@ class LegoBuild(LegoGeometry):
         return len(self.connected_components)
 
     def is_valid(self) -> bool:
-        """True when nothing collides and nothing floats."""
-        return not self.colliding_placements and not self.floating_placements
+        """The one verdict: :attr:`bricklayer.validate.report.ValidationReport.valid` of
+        :func:`bricklayer.validate.validation_report` (what ``brickwright validate``, the agent's judge and
+        ``instructions`` say): nothing collides, floats or lies below the ground, every stud pair touching is
+        seated, only catalog parts (no unknown ids, sub-parts, scaled or mirrored parts, one part twice at
+        one pose) and at least one part. The report tells what is wrong and what to try."""
+        from .validate import validation_report
+
+        return validation_report(self, max_depth_estimates=0).valid  # the verdict needs no overlap depths
 
     def is_connected(self) -> bool:
         """True when all parts form one connected component (an empty build is connected)."""
@@ -1431,7 +1456,8 @@ class LegoBuild(LegoGeometry):
         arguments and meanings (``time_budget`` in CPU seconds, None for no limit; by default that
         function's ``TIME_BUDGET``, 60 s; ``options`` a :class:`bricklayer.assembly.PlannerOptions` or None
         for its defaults; docs/stability.md)."""
-        from .assembly import TIME_BUDGET, assembly_sequence
+        from .assembly.options import TIME_BUDGET
+        from .assembly.sequence import assembly_sequence
 
         return assembly_sequence(self, max_parts_per_step=max_parts_per_step,
                                  time_budget=TIME_BUDGET if time_budget == "default" else time_budget,

@@ -106,14 +106,17 @@ class Connector:
         path = ((parent,) + self.path) if parent is not None else self.path
         return Connector(self.type, pose @ self.frame, self.length, self.joint_kind, self.index, path)
 
-    def _key(self):
+    def key(self) -> tuple:
+        """Which connector of which part this is, its pose aside: ``(ids of the placements of`` :attr:`path`
+        ``, index)``. Two views of one connector (from one build, before and after an edit) share it; the
+        hash uses it and equality adds the frame. Compare connectors of one build with it."""
         return (tuple(id(p) for p in self.path), self.index)
 
     def __eq__(self, other) -> bool:
-        return isinstance(other, Connector) and self._key() == other._key() and self.frame == other.frame
+        return isinstance(other, Connector) and self.key() == other.key() and self.frame == other.frame
 
     def __hash__(self) -> int:
-        return hash(self._key())
+        return hash(self.key())
 
     def __repr__(self) -> str:
         p = self.position

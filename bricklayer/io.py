@@ -114,7 +114,8 @@ def _doc_to_build(doc: LDrawDocument, library, warnings: list, lines: list[str])
             body.pop()
         return "\n".join(body)
     elements: dict = {}
-    lib_find = library.find if library is not None else (lambda _n: None)
+    # is the name in the library? (folder_of: find would build a Path per part reference)
+    lib_folder = library.folder_of if library is not None else (lambda _n: None)
 
     def is_sub(f: LDrawFile) -> bool:
         return doc.is_submodel(f)
@@ -177,7 +178,7 @@ def _doc_to_build(doc: LDrawDocument, library, warnings: list, lines: list[str])
                 sub_color = it.color
             else:
                 pid = key[:-4] if key.endswith(".dat") else key
-                known = blk is None and lib_find(key) is not None
+                known = blk is None and lib_folder(key) is not None
                 if blk is None and not known and key not in warned:
                     warned.add(key)
                     warnings.append(LDrawWarning(doc.source, it.line,
@@ -193,7 +194,7 @@ def _doc_to_build(doc: LDrawDocument, library, warnings: list, lines: list[str])
                 sub_color = None
             name = pending_name
             pending_name = None
-            if name is not None and name in b._names:
+            if name is not None and b.has_name(name):
                 warnings.append(LDrawWarning(doc.source, it.line, f"duplicate name {name!r}; second one dropped"))
                 name = None
             try:
@@ -206,10 +207,10 @@ def _doc_to_build(doc: LDrawDocument, library, warnings: list, lines: list[str])
             parts_in_step += 1
             if notes:
                 pl.ldraw_notes, notes = tuple(notes), []
-        if b._placements and not parts_in_step:
+        if b.placements and not parts_in_step:
             notes.insert(0, "0 STEP")  # the last 0 STEP opened a step no part came into: the writer would drop it
         b.ldraw_trailer = notes
-        b._touch()
+        b.mark_edited()
         builds[f.key] = b
         return b
 
@@ -503,7 +504,7 @@ def _block_names(root: LegoBuild, main_name: str | None = None) -> dict[int, str
         return cand
 
     def visit(b: LegoBuild):
-        for p in b._placements:
+        for p in b.placements:
             c = p.content
             if isinstance(c, LegoBuild) and id(c) not in names:
                 counter[0] += 1
@@ -535,7 +536,7 @@ class LDrawMPDSuffixWarning(UserWarning):
 
 def _block_lines(b: LegoBuild, names: dict[int, str]) -> list[str]:
     out = []
-    rev_names = {id(p): n for n, p in b._names.items()}
+    rev_names = {id(p): n for n, p in b.names.items()}
     steps = b.steps
     for si, group in enumerate(steps):
         for p in group:
@@ -547,7 +548,7 @@ def _block_lines(b: LegoBuild, names: dict[int, str]) -> list[str]:
                 m = B2L @ p.pose.matrix @ L2B
                 out.append(_line1(p.color if p.color is not None else 16, m, names[id(c)]))
             else:
-                m = B2L @ p.pose.matrix @ c.ldraw_to_local if c._known else B2L @ p.pose.matrix @ L2B
+                m = B2L @ p.pose.matrix @ c.ldraw_to_local if c.known else B2L @ p.pose.matrix @ L2B
                 out.append(_line1(int(c.color), m, _ref_name(c.ldraw_id)))
         if si < len(steps) - 1:
             out.append("0 STEP")
@@ -610,7 +611,7 @@ def to_ldraw(build: LegoBuild, *, title: str | None = None, name: str | None = N
     seen = {id(build)}
     i = 0
     while i < len(order):
-        for p in order[i]._placements:
+        for p in order[i].placements:
             if isinstance(p.content, LegoBuild) and id(p.content) not in seen:
                 seen.add(id(p.content))
                 order.append(p.content)

@@ -440,9 +440,11 @@ def instructions(model: Path = typer.Argument(..., help=".ldr, .mpd or build.py"
 
     Exits 1 when some parts could not be placed (the reasons are listed); a part the LDraw library
     does not know (nor the file embeds), and a part line that could not be read, count as not placed.
-    plan.json lists every failure and unreadable line, with the same counts. Parts drawn inside each
-    other are not held against the order: a warning says how many pairs collide (fix them with
-    `brickwright validate`)."""
+    plan.json lists every failure and unreadable line, with the same counts. The first line is the
+    verdict of `brickwright validate` on the model (the one validation report: `-> VALID` or
+    `-> NOT VALID`, also `valid` in plan.json); a model that is not valid still gets its steps (objects
+    drawn apart, a stand, are not valid as one build), and parts drawn inside each other are not held
+    against the order: a warning says how many pairs collide (fix them with `brickwright validate`)."""
     from bricklayer.assembly import write_instructions
 
     if not 0.0 <= budget < float("inf"):  # also refuses nan
@@ -458,7 +460,7 @@ def instructions(model: Path = typer.Argument(..., help=".ldr, .mpd or build.py"
     try:
         res = write_instructions(build, out, images=images, max_images=max_images,
                                  max_parts_per_step=max_parts_per_step, time_budget=budget,
-                                 separate_objects=separate_objects, overwrite=force)
+                                 separate_objects=separate_objects, overwrite=force, source=str(model))
     except FileExistsError as exc:
         _fail(str(exc).replace("overwrite=True (CLI: --force)", "--force"))
     except NotADirectoryError as exc:
@@ -474,6 +476,9 @@ def instructions(model: Path = typer.Argument(..., help=".ldr, .mpd or build.py"
         raise typer.Exit(EXIT_FAILED if s["failed"] else EXIT_OK)
     planned = s["parts"] - s["skipped"]
     reasons = s["skipped_reasons"]
+    typer.echo(s["validation"])  # the verdict line of `brickwright validate MODEL`, from the same report
+    if not s["valid"]:
+        typer.echo(f"  (`brickwright validate {model}` lists the problems)")
     if s.get("colliding_pairs"):
         typer.echo(f"warning: {s['colliding_pairs']} pairs of parts collide in the model as drawn; no order makes "
                    "it buildable until they are fixed (`brickwright validate`)", err=True)

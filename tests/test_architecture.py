@@ -60,8 +60,6 @@ def _imports(path: Path, module: str):
             yield base, tuple(a.name for a in node.names)
 
 
-#: Modules left out of the import-cycle test while they are being refactored (the planner; issue 19, step 4).
-CYCLE_EXEMPT_PREFIXES = ("bricklayer.assembly", "bricklayer._columns")
 #: Import edges ``(importer, imported)`` that still close a cycle, each with the way out. May only shrink:
 #: an entry whose edge is gone fails the test, so remove it.
 CYCLE_ALLOWLIST = {
@@ -74,8 +72,6 @@ CYCLE_ALLOWLIST = {
     # Old home of unknown_placements kept importable (PEP 562 __getattr__); catalog_checks consumes the
     # collision engine's unchecked placements. Way out: drop the old path in a release that may break it.
     ("bricklayer.validate.collisions", "bricklayer.validate.catalog_checks"): "old name unknown_placements",
-    # api_reference documents the package it belongs to (bricklayer.__all__): the package is its subject.
-    ("bricklayer.reference", "bricklayer"): "api_reference reads bricklayer.__all__",
 }
 
 
@@ -212,7 +208,6 @@ def test_private_imports_across_modules_do_not_grow():
 
 def test_no_import_cycle():
     g = import_graph()
-    g.remove_nodes_from([m for m in list(g) if m.startswith(CYCLE_EXEMPT_PREFIXES)])
     gone = [e for e in CYCLE_ALLOWLIST if not g.has_edge(*e)]
     assert not gone, f"allow-listed import edges no longer exist; remove them from CYCLE_ALLOWLIST: {gone}"
     g.remove_edges_from(CYCLE_ALLOWLIST)
@@ -224,7 +219,6 @@ def test_no_import_cycle():
 def test_allowlisted_edges_are_the_only_ones_closing_a_cycle():
     """Each allow-listed edge still closes a cycle (else it is not needed and must go)."""
     g = import_graph()
-    g.remove_nodes_from([m for m in list(g) if m.startswith(CYCLE_EXEMPT_PREFIXES)])
     g.remove_edges_from(CYCLE_ALLOWLIST)
     needless = [(a, b) for a, b in CYCLE_ALLOWLIST if not nx.has_path(g, b, a)]
     assert not needless, f"these edges close no cycle any more; remove them from CYCLE_ALLOWLIST: {needless}"

@@ -51,7 +51,7 @@ def skip_reason(placement, has_shape: bool = True, mirrored: bool = False, scale
     el = placement.content
     if not has_shape:
         return "no geometry (unknown part or sticker)"
-    if not el._known:
+    if not el.known:
         return "MPD-embedded part (sticker or bent flexible part)"
     if mirrored:
         return "mirrored placement (bent flexible segment)"
@@ -202,9 +202,9 @@ class _Geometry(_Motions):
             r = skip_reason(fp, bool(self.has[i]), bool(self.mirrored[i]), bool(scaled[i]))
             if r:
                 self.skip[i] = r
-            elif fp.content._known and "elastic" in title_traits(_name(fp.content)):
+            elif fp.content.known and "elastic" in title_traits(_name(fp.content)):
                 self.elastic[i] = True
-            elif fp.content._known and "soft" in title_traits(_name(fp.content)):
+            elif fp.content.known and "soft" in title_traits(_name(fp.content)):
                 self.soft[i] = True
         self._dirs: dict = {}
         self._cands: dict = {}

@@ -1,13 +1,23 @@
 """Building instructions: the plan written as an MPD with ``0 STEP`` groups, ``plan.json`` and a picture
-per step (:func:`write_instructions`)."""
+per step (:func:`write_instructions`).
+
+A writer of builds, above :mod:`bricklayer.io` (the layering rule in :mod:`bricklayer.build`'s docstring):
+unlike the planner's own modules (``sequence``, ``search``, ``strategies``, which
+``LegoBuild.assembly_sequence`` calls and so never import the build module), it may import ``io``."""
 
 from __future__ import annotations
-from ..errors import OutputExistsError, OutputNotAFolderError
 
+import json
 import logging
 from pathlib import Path
 
+from ldraw_data.fileio import atomic_write, atomic_writer
+from ldraw_data.progress import report
+
+from ..errors import OutputExistsError, OutputNotAFolderError
+from ..io import write_ldraw
 from .options import TIME_BUDGET, PlannerOptions
+from .plan import _is_sub_build
 from .sequence import assembly_sequence
 
 __all__ = ["write_instructions"]
@@ -47,7 +57,7 @@ def _count_unplaceable(build, summary: dict) -> None:
     (``failure_causes`` "unknown part" and "unreadable part line", each listed in ``failures``), and
     ``placed_share`` becomes placed / (parts planned + those), as ``brickwright instructions`` prints.
     ``summary["unreadable_lines"]`` lists the skipped lines (file, line, message)."""
-    from ..validate.collisions import unknown_placements
+    from ..validate.catalog_checks import unknown_placements  # on use: the validator loads FCL
 
     unknown = unknown_placements(build)
     unreadable = list(getattr(build, "unreadable_lines", None) or ())
@@ -83,18 +93,16 @@ def _count_unplaceable(build, summary: dict) -> None:
 
 def _flat_parts(placements) -> list:
     """Element placements under some top-level placements (a placed sub-build brings all its parts)."""
-    from ..build import LegoBuild
-
     out = []
     for p in placements:
-        out.extend(_flat_parts(p.content.placements) if isinstance(p.content, LegoBuild) else [p])
+        out.extend(_flat_parts(p.content.placements) if _is_sub_build(p.content) else [p])
     return out
 
 
 def write_instructions(build, out_dir, *, images: bool = True, max_images: int | None = None, size=(800, 600),
                        max_parts_per_step: int = 6, time_budget: float | None = TIME_BUDGET,
                        separate_objects: bool = False, overwrite: bool = False,
-                       options: PlannerOptions | None = None) -> dict:
+                       options: PlannerOptions | None = None, source: str | None = None) -> dict:
     """Write the assembly sequence as an MPD with ``0 STEP`` groups and, with the renderer, an image per step.
 
     What ``brickwright instructions MODEL --out DIR`` calls.
@@ -125,12 +133,16 @@ def write_instructions(build, out_dir, *, images: bool = True, max_images: int |
         Replace the files of an earlier run in ``out_dir`` (and remove its step
         images). Without it, a folder that already holds ``steps.mpd``,
         ``plan.json`` or step images is left alone and FileExistsError raised.
+    source : str or None
+        Name shown in the verdict line (``validation``); None: ``build.name``, else ``"build"``.
 
     Returns
     -------
     dict
         ``{"mpd": Path, "plan": Path, "images": [Path, ...], "cameras": [Camera, ...], "summary": dict,
-        "image_error": str or None}`` (``cameras[k]`` drew ``images[k]``).
+        "image_error": str or None, "report": ValidationReport}`` (``cameras[k]`` drew ``images[k]``;
+        ``report``: :func:`bricklayer.validate.validation_report` of ``build``, the verdict
+        ``brickwright validate`` prints, computed before planning).
         ``summary`` is what ``plan.json`` holds: :meth:`AssemblyPlan.summary` with unknown parts and
         unreadable part lines counted as failed (``_count_unplaceable``), ``unreadable_lines``,
         ``steps`` and ``ldraw_steps`` (both the steps a viewer pages through over all blocks of
@@ -138,8 +150,12 @@ def write_instructions(build, out_dir, *, images: bool = True, max_images: int |
         LeoCAD pages before entering a submodel), ``planned_steps`` (the planner's top-level steps,
         :attr:`AssemblyPlan.steps`), ``pictures`` (per picture: ``image`` file name, ``model``
         (sub)model name, ``step`` and ``of`` within it, ``new_parts``), ``pictures_dropped``,
-        ``colliding_pairs`` (pairs of parts drawn inside each other, ``build.colliding_placements``)
-        and ``options``.
+        ``colliding_pairs`` (pairs of parts drawn inside each other: the report's ``collisions`` and
+        ``duplicates``, a part drawn twice at one pose),
+        ``valid`` (:attr:`~bricklayer.validate.report.ValidationReport.valid`, the one definition of a
+        valid build: an order is no cure for a model that cannot be built as drawn), ``validation`` (the
+        report's summary line with its verdict, ``... -> VALID`` or ``-> NOT VALID``, as
+        ``brickwright validate`` prints it) and ``options``.
 
     Raises
     ------
@@ -148,12 +164,6 @@ def write_instructions(build, out_dir, *, images: bool = True, max_images: int |
     NotADirectoryError
         ``out_dir`` is a file or cannot be created (checked before planning).
     """
-    import json
-
-    from ldraw_data.fileio import atomic_write, atomic_writer
-
-    from ..io import write_ldraw
-
     out = Path(out_dir)
     if out.exists() and not out.is_dir():
         raise OutputNotAFolderError(f"{out} is a file; give a folder for the instructions")
@@ -167,8 +177,12 @@ def write_instructions(build, out_dir, *, images: bool = True, max_images: int |
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise OutputNotAFolderError(f"cannot create the folder {out}: {exc.strerror or exc}") from None
-    from ldraw_data.progress import report
+    from ..validate import validation_report  # on use: the validator loads FCL
 
+    # the verdict before planning (a build the validator cannot read fails now, not after minutes of planning)
+    report("checking the build", 0, None)
+    verdict = validation_report(build, source=source if source is not None else (build.name or "build"))
+    report("checking the build", 1, 1)
     report("planning the assembly order", 0, None)
     plan = assembly_sequence(build, max_parts_per_step=max_parts_per_step, time_budget=time_budget,
                              separate_objects=separate_objects, options=options)
@@ -181,7 +195,7 @@ def write_instructions(build, out_dir, *, images: bool = True, max_images: int |
                           "separate_objects": separate_objects}
     _count_unplaceable(build, summary)
     text = Path(mpd).read_text(encoding="utf-8")
-    embedded = {n for b in [plan.sequence, *plan.sequence._all_builds()] for n, _body in b.embedded_files.values()}
+    embedded = {n for b in [plan.sequence, *plan.sequence.sub_builds()] for n, _body in b.embedded_files.values()}
     summary["ldraw_steps"] = _ldraw_step_count(text, embedded)
     from ..render.steps import step_pages
 
@@ -196,8 +210,11 @@ def write_instructions(build, out_dir, *, images: bool = True, max_images: int |
                            for k, pg in enumerate(shown)] if images else []
     summary["pictures_dropped"] = len(pages) - len(shown) if images else len(pages)
     # the order is no cure for parts drawn inside each other (the path test does not hold those pairs
-    # against each other): reported so a user does not take the plan for proof the model can be built
-    summary["colliding_pairs"] = len(build.colliding_placements)
+    # against each other) nor for a model that is not valid: reported, with the one verdict, so a user does
+    # not take the plan for proof the model can be built
+    summary["colliding_pairs"] = len(verdict.collisions) + len(verdict.duplicates)
+    summary["valid"] = verdict.valid
+    summary["validation"] = verdict.text.split("\n", 1)[0]
     pj = out / "plan.json"
     atomic_write(pj, json.dumps(summary, indent=2))
     paths, cams, err = [], [], None
@@ -220,4 +237,5 @@ def write_instructions(build, out_dir, *, images: bool = True, max_images: int |
             except Exception as exc:  # noqa: BLE001 - renderer backend missing: keep the MPD
                 err = f"rendering failed: {exc}"
                 log.warning("step images not written: %s", exc)
-    return {"mpd": mpd, "plan": pj, "images": paths, "cameras": cams, "summary": summary, "image_error": err}
+    return {"mpd": mpd, "plan": pj, "images": paths, "cameras": cams, "summary": summary, "image_error": err,
+            "report": verdict}

@@ -6,7 +6,20 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..element import Element
+
 __all__ = ["AssemblyPlan", "Move", "PlannedAssembly"]
+
+
+def _is_sub_build(content) -> bool:
+    """Whether a placement's or a unit's ``content`` is a sub-build (a ``LegoBuild``).
+
+    A placement holds an :class:`~bricklayer.element.Element` or a ``LegoBuild`` (``Placement`` refuses
+    anything else) and a unit the placement's content, or None for a subassembly the planner found: so
+    "not None and not an Element" is a sub-build. Told apart this way so that the planner, a consumer of
+    builds, does not import :mod:`bricklayer.build` (the layering rule in that module's docstring).
+    """
+    return content is not None and not isinstance(content, Element)
 
 
 def _vec_name(v: np.ndarray) -> str:

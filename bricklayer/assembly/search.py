@@ -13,7 +13,7 @@ from ..constants import TOL
 from .geometry import _TIMED_OUT, _Geometry
 from .options import _DIR_NAMES, DIRECTIONS
 from .options import PlannerOptions, _clock
-from .plan import Move, PlannedAssembly, _identity, _planned, _Unit
+from .plan import Move, PlannedAssembly, _identity, _is_sub_build, _planned, _Unit
 from .strategies import strategies_named
 
 __all__: list = []
@@ -46,12 +46,10 @@ class _Planner:
     # -- units of a planning build
     @staticmethod
     def _units_of(flat, placements, base: int, pose, color, prefix: str) -> list:
-        from ..build import LegoBuild
-
         out = []
         k = base
         for i, p in enumerate(placements):
-            if isinstance(p.content, LegoBuild):
+            if _is_sub_build(p.content):
                 m = p.content.brick_count
                 if m == 0:
                     continue
@@ -65,16 +63,14 @@ class _Planner:
         return out
 
     def _children(self, unit: _Unit, flat) -> list:
-        return self._units_of(flat, unit.content._placements, int(unit.idx[0]), unit.pose, unit.color,
+        return self._units_of(flat, unit.content.placements, int(unit.idx[0]), unit.pose, unit.color,
                               unit.label + "/")
 
     def _expand(self, units: list, flat) -> list:
         """Replace sub-build units that cannot be sequenced on their own by their placements."""
-        from ..build import LegoBuild
-
         out = []
         for u in units:
-            if isinstance(u.content, LegoBuild):
+            if _is_sub_build(u.content):
                 key = id(u.content)
                 if key not in self.sub_plans:
                     res = self.plan(u.content)
@@ -96,7 +92,7 @@ class _Planner:
         flat = g.flat
         self.depth += 1
         try:
-            units = self._expand(self._units_of(flat, build._placements, 0, _identity(), None, ""), flat)
+            units = self._expand(self._units_of(flat, build.placements, 0, _identity(), None, ""), flat)
         finally:
             self.depth -= 1
         top = self.depth == 0
@@ -106,14 +102,12 @@ class _Planner:
         return self._result(g, removed, failed)
 
     def _result(self, g, removed: list, failed: dict) -> dict:
-        from ..build import LegoBuild
-
         seq_units = removed[::-1]
         order: list[int] = []
         directions: dict = {}
         placed = np.zeros(g.n, dtype=bool)
         for u, name in seq_units:
-            if isinstance(u.content, LegoBuild):
+            if _is_sub_build(u.content):
                 sub = self.sub_plans[id(u.content)]
                 off = int(u.idx[0])
                 order.extend(off + i for i in sub.order)
@@ -223,14 +217,12 @@ class _Search:
 
     # -- tests
     def _dirs(self, k: int) -> list:
-        from ..build import LegoBuild
-
         u = self.units[k]
         p = self.parts[k]
         if len(p) == 1:
             return self.g.directions(int(p[0]))
         out = [(n, d) for n, d in zip(_DIR_NAMES, DIRECTIONS)]
-        if isinstance(u.content, LegoBuild):
+        if _is_sub_build(u.content):
             r = np.asarray(u.pose.matrix)[:3, :3]
             if not np.allclose(np.abs(r), np.round(np.abs(r)), atol=1e-3):
                 # a tilted sub-build goes in along its own axes first, down (its -z) first
@@ -621,10 +613,8 @@ class _Search:
     def _child_units(self, u: _Unit) -> list:
         """The units one level down of a multi-part unit: a kept sub-build's placements, a subassembly's
         (or peeled unit's) own units, else its single parts."""
-        from ..build import LegoBuild
-
         g = self.g
-        if isinstance(u.content, LegoBuild):
+        if _is_sub_build(u.content):
             return self.pl._expand(self.pl._children(u, g.flat), g.flat)
         if u.sub is not None:
             return [copy.copy(v) for v, _ in u.sub.units]

@@ -11,7 +11,7 @@ import numpy as np
 
 from .options import DIRECTIONS
 from .options import TIME_BUDGET, PlannerOptions, _clock
-from .plan import AssemblyPlan, _identity
+from .plan import AssemblyPlan, _identity, _is_sub_build
 from .search import _Planner
 
 __all__ = ["assembly_sequence"]
@@ -24,13 +24,11 @@ def _insertions(pl: _Planner, res: dict, pose: np.ndarray, off: int, level: int,
     """Append the moves of one planned assembly to ``out`` (see ``AssemblyPlan.insertions``); returns its
     parts (flat indices of the top build). ``pose``: the assembly's world pose (4, 4); ``off``: the flat
     index of its first part in the top build."""
-    from ..build import LegoBuild
-
     placed = res.placed if placed is None else placed
     rot = np.asarray(pose)[:3, :3]
     mine: list = []
     for u, dname in res.units:
-        if isinstance(u.content, LegoBuild):
+        if _is_sub_build(u.content):
             pl.n_levels += 1
             parts = _insertions(pl, pl.sub_plans[id(u.content)], np.asarray(pose) @ u.pose.matrix,
                                 off + int(u.idx[0]), pl.n_levels, out)
@@ -60,18 +58,16 @@ def _insertions(pl: _Planner, res: dict, pose: np.ndarray, off: int, level: int,
 
 def _sequence_build(planner: _Planner, build, res: dict, memo: dict):
     """The build re-created with placements in plan order and steps."""
-    from ..build import LegoBuild
-
     if id(build) in memo:
         return memo[id(build)]
-    seq = LegoBuild(name=build.name)
+    seq = type(build)(name=build.name)  # the build's own class: this module does not import bricklayer.build
     seq.embedded_files = dict(build.embedded_files)
     seq.ldraw_data_files = dict(build.ldraw_data_files)
     flat = res.flat
     n_in_step, last_dir, first = 0, None, True
     inside: set = set()  # parts of kept sub-builds: their own sequences add their skipped parts
     for u, dname in res.units:
-        is_sub = isinstance(u.content, LegoBuild)
+        is_sub = _is_sub_build(u.content)
         if is_sub:
             inside.update(u.idx.tolist())
         if not first and (is_sub or u.sub is not None or dname != last_dir or n_in_step >= planner.max_step):
@@ -85,7 +81,7 @@ def _sequence_build(planner: _Planner, build, res: dict, memo: dict):
         elif u.sub is not None:
             # a subassembly: an MPD submodel of its own with its own steps, inserted whole
             planner.n_groups += 1
-            grp = LegoBuild(name=f"{build.name or 'model'}-subassembly-{planner.n_groups}")
+            grp = type(build)(name=f"{build.name or 'model'}-subassembly-{planner.n_groups}")
             last = None
             for (v, dn) in u.sub.units:
                 if last is not None and dn != last:
@@ -153,8 +149,6 @@ def assembly_sequence(build, *, max_parts_per_step: int = 6, time_budget: float 
         raise BrickLayerValueError(f"max_parts_per_step must be 1 or more, not {max_parts_per_step}")
     if time_budget is not None and not time_budget >= 0:
         raise BrickLayerValueError(f"time_budget must be a number of seconds >= 0 or None, not {time_budget}")
-    from ..build import LegoBuild
-
     t0, wall0 = _clock(), time.perf_counter()
     budget = time_budget if time_budget is not None else 1e18
     opt = options if options is not None else PlannerOptions()
@@ -168,7 +162,7 @@ def assembly_sequence(build, *, max_parts_per_step: int = 6, time_budget: float 
     steps, cur, n_in, last = [], [], 0, None
     groups = []
     for u, dname in res.units:
-        if isinstance(u.content, LegoBuild) or u.sub is not None:
+        if _is_sub_build(u.content) or u.sub is not None:
             if cur:
                 steps.append(cur)
             if u.sub is not None:

@@ -144,8 +144,7 @@ def mirror(build, axis: str = "x"):
                                  "has no Left/Right counterpart; replace it with a symmetric part first")
             new_el, s = Element(cp[0], el.color), _REFLECT[cp[1]]
         pose = Pose.from_matrix(m @ fp.pose.matrix @ s)
-        p = out._insert(Placement(new_el, pose), None, None)
         name = build.name_of(fp)
-        if name:
-            out._names[name.replace("/", ".")] = p
+        name = name.replace("/", ".") if name else None  # a nested name path "sub/part" becomes "sub.part"
+        out.add_raw(new_el, pose, name=name if name is None or not out.has_name(name) else None)
     return out

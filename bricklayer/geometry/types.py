@@ -428,7 +428,7 @@ class Pose:
             When ``m`` is not (4, 4) or holds non-finite numbers.
         """
         a = np.array(m, dtype=np.float64)
-        if a.shape != (4, 4) or not np.all(np.isfinite(a)):
+        if a.shape != (4, 4) or not np.isfinite(a).all():  # the method: no numpy dispatch per call
             raise BrickLayerValueError(f"a pose matrix is a finite (4, 4) array, got shape {a.shape}")
         a[3] = (0.0, 0.0, 0.0, 1.0)
         a.flags.writeable = False

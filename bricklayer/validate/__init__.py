@@ -1,5 +1,8 @@
 """The validator: connections, collisions and support (floating parts).
 
+Its stages, one module each (0 world arrays, 1 catalog checks, 2 broad phase, 3 narrow phase, 4 press fits,
+5 connections, 6 support, 7 findings into the one report), and how to add a rule: ``docs/architecture.md``.
+
 :mod:`.connections` builds the connector graph, :mod:`.collisions` finds
 intersecting parts (FCL, inset meshes), :mod:`.support` finds floating parts.
 Three forms per question (house style 6): witnesses

@@ -319,8 +319,8 @@ class CollisionEngine(BroadPhase, PressFits):
         level = np.full(m, int(round(inset * 1000)))
         ca = self.codes[ia] * 2 + self.mirrored[ia]
         cb = self.codes[ib] * 2 + self.mirrored[ib]
-        h1 = _pair_hash(ca, cb, rel_ab, level)
-        h2 = _pair_hash(cb, ca, rel_ba, level)
+        h12 = _pair_hash(np.r_[ca, cb], np.r_[cb, ca], np.concatenate([rel_ab, rel_ba]), np.r_[level, level])
+        h1, h2 = h12[:m], h12[m:]
         use_ab = h1 <= h2
         h = np.where(use_ab, h1, h2)
         found, out = _MEMO.lookup(h)

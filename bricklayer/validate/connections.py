@@ -1,4 +1,4 @@
-"""The connection graph: which connectors of a build are mated.
+"""The connection graph (validator stage 5): which connectors of a build are mated.
 
 Rules (BrickNet's mating tables, ``bricknet/core.py`` and ``graph.py``, with
 our tolerances from :data:`bricklayer.constants.TOL`, each measured on the 67
@@ -42,6 +42,11 @@ a few milliseconds of connector work instead of a full rebuild.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import networkx as nx
+
 __all__ = ["ConnectionGraph", "connection_graph", "part_connector_arrays", "embedded_aliases", "find_mated_pairs",
            "SLIDING_TYPES", "is_sliding_type", "JOINT_TOLERANCE", "TOL_EPS", "SLIDE_END_EPS",
            "STUD_SEAT_REACH", "AXLE_MIN_HALF", "AXLE_MIN_OVERLAP"]
@@ -50,7 +55,6 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-import networkx as nx
 import numpy as np
 
 from ldraw_data.connectors import JointKind, connector_types, is_sliding_type, mate_matrix, type_label
@@ -329,6 +333,8 @@ class ConnectionGraph:
         """The part graph (networkx), built on first use: nodes 0..n-1, one edge per mated part pair
         with attribute ``kinds`` (frozenset of JointKind)."""
         if self._graph is None:
+            import networkx as nx  # only when asked for: the import costs about 0.2 s
+
             g = nx.Graph()
             n = self._n
             g.add_nodes_from(range(n))
@@ -360,13 +366,10 @@ class ConnectionGraph:
 
     def _component_labels(self) -> np.ndarray:
         """(n,) component label of each part: the connected components of :attr:`graph`, computed
-        with scipy's sparse-graph routine over the same edges (no networkx graph needed)."""
-        from scipy.sparse import coo_matrix
-        from scipy.sparse.csgraph import connected_components
+        in numpy over the same edges (:func:`.graphs.component_labels`, scipy's labels; no networkx graph needed)."""
+        from .graphs import component_labels
 
-        n, e = self._n, self._edges
-        m = coo_matrix((np.ones(len(e)), (e[:, 0], e[:, 1])), shape=(n, n))
-        return connected_components(m, directed=False)[1]
+        return component_labels(self._n, self._edges)
 
     @property
     def kinds(self) -> list:
@@ -380,16 +383,18 @@ class ConnectionGraph:
         """Connected components as lists of FlatPlacement, largest first (ties: first part first).
 
         Flexible or primitive placements (:attr:`exempt`, :func:`._world.flexible_mask`: string,
-        hose and LSynth segments, scaled primitives) that mate with nothing are left out: LDraw
-        draws one bent string as dozens of unconnected pieces (2,103 ``4-4cyli`` in 6285 Black Seas
-        Barracuda), which are not separate objects of the model.
+        hose and LSynth segments, scaled primitives) that mate with nothing but each other are left
+        out: LDraw draws one bent string as dozens of unconnected pieces (2,103 ``4-4cyli`` in 6285
+        Black Seas Barracuda), and one hose as dozens of segments jointed to each other (the hose
+        segment joints of :mod:`ldraw_data.segments`: 44 in 6285's chest), which are pieces of one
+        flexible whole, not separate objects of the model.
         """
         ex = self.exempt
         labels = self._component_labels()
         order = np.argsort(labels, kind="stable")
         cuts = np.flatnonzero(np.diff(labels[order])) + 1
         comps = [c.tolist() for c in np.split(order, cuts)] if self._n else []
-        comps = [c for c in comps if not (len(c) == 1 and ex[c[0]])]
+        comps = [c for c in comps if not ex[c].all()]
         comps.sort(key=lambda c: (-len(c), c[0]))
         return [[self.placements[i] for i in c] for c in comps]
 
@@ -733,12 +738,22 @@ def _grid_pairs(tree_pts: np.ndarray, query_pts: np.ndarray, r, strict: bool) ->
     kt = (ct + 1) @ mul
     order = np.argsort(kt, kind="stable")
     ks = kt[order]
+    # the occupied cells (sorted keys) and their runs in ks; queries searched in sorted order (the key of
+    # a neighbouring cell is the query's key plus a constant, so one sort serves all 27 offsets)
+    first = np.flatnonzero(np.r_[True, ks[1:] != ks[:-1]])
+    cells, cell_n = ks[first], np.diff(np.r_[first, len(ks)])
+    kq0 = (cq + 1) @ mul
+    qorder = np.argsort(kq0, kind="stable")
+    kq0s = kq0[qorder]
     ii, jj = [], []
     for off in np.array(np.meshgrid([-1, 0, 1], [-1, 0, 1], [-1, 0, 1], indexing="ij")).reshape(3, -1).T:
-        kq = (cq + 1 + off) @ mul
-        a = np.searchsorted(ks, kq, "left")
-        b = np.searchsorted(ks, kq, "right")
-        n = b - a
+        kqs = kq0s + int(off @ mul)
+        p = np.minimum(np.searchsorted(cells, kqs), len(cells) - 1)
+        hit = cells[p] == kqs
+        a = np.empty(len(kqs), dtype=np.int64)
+        n = np.empty(len(kqs), dtype=np.int64)
+        a[qorder] = first[p]  # = searchsorted(ks, kq, "left") where the cell is occupied
+        n[qorder] = np.where(hit, cell_n[p], 0)
         tot = int(n.sum())
         if not tot:
             continue

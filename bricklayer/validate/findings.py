@@ -1,4 +1,4 @@
-"""Findings of the validator, collected into the one :class:`~.report.ValidationReport`.
+"""Findings of the validator (stage 7), collected into the one :class:`~.report.ValidationReport`.
 
 :func:`report_of` runs every check on a build (collisions with their overlap and the shortest move that clears
 them, floating and below-ground parts, unseated stud pairs, catalog checks: unknown parts, sub-parts placed as

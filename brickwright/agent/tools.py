@@ -478,7 +478,11 @@ class ToolBox:
         self.write_build("".join(lines))
         return ToolOutcome(f"Inserted {len(text.splitlines())} line(s) before line {line}. Call validate to check it.")
 
-    def _worker_args(self) -> dict[str, Any]:
+    def worker_args(self) -> dict[str, Any]:
+        """What the worker needs to run this folder's build.py: ``source`` (its text), ``build_path``,
+        ``cwd`` (the run's ``work`` folder) and ``read_files`` (paths the sandbox lets it read: the modules
+        beside build.py and the model the run started from, ``input.*``). The keyword arguments of
+        :meth:`brickwright.agent.worker.Worker.call` (and of ``Worker.start``'s read-only paths)."""
         # readable in the sandbox: modules beside build.py and the model a run started from (input.ldr)
         modules = [str(p) for p in sorted([*self.run_dir.glob("*.py"), *self.run_dir.glob("input.*")])
                    if p.name != "build.py" and p.is_file() and not p.is_symlink()]
@@ -504,7 +508,7 @@ class ToolBox:
             build.py), and the report text.
         """
         src = self.source
-        args = self._worker_args()
+        args = self.worker_args()
         data, ldraw = run_and_judge(self.worker, self.judge, source=args["source"], build_path=args["build_path"],
                                     cwd=args["cwd"], read_files=args["read_files"], inventory=self.inventory,
                                     diagnostic=snapshot is not None)
@@ -552,7 +556,7 @@ class ToolBox:
             return ToolOutcome("Error: pose must map joint names to numbers, e.g. {\"lid\": 60}.", False)
         self.renders += 1
         out = self.run_dir / "renders" / f"render_{self.renders:03d}_{view}.png"
-        res = self.worker.call("render", **self._worker_args(), view=view, highlight_problems=highlight_problems,
+        res = self.worker.call("render", **self.worker_args(), view=view, highlight_problems=highlight_problems,
                                pose=pose)
         err = res.data.get("error")
         text = clean_text(res.data.get("text") or (err.get("text") if isinstance(err, dict) else None)
@@ -575,7 +579,7 @@ class ToolBox:
 
     def tool_explore(self, code: str) -> ToolOutcome:
         """explore: run a snippet with bricklayer and ``build`` in scope; its printed output."""
-        res = self.worker.call("explore", **self._worker_args(), code=code)
+        res = self.worker.call("explore", **self.worker_args(), code=code)
         err = res.data.get("error")
         if not res.ok or err:
             return ToolOutcome(clean_text(err.get("text") if isinstance(err, dict) else err), False)

@@ -53,6 +53,15 @@ def test_write_instructions(tmp_path):
     back = from_ldraw(text)
     assert back.brick_count == 3 and len(back.steps) == 3
     assert res["summary"]["placed"] == 3
+    # the verdict is the one ValidationReport's: three 1x1 bricks stacked 3 plates (one brick) apart are valid
+    assert res["report"].valid and res["summary"]["valid"] is True
+    assert res["summary"]["validation"] == "build: 3 parts, 0 colliding pairs, 0 floating, 1 connected component(s) -> VALID"
+    # a fourth brick one plate (8 LDU) above the second, two plates deep inside it: not valid, still sequenced
+    b = tower(3)
+    b.add(Element("3005"), (0, 0, 4))
+    res = write_instructions(b, tmp_path / "bad", images=False)
+    assert res["summary"]["valid"] is False and res["summary"]["validation"].endswith("-> NOT VALID")
+    assert res["summary"]["colliding_pairs"] == len(res["report"].collisions) >= 1
 
 
 def test_time_budget_reports_what_was_not_reached():

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from ..plan import _is_sub_build
+
 __all__ = ["DissolveSubBuild"]
 
 
@@ -13,10 +15,8 @@ class DissolveSubBuild:
     name = "dissolve"
 
     def apply(self, search, left: list, why: dict, removed: list, failed: dict) -> list | None:
-        from ...build import LegoBuild
-
         self = search
-        subs = [k for k in left if isinstance(self.units[k].content, LegoBuild) and len(self.parts[k]) > 1]
+        subs = [k for k in left if _is_sub_build(self.units[k].content) and len(self.parts[k]) > 1]
         if not subs:
             return None
         new_units = []

@@ -8,7 +8,7 @@ import numpy as np
 
 from ..geometry import _pieces
 from ..options import DIRECTIONS, _clock
-from ..plan import PlannedAssembly, _planned, _Unit
+from ..plan import PlannedAssembly, _is_sub_build, _planned, _Unit
 
 __all__ = ["Peel"]
 
@@ -42,12 +42,10 @@ def _peel_now(self, left: list, why: dict):
     g = self.g
     bad = self._bad_peels
     cands = []
-    from ...build import LegoBuild
-
     for k in sorted(left, key=lambda x: -self.top(x))[:self.pl.opt.group_seeds]:
         w = why.get(k)
         # a stuck kept sub-build (the wing): a single part has the other fallbacks (held steps, presses)
-        if not w or w[0] != "blocked" or not isinstance(self.units[k].content, LegoBuild):
+        if not w or w[0] != "blocked" or not _is_sub_build(self.units[k].content):
             continue
         own = self._mine(k)
         for dname, dv in self._dirs(k):
@@ -148,14 +146,12 @@ def _replan_without(self, o: int, drop: set):
 def _peeled_piece(self, o: int, peel: set) -> list:
     """Units of the parts ``peel`` taken off unit o: a kept nested sub-build that is exactly them, else
     one subassembly built in hand, else single parts."""
-    from ...build import LegoBuild
-
     g = self.g
 
     def kept(u):
-        for v in self._child_units(u) if (isinstance(u.content, LegoBuild) or u.sub is not None) else ():
+        for v in self._child_units(u) if (_is_sub_build(u.content) or u.sub is not None) else ():
             ids = set(_planned(g, v).tolist())
-            if ids == peel and isinstance(v.content, LegoBuild):
+            if ids == peel and _is_sub_build(v.content):
                 return copy.copy(v)
             if peel <= ids and len(ids) > len(peel):
                 return kept(v)

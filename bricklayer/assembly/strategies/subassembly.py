@@ -6,7 +6,7 @@ import numpy as np
 
 from ..geometry import _pieces
 from ..options import _clock
-from ..plan import Move, _planned, _Unit
+from ..plan import Move, _is_sub_build, _planned, _Unit
 
 __all__ = ["Subassembly"]
 
@@ -83,8 +83,6 @@ def _bridges(self, ks: set, dv: np.ndarray, removed: list):
     group along ``dv`` (no live part outside the group blocks it) and must not stop any unit placed
     between (those removed after it) along that unit's direction.
     """
-    from ...build import LegoBuild
-
     if not removed:
         return None
     g = self.g
@@ -102,7 +100,7 @@ def _bridges(self, ks: set, dv: np.ndarray, removed: list):
     picked = []
     for pos in range(len(removed) - 1, -1, -1):  # most recent first (nearest in the assembly order)
         u = removed[pos].unit
-        if u.sub is not None or u.turn is not None or u.held or len(u.idx) != 1 or isinstance(u.content, LegoBuild):
+        if u.sub is not None or u.turn is not None or u.held or len(u.idx) != 1 or _is_sub_build(u.content):
             continue
         if pos + 1 < len(removed) and removed[pos + 1].unit.held:
             continue  # the pin of a held step: its held units rely on it going in after them
