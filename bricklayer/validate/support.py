@@ -230,7 +230,7 @@ def _hair_settle_edges(eng, e: np.ndarray, supported: np.ndarray, cg=None) -> np
         mesh: the group falls at most ``SETTLE_LDU`` before resting on it (module rules), so it is
         held as a whole, when it rests there (:func:`_rests_balanced`): it is drawn touching (it
         meets a supported part within the resting test's ``_REST_DROP``), or it lies on a
-        connector of that part a hair off its seat, or its centre of mass lies over its contacts. Groups so held may hold others in turn
+        parallel mating connector on that part within one stud pitch, or its centre of mass lies over its contacts. Groups so held may hold others in turn
         (repeated until none is added). Parts drawn inside many others (``CollisionEngine.crowded``)
         are left out, as in :func:`_settle_edges`.
     """
@@ -322,11 +322,28 @@ def _over(q: np.ndarray, pts: np.ndarray) -> bool:
     return bool(np.all(eq[:, :2] @ q + eq[:, 2] <= 1e-6))
 
 
-def _off_seat(cg, a: np.ndarray, b: np.ndarray, reach: float) -> np.ndarray:
+#: Reach (LDU) of the near-mate test of the hair rule (:func:`_mate_near`): one stud pitch. A group drawn a hair
+#: above a part with a parallel mating connector closer than this is drawn joined to it in a way the
+#: connection table does not read. Measured on the official models (``benchmarks/official_report``, the 23
+#: parts the balance test alone drops): parallel mating pairs 1.1 LDU (93061 on 93061, 10228), 2.0 LDU (bar
+#: 87994 in clip tile 2555, 10252), 4.0 LDU (4735 on 3032, 10129), 5.25 LDU (clip on arm 412, 6907), 12 LDU and
+#: 14.1 LDU (round plate 6141 / 30057 and dish 3960ps2 seated by their tube between four studs, 5542, 10179,
+#: 10212, 10019: 14.1 = 10 * sqrt(2), from a 2 x 2 square's centre to its studs). Fault injection "delete"
+#: (``benchmarks/fault_injection_support.py``): the groups left where a deleted part held them have no mating
+#: connector on what they touch, or the nearest at 24.2 LDU with axes 60 degrees apart (a hand on the legs).
+HAIR_MATE_REACH_LDU = 20.0
+
+
+def _mate_near(cg, a: np.ndarray, b: np.ndarray, reach: float = HAIR_MATE_REACH_LDU) -> np.ndarray:
     """(m,) bool: part ``a[k]`` has a connector that mates one of part ``b[k]``'s (``mate_matrix``), with
-    parallel axes (``TOL.connector_axis_cos``), within ``TOL.connector_position`` across the axis and
-    ``reach`` (LDU) along it: ``a`` is drawn on that connector, off its seat along the axis (a round plate
-    1 x 1 0.7 LDU above the stud of the round plate 2 x 2 under it)."""
+    parallel axes (``TOL.connector_axis_cos``) and origins less than ``reach`` (LDU) apart.
+
+    ``a``, ``b``: (m,) part indices; ``cg``: the build's ``ConnectionGraph`` (its ``world_connectors``);
+    without it (or without labels) all False. Used by :func:`_rests_balanced`: ``a`` is drawn on (or beside)
+    a connector of ``b`` it could mate, a hair off (a round plate 1 x 1 0.7 LDU above the stud of the round
+    plate 2 x 2 under it; a bar 2 LDU off its clip) or seated in a way the connection table does not read (a
+    1 x 1 round plate's tube between four studs, 14.1 LDU from each); see :data:`HAIR_MATE_REACH_LDU`.
+    """
     from ldraw_data.connectors import mate_matrix
 
     out = np.zeros(len(a), dtype=bool)
@@ -343,12 +360,9 @@ def _off_seat(cg, a: np.ndarray, b: np.ndarray, reach: float) -> np.ndarray:
         if not len(ri) or not len(rj):
             continue
         ok = mm[w["code"][ri][:, None], w["code"][rj][None, :]] >= 0
-        d = w["pos"][rj][None, :, :] - w["pos"][ri][:, None, :]
-        ax = w["axis"][ri]
-        along = np.einsum("pqk,pk->pq", d, ax)
-        across = np.linalg.norm(d - along[..., None] * ax[:, None, :], axis=2)
-        par = np.abs(ax @ w["axis"][rj].T) >= TOL.connector_axis_cos
-        out[k] = bool(np.any(ok & par & (across <= TOL.connector_position) & (np.abs(along) <= reach)))
+        dist = np.linalg.norm(w["pos"][rj][None, :, :] - w["pos"][ri][:, None, :], axis=2)
+        par = np.abs(w["axis"][ri] @ w["axis"][rj].T) >= TOL.connector_axis_cos
+        out[k] = bool(np.any(ok & par & (dist < reach)))
     return out
 
 
@@ -361,9 +375,10 @@ def _rests_balanced(eng, pairs: np.ndarray, group: np.ndarray, cand: np.ndarray,
     - it is drawn touching: one of its pairs meets after the resting test's ``_REST_DROP`` (1 LDU,
       0.5 LDU between the surfaces), a resting contact like those of :mod:`.spatial`, whose balance
       is not judged either (70814's slope 61409 on its side, 0.1 LDU above the plate 3021); or
-    - it is drawn on a connector of the part it meets, off its seat by at most ``SETTLE_LDU`` plus
-      ``TOL.connector_position`` along the axis (:func:`_off_seat`): the file means them joined (a
-      round plate 6141 0.7 LDU above the stud of a round plate 4032a, 5542); or
+    - it has a connector that mates one of the part it meets, with parallel axes, less than one stud
+      pitch away (:func:`_mate_near`, :data:`HAIR_MATE_REACH_LDU`): the file means them joined, drawn a
+      hair off or seated in a way the connection table does not read (a bar 2 LDU off its clip tile,
+      10252; a round plate 6141's tube between the four studs of a round plate 4032a, 5542); or
     - its centre of mass (parts weighted by surface area, :func:`_surface_centroids`) lies, seen
       from above, within the convex hull of its contact points after the fall (FCL contacts of all
       its met pairs lowered by ``drop``): a rigid body on supports stays where it lands only then
@@ -380,8 +395,7 @@ def _rests_balanced(eng, pairs: np.ndarray, group: np.ndarray, cand: np.ndarray,
         a, b = pairs[sel, 0], pairs[sel, 1]
         ta = t[a].copy()
         ta[:, 2, 3] -= _REST_DROP
-        if eng._query(a, b, ta, t[b], TOL.collision_inset).any() or _off_seat(
-                cg, a, b, SETTLE_LDU + TOL.connector_position).any():
+        if eng._query(a, b, ta, t[b], TOL.collision_inset).any() or _mate_near(cg, a, b).any():
             keep[sel] = True
             continue
         pts = []

@@ -254,3 +254,37 @@ def test_a_helmet_left_by_its_deleted_head_touching_the_collar_at_the_back_float
     low[:, 2, 3] -= 1.8  # within the hair rule's 2.5 LDU fall the helmet meets the collar
     assert eng._query([0], [2], low, t[[2]], 0.25)[0]
     assert support_graph(b).floating.tolist() == [0, 1]
+
+
+# A round plate 1 x 1 seated by its tube between the four studs of a plate 2 x 2 (10212 Imperial Shuttle: 30057 on
+# 3022, both on their side): the connection table reads no joint there (its nearest parallel mating connector, a stud,
+# is 10 * sqrt(2) = 14.1 LDU off), and falling sideways the round plate meets the studs' sides at one edge. The
+# near-mate test of the hair rule (HAIR_MATE_REACH_LDU, one stud pitch) holds it.
+_TUBE_BETWEEN_STUDS = """1 7 0 0 0 1 0 0 0 1 0 0 0 1 3958.dat
+1 15 0 -20 0 1 0 0 0 0 -1 0 1 0 3022.dat
+1 4 0 -20 -8 0 0 -1 -1 0 0 0 1 0 6141.dat
+"""
+
+
+def test_a_round_plate_seated_between_four_studs_on_its_side_is_held():
+    import numpy as np
+
+    from bricklayer.validate.connections import connection_graph
+    from bricklayer.validate.support import HAIR_MATE_REACH_LDU, _mate_near
+
+    b = from_ldraw(_TUBE_BETWEEN_STUDS)
+    eng = collision_engine(b)
+    t = eng.transforms
+    sg = support_graph(b)
+    assert sg.grounded.tolist() == [True, False, False]  # the baseplate only; the plate 2 x 2 rests on it
+    met = []
+    for dz in (1.0, 1.2):
+        low = t[[2]].copy()
+        low[:, 2, 3] -= dz
+        met.append(bool(eng._query([2], [1], low, t[[1]], 0.25)[0]))
+    assert met == [False, True]  # not drawn touching; within the hair rule's fall it meets the studs
+    cg = connection_graph(b)
+    assert HAIR_MATE_REACH_LDU == 20.0
+    assert _mate_near(cg, np.array([2]), np.array([1])).tolist() == [True]
+    assert _mate_near(cg, np.array([2]), np.array([1]), 14.0).tolist() == [False]  # the stud is 14.14 LDU off
+    assert sg.floating.tolist() == []
