@@ -190,3 +190,101 @@ def test_an_embedded_slab_a_quarter_ldu_thick_is_a_sticker_whatever_its_title():
 
 def test_the_sheet_sticker_lifted_off_its_tile_floats():
     assert support_graph(_sheet_model(dy=-6.0)).floating.tolist() == [1]
+
+
+# ------------------------------------------------------------------ a hair above: only where the group rests
+# Fault injection "delete" (benchmarks/fault_injection_support.py): a part's holder is deleted; what hung on it
+# must float. The hair rule (a fall of less than SETTLE_LDU) held 11 such dependants (93/104 caught), each
+# meeting a supported part at one edge beside its centre of mass.
+# 6905 Biwing Blaster, minifigure fig2 (its submodel's lines 37-43, seated legs, head left out): deleting the
+# right arm 3818 (line 39) leaves its hand 3820 (line 41) 0.75 LDU above the seated legs (inset meshes meet
+# after a 1.25 LDU drop), touching them at one edge 10 LDU from its centre of mass.
+_FIG2 = """1 0 0 0 0 1 0 0 0 1 0 0 0 1 973p52.dat
+1 8 0 32 0 1 0 0 0 1 0 0 0 1 3815.dat
+1 8 -15.552 9 0 0.985 -0.17 0 0.17 0.985 0 0 0 1 3818.dat
+1 8 15.552 9 0 0.985 0.17 0 -0.17 0.985 0 0 0 1 3819.dat
+1 0 -23.8634 26.5956 -10.321 0.985 -0.12019 0.12019 0.17 0.696395 -0.696395 0 0.707 0.707 3820.dat
+1 0 23.8634 26.5956 -10.321 0.985 0.12019 -0.12019 -0.17 0.696395 -0.696395 0 0.707 0.707 3820.dat
+1 0 0 44 0 1 0 0 0 0 1 0 -1 0 3816p63.dat"""
+# 6831 Message Decoder: the minifigure (flattened parts 0-11, world matrices): deleting the head 3626bp01
+# leaves the helmet 2446 and its visor 2447 1.3 LDU above the air tanks' collar 3838 (inset meshes meet after
+# a 1.8 LDU drop), touching it at the back, 6.5 LDU behind their centre of mass.
+_FIG_6831 = """1 15 0 -76.2831 -22.0595 0.829038 0 -0.559193 -0.056031139 0.995 -0.083069608 0.556397035 0.1002 0.82489281 2446.dat
+1 36 0 -76.2831 -22.0595 0.829038 0 -0.559193 -0.056031139 0.995 -0.083069608 0.556397035 0.1002 0.82489281 2447.dat
+1 14 0 -76.2831 -22.0595 0.829038 0 -0.559193 -0.056031139 0.995 -0.083069608 0.556397035 0.1002 0.82489281 3626bp01.dat
+1 0 0 -49.4181 -19.3541 1 0 0 0 0.995 -0.1002 0 0.1002 0.995 3838.dat
+1 15 0 -49.4181 -19.3541 1 0 0 0 0.995 -0.1002 0 0.1002 0.995 973p6b.dat
+1 0 0 -17.5781 -16.1477 1 0 0 0 0.995 -0.1002 0 0.1002 0.995 3815.dat
+1 0 -15.552 -40.4631 -18.4523 0.985 0.0207178 -0.168733 0.16915 -0.019987686 0.984980984 0.017034 -0.999611378 -0.023298323 3818.dat
+1 0 15.552 -40.4631 -18.4523 0.985 0.144168 0.0900863 -0.16915 0.884248249 0.43438574 -0.017034 -0.44356964 0.896109154 3819.dat
+1 15 -18.5438 -51.88366484 -37.0540788 0.985 -0.104647 -0.133942 0.16915 0.682250103 0.710512621 0.017034 -0.723197773 0.69025367 3820.dat
+1 15 22.449 -29.2366126 -36.11141744 0.985 0.165618 -0.0382359 -0.16915 0.932275267 -0.31805243 -0.017034 0.319945337 0.947153276 3820.dat
+1 15 0 -5.6381 -14.9453 1 0 0 0 0.1002 0.995 0 -0.995 0.1002 3816.dat
+1 15 0 -5.6381 -14.9453 1 0 0 0 0.1002 0.995 0 -0.995 0.1002 3817.dat"""
+
+
+def _without(lines: str, k: int) -> str:
+    """``lines`` without its line ``k`` (0-based)."""
+    out = lines.splitlines()
+    del out[k]
+    return "\n".join(out) + "\n"
+
+
+def test_a_hand_left_by_its_deleted_arm_touching_the_legs_at_one_edge_floats():
+    assert support_graph(from_ldraw(_FIG2 + "\n")).floating.tolist() == []
+    b = from_ldraw(_without(_FIG2, 2))  # the right arm deleted: parts 0 torso ... 3 its hand ... 5 legs
+    eng = collision_engine(b)
+    hand, legs = 3, 5
+    assert b.flattened_placements[hand].content.ldraw_id == "3820"
+    # within the hair rule's reach (fall < SETTLE_LDU plus both insets, 2.45 LDU) the hand meets the legs ...
+    t = eng.transforms
+    low = t[[hand]].copy()
+    low[:, 2, 3] -= 1.25
+    assert eng._query([hand], [legs], low, t[[legs]], 0.25)[0]
+    # ... but only at an edge beside its centre of mass: it falls off, it floats
+    assert support_graph(b).floating.tolist() == [hand]
+
+
+def test_a_helmet_left_by_its_deleted_head_touching_the_collar_at_the_back_floats():
+    assert support_graph(from_ldraw(_FIG_6831 + "\n")).floating.tolist() == []
+    b = from_ldraw(_without(_FIG_6831, 2))  # the head deleted: 0 helmet, 1 visor, 2 air tanks
+    eng = collision_engine(b)
+    t = eng.transforms
+    low = t[[0]].copy()
+    low[:, 2, 3] -= 1.8  # within the hair rule's 2.5 LDU fall the helmet meets the collar
+    assert eng._query([0], [2], low, t[[2]], 0.25)[0]
+    assert support_graph(b).floating.tolist() == [0, 1]
+
+
+# A round plate 1 x 1 seated by its tube between the four studs of a plate 2 x 2 (10212 Imperial Shuttle: 30057 on
+# 3022, both on their side): the connection table reads no joint there (its nearest parallel mating connector, a stud,
+# is 10 * sqrt(2) = 14.1 LDU off), and falling sideways the round plate meets the studs' sides at one edge. The
+# near-mate test of the hair rule (HAIR_MATE_REACH_LDU, one stud pitch) holds it.
+_TUBE_BETWEEN_STUDS = """1 7 0 0 0 1 0 0 0 1 0 0 0 1 3958.dat
+1 15 0 -20 0 1 0 0 0 0 -1 0 1 0 3022.dat
+1 4 0 -20 -8 0 0 -1 -1 0 0 0 1 0 6141.dat
+"""
+
+
+def test_a_round_plate_seated_between_four_studs_on_its_side_is_held():
+    import numpy as np
+
+    from bricklayer.validate.connections import connection_graph
+    from bricklayer.validate.support import HAIR_MATE_REACH_LDU, _mate_near
+
+    b = from_ldraw(_TUBE_BETWEEN_STUDS)
+    eng = collision_engine(b)
+    t = eng.transforms
+    sg = support_graph(b)
+    assert sg.grounded.tolist() == [True, False, False]  # the baseplate only; the plate 2 x 2 rests on it
+    met = []
+    for dz in (1.0, 1.2):
+        low = t[[2]].copy()
+        low[:, 2, 3] -= dz
+        met.append(bool(eng._query([2], [1], low, t[[1]], 0.25)[0]))
+    assert met == [False, True]  # not drawn touching; within the hair rule's fall it meets the studs
+    cg = connection_graph(b)
+    assert HAIR_MATE_REACH_LDU == 20.0
+    assert _mate_near(cg, np.array([2]), np.array([1])).tolist() == [True]
+    assert _mate_near(cg, np.array([2]), np.array([1]), 14.0).tolist() == [False]  # the stud is 14.14 LDU off
+    assert sg.floating.tolist() == []
