@@ -16,6 +16,7 @@ Below it:
   :class:`~bricklayer.construction.parts.SizeNotAvailableError`,
   :class:`~bricklayer.render.RenderBackendError`;
 - the file and dependency errors every layer raises: :class:`~ldraw_data.errors.InputNotFoundError`,
+  :class:`~ldraw_data.errors.InputReadError`,
   :class:`~ldraw_data.errors.OutputExistsError`, :class:`~ldraw_data.errors.OutputIsAFolderError`,
   :class:`~ldraw_data.errors.OutputWriteError`, :class:`~ldraw_data.errors.MissingDependencyError`;
 - :class:`brickwright.agent.errors.BrickWrightError`, the harness's errors.
@@ -29,10 +30,10 @@ from __future__ import annotations
 
 __all__ = ["ToolkitError", "BrickLayerError", "BrickLayerValueError", "BrickLayerKeyError", "BrickLayerTypeError",
            "BrickLayerIndexError", "LDrawError", "LDrawParseError", "LDrawFileNotFoundError", "PartNotFoundError",
-           "InputNotFoundError", "OutputExistsError", "OutputIsAFolderError", "OutputNotAFolderError",
+           "InputNotFoundError", "InputReadError", "OutputExistsError", "OutputIsAFolderError", "OutputNotAFolderError",
            "OutputWriteError", "MissingDependencyError"]
 
-from ldraw_data.errors import (InputNotFoundError, LDrawError, LDrawFileNotFoundError, LDrawParseError,
+from ldraw_data.errors import (InputNotFoundError, InputReadError, LDrawError, LDrawFileNotFoundError, LDrawParseError,
                                MissingDependencyError, OutputExistsError, OutputIsAFolderError, OutputNotAFolderError,
                                OutputWriteError,
                                PartNotFoundError, ToolkitError)

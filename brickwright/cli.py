@@ -219,8 +219,7 @@ def info(model: Path = typer.Argument(..., help=".ldr or .mpd file"),
     """Submodels, parts, bill of materials, size and unknown parts of a model."""
     from .inspect_model import model_info
 
-    if not model.exists():
-        _fail(f"{model}: no such file")
+    _input_file(model, "an .ldr or .mpd file")
     if model.suffix.lower() == ".py":
         _fail(f"{model}: info reads LDraw models (.ldr/.mpd); for a build.py use `brickwright validate` "
               "or export it with write_ldraw()")
@@ -268,13 +267,23 @@ def popularity_rebuild(folder: Path = typer.Argument(..., help="Folder of .ldr/.
                + ("" if out else " (search uses it from now on; delete it to go back to the shipped table)"))
 
 
+MODEL_FILE = "an .ldr, .mpd or build.py file"
+
+
+def _input_file(path: Path, give: str = MODEL_FILE) -> None:
+    """The check every command makes on an input file: a missing path or a folder fails with one line
+    (exit 2) naming it and, for a folder, ``give`` (what to pass instead). Reading it is the reader's job
+    (:func:`ldraw_data.fileio.read_input_text` for plain text, ``read_ldraw`` for models)."""
+    if not path.exists():
+        _fail(f"{path}: no such file")
+    if path.is_dir():
+        _fail(f"{path} is a folder; give {give}")
+
+
 def _load_model_or_script(model: Path):
     """(build, None) for an LDraw file; (None, None) for a build.py (run by the caller); fails clearly on
     a missing file, a folder, or a model with no parts. Import warnings go to stderr."""
-    if not model.exists():
-        _fail(f"{model}: no such file")
-    if model.is_dir():
-        _fail(f"{model} is a folder; give an .ldr, .mpd or build.py file")
+    _input_file(model)
     if model.suffix.lower() == ".py":
         return None, None
     from bricklayer import read_ldraw
@@ -596,6 +605,9 @@ def generate(prompt: str = typer.Argument(..., help='What to build, e.g. "a red 
     raise typer.Exit(EXIT_OK if res.passed else EXIT_FAILED)
 
 
+PROMPTS_FILE = "a UTF-8 text file, one prompt a line"
+
+
 @app.command("eval")
 @friendly
 def eval_(prompts: Path = typer.Argument(..., help="Text file, one prompt a line."),
@@ -618,7 +630,8 @@ def eval_(prompts: Path = typer.Argument(..., help="Text file, one prompt a line
     if ray is not None and workers > 1:
         _fail("give --workers or --ray, not both: on Ray the cluster's CPUs set how many runs go at once "
               "(one CPU a run)", EXIT_USAGE)
-    n_runs = len(read_prompts(prompts)) if prompts.is_file() else 0
+    _input_file(prompts, PROMPTS_FILE)
+    n_runs = len(read_prompts(prompts))  # not UTF-8, binary, no prompt: one line naming file:line, exit 2
     res = evaluate(prompts, model=model, base_url=base_url, api_key=api_key, out_dir=out, max_calls=max_calls,
                    max_validate=max_validate, budget_usd=budget, sandbox=not no_sandbox, force=force,
                    workers=workers, ray_address=ray,
@@ -664,9 +677,10 @@ def _read_text_option(path: Optional[Path], what: str) -> Optional[str]:
         import sys
 
         return sys.stdin.read()
-    if not path.is_file():
-        _fail(f"{what} {path}: no such file", code=2)
-    return path.read_text(encoding="utf-8")
+    from ldraw_data.fileio import read_input_text
+
+    _input_file(path, f"a UTF-8 text file as {what}")
+    return read_input_text(path, give=f"a UTF-8 text file as {what}")
 
 
 def _tool_arguments(name: str, json_args: Optional[str], options: dict) -> dict:

@@ -16,6 +16,7 @@ documented root. The tree::
     │   ├── LDrawTypeError             also TypeError
     │   └── bricklayer.errors.BrickLayerError (and its ValueError/KeyError/TypeError/IndexError kinds)
     ├── InputNotFoundError             also FileNotFoundError: a file or folder given as input
+    ├── InputReadError                 also OSError: an input file that is a folder, unreadable or not UTF-8
     ├── OutputExistsError              also FileExistsError: an output that exists without overwrite
     ├── OutputIsAFolderError           also IsADirectoryError: a folder given where a file name is needed
     ├── OutputWriteError               also OSError: a writer reported failure without an OS error
@@ -34,6 +35,7 @@ from __future__ import annotations
 __all__ = [
     "ToolkitError",
     "InputNotFoundError",
+    "InputReadError",
     "OutputExistsError",
     "OutputIsAFolderError",
     "OutputNotAFolderError",
@@ -80,6 +82,15 @@ class InputNotFoundError(ToolkitError, FileNotFoundError):
     """
 
 
+class InputReadError(ToolkitError, OSError):
+    """A file given as input exists but cannot be read as what it should be (also an ``OSError``): a folder,
+    no permission to read, or bytes that are not UTF-8 text. The message names the file (and line) and what
+    to give instead; :func:`ldraw_data.fileio.read_input_text` raises it."""
+
+    def __str__(self) -> str:  # OSError would otherwise print "[Errno ...] ..."
+        return str(self.args[0]) if self.args else ""
+
+
 class OutputExistsError(ToolkitError, FileExistsError):
     """An output file or folder exists and was not to be replaced (also a ``FileExistsError``):
     pass ``overwrite=True`` (``--force`` on the command line) to replace it."""
@@ -95,8 +106,14 @@ class OutputNotAFolderError(ToolkitError, NotADirectoryError):
 
 
 class OutputWriteError(ToolkitError, OSError):
-    """A writer (e.g. the USD library) reported that it could not write a file without raising an
-    OS error of its own (also an ``OSError``)."""
+    """An output file could not be written (also an ``OSError``): no permission, a full disk, a file on the
+    way where a folder is needed (:func:`ldraw_data.fileio.atomic_writer`), or a writer (e.g. the USD
+    library) that reported failure without an OS error of its own. The message names the target path the
+    caller gave (never the temporary file) and what to do; ``filename`` is that path and ``errno`` the OS
+    error's number when there was one."""
+
+    def __str__(self) -> str:  # OSError would otherwise print "[Errno ...] ..."
+        return str(self.args[0]) if self.args else ""
 
 
 class MissingDependencyError(ToolkitError, ModuleNotFoundError):

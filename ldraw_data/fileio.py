@@ -13,14 +13,16 @@ one logged warning, the file removed, and the caller rebuilds it.
 
 from __future__ import annotations
 
-__all__ = ["atomic_writer", "atomic_write", "discard_cache_file", "current_umask"]
+__all__ = ["atomic_writer", "atomic_write", "read_input_text", "output_write_error", "discard_cache_file",
+           "current_umask"]
 
 import contextlib
+import errno
 import logging
 import os
 import tempfile
 from pathlib import Path
-from .errors import OutputIsAFolderError
+from .errors import InputNotFoundError, InputReadError, OutputIsAFolderError, OutputWriteError
 
 log = logging.getLogger(__name__)
 
@@ -58,14 +60,21 @@ def atomic_writer(path, mode: str = "wb", *, encoding: str | None = None, newlin
 
     Raises
     ------
-    IsADirectoryError
-        When ``path`` is an existing folder (nothing is written).
+    OutputIsAFolderError
+        When ``path`` is an existing folder (nothing is written); also an ``IsADirectoryError``.
+    OutputWriteError
+        When the folder cannot be made or written to (no permission, a file where a folder is needed, a full
+        disk): the message names ``path``, not the temporary file; also an ``OSError``
+        (:func:`output_write_error`).
     """
     target = Path(path)
     if target.is_dir():
         raise OutputIsAFolderError(f"{target} is a folder; give a file name")
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    except OSError as exc:
+        raise output_write_error(target, exc) from exc
     try:
         if "b" in mode:
             fh = os.fdopen(fd, mode)
@@ -75,10 +84,90 @@ def atomic_writer(path, mode: str = "wb", *, encoding: str | None = None, newlin
             yield fh
         os.chmod(tmp, 0o666 & ~current_umask())
         os.replace(tmp, target)
-    except BaseException:
+    except BaseException as exc:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
+        if isinstance(exc, OSError) and not isinstance(exc, OutputWriteError) and (
+                exc.filename in (tmp, str(target)) or (exc.filename is None and exc.errno == errno.ENOSPC)):
+            raise output_write_error(target, exc) from exc  # the OS error named the temporary file
         raise
+
+
+def output_write_error(target, exc: OSError) -> OutputWriteError:
+    """The :class:`~ldraw_data.errors.OutputWriteError` for an ``OSError`` met writing ``target``.
+
+    Parameters
+    ----------
+    target : path
+        The file the caller asked for (not a temporary file beside it).
+    exc : OSError
+        What the OS said (``errno`` chooses the hint).
+
+    Returns
+    -------
+    OutputWriteError
+        Message ``cannot write TARGET: <reason>; <what to do>``; ``errno`` and ``filename`` (= ``target``)
+        set, so code reading them as for any ``OSError`` keeps working.
+    """
+    _errno = errno
+    target = Path(target)
+    code = exc.errno
+    if code in (_errno.EACCES, _errno.EPERM, _errno.EROFS):
+        why = "permission denied" if code != _errno.EROFS else "read-only file system"
+        hint = "choose a folder you can write to"
+    elif code in (_errno.ENOTDIR, _errno.EEXIST):
+        above = next((p for p in target.parents if p.exists() and not p.is_dir()), None)
+        why = f"{above} is a file, not a folder" if above is not None else "a path above it is not a folder"
+        hint = "choose a file name in a folder"
+    elif code == _errno.ENOSPC:
+        why, hint = "no space left on the device", "free some space or choose another disk"
+    else:
+        why, hint = (exc.strerror or str(exc)).lower(), "choose another output path"
+    err = OutputWriteError(f"cannot write {target}: {why}; {hint}")
+    err.errno, err.strerror, err.filename = code, exc.strerror, str(target)
+    return err
+
+
+def read_input_text(path, *, give: str) -> str:
+    """The text of a UTF-8 input file (a byte order mark is dropped), or one clear error.
+
+    Parameters
+    ----------
+    path : path
+        The file given as input (a prompts file, a CSV map, a build.py).
+    give : str
+        What the caller expects, for the hint, e.g. ``"a text file, one prompt a line"``.
+
+    Returns
+    -------
+    str
+        The decoded text.
+
+    Raises
+    ------
+    InputNotFoundError
+        When ``path`` does not exist (also a ``FileNotFoundError``).
+    InputReadError
+        When it is a folder, cannot be read, holds a NUL byte (a binary file) or is not UTF-8; the message
+        names ``path`` with the line of the first bad byte and what to do (also an ``OSError``).
+    """
+    p = Path(path)
+    if not p.exists():
+        raise InputNotFoundError(f"{p}: no such file; give {give}")
+    if p.is_dir():
+        raise InputReadError(f"{p} is a folder; give {give}")
+    try:
+        data = p.read_bytes()
+    except OSError as exc:
+        raise InputReadError(f"{p}: cannot read file: {(exc.strerror or str(exc)).lower()}; give {give}") from exc
+    line_of = lambda offset: data.count(b"\n", 0, offset) + 1  # noqa: E731 - 1-based line of a byte offset
+    nul = data.find(b"\x00")
+    if nul >= 0:
+        raise InputReadError(f"{p}:{line_of(nul)}: binary data (a NUL byte), not text; give {give}")
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise InputReadError(f"{p}:{line_of(exc.start)}: not UTF-8 text (byte {exc.start}); save it as UTF-8") from None
 
 
 def atomic_write(path, data: bytes | str) -> Path:

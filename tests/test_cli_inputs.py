@@ -164,3 +164,27 @@ def test_cache_or_data_dir_at_a_file_is_one_clear_error(tmp_path, variable, belo
     what = f"{afile} above it is a file" if below else "it is a file"
     assert p.stderr.strip() == (f"error: {variable}={target} cannot be used: {what}, not a folder. "
                                 f"Point {variable} at a folder (it is created when missing) or unset it.")
+
+
+# ----------------------------------------------------------------------------- break-it report fixes
+@pytest.mark.parametrize("content, expected", [
+    (b"a red tower\nune tour rouge \xe0 Paris\n", "latin1.txt:2: not UTF-8 text (byte 27); save it as UTF-8"),
+    (b"a red tower\n\x89PNG\x00\x00", "latin1.txt:2: binary data (a NUL byte), not text"),
+])
+def test_eval_on_an_unreadable_prompts_file_is_one_line(tmp_path, content, expected):
+    """F1: byte 27 = len("a red tower\\n") + len("une tour rouge "), the 0xe0 of Latin-1 'à' on line 2."""
+    f = tmp_path / "latin1.txt"
+    f.write_bytes(content)
+    r = runner.invoke(app, ["eval", str(f), "--out", str(tmp_path / "ev")])
+    assert r.exit_code == 2, r.output
+    assert r.output.strip().startswith(f"error: {tmp_path}/{expected}"), r.output
+    assert len(r.output.strip().splitlines()) == 1 and not (tmp_path / "ev").exists()
+
+
+def test_eval_on_a_missing_file_or_a_folder_says_what_to_give(tmp_path):
+    """F1: the same check (and words) as every other command's input file, no raw [Errno ..] text."""
+    r = runner.invoke(app, ["eval", str(tmp_path / "missing.txt")])
+    assert r.exit_code == 2 and r.output.strip() == f"error: {tmp_path}/missing.txt: no such file"
+    r = runner.invoke(app, ["eval", str(tmp_path)])
+    assert r.exit_code == 2
+    assert r.output.strip() == f"error: {tmp_path} is a folder; give a UTF-8 text file, one prompt a line"

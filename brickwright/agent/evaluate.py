@@ -53,13 +53,18 @@ def read_prompts(path: str | Path) -> list[str]:
 
     Raises
     ------
-    FileNotFoundError
-        When the file does not exist.
-    ValueError
+    InputNotFoundError
+        When the file does not exist (also a ``FileNotFoundError``).
+    InputReadError
+        When it is a folder, binary or not UTF-8 text: the message names file:line (also an ``OSError``;
+        :func:`ldraw_data.fileio.read_input_text`).
+    BrickWrightValueError
         When it holds no prompt.
     """
+    from ldraw_data.fileio import read_input_text
+
     p = Path(path)
-    prompts = [ln.strip() for ln in p.read_text(encoding="utf-8").splitlines()
+    prompts = [ln.strip() for ln in read_input_text(p, give="a UTF-8 text file, one prompt a line").splitlines()
                if ln.strip() and not ln.lstrip().startswith("#")]
     if not prompts:
         raise BrickWrightValueError(f"{p}: no prompts (one per line; '#' starts a comment)")
