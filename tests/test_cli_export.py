@@ -80,3 +80,38 @@ def test_parts_csv_json_and_marketplace_formats(model, tmp_path):
     assert "left out: 1 x 3001" in r.output and "not in the colour table" in r.output
     r = run("parts", model, "--format", "xlsx")
     assert r.exit_code == 2
+
+
+@pytest.mark.parametrize("cmd", [["export", "{m}", "{m}/x.glb"], ["parts", "{m}", "--out", "{m}/p.csv"]])
+def test_out_below_a_file_names_the_target_not_a_temp_file(model, tmp_path, cmd):
+    """F5: `--out model.ldr/x` (a file used as a folder): one line naming the path given and the file in the way."""
+    r = run(*[a.format(m=model) for a in cmd])
+    assert r.exit_code == 2, r.output
+    target = cmd[-1].format(m=model)
+    assert r.output.strip() == (f"error: cannot write {target}: {model} is a file, not a folder; "
+                                "choose a file name in a folder"), r.output
+    assert ".tmp" not in r.output and model.read_text() == MODEL
+
+
+def test_unwritable_folder_is_an_output_write_error_naming_the_target(tmp_path, library):
+    """F5, SDK: write_ldraw into a folder the OS refuses raises OutputWriteError (an OSError under ToolkitError)
+    naming the path given; /sys refuses file creation even to root."""
+    import errno
+
+    from bricklayer import Element, LegoBuild, write_ldraw
+    from bricklayer.errors import OutputWriteError, ToolkitError
+
+    target = "/sys/wall.ldr"
+    try:
+        open(target, "x").close()
+    except OSError:
+        pass
+    else:  # pragma: no cover - a system whose /sys is writable
+        pytest.skip("/sys is writable here")
+    b = LegoBuild()
+    b.add(Element("3001", "red"), (0, 0, 0))
+    with pytest.raises(OutputWriteError) as ei:
+        write_ldraw(b, target)
+    assert isinstance(ei.value, ToolkitError) and isinstance(ei.value, OSError)
+    assert str(ei.value) == "cannot write /sys/wall.ldr: permission denied; choose a folder you can write to"
+    assert ei.value.filename == target and ei.value.errno in (errno.EACCES, errno.EPERM)
