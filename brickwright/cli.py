@@ -280,6 +280,20 @@ def _input_file(path: Path, give: str = MODEL_FILE) -> None:
         _fail(f"{path} is a folder; give {give}")
 
 
+def _output_not_input(out: Path, model: Path) -> None:
+    """The check every command that writes a file makes on its output: writing it onto the input file itself
+    (the same file, by any path or link) fails with one line (exit 2), even with --force, as replacing the
+    model being read is never what is meant."""
+    import os
+
+    try:
+        same = out.exists() and model.exists() and os.path.samefile(out, model)
+    except OSError:
+        same = False
+    if same:
+        _fail(f"{out} is the input model {model}; give another output file name (--force never replaces the input)")
+
+
 def _load_model_or_script(model: Path):
     """(build, None) for an LDraw file; (None, None) for a build.py (run by the caller); fails clearly on
     a missing file, a folder, or a model with no parts. Import warnings go to stderr."""
@@ -539,6 +553,7 @@ def render(model: Path = typer.Argument(..., help=".ldr, .mpd or build.py"),
     target = out or model.with_suffix(".png")
     if target.suffix.lower() != ".png":
         _fail(f"{target}: the output is a PNG image; give a file name ending in .png")
+    _output_not_input(target, model)
     if target.exists() and not force:
         _fail(f"{target} exists; pass --force to replace it")
     build, _ = _load_model_or_script(model)
@@ -1007,6 +1022,7 @@ def export(model: Path = typer.Argument(..., help=".ldr, .mpd or build.py"),
             _fail(USD_INSTALL_HINT, code=2)
     targets = [out] + ([out.with_suffix(".mtl")] if suffix == ".obj" else [])
     for t in targets:
+        _output_not_input(t, model)
         if t.exists() and not force:
             _fail(f"{t} exists; pass --force to replace it")
     build = _load_any(model, no_sandbox)
@@ -1054,6 +1070,8 @@ def parts(model: Path = typer.Argument(..., help=".ldr, .mpd or build.py"),
         _fail(f"--format {fmt} needs --color-map: LDraw colour codes are not "
               f"{'Rebrickable' if fmt == 'rebrickable-csv' else 'BrickLink'} colour ids and no table ships with "
               "LDraw; see docs/export.md, or use --format csv", code=2)
+    if out is not None:
+        _output_not_input(out, model)
     if out is not None and out.exists() and not force:
         _fail(f"{out} exists; pass --force to replace it")
     cmap = read_id_map(color_map, "colour") if color_map is not None else None

@@ -115,3 +115,17 @@ def test_unwritable_folder_is_an_output_write_error_naming_the_target(tmp_path, 
     assert isinstance(ei.value, ToolkitError) and isinstance(ei.value, OSError)
     assert str(ei.value) == "cannot write /sys/wall.ldr: permission denied; choose a folder you can write to"
     assert ei.value.filename == target and ei.value.errno in (errno.EACCES, errno.EPERM)
+
+
+@pytest.mark.parametrize("cmd", [["parts", "{m}", "--out", "{m}", "--force"],
+                                 ["parts", "{m}", "--out", "{d}/./two.ldr", "--force"],
+                                 ["export", "{m}", "{d}/two.obj", "--force"]])
+def test_output_onto_the_input_model_is_refused_even_with_force(model, tmp_path, cmd):
+    """F6: the model is never replaced by its own parts list or export (also by another path to it; for .obj
+    the .mtl beside it would be written: here a model named two.mtl)."""
+    if cmd[0] == "export":
+        model = model.rename(tmp_path / "two.mtl")
+    r = run(*[a.format(m=model, d=tmp_path) for a in cmd])
+    assert r.exit_code == 2, r.output
+    assert "is the input model" in r.output and "give another output file name" in r.output
+    assert model.read_text() == MODEL
