@@ -242,6 +242,7 @@ def info(model: Path = typer.Argument(..., help=".ldr or .mpd file"),
         typer.echo(f"  {n:>5} x {pid:<14} {name[:44]:<44} {cname} ({c})")
     for wmsg in mi.warnings:
         typer.echo(f"warning: {wmsg}", err=True)
+    _say_unreadable(mi.unreadable_lines, "the counts above")
 
 
 @popularity_app.command("rebuild")
@@ -292,6 +293,18 @@ def _output_not_input(out: Path, model: Path) -> None:
         same = False
     if same:
         _fail(f"{out} is the input model {model}; give another output file name (--force never replaces the input)")
+
+
+def _say_unreadable(lines: list, left_out_of: str, *, fatal: bool = False) -> None:
+    """One stderr line when part lines of the model could not be read (``build.unreadable_lines``, each
+    ``file:line: message``): how many parts are missing from ``left_out_of`` and the first line; ``fatal``
+    says it as an error (the command then exits 1, as validate fails such a model) rather than a warning."""
+    if not lines:
+        return
+    n = len(lines)
+    typer.echo(f"{'error' if fatal else 'warning'}: {n} part line{'s' if n != 1 else ''} could not be read and "
+               f"{'are' if n != 1 else 'is'} left out of {left_out_of} (first: {lines[0]}); fix "
+               f"{'them' if n != 1 else 'it'} (`brickwright validate` lists every one)", err=True)
 
 
 def _load_model_or_script(model: Path):
@@ -1061,7 +1074,9 @@ def parts(model: Path = typer.Argument(..., help=".ldr, .mpd or build.py"),
 
     Stickers, printed parts, shortcuts (assemblies) and parts embedded in the file are listed with their kind.
     Marketplace files leave out rows that have no honest id (stickers, embedded and unknown parts, colours
-    missing from --color-map) and say which on stderr."""
+    missing from --color-map) and say which on stderr. Exits 1 when part lines of the model could not be
+    read (the list is short by those parts; stderr says how many and the first, --json lists them in
+    "unreadable_lines"), as `brickwright validate` fails such a model."""
     from bricklayer.export.parts_list import FORMATS, parts_list, parts_list_text, read_id_map
 
     if fmt not in FORMATS:
@@ -1077,6 +1092,7 @@ def parts(model: Path = typer.Argument(..., help=".ldr, .mpd or build.py"),
     cmap = read_id_map(color_map, "colour") if color_map is not None else None
     pmap = read_id_map(part_map, "part") if part_map is not None else None
     build = _load_any(model, no_sandbox)
+    unreadable = [str(w) for w in getattr(build, "unreadable_lines", None) or ()]
     rows = parts_list(build)
     res = parts_list_text(rows, fmt, color_map=cmap, part_map=pmap)
     if out is not None:
@@ -1091,7 +1107,7 @@ def parts(model: Path = typer.Argument(..., help=".ldr, .mpd or build.py"),
         typer.echo(json.dumps({"format": fmt, "out": str(out) if out else None, "rows": [r.to_dict() for r in rows],
                                "parts": sum(r.quantity for r in rows), "rows_written": res.rows_written,
                                "left_out": [dict(r.to_dict(), reason=why) for r, why in res.left_out],
-                               "part_ids_as_ldraw": res.ids_as_ldraw}, indent=2))
+                               "unreadable_lines": unreadable, "part_ids_as_ldraw": res.ids_as_ldraw}, indent=2))
     elif out is not None:
         typer.echo(f"{model.name}: {sum(r.quantity for r in rows)} parts in {len(rows)} part/colour rows; "
                    f"{res.rows_written} rows -> {out}")
@@ -1105,6 +1121,9 @@ def parts(model: Path = typer.Argument(..., help=".ldr, .mpd or build.py"),
     if fmt != "csv" and res.ids_as_ldraw:
         typer.echo(f"note: {res.ids_as_ldraw} rows use the LDraw part id as the marketplace id (most moulds share "
                    "their number; give --part-map to replace some)", err=True)
+    if unreadable:  # a parts list that is short is a failed result, as validate fails the model
+        _say_unreadable(unreadable, "the parts list", fatal=True)
+        raise typer.Exit(EXIT_FAILED)
 
 
 MAX_LEFT_OUT = 20

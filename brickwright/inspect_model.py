@@ -39,6 +39,9 @@ class ModelInfo:
     size_ldu : (3,) float
         Bounding box size (x, y, z) in the LDraw frame, LDU (y vertical).
     warnings : list of str
+    unreadable_lines : list of str
+        The part lines (type 1) that could not be read, ``file:line: message``: those parts are missing from
+        ``parts`` and ``bom`` (``LDrawDocument.skipped_refs``).
     """
 
     path: str
@@ -49,6 +52,7 @@ class ModelInfo:
     unknown_parts: list
     size_ldu: np.ndarray
     warnings: list = field(default_factory=list)
+    unreadable_lines: list = field(default_factory=list)
 
     @property
     def size_studs(self) -> tuple[float, float, float]:
@@ -69,7 +73,7 @@ class ModelInfo:
             "parts": self.parts, "unknown_parts": self.unknown_parts,
             "bom": [dict(part_id=a, color=b, count=c, name=d, color_name=e) for a, b, c, d, e in self.bom],
             "size_ldu": [float(v) for v in self.size_ldu], "size_studs_bricks": list(self.size_studs),
-            "size_mm": list(self.size_mm), "warnings": self.warnings,
+            "size_mm": list(self.size_mm), "warnings": self.warnings, "unreadable_lines": self.unreadable_lines,
         }
 
 
@@ -104,7 +108,7 @@ def model_info(path) -> ModelInfo:
             lo, hi = wb[ok, 0].min(axis=0), wb[ok, 1].max(axis=0)
             size = hi - lo
     return ModelInfo(str(path), m.submodels, m.embedded_parts, len(m.parts), bom, m.unknown_parts, size,
-                     [str(w) for w in m.warnings])
+                     [str(w) for w in m.warnings], [str(w) for w in m.document.skipped_refs])
 
 
 class BuildScriptError(LDrawError):

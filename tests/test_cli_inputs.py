@@ -188,3 +188,27 @@ def test_eval_on_a_missing_file_or_a_folder_says_what_to_give(tmp_path):
     r = runner.invoke(app, ["eval", str(tmp_path)])
     assert r.exit_code == 2
     assert r.output.strip() == f"error: {tmp_path} is a folder; give a UTF-8 text file, one prompt a line"
+
+
+MALFORMED = ("0 test\n" + BRICK + "\n1 4 0 -24 0 1 0 0 0 1 0 0 0 3001.dat\n"
+             "1 banana 0 0 0 1 0 0 0 1 0 0 0 1 3001.dat\n7 foo bar\n")
+
+
+def test_parts_fails_when_part_lines_could_not_be_read(tmp_path, library):
+    """F4: lines 3 (14 fields) and 4 (colour 'banana') are bricks the list would lack: exit 1, stderr says 2
+    and names the first, --json lists both; line 5 (type 7) is not a part line and is not counted."""
+    model = tmp_path / "malformed.ldr"
+    model.write_text(MALFORMED)
+    r = runner.invoke(app, ["parts", str(model), "--json"])
+    assert r.exit_code == 1, r.output
+    import json
+
+    data = json.loads(r.stdout)
+    assert data["parts"] == 1 and [u.split(":")[1] for u in data["unreadable_lines"]] == ["3", "4"]
+    assert ("error: 2 part lines could not be read and are left out of the parts list (first: malformed.ldr:3: "
+            "type-1 line has 14 fields, needs 15") in r.output
+    r = runner.invoke(app, ["info", str(model)])
+    assert r.exit_code == 0 and "1 parts" in r.output
+    assert "warning: 2 part lines could not be read and are left out of the counts above" in r.output
+    model.write_text("0 test\n" + BRICK + "\n")
+    assert runner.invoke(app, ["parts", str(model)]).exit_code == 0
