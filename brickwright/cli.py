@@ -230,7 +230,8 @@ def info(model: Path = typer.Argument(..., help=".ldr or .mpd file"),
     w, d, h = mi.size_studs
     mw, md, mh = mi.size_mm
     typer.echo(f"{model.name}: {mi.parts} parts, {len(mi.bom)} distinct part/colour pairs, {len(mi.submodels)} submodels")
-    typer.echo(f"size: {w:.1f} x {d:.1f} studs x {h:.1f} bricks high ({mw:.0f} x {md:.0f} x {mh:.0f} mm)")
+    typer.echo(f"size: {_num(w, 1)} x {_num(d, 1)} studs x {_num(h, 1)} bricks high ({_num(mw, 0)} x "
+               f"{_num(md, 0)} x {_num(mh, 0)} mm)")
     if mi.submodels:
         typer.echo("submodels: " + ", ".join(mi.submodels[:30]) + (" ..." if len(mi.submodels) > 30 else ""))
     if mi.embedded_parts:
@@ -243,6 +244,12 @@ def info(model: Path = typer.Argument(..., help=".ldr or .mpd file"),
     for wmsg in mi.warnings:
         typer.echo(f"warning: {wmsg}", err=True)
     _say_unreadable(mi.unreadable_lines, "the counts above")
+
+
+def _num(v: float, digits: int) -> str:
+    """``v`` with ``digits`` decimals, or in e-notation (4 significant digits) past 1e9: a part placed absurdly
+    far (a coordinate of 1e308) would otherwise print 300 digits."""
+    return f"{v:.{digits}f}" if abs(v) < 1e9 else f"{v:.4g}"
 
 
 @popularity_app.command("rebuild")
@@ -305,6 +312,25 @@ def _say_unreadable(lines: list, left_out_of: str, *, fatal: bool = False) -> No
     typer.echo(f"{'error' if fatal else 'warning'}: {n} part line{'s' if n != 1 else ''} could not be read and "
                f"{'are' if n != 1 else 'is'} left out of {left_out_of} (first: {lines[0]}); fix "
                f"{'them' if n != 1 else 'it'} (`brickwright validate` lists every one)", err=True)
+
+
+def _refuse_out_of_range(build, model: Path) -> None:
+    """Fail (exit 2) with one line naming the first placement farther than the validator's OUT OF RANGE limit
+    (:data:`~bricklayer.validate.findings.MAX_COORDINATE_LDU`, 1,000,000 LDU) from the origin: the geometry
+    render, export and instructions would make of it is meaningless (float overflow)."""
+    from bricklayer.validate.findings import MAX_COORDINATE_LDU, out_of_range_placements
+
+    far = out_of_range_placements(build)
+    if not far:
+        return
+    path = getattr(far[0], "path", ())
+    origin = path[-1].origin if path else None
+    where = f"{origin[0]}:{origin[1]}" if origin else f"{model}"
+    n = len(far)
+    x, y, z = (float(v) for v in far[0].pose.matrix[:3, 3])
+    _fail(f"{where}: part placed at ({x:.4g}, {y:.4g}, {z:.4g}) LDU, farther than {MAX_COORDINATE_LDU:,.0f} LDU "
+          f"from the origin ({n} part{'s' if n != 1 else ''} out of range); move "
+          f"{'them' if n != 1 else 'it'} nearer (`brickwright validate` lists every one)")
 
 
 def _load_model_or_script(model: Path):
@@ -493,6 +519,7 @@ def instructions(model: Path = typer.Argument(..., help=".ldr, .mpd or build.py"
     build, _ = _load_model_or_script(model)
     if build is None:
         build = load_build(model, sandbox=not no_sandbox)
+    _refuse_out_of_range(build, model)
     try:
         res = write_instructions(build, out, images=images, max_images=max_images,
                                  max_parts_per_step=max_parts_per_step, time_budget=budget,
@@ -572,6 +599,7 @@ def render(model: Path = typer.Argument(..., help=".ldr, .mpd or build.py"),
     build, _ = _load_model_or_script(model)
     if build is None:
         build = load_build(model, sandbox=not no_sandbox)
+    _refuse_out_of_range(build, model)
     path = save_render(build, target, view=view, size=size, highlight_problems=highlight_problems,
                        edges=edges)
     if as_json:
@@ -1039,6 +1067,7 @@ def export(model: Path = typer.Argument(..., help=".ldr, .mpd or build.py"),
         if t.exists() and not force:
             _fail(f"{t} exists; pass --force to replace it")
     build = _load_any(model, no_sandbox)
+    _refuse_out_of_range(build, model)
     writer = {".glb": write_gltf, ".obj": write_obj, ".stl": write_stl}.get(suffix, write_usd)
     res = writer(build, out, overwrite=force)
     if as_json:

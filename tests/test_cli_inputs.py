@@ -212,3 +212,41 @@ def test_parts_fails_when_part_lines_could_not_be_read(tmp_path, library):
     assert "warning: 2 part lines could not be read and are left out of the counts above" in r.output
     model.write_text("0 test\n" + BRICK + "\n")
     assert runner.invoke(app, ["parts", str(model)]).exit_code == 0
+
+
+HUGE = "1 4 1e308 0 0 1 0 0 0 1 0 0 0 1 3001.dat\n1 4 0 -24 0 1 0 0 0 1 0 0 0 1 3003.dat\n"
+
+
+@pytest.mark.parametrize("cmd", [["render", "{m}", "--out", "{d}/h.png"], ["export", "{m}", "{d}/h.stl"],
+                                 ["instructions", "{m}", "--out", "{d}/hs", "--no-images"]])
+def test_placements_out_of_range_are_refused_by_geometry_commands(tmp_path, library, cmd):
+    """F3: a brick at x = 1e308 LDU (past the validator's 1,000,000 LDU OUT OF RANGE limit) makes meaningless
+    geometry: refused naming line 1, nothing written, and no numpy warning (an error here would fail the run)."""
+    import warnings
+
+    model = tmp_path / "huge.ldr"
+    model.write_text(HUGE)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        r = runner.invoke(app, [a.format(m=model, d=tmp_path) for a in cmd])
+    assert r.exit_code == 2, r.output
+    assert r.output.strip() == ("error: huge.ldr:1: part placed at (1e+308, 0, -24) LDU, farther than 1,000,000 LDU "
+                                "from the origin (1 part out of range); move it nearer (`brickwright validate` "
+                                "lists every one)")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["huge.ldr"]
+
+
+def test_validate_and_info_of_placements_out_of_range_print_no_warnings_or_300_digits(tmp_path, library):
+    """F3: validate says OUT OF RANGE at grid x = 1e308 / 20 LDU = 5e+306 studs; info's size in e-notation."""
+    import warnings
+
+    model = tmp_path / "huge.ldr"
+    model.write_text(HUGE)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        r = runner.invoke(app, ["validate", str(model)])
+        assert r.exit_code == 1, r.output
+        assert "OUT OF RANGE #0: 3001 (Brick 2 x 4, Color.RED) at grid (5e+306, -1, -3) [huge.ldr:1]" in r.output
+        r = runner.invoke(app, ["info", str(model)])
+    assert r.exit_code == 0, r.output
+    assert "size: 5e+306 x 2.0 studs" in r.output and max(len(w) for w in r.output.split()) < 30

@@ -10,7 +10,8 @@ writes one problem line per finding with a ``try:`` hint. ``bricklayer.validate.
 
 from __future__ import annotations
 
-__all__ = ["report_of", "describe_placement", "instance_key", "MAX_LISTED", "MAX_COORDINATE_LDU"]
+__all__ = ["report_of", "describe_placement", "instance_key", "out_of_range_placements", "MAX_LISTED",
+           "MAX_COORDINATE_LDU"]
 
 from ldraw_data.text import clean_text
 
@@ -24,6 +25,27 @@ MAX_COORDINATE_LDU = 1_000_000.0
 
 #: Problems of one kind listed in full before "... and N more".
 MAX_LISTED = 8
+
+
+def out_of_range_placements(build) -> list:
+    """The flattened placements of ``build`` placed farther than :data:`MAX_COORDINATE_LDU` from the origin
+    along any axis (or at a coordinate that is not a finite number), in build order.
+
+    Parameters
+    ----------
+    build : LegoBuild
+
+    Returns
+    -------
+    list of FlatPlacement
+        Empty for every real model (official models span under 20,000 LDU). Validate reports each as
+        OUT OF RANGE; render, export and instructions refuse the model (their geometry would be meaningless
+        and numpy overflows).
+    """
+    import numpy as np
+
+    return [fp for fp in build.flattened_placements
+            if not np.all(np.abs(fp.pose.matrix[:3, 3]) <= MAX_COORDINATE_LDU)]
 
 
 def instance_key(fp) -> tuple:
@@ -71,9 +93,17 @@ def describe_placement(build, fp) -> dict:
         "submodels": subs,
         "file": origin[0] if origin else None,
         "line": origin[1] if origin else None,
-        "grid": [int(g) if float(g).is_integer() else g for g in grid],
-        "size": [int(s) if float(s).is_integer() else s for s in size],
+        "grid": [_grid_number(g) for g in grid],
+        "size": [_grid_number(s) for s in size],
     }
+
+
+def _grid_number(v) -> int | float:
+    """A whole number as an int (``3`` not ``3.0``), up to 1e15 (float64 holds whole numbers exactly up to
+    2**53, about 9e15); past that a float, printed in e-notation rather than as a 300-digit int (a part at
+    1e308 LDU)."""
+    v = float(v)
+    return int(v) if v.is_integer() and abs(v) < 1e15 else v
 
 
 def _where(d: dict) -> str:
@@ -464,8 +494,7 @@ def report_of(build, *, source: str = "build", expected_components: int | None =
                    singular_values=sv) for fp, sv in scaled_fp]
     unreadable = [{"file": w.path, "line": w.line, "message": w.message}
                   for w in getattr(build, "unreadable_lines", None) or ()]
-    far = [describe_placement(build, fp) for fp in flat
-           if not np.all(np.abs(fp.pose.matrix[:3, 3]) <= MAX_COORDINATE_LDU)]
+    far = [describe_placement(build, fp) for fp in out_of_range_placements(build)]
     problems = []
 
     def section(lines: list, more: str, hint: str):

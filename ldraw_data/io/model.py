@@ -47,9 +47,11 @@ SINGULAR_TOLERANCE = 1e-6
 
 
 def rotation_deviation(rot: np.ndarray) -> np.ndarray:
-    """``max |R^T R - I|`` of one (3, 3) or many (n, 3, 3) matrices (0 for a rotation or mirror)."""
+    """``max |R^T R - I|`` of one (3, 3) or many (n, 3, 3) matrices (0 for a rotation or mirror; ``inf`` for
+    entries so large that the product overflows, e.g. 1e300, without a numpy warning)."""
     r = np.asarray(rot, dtype=np.float64)
-    rtr = np.swapaxes(r, -1, -2) @ r
+    with np.errstate(over="ignore", invalid="ignore"):
+        rtr = np.swapaxes(r, -1, -2) @ r
     return np.abs(rtr - np.eye(3)).max(axis=(-1, -2))
 
 
