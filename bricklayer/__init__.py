@@ -6,10 +6,15 @@ elements with ``add``/``stack`` (grid) or ``connect`` (typed connectors), nest
 builds, check them (``colliding_placements``, ``floating_placements``,
 ``connected_components``) and export to LDraw (``write_ldraw``), glTF, OBJ, STL or
 USD (``write_gltf``, ...), or a parts list (``write_parts_list``).
+
+Errors: every error the toolkit raises on purpose derives from ``ToolkitError`` (``except ToolkitError``
+catches bad input, unknown parts, unreadable files and unwritable outputs; anything else is a bug); each
+kind also derives from the built-in it replaced (``ValueError``, ``KeyError``, ``OSError``...), and
+``BrickLayerError``/``LDrawError`` are the library layers' branches (:mod:`bricklayer.errors` draws the tree).
 """
 
 # errors
-from .errors import BrickLayerError, LDrawError
+from .errors import BrickLayerError, LDrawError, ToolkitError
 
 # units
 from .constants import BRICK, LDU, MM, PLATE, STUD, TOL
@@ -63,7 +68,7 @@ def __dir__() -> list[str]:
 __all__ = [
     "Inventory", "read_inventory", "inventory_problems",
     # errors
-    "BrickLayerError", "LDrawError",
+    "ToolkitError", "BrickLayerError", "LDrawError",
     # units
     "LDU", "MM", "STUD", "PLATE", "BRICK", "TOL",
     # value types

@@ -129,3 +129,19 @@ def test_cli_catches_no_bare_valueerror_or_keyerror():
             caught += [t.id for t in types if isinstance(t, ast.Name)]
     assert "ToolkitError" in caught and "OSError" in caught
     assert not {"ValueError", "KeyError"} & set(caught), caught
+
+
+def test_the_root_is_exported_and_documented_where_users_look():
+    """F7: ``from bricklayer import ToolkitError`` works, the API reference (`python -m bricklayer`) and the README
+    name it."""
+    import subprocess
+    import sys
+
+    import bricklayer
+    from ldraw_data.errors import ToolkitError as Root
+
+    assert bricklayer.ToolkitError is Root and "ToolkitError" in bricklayer.__all__
+    out = subprocess.run([sys.executable, "-m", "bricklayer"], capture_output=True, text=True, cwd=ROOT,
+                         timeout=120).stdout
+    assert "## class ToolkitError" in out and "except ToolkitError" in out
+    assert "from bricklayer import ToolkitError" in (ROOT / "README.md").read_text()
