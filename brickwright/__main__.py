@@ -1,5 +1,5 @@
 """``python -m brickwright``: the CLI."""
 
-from .cli import app
+from .cli import main
 
-app()
+main()

@@ -18,7 +18,8 @@ app = typer.Typer(no_args_is_help=True, add_completion=True, rich_markup_mode=No
                        "model or run failed its checks (not valid, parts not placed, run not passed) or the work "
                        "failed (a build.py raised, no OpenGL); 2 usage error or unreadable input (bad option, "
                        "missing or unreadable file, an output that exists without --force): nothing was done; 130 "
-                       "interrupted (Ctrl-C).")
+                       "interrupted (Ctrl-C); 141 the output pipe was closed (e.g. `| head`), as for any "
+                       "program killed by SIGPIPE.")
 library_app = typer.Typer(no_args_is_help=True, rich_markup_mode=None, context_settings=_HELP,
                           help="Install and inspect the LDraw parts library.")
 popularity_app = typer.Typer(no_args_is_help=True, rich_markup_mode=None, context_settings=_HELP,
@@ -32,8 +33,24 @@ NO_SANDBOX_HELP = ("Run a build.py without the OS sandbox (process limits only):
 
 
 #: Exit codes of every command (documented in ``brickwright --help``); 130 after Ctrl-C (128 + SIGINT, the shell's
-#: convention).
-EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+#: convention); 141 when the reader of the output went away (128 + SIGPIPE: ``brickwright parts M | head -1``
+#: exits as ``cat`` would, killed by SIGPIPE, and prints nothing about it).
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED, EXIT_BROKEN_PIPE = 0, 1, 2, 130, 141
+
+
+def _broken_pipe() -> None:
+    """Exit quietly (:data:`EXIT_BROKEN_PIPE`) after a write to a closed pipe: stdout is pointed at
+    ``os.devnull`` so that the interpreter's final flush does not fail again (the recipe of the Python docs,
+    "Note on SIGPIPE" in the ``signal`` module)."""
+    import os
+    import sys
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):  # stdout is not a file (a test runner's buffer)
+        pass
+    raise typer.Exit(EXIT_BROKEN_PIPE)
 
 
 def _fail(msg: str, code: int = EXIT_USAGE):
@@ -47,7 +64,8 @@ def friendly(fn):
     """Turn expected errors into one clear line on stderr and a non-zero exit code.
 
     Catches only :class:`~ldraw_data.errors.ToolkitError` (the root of every error the toolkit raises on
-    purpose, :mod:`bricklayer.errors`) and ``OSError`` (a file that cannot be read or written): exit 1
+    purpose, :mod:`bricklayer.errors`) and ``OSError`` (a file that cannot be read or written; a closed
+    output pipe exits 141 quietly, :func:`_broken_pipe`): exit 1
     (:data:`EXIT_FAILED`) when the work failed (a build.py raised, the provider failed mid-run, no OpenGL),
     else 2 (:data:`EXIT_USAGE`: bad or unreadable input, nothing was done). ``KeyboardInterrupt`` prints
     ``interrupted`` and exits 130 (the shell's code for Ctrl-C). Anything else is a bug and keeps its traceback.
@@ -62,6 +80,8 @@ def friendly(fn):
         except KeyboardInterrupt:
             typer.echo("interrupted", err=True)
             raise typer.Exit(EXIT_INTERRUPTED) from None
+        except BrokenPipeError:  # the reader of stdout went away (`| head`): not an error of the command
+            _broken_pipe()
         except (ToolkitError, OSError) as exc:
             # imported only on the error path: bricklayer.render imports all of bricklayer (about 0.8 s)
             from bricklayer.render import RenderBackendError
@@ -1206,8 +1226,15 @@ def runs_show(run_id: str = typer.Argument(..., help="A run's folder name (a uni
 
 
 def main():  # pragma: no cover - console entry
-    """Entry point of the ``brickwright`` console script (pyproject ``[project.scripts]``)."""
-    app()
+    """Entry point of the ``brickwright`` console script (pyproject ``[project.scripts]``); a closed output
+    pipe met outside a command (help text, the final flush) exits 141 quietly, as in the commands."""
+    try:
+        app()
+    except BrokenPipeError:
+        try:
+            _broken_pipe()
+        except typer.Exit as exc:
+            raise SystemExit(exc.exit_code) from None
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -250,3 +250,17 @@ def test_validate_and_info_of_placements_out_of_range_print_no_warnings_or_300_d
         r = runner.invoke(app, ["info", str(model)])
     assert r.exit_code == 0, r.output
     assert "size: 5e+306 x 2.0 studs" in r.output and max(len(w) for w in r.output.split()) < 30
+
+
+@pytest.mark.parametrize("cmd", [["info", "{m}"], ["parts", "{m}"]])
+def test_closed_output_pipe_exits_141_quietly(tmp_path, library, cmd):
+    """F9: the reader of stdout is gone before the first line (`| head` done): exit 141 (128 + SIGPIPE, as `cat`
+    killed by the signal) and nothing on stderr, not `error: [Errno 32] Broken pipe` and exit 2."""
+    model = tmp_path / "m.ldr"
+    model.write_text("0 test\n" + BRICK + "\n")
+    r_fd, w_fd = os.pipe()
+    os.close(r_fd)  # no reader: every write to stdout fails with EPIPE
+    p = subprocess.run([sys.executable, "-m", "brickwright", *[a.format(m=model) for a in cmd]], cwd=REPO,
+                       stdout=w_fd, stderr=subprocess.PIPE, text=True, timeout=120)
+    os.close(w_fd)
+    assert p.returncode == 141 and p.stderr == "", p.stderr
