@@ -40,7 +40,7 @@ from .build import LegoBuild
 from .element import Element
 from .geometry.ldraw_frame import B2L, L2B
 from .geometry.types import Pose
-from .errors import BrickLayerTypeError, BrickLayerValueError, OutputExistsError
+from .errors import BrickLayerTypeError, BrickLayerValueError
 
 log = logging.getLogger(__name__)
 
@@ -666,9 +666,9 @@ def write_ldraw(build: LegoBuild, path, *, overwrite: bool = False, title: str |
         The file; its ``0 Name:`` (a plain file) or main block's name (an MPD, when the build has no
         name) is the file's name.
     """
-    p = Path(path)
-    if p.exists() and not overwrite:
-        raise OutputExistsError(f"{p} exists; pass overwrite=True to replace it")
+    from ldraw_data.fileio import check_output_file
+
+    p = check_output_file(path, overwrite)
     if not isinstance(build, LegoBuild):
         raise BrickLayerTypeError(f"write_ldraw(build, path) needs a LegoBuild, got {type(build).__name__}")
     text = to_ldraw(build, title=title, name=p.name, author=author)

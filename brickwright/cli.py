@@ -11,6 +11,7 @@ from typing import Optional
 import typer
 
 from ldraw_data.errors import ToolkitError
+from ldraw_data.text import count_of
 
 _HELP = {"help_option_names": ["-h", "--help"]}
 app = typer.Typer(no_args_is_help=True, add_completion=True, rich_markup_mode=None, context_settings=_HELP,
@@ -48,7 +49,7 @@ def _broken_pipe() -> None:
     try:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
-    except (OSError, ValueError, AttributeError):  # stdout is not a file (a test runner's buffer)
+    except (OSError, AttributeError):  # stdout is not a file (a test runner's buffer: io.UnsupportedOperation)
         pass
     raise typer.Exit(EXIT_BROKEN_PIPE)
 
@@ -353,6 +354,16 @@ def _refuse_out_of_range(build, model: Path) -> None:
           f"{'them' if n != 1 else 'it'} nearer (`brickwright validate` lists every one)")
 
 
+def _check_output(out: Path, model: Path, force: bool) -> None:
+    """The checks every command makes on an output file before any work (exit 2, one line): not the input
+    model itself (:func:`_output_not_input`), not a folder, not an existing file without --force
+    (:func:`ldraw_data.fileio.check_output_file`)."""
+    from ldraw_data.fileio import check_output_file
+
+    _output_not_input(out, model)
+    check_output_file(out, force, replace_hint="pass --force")
+
+
 def _load_model_or_script(model: Path):
     """(build, None) for an LDraw file; (None, None) for a build.py (run by the caller); fails clearly on
     a missing file, a folder, or a model with no parts. Import warnings go to stderr."""
@@ -490,7 +501,7 @@ def _validate_many(models: list[Path], *, as_json: bool, sandbox: bool, inventor
                 typer.echo(f"{m}: build.py failed: {r['failed']}")
             else:
                 extra = f", {r['over_inventory']} beyond the inventory" if r.get("over_inventory") else ""
-                typer.echo(f"{m}: {r['parts']} parts, {r['collisions']} colliding pairs, {r['floating']} floating, "
+                typer.echo(f"{m}: {r['parts']} parts, {count_of(r['collisions'], 'colliding pair')}, {r['floating']} floating, "
                            f"{r['components']} connected component(s){extra} -> "
                            f"{'VALID' if r['valid'] else 'NOT VALID'}")
     if any("error" in r for r in results):
@@ -563,7 +574,9 @@ def instructions(model: Path = typer.Argument(..., help=".ldr, .mpd or build.py"
     if not s["valid"]:
         typer.echo(f"  (`brickwright validate {model}` lists the problems)")
     if s.get("colliding_pairs"):
-        typer.echo(f"warning: {s['colliding_pairs']} pairs of parts collide in the model as drawn; no order makes "
+        n_pairs = s["colliding_pairs"]
+        typer.echo(f"warning: {count_of(n_pairs, 'pair')} of parts collide{'s' if n_pairs == 1 else ''} in the "
+                   "model as drawn; no order makes "
                    "it buildable until they are fixed (`brickwright validate`)", err=True)
     typer.echo(f"{model.name}: {s['placed']} of {planned} parts placed "
                f"({100 * s['placed_share']:.1f}%), {s['skipped']} added in a last step"
@@ -591,7 +604,9 @@ def render(model: Path = typer.Argument(..., help=".ldr, .mpd or build.py"),
            view: str = typer.Option("iso", help="iso, iso_back, front, back, left, right, top, bottom, or sheet (six views)."),
            highlight_problems: bool = typer.Option(False, "--highlight-problems",
                                                    help="Colliding parts red, floating parts orange, the rest faded."),
-           out: Optional[Path] = typer.Option(None, help="PNG to write (default: MODEL name + .png)."),
+           out: Optional[Path] = typer.Option(None, help="PNG to write (default: beside the model, in MODEL's "
+                                                         "folder, with .png for its suffix: dir/m.mpd -> "
+                                                         "dir/m.png)."),
            size: Optional[str] = typer.Option(None, help="WxH in pixels, e.g. 1200x800."),
            edges: bool = typer.Option(True, help="Draw LDraw edge lines."),
            force: bool = typer.Option(False, "--force", help="Replace an existing output file."),
@@ -613,9 +628,7 @@ def render(model: Path = typer.Argument(..., help=".ldr, .mpd or build.py"),
     target = out or model.with_suffix(".png")
     if target.suffix.lower() != ".png":
         _fail(f"{target}: the output is a PNG image; give a file name ending in .png")
-    _output_not_input(target, model)
-    if target.exists() and not force:
-        _fail(f"{target} exists; pass --force to replace it")
+    _check_output(target, model, force)
     build, _ = _load_model_or_script(model)
     if build is None:
         build = load_build(model, sandbox=not no_sandbox)
@@ -687,9 +700,14 @@ PROMPTS_FILE = "a UTF-8 text file, one prompt a line"
 @app.command("eval")
 @friendly
 def eval_(prompts: Path = typer.Argument(..., help="Text file, one prompt a line."),
-          model: Optional[str] = typer.Option(None), base_url: Optional[str] = typer.Option(None),
-          api_key: Optional[str] = typer.Option(None), out: Optional[Path] = typer.Option(None),
-          max_calls: int = typer.Option(60), max_validate: int = typer.Option(20),
+          model: Optional[str] = typer.Option(None, help="Model name (or BRICKWRIGHT_MODEL)."),
+          base_url: Optional[str] = typer.Option(None, help="OpenAI-compatible server URL (or BRICKWRIGHT_BASE_URL)."),
+          api_key: Optional[str] = typer.Option(None, help="API key (or OPENAI_API_KEY / BRICKWRIGHT_API_KEY / "
+                                                           "ANTHROPIC_API_KEY)."),
+          out: Optional[Path] = typer.Option(None, help="Folder for the run folders and the metrics (JSON and "
+                                                        "CSV; default: ./brickwright_eval)."),
+          max_calls: int = typer.Option(60, min=1, help="Maximum tool calls per run."),
+          max_validate: int = typer.Option(20, min=1, help="Maximum validate calls per run."),
           budget: Optional[float] = typer.Option(None, help="Maximum cost in USD per run."),
           force: bool = typer.Option(False, "--force", help="Replace runs and metrics already in --out."),
           no_sandbox: bool = typer.Option(False, "--no-sandbox", help=NO_SANDBOX_HELP),
@@ -703,6 +721,8 @@ def eval_(prompts: Path = typer.Argument(..., help="Text file, one prompt a line
     from .agent import evaluate
     from .agent.evaluate import read_prompts
 
+    if ray is not None and not ray.strip():
+        _fail("--ray needs an address: HOST:PORT of the head node, ray://HOST:PORT, auto or local", EXIT_USAGE)
     if ray is not None and workers > 1:
         _fail("give --workers or --ray, not both: on Ray the cluster's CPUs set how many runs go at once "
               "(one CPU a run)", EXIT_USAGE)
@@ -1083,9 +1103,7 @@ def export(model: Path = typer.Argument(..., help=".ldr, .mpd or build.py"),
             _fail(USD_INSTALL_HINT, code=2)
     targets = [out] + ([out.with_suffix(".mtl")] if suffix == ".obj" else [])
     for t in targets:
-        _output_not_input(t, model)
-        if t.exists() and not force:
-            _fail(f"{t} exists; pass --force to replace it")
+        _check_output(t, model, force)
     build = _load_any(model, no_sandbox)
     _refuse_out_of_range(build, model)
     writer = {".glb": write_gltf, ".obj": write_obj, ".stl": write_stl}.get(suffix, write_usd)
@@ -1135,9 +1153,7 @@ def parts(model: Path = typer.Argument(..., help=".ldr, .mpd or build.py"),
               f"{'Rebrickable' if fmt == 'rebrickable-csv' else 'BrickLink'} colour ids and no table ships with "
               "LDraw; see docs/export.md, or use --format csv", code=2)
     if out is not None:
-        _output_not_input(out, model)
-    if out is not None and out.exists() and not force:
-        _fail(f"{out} exists; pass --force to replace it")
+        _check_output(out, model, force)
     cmap = read_id_map(color_map, "colour") if color_map is not None else None
     pmap = read_id_map(part_map, "part") if part_map is not None else None
     build = _load_any(model, no_sandbox)

@@ -13,7 +13,7 @@ one logged warning, the file removed, and the caller rebuilds it.
 
 from __future__ import annotations
 
-__all__ = ["atomic_writer", "atomic_write", "read_input_text", "output_write_error", "discard_cache_file",
+__all__ = ["atomic_writer", "atomic_write", "check_output_file", "read_input_text", "output_write_error", "discard_cache_file",
            "current_umask"]
 
 import contextlib
@@ -22,7 +22,7 @@ import logging
 import os
 import tempfile
 from pathlib import Path
-from .errors import InputNotFoundError, InputReadError, OutputIsAFolderError, OutputWriteError
+from .errors import InputNotFoundError, InputReadError, OutputExistsError, OutputIsAFolderError, OutputWriteError
 
 log = logging.getLogger(__name__)
 
@@ -91,6 +91,39 @@ def atomic_writer(path, mode: str = "wb", *, encoding: str | None = None, newlin
                 exc.filename in (tmp, str(target)) or (exc.filename is None and exc.errno == errno.ENOSPC)):
             raise output_write_error(target, exc) from exc  # the OS error named the temporary file
         raise
+
+
+def check_output_file(path, overwrite: bool, *, replace_hint: str = "pass overwrite=True") -> Path:
+    """The check every writer makes before writing the file ``path``: a folder there is refused first (even
+    with ``overwrite``: it is never replaced by a file), then an existing file unless ``overwrite``.
+
+    Parameters
+    ----------
+    path : path
+        The output file.
+    overwrite : bool
+        Replace an existing file.
+    replace_hint : str
+        How the caller replaces a file, for the message (``"pass --force"`` on the command line).
+
+    Returns
+    -------
+    Path
+        ``path`` as a Path.
+
+    Raises
+    ------
+    OutputIsAFolderError
+        ``path`` is a folder (also an ``IsADirectoryError``).
+    OutputExistsError
+        ``path`` exists and ``overwrite`` is false (also a ``FileExistsError``).
+    """
+    p = Path(path)
+    if p.is_dir():
+        raise OutputIsAFolderError(f"{p} is a folder; give a file name")
+    if p.exists() and not overwrite:
+        raise OutputExistsError(f"{p} exists; {replace_hint} to replace it")
+    return p
 
 
 def output_write_error(target, exc: OSError) -> OutputWriteError:

@@ -9,7 +9,7 @@ and isolates (Unicode Bidirectional Algorithm, UAX #9) and zero-width characters
 
 from __future__ import annotations
 
-__all__ = ["clean_text"]
+__all__ = ["clean_text", "count_of"]
 
 import re
 from typing import Any
@@ -42,3 +42,17 @@ def clean_text(text: Any, *, one_line: bool = False, limit: int | None = None) -
     if one_line:
         out = out.replace("\n", " ").replace("\t", " ")
     return out[:limit] if limit else out
+
+
+def count_of(n: int, noun: str, plural: str | None = None) -> str:
+    """``"1 colliding pair"``, ``"2 colliding pairs"``: ``n`` with ``noun`` in the singular for exactly one.
+
+    Parameters
+    ----------
+    n : int
+    noun : str
+        The singular, e.g. ``"colliding pair"``.
+    plural : str, optional
+        The plural when it is not ``noun + "s"``.
+    """
+    return f"{n} {noun if n == 1 else (plural or noun + 's')}"

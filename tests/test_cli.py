@@ -157,7 +157,7 @@ def test_instructions_give_the_verdict_validate_gives(tmp_path):
         assert head in r.output.splitlines()
         plan = json.loads((out / "plan.json").read_text())
         assert plan["validation"] == head and plan["valid"] is (verdict == "VALID")
-        assert ("1 colliding pairs" in head) is (model is twice) and plan["colliding_pairs"] == (model is twice)
+        assert ("1 colliding pair," in head) is (model is twice) and plan["colliding_pairs"] == (model is twice)
         # the SDK says the same (LegoBuild.is_valid is the report's verdict)
         from bricklayer import read_ldraw
 

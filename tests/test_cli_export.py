@@ -129,3 +129,17 @@ def test_output_onto_the_input_model_is_refused_even_with_force(model, tmp_path,
     assert r.exit_code == 2, r.output
     assert "is the input model" in r.output and "give another output file name" in r.output
     assert model.read_text() == MODEL
+
+
+@pytest.mark.parametrize("cmd", [["export", "{m}", "{d}/x.glb"], ["parts", "{m}", "--out", "{d}/x.glb"]])
+def test_output_that_is_a_folder_says_so_first(model, tmp_path, cmd):
+    """F11: a folder where the output file goes is named as a folder at once (not "exists; pass --force", after
+    which --force would only then say it is a folder); the SDK writers share the check."""
+    (tmp_path / "x.glb").mkdir()
+    r = run(*[a.format(m=model, d=tmp_path) for a in cmd])
+    assert r.exit_code == 2 and r.output.strip() == f"error: {tmp_path}/x.glb is a folder; give a file name"
+    from bricklayer import read_ldraw, write_ldraw
+    from bricklayer.errors import OutputIsAFolderError
+
+    with pytest.raises(OutputIsAFolderError, match="x.glb is a folder; give a file name"):
+        write_ldraw(read_ldraw(model), tmp_path / "x.glb")

@@ -264,3 +264,27 @@ def test_closed_output_pipe_exits_141_quietly(tmp_path, library, cmd):
                        stdout=w_fd, stderr=subprocess.PIPE, text=True, timeout=120)
     os.close(w_fd)
     assert p.returncode == 141 and p.stderr == "", p.stderr
+
+
+def test_eval_help_describes_every_option_and_ray_needs_an_address(tmp_path):
+    """F15: every option of `eval --help` has a description; `--ray ""` is a usage error (exit 2)."""
+    import re
+
+    r = runner.invoke(app, ["eval", "--help"], terminal_width=200)
+    assert r.exit_code == 0
+    options = re.findall(r"^\s+(--[a-z-]+)(.*)$", r.output, re.M)
+    # "--max-calls <int>      [default: 60]": the metavar and the default are not a description
+    bare = [name for name, rest in options if not re.sub(r"<[^>]*>|\[[^\]]*\]|^ [A-Z]+", "", rest).strip()]
+    assert {"--model", "--base-url", "--api-key", "--out", "--max-calls", "--max-validate"} <= {n for n, _ in options}
+    assert bare == [], bare
+    prompts = tmp_path / "p.txt"
+    prompts.write_text("a red tower\n")
+    r = runner.invoke(app, ["eval", str(prompts), "--ray", " ", "--out", str(tmp_path / "ev")])
+    assert r.exit_code == 2 and "--ray needs an address" in r.output and not (tmp_path / "ev").exists()
+
+
+def test_render_help_and_readme_say_where_the_png_goes():
+    """F2: by default the PNG is written beside the model (its folder), which --help and the README say."""
+    r = runner.invoke(app, ["render", "--help"], terminal_width=200)
+    assert "beside the model" in " ".join(r.output.split())
+    assert "model.png beside the model" in (REPO / "README.md").read_text()

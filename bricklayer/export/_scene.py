@@ -45,7 +45,7 @@ from pathlib import Path
 import numpy as np
 
 from ..geometry.ldraw_frame import B2L, L2B
-from ..errors import BrickLayerTypeError, BrickLayerValueError, OutputExistsError, OutputIsAFolderError
+from ..errors import BrickLayerTypeError, BrickLayerValueError
 
 log = logging.getLogger(__name__)
 
@@ -319,11 +319,9 @@ def check_target(path, suffixes: tuple[str, ...], overwrite: bool) -> Path:
     p = Path(path)
     if p.suffix.lower() not in suffixes:
         raise BrickLayerValueError(f"{p}: the file name must end in {' or '.join(suffixes)}")
-    if p.is_dir():
-        raise OutputIsAFolderError(f"{p} is a folder; give a file name")
-    if p.exists() and not overwrite:
-        raise OutputExistsError(f"{p} exists; pass overwrite=True to replace it")
-    return p
+    from ldraw_data.fileio import check_output_file
+
+    return check_output_file(p, overwrite)
 
 
 def _part_geometry(key: str, ldraw_id: str, mesh, merge_tolerance: float = 1e-4) -> PartGeometry:

@@ -49,8 +49,7 @@ from collections import Counter
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from xml.sax.saxutils import escape
-from ..errors import (BrickLayerTypeError, BrickLayerValueError, InputNotFoundError, OutputExistsError,
-                      OutputIsAFolderError)
+from ..errors import BrickLayerTypeError, BrickLayerValueError, InputNotFoundError
 
 #: Row kinds, see the module docstring.
 KINDS = ("part", "printed", "sticker", "assembly", "embedded", "unknown")
@@ -312,11 +311,9 @@ def write_parts_list(build, path, fmt: str = "csv", *, color_map=None, part_map=
     """
     from ldraw_data.fileio import atomic_write
 
-    p = Path(path)
-    if p.is_dir():
-        raise OutputIsAFolderError(f"{p} is a folder; give a file name")
-    if p.exists() and not overwrite:
-        raise OutputExistsError(f"{p} exists; pass overwrite=True to replace it")
+    from ldraw_data.fileio import check_output_file
+
+    p = check_output_file(path, overwrite)
     if color_map is not None and not isinstance(color_map, dict):
         color_map = read_id_map(color_map, "colour")
     if part_map is not None and not isinstance(part_map, dict):

@@ -13,7 +13,7 @@ from __future__ import annotations
 __all__ = ["report_of", "describe_placement", "instance_key", "out_of_range_placements", "MAX_LISTED",
            "MAX_COORDINATE_LDU"]
 
-from ldraw_data.text import clean_text
+from ldraw_data.text import clean_text, count_of
 
 from .report import ValidationReport
 
@@ -569,7 +569,7 @@ def report_of(build, *, source: str = "build", expected_components: int | None =
             problems.append(f"... and {len(comps) - MAX_LISTED - 1} more components")
     unread = f", {len(unreadable)} unreadable part line(s)" if unreadable else ""
     more = f" (and at least {eng.unexamined} nearby pairs not tested)" if eng.unexamined else ""
-    head = (f"{source}: {len(flat)} parts{unread}, {len(cols)} colliding pairs{more}, "
+    head = (f"{source}: {len(flat)} parts{unread}, {count_of(len(cols), 'colliding pair')}{more}, "
             f"{len(floating) + len(below_ground)} floating, {len(comps)} connected component(s)")
     problems = [clean_text(p) for p in problems]  # names come from files and model code: no terminal escapes
     return ValidationReport(

@@ -150,7 +150,7 @@ def test_the_cli_report_is_the_one_report_as_json():
     d = _report(text)
     assert d == rep.to_dict() and list(d) == _KEYS  # today's keys in today's order
     assert (rep.valid, rep.parts, len(rep.collisions), len(rep.floating)) == (False, 3, 1, 1)
-    assert d["text"].splitlines()[0] == ("t.ldr: 3 parts, 1 colliding pairs, 1 floating, 3 connected component(s)"
+    assert d["text"].splitlines()[0] == ("t.ldr: 3 parts, 1 colliding pair, 1 floating, 3 connected component(s)"
                                          " -> NOT VALID")
 
 
