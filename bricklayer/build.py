@@ -176,15 +176,15 @@ def slide_limit_studs(connector: Connector, to: Connector) -> float:
     """How far (studs, either way) a sliding connector may slide along its mate and stay engaged.
 
     The validator's rule for sliding joints (:mod:`bricklayer.validate.connections`, after BrickNet): the
-    two extents, each the connector's half-length ``length`` but at least ``_AXLE_MIN_HALF`` (4 LDU),
-    overlap by at least ``_AXLE_MIN_OVERLAP`` (4 LDU). With the two origins ``s`` LDU apart along the
+    two extents, each the connector's half-length ``length`` but at least ``AXLE_MIN_HALF`` (4 LDU),
+    overlap by at least ``AXLE_MIN_OVERLAP`` (4 LDU). With the two origins ``s`` LDU apart along the
     axis that is ``|s| <= max(l1, 4) + max(l2, 4) - 4``; returned divided by ``STUD`` (20 LDU). A
     4-long axle 3705 (half-length 40 LDU) through a 1-long hole (half-length 10 LDU) may slide
     (40 + 10 - 4) / 20 = 2.3 studs either way.
     """
-    from .validate.connections import _AXLE_MIN_HALF, _AXLE_MIN_OVERLAP
+    from .validate.connections import AXLE_MIN_HALF, AXLE_MIN_OVERLAP
 
-    return (max(connector.length, _AXLE_MIN_HALF) + max(to.length, _AXLE_MIN_HALF) - _AXLE_MIN_OVERLAP) / STUD
+    return (max(connector.length, AXLE_MIN_HALF) + max(to.length, AXLE_MIN_HALF) - AXLE_MIN_OVERLAP) / STUD
 
 
 def _check_slide(connector: Connector, to: Connector, studs: float) -> None:

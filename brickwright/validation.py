@@ -9,7 +9,7 @@ from __future__ import annotations
 
 __all__ = ["diagnostic_ldraw", "add_inventory_check", "validation_report", "describe_placement", "unknown_placements", "MAX_LISTED"]
 
-from bricklayer.validate.collisions import unknown_placements  # noqa: E402  (re-exported: validate reports them)
+from bricklayer.validate.catalog_checks import unknown_placements  # noqa: E402  (re-exported: validate reports them)
 
 #: Farthest a part may be placed from the origin, LDU (400 m). The largest official models span under 20,000
 #: LDU; far beyond this, float64 collision and contact tests lose their sub-LDU precision (at 1e18 LDU two
@@ -88,7 +88,7 @@ def _not_catalog_parts(build) -> tuple[list, list, list]:
     matrices of official files stay under 0.0071), see :func:`bricklayer.validate.placements.placement_faults`.
     """
     from bricklayer.validate.collisions import unchecked_placements
-    from bricklayer.validate.placements import placement_faults
+    from bricklayer.validate.catalog_checks import placement_faults
     from ldraw_data.library import normalize_name
 
     flat = build.flattened_placements
@@ -397,7 +397,7 @@ def validation_report(build, *, source: str = "build", expected_components: int 
     from bricklayer.constants import CROWDED_PARTNERS
     from bricklayer.validate.collisions import collision_engine
     from bricklayer.validate.connections import connection_graph
-    from bricklayer.validate.placements import DISTORTION_TOL, placement_faults
+    from bricklayer.validate.catalog_checks import DISTORTION_TOL, placement_faults
     from bricklayer.validate.support import support_graph
 
     flat = build.flattened_placements

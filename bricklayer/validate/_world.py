@@ -185,8 +185,6 @@ def flexible_mask(build) -> np.ndarray:
     def make(old: np.ndarray | None = None) -> np.ndarray:
         from ldraw_data.library import get_library
 
-        from .collisions import _embedded_doc
-
         wa = world_arrays(build)
         lib = get_library()
         memo = build._cache.setdefault("validate.flexible.memo", {})  # part key -> bool, kept across edits
@@ -217,3 +215,21 @@ def flexible_mask(build) -> np.ndarray:
         return out
 
     return build._cached("validate.flexible", make, lambda old, k: make(old))
+
+
+def _embedded_doc(build):
+    """The build's MPD-embedded part files (``build.embedded_files``) as one parsed document, or None;
+    cached in the build until the embedded files change."""
+    files = getattr(build, "embedded_files", None) or {}
+    if not files:
+        return None
+    key = tuple(sorted(files))
+    hit = build._cache.get("validate.embedded")
+    if hit is not None and hit[0] == key:
+        return hit[1]
+    from ldraw_data.io.parse import parse_document
+
+    text = "\n".join(f"0 FILE {name}\n{body}\n0 NOFILE" for name, body in files.values())
+    doc = parse_document(text, f"<embedded parts of {build.name or 'build'}>")
+    build._cache["validate.embedded"] = (key, doc)
+    return doc

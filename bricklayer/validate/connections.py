@@ -44,7 +44,7 @@ from __future__ import annotations
 
 __all__ = ["ConnectionGraph", "connection_graph", "part_connector_arrays", "embedded_aliases", "find_mated_pairs",
            "SLIDING_TYPES", "is_sliding_type", "JOINT_TOLERANCE", "TOL_EPS", "SLIDE_END_EPS",
-           "STUD_SEAT_REACH"]
+           "STUD_SEAT_REACH", "AXLE_MIN_HALF", "AXLE_MIN_OVERLAP"]
 
 from dataclasses import dataclass
 from functools import lru_cache
@@ -56,7 +56,7 @@ from ldraw_data.connectors import JointKind, connector_types, is_sliding_type, m
 
 from ..connector import Connector
 from ..constants import COINCIDENT_CONNECTORS, TOL
-from ._world import flexible_mask, world_arrays
+from ._world import _embedded_doc, flexible_mask, world_arrays
 from .held import held_in_frame_edges
 
 #: Every distance test against a tolerance of :data:`bricklayer.constants.TOL` is inclusive ("within 0.5
@@ -69,8 +69,14 @@ SLIDING_TYPES = frozenset({"axle", "axle_hole", "axle_bore", "pin", "pin_hole", 
 #: Long male connectors that stay free after mating (several parts fit along them).
 _MULTI = frozenset({"axle", "bar"})
 _AXLE_AXIS_COS = 0.9  # BrickNet _AXLE_AXIS_THR
-_AXLE_MIN_HALF = 4.0  # BrickNet _AXLE_DEFAULT_RAD
-_AXLE_MIN_OVERLAP = 4.0  # BrickNet _AXLE_MIN_OVERLAP
+#: Smallest half-length (LDU) a sliding connector (axle, pin, bar, clip and their holes) counts with when
+#: the overlap of two mated sliding connectors is measured: BrickNet's ``_AXLE_DEFAULT_RAD`` (4 LDU).
+AXLE_MIN_HALF = 4.0
+#: Smallest overlap (LDU) along the axis for two sliding connectors to stay engaged: BrickNet's
+#: ``_AXLE_MIN_OVERLAP`` (4 LDU).
+AXLE_MIN_OVERLAP = 4.0
+_AXLE_MIN_HALF = AXLE_MIN_HALF  # old private names (bricklayer.build read them)
+_AXLE_MIN_OVERLAP = AXLE_MIN_OVERLAP
 #: Sliding joints stay engaged when their overlap is at least ``_AXLE_MIN_OVERLAP`` less this much (LDU):
 #: a part slid exactly to the end of its slide and then turned about the axis (``check_motion`` of a
 #: hub at its slide limit) computes an overlap of 4 - 1e-13 LDU; the boundary is inclusive.
@@ -207,7 +213,6 @@ def embedded_aliases(build) -> dict:
 
         from ..element import Element
         from ..geometry.ldraw_frame import L2B
-        from .collisions import _embedded_doc
 
         wa = world_arrays(build)
         keys = tuple(sorted(k for k in wa.groups if k.startswith("?")))

@@ -90,10 +90,11 @@ from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import breadth_first_order, connected_components
 
 from ..constants import SETTLE_LDU, TOL
+from .capture import captured_edges
 from .collisions import collision_engine
-from ._capture import captured_edges
 from ._world import flexible_mask
 from .connections import connection_graph
+from .spatial import _REST_DROP
 
 
 @dataclass(frozen=True, eq=False)
@@ -386,8 +387,7 @@ def _stickers(eng) -> np.ndarray:
     ``5542 - 4111899i.dat`` on a tile 2431)."""
     from ldraw_data.traits import title_traits
 
-    from ._world import part_title
-    from .collisions import _embedded_doc
+    from ._world import _embedded_doc, part_title
 
     out = np.zeros(eng.n, dtype=bool)
     emb = None
@@ -554,8 +554,6 @@ def _hanging_edges(eng, supported: np.ndarray, cand: np.ndarray) -> np.ndarray:
     lowest point is higher, so these are tested here, for the parts left unsupported only; newly
     held parts may hold others in turn.
     """
-    from .collisions import _REST_DROP
-
     sup = np.asarray(supported, dtype=bool).copy()
     left = np.asarray(cand, dtype=np.intp)
     if not len(left) or not len(eng.pairs):

@@ -1,0 +1,253 @@
+"""Catalog checks (validator stage 1): parts the library does not know, and faults of a placement itself.
+
+Consumes the flattened placements of a build (:func:`._world.world_arrays`), the LDraw library and
+catalog, and the collision shapes (:data:`.fcl.SHAPE_STORE`); produces :func:`unknown_placements`
+(parts neither in the library nor embedded: UNKNOWN PART) and :func:`placement_faults` (mirrored chiral
+parts, distorted matrices, duplicate placements). Formerly ``placements.py`` (still importable).
+
+Faults of a placement itself: mirrored chiral parts, distorted matrices, duplicate placements.
+
+A real part can only be moved and turned. LDraw type-1 lines carry a full 3 x 3 matrix, so a file
+can mirror, scale or shear a part, or place the same part twice at the same pose (a sub-model line
+written twice). None of these can be built (issue 16, items 7, 8, 10):
+
+- **Mirrored** (``det < 0``): a chiral part mirrored is another part (Wing 2 x 4 Right 41769
+  mirrored is Wing 2 x 4 Left 41770). A part is chiral when its collision mesh is not its own
+  mirror image through one of its three coordinate planes (:func:`is_mirror_symmetric`; LDraw parts
+  are drawn with their symmetry planes on the coordinate planes), so a mirrored plate or tile is
+  simply the plate turned. Flexible parts (hose segments, LSynth output, chain links: trait
+  :data:`ldraw_data.traits.UNSUPPORTED_OK`) are drawn mirrored by official files and are exempt.
+  The mirror part is named by the catalog title with "Left" and "Right" swapped (the LDraw
+  naming rule for mirror pairs), when the catalog has it.
+- **Distorted**: the matrix is not a rotation. Its singular values are the scale factors along
+  its principal axes (a rotation has all three equal to 1; a shear by ``k`` has ``1 +- k/2``
+  about). A placement is distorted when one of them differs from 1 by more than
+  :data:`DISTORTION_TOL`.
+- **Duplicate**: two placements of the same part at the same pose (within
+  ``TOL.connector_position`` and 0.01 in the matrix): the second is the same brick twice, which
+  the collision test cannot always see (coincident surfaces).
+"""
+
+from __future__ import annotations
+
+__all__ = ["DISTORTION_TOL", "PlacementFault", "placement_faults", "is_mirror_symmetric", "mirror_part",
+           "unknown_placements"]
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+
+from ..constants import TOL
+from .collisions import unchecked_placements
+from .fcl import SHAPE_STORE as _STORE
+
+#: Largest ``max |s_k - 1|`` over the singular values ``s_k`` of a placement's world matrix still
+#: taken as a rounded rotation. Measured on the 67 official models (every rigid placement, world
+#: matrices composed through sub-models): rounding of 3-6 decimal matrices stays below 0.0071
+#: (10227 B-wing; 99% of placements below 1e-4). A few official lines are not rounded rotations but
+#: hand-made shears and scales (10182 Cafe Corner ``1 0 0.309017 / 0 1 0 / -0.309017 0 1`` on
+#: 4719c01: 1.047; posed minifigure hands in 10213: 1.036; a sub-model of 10030 scaled 0.97-0.99;
+#: 30231 scaled x2 in 6907): they are distortions and are reported. A part scaled x0.97 or x1.04 or
+#: sheared 5% (singular values 0.975 / 1.025) is caught.
+DISTORTION_TOL = 0.01
+#: Duplicate placements: largest difference of matrix entries (rounding of the same pose written twice).
+_DUP_ROT = 0.01
+
+
+@dataclass(frozen=True)
+class PlacementFault:
+    """One placement that cannot be built as drawn.
+
+    Attributes
+    ----------
+    kind : str
+        ``"mirrored"``, ``"distorted"`` or ``"duplicate"``.
+    index : int
+        Index into ``build.flattened_placements``.
+    other : int or None
+        For ``"duplicate"``: the index of the first placement at the same pose.
+    detail : dict
+        ``mirrored``: ``{"mirror_part": id or None}``; ``distorted``: ``{"singular_values": [s1, s2,
+        s3]}``; ``duplicate``: ``{}``.
+    """
+
+    kind: str
+    index: int
+    other: int | None
+    detail: dict
+
+
+@lru_cache(maxsize=None)
+def _symmetric_key(key: str) -> bool:
+    shape = _STORE.shape(key, None)
+    if shape is None:
+        return True  # no geometry: nothing to tell
+    v = np.asarray(shape.vertices, dtype=np.float64)
+    return is_mirror_symmetric(v)
+
+
+def is_mirror_symmetric(vertices: np.ndarray, tol: float = 0.05, share: float = 0.95) -> bool:
+    """True when a vertex set is its own mirror image through one of the planes x=0, y=0, z=0.
+
+    Parameters
+    ----------
+    vertices : (k, 3) float, LDU (LDraw part frame)
+    tol : float, LDU
+        A mirrored vertex must lie this close to a vertex (the library's 3-4 decimals).
+    share : float
+        Fraction of mirrored vertices that must find one (the rest: small off-centre details).
+        Measured through the best plane: plates, bricks, round 1 x 1 parts, tiles (3020, 3001,
+        6141, 3062b, 2431) 100%, the round plate 4032a 95.1%, palm leaf 2518 96.3% (mirrored in
+        1788 Treasure Chest), against at most 80.8% for Wing 2 x 4 Right/Left 41769/41770 and 59.5%
+        for Wing 4 x 8 Left 3933.
+
+    Returns
+    -------
+    bool
+    """
+    from scipy.spatial import cKDTree  # only for mirrored placements, which are rare
+
+    v = np.asarray(vertices, dtype=np.float64)
+    if not len(v):
+        return True
+    tree = cKDTree(v)
+    for ax in range(3):
+        m = v.copy()
+        m[:, ax] = -m[:, ax]
+        d, _ = tree.query(m, distance_upper_bound=tol)
+        if np.isfinite(d).mean() >= share:
+            return True
+    return False
+
+
+@lru_cache(maxsize=None)
+def mirror_part(part_id: str) -> str | None:
+    """The catalog part that is the mirror image of ``part_id``, or None.
+
+    LDraw names mirror pairs by their side: "Wing 2 x 4 Right" (41769) and "Wing 2 x 4 Left"
+    (41770). The title with "Left" and "Right" swapped (whole words) is looked up in the catalog.
+
+    Parameters
+    ----------
+    part_id : str
+
+    Returns
+    -------
+    str or None
+    """
+    import re
+
+    from ldraw_data.catalog import get_catalog
+
+    cat = get_catalog()
+    if part_id not in cat:
+        return None
+    name = cat.get(part_id).name or ""
+    if not re.search(r"\b(Left|Right)\b", name):
+        return None
+    swapped = re.sub(r"\b(Left|Right)\b", lambda m: "Right" if m.group(1) == "Left" else "Left", name)
+    index = _names_index()
+    return index.get(swapped)
+
+
+@lru_cache(maxsize=1)
+def _names_index() -> dict:
+    from ldraw_data.catalog import get_catalog
+
+    cat = get_catalog()
+    out: dict = {}
+    for pid in cat.ids():
+        n = cat.get(pid).name or ""
+        if n and not n.startswith("~"):
+            out.setdefault(n, pid)
+    return out
+
+
+def placement_faults(build) -> list:
+    """Mirrored chiral, distorted and duplicate placements of a build (module rules).
+
+    Parameters
+    ----------
+    build : LegoBuild
+
+    Returns
+    -------
+    list of PlacementFault
+        By placement index; primitives and flexible parts (:func:`._world.flexible_mask`) are
+        never reported mirrored or distorted, parts without geometry never mirrored.
+    """
+
+    def make() -> list:
+        from ._world import flexible_mask, world_arrays
+
+        wa = world_arrays(build)
+        n = len(wa.placements)
+        out: list = []
+        if not n:
+            return out
+        flex = flexible_mask(build)
+        r = wa.mesh_transforms[:, :3, :3]
+        s = np.linalg.svd(r, compute_uv=False)
+        dev = np.abs(s - 1).max(axis=1)
+        det = np.linalg.det(r)
+        for i in np.flatnonzero(~flex & (dev > DISTORTION_TOL)).tolist():
+            out.append(PlacementFault("distorted", i, None, {"singular_values": [round(float(x), 4) for x in s[i]]}))
+        for i in np.flatnonzero(~flex & (det < 0)).tolist():
+            key = wa.keys[i]
+            if key.startswith("?") or _symmetric_key(key):
+                continue
+            out.append(PlacementFault("mirrored", i, None, {"mirror_part": mirror_part(key)}))
+        # duplicates: same part key, same pose (rounded), sorted by a hash of the rounded pose
+        pos_q = np.round(wa.poses[:, :3, 3] / max(TOL.connector_position, 1e-6)).astype(np.int64)
+        rot_q = np.round(wa.poses[:, :3, :3].reshape(n, 9) / _DUP_ROT).astype(np.int64)
+        seen: dict = {}
+        for key, idx in wa.groups.items():
+            if len(idx) < 2:
+                continue
+            for i in idx.tolist():
+                k = (key, *pos_q[i].tolist(), *rot_q[i].tolist())
+                j = seen.get(k)
+                if j is None:
+                    seen[k] = i
+                elif not flex[i]:
+                    out.append(PlacementFault("duplicate", i, j, {}))
+        out.sort(key=lambda f: (f.index, f.kind))
+        return out
+
+    return build._cached("validate.placement_faults", make)
+
+
+def unknown_placements(build) -> list:
+    """Placements of parts that are neither in the LDraw library nor embedded in the file.
+
+    Such a part (a typo, a part of a newer library) has no geometry and no connectors, so it can
+    be neither checked nor planned into an assembly order: ``brickwright validate`` reports it as
+    UNKNOWN PART, ``brickwright instructions`` as not placed.
+
+    Parameters
+    ----------
+    build : LegoBuild
+
+    Returns
+    -------
+    list of FlatPlacement
+        In flattened order: the placements without collision geometry
+        (:func:`bricklayer.validate.collisions.unchecked_placements`) whose part is not a library
+        part and not an MPD-embedded block (``build.embedded_files``, keys as normalized names).
+    """
+    from ldraw_data.library import normalize_name
+
+    embedded = set()
+    for b in (build, *build._all_builds()):
+        embedded |= {normalize_name(k) for k in getattr(b, "embedded_files", {})}
+    out = []
+    for fp in unchecked_placements(build):
+        el = fp.content
+        if getattr(el, "_known", True):
+            continue
+        key = normalize_name(el.ldraw_id)
+        if key in embedded or key + ".dat" in embedded:
+            continue
+        out.append(fp)
+    return out

@@ -1,0 +1,141 @@
+"""Narrow phase, FCL side (validator stage 3): collision shapes, their FCL BVHs, one FCL test.
+
+Consumes part keys (:func:`._world.part_key`), the MPD-embedded document of a build and the inset
+(LDU) of :data:`~bricklayer.constants.TOL`; produces :class:`ShapeStore` (per process: the inset
+collision shape of each part and its ``fcl.BVHModel`` per (inset, mirrored), the radial insets of press
+fits) and :func:`collide` (do two BVHs at a relative pose intersect?). Used by
+:mod:`.collisions` (the per-build engine), :mod:`.catalog_checks` (mirrored parts) and the planner.
+"""
+
+from __future__ import annotations
+
+__all__ = ["ShapeStore", "SHAPE_STORE", "collide", "inv_rigid"]
+
+import logging
+import threading
+
+import fcl
+import numpy as np
+
+from ldraw_data.collision import collision_shape
+from ldraw_data.errors import PartNotFoundError
+
+from .press_fit import AXIAL_EXTRA, JOINT_RADIUS
+
+log = logging.getLogger(__name__)
+
+_MIRROR = np.diag([-1.0, 1.0, 1.0, 1.0])
+
+
+class _ShapeStore:
+    """Collision shapes and FCL BVHs per (part key, mirrored), built lazily."""
+
+    def __init__(self):
+        self.shapes: dict = {}
+        self.bvh: dict = {}
+        self.lock = threading.Lock()
+
+    def shape(self, key: str, embedded):
+        memo_key = (key, id(embedded)) if key.startswith("?") else (key, None)
+        if memo_key in self.shapes:
+            return self.shapes[memo_key]
+        s = None
+        try:
+            if not key.startswith("?"):
+                s = collision_shape(key)
+            elif embedded is not None and any(f.key == key[1:] + ".dat" or f.key == key[1:]
+                                              for f in embedded.files):
+                s = collision_shape(key[1:], embedded=embedded)
+        except (PartNotFoundError, FileNotFoundError, KeyError) as exc:
+            log.info("no collision geometry for part %s: %s", key, exc)
+        if s is not None and s.is_empty:
+            s = None
+        self.shapes[memo_key] = s
+        return s
+
+    def model(self, shape, mirrored: bool, inset: float):
+        k = (id(shape), mirrored, round(inset, 4))
+        m = self.bvh.get(k)
+        if m is None:
+            v, f = shape.inset_mesh(inset, mirrored)
+            m = fcl.BVHModel()
+            m.beginModel(len(v), len(f))
+            m.addSubModel(v, f)
+            m.endModel()
+            self.bvh[k] = (m, shape)  # keep the shape alive: id() is the key
+            return m
+        return m[0]
+
+
+    def radial_model(self, shape, mirrored: bool, inset: float, extra: float, axis: np.ndarray,
+                     points: np.ndarray | None = None):
+        """BVH of a shape inset by ``inset`` plus ``extra`` across ``axis`` (model frame, unit), see
+        :meth:`CollisionEngine._query_radial`; at most ``shape.caps`` per vertex in total. With
+        ``points`` ((k, 3), model frame: points of the joints' axis lines, all along ``axis``) the extra
+        radial inset is given only to vertices within :data:`JOINT_RADIUS` of one of those lines."""
+        pk = () if points is None else tuple(np.round(np.asarray(points), 1).ravel().tolist())
+        k = (id(shape), mirrored, round(inset, 4), round(extra, 4), AXIAL_EXTRA, tuple(np.round(axis, 2).tolist()),
+             pk, JOINT_RADIUS)
+        m = self.bvh.get(k)
+        if m is not None:
+            return m[0]
+        v, x, f = shape.vertices, shape.directions, shape.faces
+        if mirrored:
+            v = v * np.array([-1.0, 1.0, 1.0])
+            x = x * np.array([-1.0, 1.0, 1.0])
+            f = f[:, ::-1]
+        caps = shape.caps if shape.caps is not None else np.full(len(v), np.inf)
+        base = np.minimum(inset, caps)
+        more = np.clip(caps - base, 0.0, extra)
+        a = np.asarray(axis, dtype=np.float64)
+        radial = more
+        if points is not None and len(points):
+            near = np.zeros(len(v), dtype=bool)
+            for q in np.asarray(points, dtype=np.float64).reshape(-1, 3):
+                d = v - q
+                near |= np.linalg.norm(d - np.outer(d @ a, a), axis=1) <= JOINT_RADIUS
+            radial = np.where(near, more, 0.0)
+        xa = np.outer(x @ a, a)
+        v = v - base[:, None] * x - radial[:, None] * (x - xa) - np.minimum(more, AXIAL_EXTRA)[:, None] * xa
+        m = fcl.BVHModel()
+        m.beginModel(len(v), len(f))
+        m.addSubModel(v, np.ascontiguousarray(f))
+        m.endModel()
+        self.bvh[k] = (m, shape)
+        return m
+
+
+
+#: The process-wide :class:`ShapeStore` (shapes and FCL BVHs of every part met so far).
+SHAPE_STORE = _ShapeStore()
+#: Old private names (``bricklayer.assembly`` reads them; keep until it switches to the public ones).
+ShapeStore = _ShapeStore
+_STORE = SHAPE_STORE
+
+
+def collide(ma, mb, rel: np.ndarray) -> bool:
+    """Do two FCL BVHs intersect, ``mb`` placed at ``rel`` ((4, 4) float, rigid, LDU) in ``ma``'s frame?
+
+    ``ma`` and ``mb`` are ``fcl.BVHModel`` (e.g. :meth:`ShapeStore.model`); one FCL test, no contacts.
+    """
+    oa = fcl.CollisionObject(ma, fcl.Transform())
+    ob = fcl.CollisionObject(mb, fcl.Transform(rel[:3, :3], rel[:3, 3]))
+    req = fcl.CollisionRequest(num_max_contacts=1, enable_contact=False)
+    return fcl.collide(oa, ob, req, fcl.CollisionResult()) > 0
+
+
+#: Old private name (``bricklayer.assembly`` reads it).
+_collide = collide
+
+
+def inv_rigid(t: np.ndarray) -> np.ndarray:
+    """Inverses of rigid transforms ``t`` ((n, 4, 4) float, LDU): rotation transposed."""
+    out = np.zeros_like(t)
+    rt = np.transpose(t[:, :3, :3], (0, 2, 1))
+    out[:, :3, :3] = rt
+    out[:, :3, 3] = -np.einsum("nij,nj->ni", rt, t[:, :3, 3])
+    out[:, 3, 3] = 1
+    return out
+
+
+_inv_rigid = inv_rigid
