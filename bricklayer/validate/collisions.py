@@ -14,8 +14,10 @@ Pipeline (issue #4; validator notes)
    bent parts) get their geometry from ``build.embedded_files``; parts found
    nowhere have no geometry and are listed by :func:`unchecked_placements`.
 2. **Broad phase.** A box per placement (the inset shape's bounds, grown by
-   ``_MARGIN`` so that resting contacts are found too; sweep and prune
-   along the axis with the shortest sweep lists, :meth:`CollisionEngine._broad_chunks`).
+   ``_MARGIN`` so that resting contacts are found too); a uniform grid of
+   cells about one brick wide lists the pairs of boxes that overlap, each
+   once (:mod:`.spatial`, :meth:`CollisionEngine._broad_chunks`), so the
+   work grows with the parts and their true neighbours (issue 20).
    The analysed pairs are kept between validations: after an edit only
    placements whose path or pose changed are queried. After append-only
    edits (``LegoBuild._appended_since``: parts added at the end of the top
