@@ -102,14 +102,18 @@ def _not_catalog_parts(build) -> tuple[list, list, list]:
         pass
     not_parts = []
     unknown_ids = {id(p.leaf) for p in unknown}
+    sub_part: dict = {}  # part id -> placed from a sub-part or primitive folder (one library look-up per id)
     for fp in flat:
         if id(fp.leaf) in unknown_ids:
             continue
         pid = fp.content.ldraw_id
         if lib is not None and getattr(fp.content, "_known", True):
-            key = normalize_name(pid if pid.lower().endswith(".dat") else pid + ".dat")
-            folder = lib.folder_of(key)
-            if folder is not None and ("/" in key or folder.lower().endswith("p")):
+            bad = sub_part.get(pid)
+            if bad is None:
+                key = normalize_name(pid if pid.lower().endswith(".dat") else pid + ".dat")
+                folder = lib.folder_of(key)
+                bad = sub_part[pid] = folder is not None and ("/" in key or folder.lower().endswith("p"))
+            if bad:
                 not_parts.append(fp)
     skip = {id(p.leaf) for p in not_parts} | unknown_ids
     scaled = [(flat[f.index], f.detail["singular_values"]) for f in placement_faults(build)
@@ -408,7 +412,18 @@ def validation_report(build, *, source: str = "build", expected_components: int 
     distorted = {id(fp.leaf) for fp, _ in scaled_fp}
     connected = _connect_placements(build)
     eng = collision_engine(build)
-    index_of = {_instance_key(fp): k for k, fp in enumerate(flat)}
+    by_object = {id(fp): k for k, fp in enumerate(flat)}  # the flattened placements the validator hands back
+    by_instance: dict = {}
+
+    def index_of(fp) -> int | None:
+        """Index in ``flat`` of a flattened placement (by its instance key when it is another object)."""
+        k = by_object.get(id(fp))
+        if k is not None and flat[k] is fp:
+            return k
+        if not by_instance:
+            by_instance.update({_instance_key(f): i for i, f in enumerate(flat)})
+        return by_instance.get(_instance_key(fp))
+
     described: dict = {}  # placement index -> describe_placement (a part may be in many pairs)
 
     def about(i, fp) -> dict:
@@ -419,7 +434,7 @@ def validation_report(build, *, source: str = "build", expected_components: int 
 
     cols, col_lines = [], []
     for r in collision_details(build):
-        ia, ib = index_of.get(_instance_key(r.a)), index_of.get(_instance_key(r.b))
+        ia, ib = index_of(r.a), index_of(r.b)
         if ia in dup_any and ib in dup_any:
             continue  # the same part twice: reported once, as DUPLICATE
         hint = _collision_hint(build, r, connected, distorted)
@@ -471,8 +486,10 @@ def validation_report(build, *, source: str = "build", expected_components: int 
                    singular_values=sv) for fp, sv in scaled_fp]
     unreadable = [{"file": w.path, "line": w.line, "message": w.message}
                   for w in getattr(build, "unreadable_lines", None) or ()]
-    far = [describe_placement(build, fp) for fp in flat
-           if not np.all(np.abs(fp.pose.matrix[:3, 3]) <= MAX_COORDINATE_LDU)]
+    origins = eng.wa.poses[:, :3, 3] if len(eng.wa.placements) == len(flat) else np.array(
+        [fp.pose.matrix[:3, 3] for fp in flat]).reshape(-1, 3)
+    far = [describe_placement(build, flat[i])
+           for i in np.flatnonzero(~np.all(np.abs(origins) <= MAX_COORDINATE_LDU, axis=1)).tolist()]
     ok = not (cols or eng.unexamined or floating or below_ground or unknown or not_parts or scaled or unreadable
               or unseated or mirrored or duplicates or far)
     if expected_components is not None and len(comps) != expected_components:
@@ -540,7 +557,7 @@ def validation_report(build, *, source: str = "build", expected_components: int 
                         "joined to it:")
         told = {f.index for f in faults if f.kind == "duplicate"} | set(np.flatnonzero(below).tolist())
         for k, c in enumerate(comps[1:MAX_LISTED + 1], start=2):
-            idx = [index_of[_instance_key(fp)] for fp in c]
+            idx = [index_of(fp) for fp in c]
             if all(i in told for i in idx):  # already named (DUPLICATE, BELOW GROUND): one defect, one message
                 continue
             who = "; ".join(_where(describe_placement(build, fp)) for fp in c[:4])

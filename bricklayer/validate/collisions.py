@@ -218,18 +218,10 @@ class CollisionEngine(BroadPhase, PressFits):
             self._parents = {}
         parents = self._parents
         ids = self._ids
-        inst = np.empty(m, dtype=np.int64)
-        parent = np.empty(m, dtype=np.int64)
-        tb = [r.tobytes() for r in t.reshape(m, 16)]
-        keys = wa.keys
-        for i, fp in enumerate(wa.placements[start:]):
-            path = tuple(map(id, fp.path))
-            parent[i] = parents.setdefault(path[:-1], len(parents))
-            ik = (path, keys[i + start], tb[i])
-            v = ids.get(ik)
-            if v is None:
-                v = ids[ik] = len(ids)
-            inst[i] = v
+        paths = [tuple(map(id, fp.path)) for fp in wa.placements[start:]]
+        parent = np.fromiter((parents.setdefault(p[:-1], len(parents)) for p in paths), dtype=np.int64, count=m)
+        ik = zip(paths, wa.keys[start:], map(bytes, np.ascontiguousarray(t).reshape(m, 16)))
+        inst = np.fromiter((ids.setdefault(k, len(ids)) for k in ik), dtype=np.int64, count=m)
         if start:
             t, mirrored = np.concatenate([self.transforms, t]), np.concatenate([self.mirrored, mirrored])
             codes, has = np.concatenate([self.codes, codes]), np.concatenate([self.has_shape, has])

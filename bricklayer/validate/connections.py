@@ -351,9 +351,11 @@ class ConnectionGraph:
 
     def mated(self, i: int, j: int) -> bool:
         """True when parts ``i`` and ``j`` share at least one mated connector pair."""
-        a, b = min(i, j), max(i, j)
-        e = self._edges
-        return bool(len(e)) and bool(np.any((e[:, 0] == a) & (e[:, 1] == b)))
+        a, b = min(int(i), int(j)), max(int(i), int(j))
+        found = self.__dict__.get("_edge_set")
+        if found is None:  # built on first use: one look-up per call, not a scan of every edge
+            found = self._edge_set = set(map(tuple, self._edges.tolist()))
+        return (a, b) in found
 
     def _component_labels(self) -> np.ndarray:
         """(n,) component label of each part: the connected components of :attr:`graph`, computed
@@ -551,14 +553,10 @@ class _ConnectionIndex:
 
     def _instances(self, wa) -> np.ndarray:
         ids = self._ids
-        inst = np.empty(len(wa.placements), dtype=np.int64)
-        for i, fp in enumerate(wa.placements):
-            k = (tuple(id(p) for p in fp.path), wa.keys[i], wa.poses[i].tobytes())
-            v = ids.get(k)
-            if v is None:
-                v = ids[k] = len(ids)
-            inst[i] = v
-        return inst
+        n = len(wa.placements)
+        rows = np.ascontiguousarray(wa.poses).reshape(n, 16)
+        keys = zip([tuple(map(id, fp.path)) for fp in wa.placements], wa.keys, map(bytes, rows))
+        return np.fromiter((ids.setdefault(k, len(ids)) for k in keys), dtype=np.int64, count=n)
 
     def refresh(self, build) -> tuple[dict, np.ndarray, list]:
         wa = world_arrays(build)
@@ -918,7 +916,9 @@ def _mated(w: dict, query=None, unseated: list | None = None) -> tuple[np.ndarra
     cands = [c for c in cands if len(c)]
     if not cands:
         return empty
-    cand = np.unique(np.vstack(cands), axis=0)
+    cand = np.vstack(cands).astype(np.int64)
+    u = np.unique(cand[:, 0] * len(pos) + cand[:, 1])  # the rows of np.unique(axis=0), in their order
+    cand = np.column_stack([u // len(pos), u % len(pos)])
     a, b = cand[:, 0], cand[:, 1]
     jk = mm[code[a], code[b]]
     keep = (owner[a] != owner[b]) & (jk >= 0)
