@@ -1214,7 +1214,15 @@ class LegoBuild(LegoGeometry):
             label.append(n if n is not None else f"#{build._index_of_placement(p)}")
             build = p.content
         el = placement.content
-        what = f"{el.ldraw_id} ({el.spec.name}, {el.color!r})" if isinstance(el, Element) else repr(el)
+        if isinstance(el, Element):
+            # one catalog look-up per part id and colour (a large build describes thousands of parts)
+            memo = self.__dict__.setdefault("_what_memo", {})
+            k = (el.ldraw_id, repr(el.color), getattr(el, "_known", True))
+            what = memo.get(k)
+            if what is None:
+                what = memo[k] = f"{el.ldraw_id} ({el.spec.name}, {el.color!r})"
+        else:
+            what = repr(el)
         return f"{'/'.join(label) or '?'}: {what}"
 
     @property

@@ -188,19 +188,22 @@ def _component_advice(build, comp_idx, eng, sup) -> str:
     e = sup.edges
     held = e[inside[e[:, 1]] & ~inside[e[:, 0]]] if len(e) else e
     flat = eng.wa.placements
-    rests = getattr(eng, "_advice_rests", None)
-    if rests is None:  # once per validation, not once per listed component
-        rests = set()
-        if len(eng.pairs):
-            for (a, b), (ra, rb) in zip(eng.pairs.tolist(), eng.rests.tolist()):
-                if ra:
-                    rests.add((a, b))
-                if rb:
-                    rests.add((b, a))
+    memo = getattr(eng, "_advice_rests", None)
+    if memo is None or memo[0] is not eng.pairs:  # once per validation, not once per listed component
+        # resting contacts (upper part, lower part) as sorted keys upper * n + lower
+        p, r = eng.pairs.astype(np.int64).reshape(-1, 2), np.asarray(eng.rests, dtype=bool).reshape(-1, 2)
+        keys = np.unique(np.concatenate([p[r[:, 0], 0] * eng.n + p[r[:, 0], 1], p[r[:, 1], 1] * eng.n + p[r[:, 1], 0]]))
+        memo = (eng.pairs, keys)
         try:
-            eng._advice_rests = rests
+            eng._advice_rests = memo
         except AttributeError:  # a slotted engine: recompute next time
             pass
+    rest_keys = memo[1]
+
+    def rests_on(up: int, dn: int) -> bool:
+        k = up * eng.n + dn
+        pos = int(np.searchsorted(rest_keys, k))
+        return pos < len(rest_keys) and int(rest_keys[pos]) == k
 
     def name(i):
         pid = eng.wa.keys[i].lstrip("?")
@@ -208,7 +211,7 @@ def _component_advice(build, comp_idx, eng, sup) -> str:
 
     for dn, up in held.tolist():
         who = f"#{up} {flat[up].content.ldraw_id} rests on #{dn} {flat[dn].content.ldraw_id}"
-        if (up, dn) not in rests:
+        if not rests_on(up, dn):
             continue
         if float(eng.wa.poses[up, 2, 2]) < -0.9:
             return (f"{who} upside down, stud tips on what is below: studs hold only in anti-studs; turn it "
