@@ -100,21 +100,39 @@ def _not_catalog_parts(build) -> tuple[list, list, list]:
         lib = get_library()
     except Exception:  # noqa: BLE001 - no library: nothing can be told about folders
         pass
-    not_parts = []
     unknown_ids = {id(p.leaf) for p in unknown}
-    sub_part: dict = {}  # part id -> placed from a sub-part or primitive folder (one library look-up per id)
-    for fp in flat:
-        if id(fp.leaf) in unknown_ids:
-            continue
-        pid = fp.content.ldraw_id
-        if lib is not None and getattr(fp.content, "_known", True):
-            bad = sub_part.get(pid)
-            if bad is None:
-                key = normalize_name(pid if pid.lower().endswith(".dat") else pid + ".dat")
-                folder = lib.folder_of(key)
-                bad = sub_part[pid] = folder is not None and ("/" in key or folder.lower().endswith("p"))
-            if bad:
-                not_parts.append(fp)
+    # part id -> placed from a sub-part or primitive folder: one library look-up per id and build
+    sub_part: dict = build._cache.setdefault("brickwright.sub_part", {}) if hasattr(build, "_cache") else {}
+
+    def scan(start: int) -> list:
+        """Indices from ``start`` on of placements of a sub-part or primitive (not unknown parts)."""
+        found = []
+        for i in range(start, len(flat)):
+            fp = flat[i]
+            if id(fp.leaf) in unknown_ids:
+                continue
+            pid = fp.content.ldraw_id
+            if lib is not None and getattr(fp.content, "_known", True):
+                bad = sub_part.get(pid)
+                if bad is None:
+                    key = normalize_name(pid if pid.lower().endswith(".dat") else pid + ".dat")
+                    folder = lib.folder_of(key)
+                    bad = sub_part[pid] = folder is not None and ("/" in key or folder.lower().endswith("p"))
+                if bad:
+                    found.append(i)
+        return found
+
+    def extend(old, k):
+        # append-only edits: the earlier placements are unchanged, scan only the new ones (unknown parts
+        # among the earlier ones stay unknown: the same part ids in the same library)
+        n_done, idx = old
+        return None if n_done > len(flat) else (len(flat), idx + scan(n_done))
+
+    if hasattr(build, "_cached"):
+        _, found = build._cached("brickwright.not_parts", lambda: (len(flat), scan(0)), extend)
+    else:
+        found = scan(0)
+    not_parts = [flat[i] for i in found]
     skip = {id(p.leaf) for p in not_parts} | unknown_ids
     scaled = [(flat[f.index], f.detail["singular_values"]) for f in placement_faults(build)
               if f.kind == "distorted" and id(flat[f.index].leaf) not in skip]
@@ -427,7 +445,9 @@ def validation_report(build, *, source: str = "build", expected_components: int 
             by_instance.update({_instance_key(f): i for i, f in enumerate(flat)})
         return by_instance.get(_instance_key(fp))
 
-    described: dict = {}  # placement index -> describe_placement (a part may be in many pairs)
+    # placement index -> describe_placement: a part may be in many pairs, and the facts of the earlier
+    # parts stay true after append-only edits (the build's cache keeps them across re-validations)
+    described: dict = build._cached("brickwright.described", dict, lambda old, k: old)
 
     def about(i, fp) -> dict:
         d = described.get(i)
@@ -461,7 +481,7 @@ def validation_report(build, *, source: str = "build", expected_components: int 
     for i in sup.floating.tolist():
         if _instance_key(flat[i]) in scaled_inst:
             continue  # named once, as SCALED: its drawn shape is not the part's (one defect, one message)
-        d = describe_placement(build, flat[i])
+        d = about(i, flat[i])
         if below[i]:
             d["below_ldu"] = round(float(sup.ground - eng.box_hi[i, 2]), 2)
             below_ground.append(d)
@@ -576,11 +596,12 @@ def validation_report(build, *, source: str = "build", expected_components: int 
             f"{len(comps)} connected component(s) -> {'VALID' if ok else 'NOT VALID'}")
     from ._text import clean_text
 
+    contents = list({id(p.content): p.content for p in flat}.values())  # each shared element object once
     problems = [clean_text(p) for p in problems]  # names come from files and model code: no terminal escapes
     head = clean_text(head)
     return {"source": source, "valid": ok, "parts": len(flat),
-            "unique_parts": len({p.content.ldraw_id for p in flat}),
-            "unique_elements": len({p.content for p in flat}),
+            "unique_parts": len({c.ldraw_id for c in contents}),
+            "unique_elements": len(set(contents)),
             "collisions": cols, "unexamined_pairs": int(eng.unexamined),
             "floating": floating, "components": len(comps), "component_sizes": sizes,
             "unknown_parts": unknown, "not_parts": not_parts, "scaled": scaled, "unreadable_lines": unreadable,

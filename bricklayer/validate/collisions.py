@@ -712,7 +712,14 @@ def collision_details(build, max_depth_estimates: int = 200) -> list[CollisionRe
     flat = eng.wa.placements
     g = connection_graph(build)
     out = []
-    said: dict = {}  # placement index -> build.describe (a part in many pairs is described once)
+    # placement index -> build.describe: a part in many pairs is described once, and the descriptions
+    # are kept across append-only edits (names and index paths of the earlier parts do not change)
+    said: dict = build._cached("validate.described", dict, lambda old, k: old)
+    # the geometry of a pair (overlap move, interference) depends only on its two instances (path,
+    # part, pose): kept per pair of instance ids while the engine lives, so re-validation after an
+    # edit estimates only new pairs
+    depths: dict = eng.__dict__.setdefault("_depths", {})
+    inst = eng.inst
 
     def describe(i):
         d = said.get(i)
@@ -720,16 +727,30 @@ def collision_details(build, max_depth_estimates: int = 200) -> list[CollisionRe
             d = said[i] = build.describe(flat[i])
         return d
 
+    records: dict = build._cached("validate.records", dict, lambda old, k: old)
     for k, (i, j) in enumerate(sorted(map(tuple, eng.reported().tolist()))):
         a, b = flat[i], flat[j]
+        mated = g.mated(i, j)
+        # a record is kept across append-only edits while its placements, instances, estimate and
+        # mating are the same (indices of the earlier parts do not move)
+        rkey = (i, j, int(inst[i]), int(inst[j]), k < max_depth_estimates, mated)
+        rec = records.get(rkey)
+        if rec is not None and rec.a is a and rec.b is b:
+            out.append(rec)
+            continue
         if k < max_depth_estimates:
-            depth, direction = eng.overlap_depth(i, j)
-            inter = eng.interference_depth(i, j)
+            key = (int(inst[i]), int(inst[j]))
+            got = depths.get(key)
+            if got is None:
+                depth, direction = eng.overlap_depth(i, j)
+                got = depths[key] = (depth, direction, eng.interference_depth(i, j))
+            depth, direction, inter = got
         else:
             depth, direction, inter = float("nan"), (0.0, 0.0, 0.0), float("nan")
-        out.append(CollisionRecord(
+        rec = records[rkey] = CollisionRecord(
             a, b, (a.content.ldraw_id, b.content.ldraw_id), (describe(i), describe(j)),
-            (_submodel(a), _submodel(b)), float(depth), direction, g.mated(i, j), interference=float(inter)))
+            (_submodel(a), _submodel(b)), float(depth), direction, mated, interference=float(inter))
+        out.append(rec)
     return out
 
 
