@@ -433,7 +433,14 @@ def validation_report(build, *, source: str = "build", expected_components: int 
     distorted = {id(fp.leaf) for fp, _ in scaled_fp}
     connected = _connect_placements(build)
     eng = collision_engine(build)
-    by_object = {id(fp): k for k, fp in enumerate(flat)}  # the flattened placements the validator hands back
+    def index_by_object(start: int = 0, into: dict | None = None) -> tuple:
+        into = {} if into is None else into
+        into.update((id(flat[k]), k) for k in range(start, len(flat)))
+        return len(flat), into
+
+    # id of each flattened placement the validator hands back -> its index; extended after append-only edits
+    _, by_object = build._cached("brickwright.flat_index", index_by_object,
+                                 lambda old, k: None if old[0] > len(flat) else index_by_object(old[0], old[1]))
     by_instance: dict = {}
 
     def index_of(fp) -> int | None:
