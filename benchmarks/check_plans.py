@@ -12,7 +12,7 @@ memoized narrow phase ``_query``; ``connection_graph``: ``pairs``, ``pair_codes(
 ``grounded``, ``edges``; ``part_connector_arrays`` for connector axes) and none of the planner's
 geometry (``_Geometry``, ``_columns``, ``_Search``), so a bug there cannot hide itself here.
 
-Rules checked (``bricklayer/assembly.py`` module docstring):
+Rules checked (``bricklayer/assembly/__init__.py`` module docstring):
 
 ``holds``
     Some moving part touches a part already in its assembly (a support edge or a mated connector pair,
@@ -88,7 +88,7 @@ STEP = 1.0
 #: press fit of a stud, then others), as the planner documents; a pair meeting even so is a drawn collision.
 PRESS_EXTRA = (0.5, 1.0)
 #: Extra inset (LDU) of the depth hint given with each path violation: a meeting gone with it is thinner
-#: than the planner's 0.5 LDU column grid (``bricklayer/assembly.py``: blind to thinner features).
+#: than the planner's 0.5 LDU column grid (``bricklayer/assembly/columns.py``: blind to thinner features).
 SHALLOW = 0.25
 #: A non-stud joint lets its mate in along its axis: motion within 18 degrees (|cos| > 0.95) of it.
 JOINT_COS = 0.95

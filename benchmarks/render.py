@@ -18,7 +18,13 @@ Default: the 5,247-part Millennium Falcon (10179) view and sheet, and
 under 5 s and under 1 GB. Measured (docs/rendering.md, "Speed"): sheet
 51 s wall / 48 s CPU / 1,087 MB before, 15-19 s wall / 12.5 s CPU / 480-530 MB
 after the per-vertex lighting, low-resolution primitives, indexed drawing and
-sub-pixel edges; the iso view 45 s -> 5.5 s. Each line prints ``cpu``, the
+sub-pixel edges; the iso view 45 s -> 5.5 s. Round 2 (hidden placements left
+out of each view, vertices shared across normals, uniforms set once; before and
+after run alternately in the same minutes, load 5-6 on the 2 cores, medians of
+3): sheet 13.95 s -> 10.15 s CPU, 24.4 s -> 19.2 s wall (loaded; 6.3 s quiet
+before), 504 -> 480 MB; iso view 6.5 -> 5.5-6.6 s CPU; WALL-E
+``instructions`` 55.5 -> 54.8 s CPU (its scenes are mostly below the culling
+threshold). Each line prints ``cpu``, the
 child's user + system time. The first render of a process also starts the
 OpenGL context (included in the render time). Part meshes come from the disk
 cache when warm; run once to warm it.

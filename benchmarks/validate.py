@@ -506,7 +506,15 @@ def _floater_lines(rows: list[dict]) -> list[str]:
            "in `official_report.json` (`floating_clusters`) and by `python benchmarks/floaters.py`.", "",
            "| cause | parts | clusters |", "|---|---:|---:|"]
     out += [f"| {k} | {v} | {clusters[k]} |" for k, v in parts.most_common()]
-    out += ["", f"Total: {sum(parts.values())} parts in {sum(clusters.values())} clusters."]
+    apart = sum(r.get("floating_drawn_apart", 0) for r in rows)
+    total = sum(r.get("floating", 0) for r in rows)
+    rest = total - apart - sum(parts.values())
+    out += [f"| object drawn apart (a stand, loose accessory or sub-build the file draws away from the rest; "
+            f"`floating_drawn_apart`) | {apart} | |"]
+    if rest:
+        out += [f"| not classified | {rest} | |"]
+    out += ["", f"Total: {sum(parts.values())} parts in {sum(clusters.values())} clusters, {apart} drawn apart; "
+            f"{total} floating parts reported."]
     return out
 
 

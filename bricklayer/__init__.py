@@ -27,26 +27,38 @@ from .build import ConnectCollisionWarning, FlatPlacement, LegoBuild, Placement
 # LDraw IO
 from .io import from_ldraw, read_ldraw, to_ldraw, write_ldraw
 
-# 3D export and parts lists
-from .export import parts_list, write_gltf, write_obj, write_parts_list, write_stl, write_usd
-from .inventory import Inventory, inventory_problems, read_inventory
+# Export, inventory, reference, stability, assembly, construction and articulation are imported on first
+# use (PEP 562 ``__getattr__`` below): reading and validating a model needs none of them, and their
+# import (about 9,000 lines) is a third of a fresh ``brickwright validate``'s start-up.
+_LAZY: dict[str, tuple[str, ...]] = {
+    ".export": ("parts_list", "write_gltf", "write_obj", "write_parts_list", "write_stl", "write_usd"),
+    ".inventory": ("Inventory", "inventory_problems", "read_inventory"),
+    ".catalog": ("part_exists", "search_parts", "translate_to_ground"),
+    ".reference": ("api_reference",),
+    ".stability": ("StabilityReport", "stability_check", "stability_report"),
+    ".assembly": ("AssemblyPlan", "assembly_sequence", "write_instructions"),
+    ".construction": ("SizeNotAvailableError", "available_sizes", "brick", "door", "fill_box", "fill_inverted_slope",
+                      "fill_slope", "inverted_slope", "minifigure", "mirror", "plate", "slope", "tile", "window"),
+    ".articulation": ("MotionReport", "check_motion", "classify_sliding", "posed"),
+}
+_LAZY_NAME = {name: module for module, names in _LAZY.items() for name in names}
 
-# catalog
-from .catalog import part_exists, search_parts, translate_to_ground
 
-# reference
-from .reference import api_reference
+def __getattr__(name: str):
+    """Import the submodule serving ``name`` (:data:`_LAZY`) the first time it is asked for."""
+    module = _LAZY_NAME.get(name)
+    if module is None:
+        raise AttributeError(f"module 'bricklayer' has no attribute {name!r}")
+    import importlib
 
-# stability and assembly
-from .stability import StabilityReport, stability_check, stability_report
-from .assembly import AssemblyPlan, assembly_sequence, write_instructions
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value
+    return value
 
-# construction helpers
-from .construction import (SizeNotAvailableError, available_sizes, brick, door, fill_box, fill_inverted_slope,
-                           fill_slope, inverted_slope, minifigure, mirror, plate, slope, tile, window)
 
-# articulation
-from .articulation import MotionReport, check_motion, classify_sliding, posed
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY_NAME))
+
 
 __all__ = [
     "Inventory", "read_inventory", "inventory_problems",

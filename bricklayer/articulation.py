@@ -37,13 +37,20 @@ __all__ = ["posed", "check_motion", "MotionReport", "PoseFailure", "classify_sli
 import itertools
 import logging
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-import networkx as nx
 import numpy as np
+
+if TYPE_CHECKING:
+    import networkx as nx
 
 from .constants import STUD
 from .geometry.types import Pose, rotation_about
 from .joints import Ball, Cylindrical, Fixed, Joint, JointKind, MotionRange, Prismatic, Revolute
+from .errors import BrickLayerKeyError, BrickLayerTypeError, BrickLayerValueError
+
+if TYPE_CHECKING:  # networkx is imported where used (it costs 0.1 s at import)
+    import networkx as nx
 
 log = logging.getLogger(__name__)
 
@@ -79,7 +86,7 @@ def _coord_matrix(coord) -> np.ndarray:
     elif isinstance(coord, Fixed):
         pass
     else:
-        raise TypeError(f"a joint coordinate is Revolute, Prismatic, Cylindrical, Ball or Fixed, got {coord!r}")
+        raise BrickLayerTypeError(f"a joint coordinate is Revolute, Prismatic, Cylindrical, Ball or Fixed, got {coord!r}")
     return m
 
 
@@ -118,7 +125,7 @@ def joint_transform(joint: Joint, coord) -> np.ndarray:
     if isinstance(coord, (int, float)) and not isinstance(coord, bool) and joint.kind != JointKind.FIXED:
         coord = Prismatic(float(coord)) if joint.kind == JointKind.PRISMATIC else Revolute(float(coord))
     if not isinstance(coord, _ALLOWED[joint.kind]):
-        raise ValueError(f"a {joint.kind.name.lower()} joint cannot take the coordinate {coord!r}; "
+        raise BrickLayerValueError(f"a {joint.kind.name.lower()} joint cannot take the coordinate {coord!r}; "
                          f"use {' or '.join(c.__name__ for c in _ALLOWED[joint.kind])}")
     f = joint.parent.frame.matrix
     return f @ _coord_matrix(coord) @ np.linalg.inv(f)
@@ -162,7 +169,7 @@ def sample_range(motion: MotionRange, samples: int = 5) -> list:
         others at zero).
     """
     if int(samples) < 2:
-        raise ValueError(f"samples must be at least 2 (both limits), got {samples}")
+        raise BrickLayerValueError(f"samples must be at least 2 (both limits), got {samples}")
     samples = int(samples)
     lo, hi = motion.lower, motion.upper
     fields = list(lo.__dataclass_fields__)
@@ -192,7 +199,7 @@ def sample_range(motion: MotionRange, samples: int = 5) -> list:
 
 # ---------------------------------------------------------------------------------------------- kinematics
 def _same_joint(a: Joint, b: Joint) -> bool:
-    return a.child_placement is b.child_placement and a.parent._key() == b.parent._key()
+    return a.child_placement is b.child_placement and a.parent.key() == b.parent.key()
 
 
 def _resolve_joint(build, key, joints: list[Joint]) -> Joint:
@@ -200,7 +207,7 @@ def _resolve_joint(build, key, joints: list[Joint]) -> Joint:
         for j in joints:
             if j is key or _same_joint(j, key):
                 return j
-        raise KeyError("that joint is not part of this build (take it from build.flattened_joints or build.joint())")
+        raise BrickLayerKeyError("that joint is not part of this build (take it from build.flattened_joints or build.joint())")
     j = build.joint(key)
     for k in joints:
         if _same_joint(k, j):
@@ -212,6 +219,8 @@ class _Kinematics:
     """Rigid bodies and the joint tree of a build (computed once per build state)."""
 
     def __init__(self, build, moving: list[Joint]):
+        import networkx as nx  # lazily: bricklayer imports this module, few builds articulate
+
         from .validate.connections import connection_graph
 
         self.build = build
@@ -225,7 +234,7 @@ class _Kinematics:
             pi = index.get(tuple(id(p) for p in j.parent.path))
             ci = index.get(tuple(id(p) for p in j.child.path))
             if pi is None or ci is None:
-                raise ValueError(f"{j!r}: its parts are no longer in the build")
+                raise BrickLayerValueError(f"{j!r}: its parts are no longer in the build")
             under = [i for i, fp in enumerate(self.flat) if any(p is j.child_placement for p in fp.path)]
             self.joint_parts.append((pi, ci))
             children_of.append(under)
@@ -265,14 +274,14 @@ class _Kinematics:
                         " -> ..." if len(path) > 6 else "")
                 except (nx.NetworkXNoPath, nx.NodeNotFound):
                     via = ""
-                raise ValueError(
+                raise BrickLayerValueError(
                     f"closed kinematic loop: the child of joint {moving[k]!r} ({build.describe(self.flat[ci])}) "
                     f"is also held to its parent ({build.describe(self.flat[pi])}) by other connections"
                     + (f" (through {via})" if via else "") + "; a posable build must be tree-shaped (remove the "
                     "second connection, e.g. studs that mate where parts only should pass, or declare it a joint)")
             tree.add_edge(bp, bc, key=k)
         if self.n_bodies and not nx.is_forest(nx.Graph(tree)) or tree.number_of_edges() != nx.Graph(tree).number_of_edges():
-            raise ValueError("closed kinematic loop: the movable joints and rigid bodies form a cycle; "
+            raise BrickLayerValueError("closed kinematic loop: the movable joints and rigid bodies form a cycle; "
                              "a posable build must be tree-shaped")
         self.tree = tree
         self.moving = moving
@@ -329,7 +338,7 @@ class _Kinematics:
             want = _scaled(c, sign)
             have = out.get(lead)
             if have is not None and not _same_coord(have, want):
-                raise ValueError(
+                raise BrickLayerValueError(
                     f"joints {self.moving[lead]!r} and {self.moving[k]!r} share an axis and move as one; "
                     f"give a coordinate for one of them (got {have!r} and {c!r})")
             out[lead] = want
@@ -355,15 +364,17 @@ class _Kinematics:
         putting one back would join a moving joint's two sides; an axle's
         wheels (axle holes, which cannot turn) stay rigid on it.
         """
+        import networkx as nx  # lazily: bricklayer imports this module, few builds articulate
+
         if not len(g.pairs):
             return
         from ldraw_data.connectors import connector_types, type_label
 
         from .validate.connections import is_sliding_type
 
-        w = g._world
-        ia = g._flat_index(g.pairs[:, 0], g.pairs[:, 1])
-        ib = g._flat_index(g.pairs[:, 2], g.pairs[:, 3])
+        w = g.world_connectors
+        ia = g.flat_index(g.pairs[:, 0], g.pairs[:, 1])
+        ib = g.flat_index(g.pairs[:, 2], g.pairs[:, 3])
         names = connector_types()
         sliding_code = np.array([is_sliding_type(n) for n in names])
         hinge_code = np.array([type_label(n)[0] == "hinge" for n in names])
@@ -415,6 +426,8 @@ class _Kinematics:
     def world_poses(self, coords: dict[int, object]) -> list[Pose]:
         """Posed world poses of every flat placement; ``coords`` maps joint index -> coordinate
         (a follower's coordinate moves its leader, :meth:`coords_with_followers`)."""
+        import networkx as nx  # lazily: bricklayer imports this module, few builds articulate
+
         coords = self.coords_with_followers(coords)
         motion = [np.eye(4) for _ in range(self.n_bodies)]
         seen = set()
@@ -447,21 +460,7 @@ def _same_coord(a, b) -> bool:
 
 def _kinematics(build, moving: list[Joint]) -> _Kinematics:
     key = "kinematics:" + ",".join(f"{id(j.child_placement)}" for j in moving)
-    return build._cached(key, lambda: _Kinematics(build, moving))
-
-
-def _snapshot(build, poses: list[Pose]):
-    from .build import LegoBuild, Placement
-
-    out = LegoBuild(name=build.name)
-    out.embedded_files = dict(build.embedded_files)
-    out.ldraw_data_files = dict(build.ldraw_data_files)
-    for fp, pose in zip(build.flattened_placements, poses):
-        name = build.name_of(fp)
-        p = out._insert(Placement(fp.content, pose), None, None)
-        if name:
-            out._names[name.replace("/", ".")] = p
-    return out
+    return build.derived_data(key, lambda: _Kinematics(build, moving))
 
 
 def posed(build, positions=None):
@@ -514,7 +513,7 @@ def posed(build, positions=None):
         chosen[id(j)] = coord
     kin = _kinematics(build, moving)
     coords = {k: chosen[id(j)] for k, j in enumerate(moving) if id(j) in chosen}
-    return _snapshot(build, kin.world_poses(coords))
+    return build.flat_snapshot(kin.world_poses(coords))
 
 
 # ---------------------------------------------------------------------------------------------- checking
@@ -680,7 +679,7 @@ def check_motion(build, *, samples: int = 5, max_samples: int = 10000) -> Motion
     ground = None
     for k, c in poses:
         coords = {} if k is None else {k: c}
-        snap = _snapshot(build, kin.world_poses(coords))
+        snap = build.flat_snapshot(kin.world_poses(coords))
         sflat = snap.flattened_placements
         pos_index = {id(fp.path[-1]): i for i, fp in enumerate(sflat)}
         colliding, floating, lost = _problems(snap, base_pairs)
@@ -733,11 +732,11 @@ def unmated_joints(build) -> list[tuple[Joint, str]]:
     -------
     list of (Joint, str)
         Each such joint (``build.flattened_joints``, root frame) with a sentence saying why: for a sliding
-        joint the slide (studs) and the range that stays engaged (:func:`bricklayer.build.slide_limit_studs`),
+        joint the slide (studs) and the range that stays engaged (:func:`bricklayer.connector.slide_limit_studs`),
         else the distance (LDU) between the two connector origins. Joints whose parts are no longer in the
         build are skipped.
     """
-    from .build import slide_limit_studs
+    from .connector import slide_limit_studs
     from .validate.connections import connection_graph, is_sliding_type
 
     g = connection_graph(build)
@@ -810,7 +809,7 @@ def classify_sliding(build, joint) -> JointKind:
     joints = build.flattened_joints
     j = _resolve_joint(build, joint, joints)
     if j.kind not in (JointKind.PRISMATIC, JointKind.CYLINDRICAL):
-        raise ValueError(f"classify_sliding() is for sliding joints (axle, pin, bar, clip); this one is "
+        raise BrickLayerValueError(f"classify_sliding() is for sliding joints (axle, pin, bar, clip); this one is "
                          f"{j.kind.name.lower()}")
     moving = [m for m in joints if m.motion is not None]
     if not any(m is j for m in moving):
@@ -821,10 +820,10 @@ def classify_sliding(build, joint) -> JointKind:
     saved_kind = j.kind
     try:
         j.kind = JointKind.CYLINDRICAL
-        snap = _snapshot(build, kin.world_poses({k: Cylindrical(SLIDING_TEST_DEG, 0)}))
+        snap = build.flat_snapshot(kin.world_poses({k: Cylindrical(SLIDING_TEST_DEG, 0)}))
     finally:
         j.kind = saved_kind
-    zero = _snapshot(build, kin.world_poses({}))
+    zero = build.flat_snapshot(kin.world_poses({}))
 
     def pairs(s):
         # every intersection of the inset meshes, press fits of mated parts included: a cross axle

@@ -6,6 +6,30 @@ another ``LegoBuild`` at a :class:`~bricklayer.geometry.Pose`), their names,
 build steps and joints. Everything derived (flattened placements,
 connections, collisions, support) is a cache keyed on a revision that every
 edit, of this build or of any nested build, changes (house style 7).
+
+Layering (no import cycle, counting imports inside functions: ``tests/test_architecture.py``):
+
+- Below this module: ``constants``, ``geometry``, ``color``, ``joints``, ``connector``, ``element``.
+  They never import it; where they take "an element, a placement or a build" they tell them apart by
+  what they have (``describe_connectors``).
+- Consumers of a build, which :class:`LegoBuild`'s convenience methods call: ``validate/*``,
+  ``stability``, ``articulation``, ``render``. They take the build as an argument and never import this
+  module at run time (type hints under ``if TYPE_CHECKING:``); a build they need is made by the build
+  itself (:meth:`LegoBuild.flat_snapshot`, ``type(build)(...)``). Rule numbers both sides use live below
+  (``bricklayer.constants``; :func:`~bricklayer.connector.slide_limit_studs`).
+- The planner (``assembly.sequence``, ``assembly.search``, ``assembly.strategies.*`` and what they use)
+  is a consumer too: it tells a sub-build from an element by ``Element`` and makes the builds of a plan
+  with ``type(build)(...)``. Its strategies never import ``assembly.search`` back: what both use lives
+  below them (``assembly.plan``, ``assembly.geometry``, ``assembly.options``) or comes through the
+  strategy protocol (``assembly.strategies.base``).
+- Makers and writers of builds: ``io``, ``construction``, ``export``, ``assembly.instructions`` (and the
+  package ``bricklayer.assembly``, which re-exports it) import this module; it never imports them.
+- The convenience methods here (``connectors``, ``colliding_placements``, ``floating_placements``,
+  ``connected_components``, ``is_valid``, ``posed``, ``check_motion``, ``stability``,
+  ``assembly_sequence`` (from ``assembly.sequence``, not the package, which also holds the writer
+  ``instructions``), the notebook picture ``_repr_png_``) import the consumer inside the method. That is the only upward import of this
+  module and it closes no cycle (the test counts it); it is inside the method so that
+  ``import bricklayer.build`` does not load the collision engine (FCL), scipy or the renderer.
 """
 
 from __future__ import annotations
@@ -18,11 +42,12 @@ from typing import Iterable
 
 import numpy as np
 
-from .connector import Connector, ConnectorMismatchError, compatible_types, mate_kind
-from .constants import PLATE, STUD, TOL
+from .connector import Connector, ConnectorMismatchError, compatible_types, mate_kind, slide_limit_studs
+from .constants import PLATE, SLIDE_END_EPS, STUD, TOL
 from .element import Element, LegoGeometry
 from .geometry.types import Anchor, Box, Mat3, Pose, Rotation, Vec3, as_position, rotation_about
 from .joints import Joint, JointKind, MotionRange, Mounting
+from .errors import BrickLayerIndexError, BrickLayerKeyError, BrickLayerTypeError, BrickLayerValueError
 
 _ids = itertools.count(1)
 #: Bumped by every edit of any build: :meth:`LegoBuild._state_key` is memoized against it.
@@ -50,7 +75,7 @@ class Placement(LegoGeometry):
 
     def __init__(self, content, pose: Pose, color: int | None = None):
         if not isinstance(content, (Element, LegoBuild)):
-            raise TypeError(f"a placement holds an Element or a LegoBuild, got {type(content).__name__}")
+            raise BrickLayerTypeError(f"a placement holds an Element or a LegoBuild, got {type(content).__name__}")
         self.content = content
         self.pose = pose if isinstance(pose, Pose) else Pose.from_matrix(pose)
         self.color = None if color is None or int(color) == 16 else int(color)
@@ -172,28 +197,11 @@ def _mated_pose(connector: Connector, to: Connector, rot3: np.ndarray, flip: boo
     return to.frame.matrix @ rot @ np.linalg.inv(connector.frame.matrix)
 
 
-def slide_limit_studs(connector: Connector, to: Connector) -> float:
-    """How far (studs, either way) a sliding connector may slide along its mate and stay engaged.
-
-    The validator's rule for sliding joints (:mod:`bricklayer.validate.connections`, after BrickNet): the
-    two extents, each the connector's half-length ``length`` but at least ``AXLE_MIN_HALF`` (4 LDU),
-    overlap by at least ``AXLE_MIN_OVERLAP`` (4 LDU). With the two origins ``s`` LDU apart along the
-    axis that is ``|s| <= max(l1, 4) + max(l2, 4) - 4``; returned divided by ``STUD`` (20 LDU). A
-    4-long axle 3705 (half-length 40 LDU) through a 1-long hole (half-length 10 LDU) may slide
-    (40 + 10 - 4) / 20 = 2.3 studs either way.
-    """
-    from .validate.connections import AXLE_MIN_HALF, AXLE_MIN_OVERLAP
-
-    return (max(connector.length, AXLE_MIN_HALF) + max(to.length, AXLE_MIN_HALF) - AXLE_MIN_OVERLAP) / STUD
-
-
 def _check_slide(connector: Connector, to: Connector, studs: float) -> None:
     """Raise ValueError when ``connect(target_position=studs)`` slides ``connector`` off the end of ``to``."""
-    from .validate.connections import SLIDE_END_EPS
-
     limit = slide_limit_studs(connector, to)
     if abs(studs) * STUD > limit * STUD + SLIDE_END_EPS:
-        raise ValueError(
+        raise BrickLayerValueError(
             f"connect(target_position={studs:g}): past the end of the slide; the {connector.type} "
             f"(half-length {connector.length:g} LDU) stays engaged in the {to.type} (half-length "
             f"{to.length:g} LDU) only for target_position from {-limit:g} to {limit:g} studs (at least 4 LDU "
@@ -264,7 +272,7 @@ def _direction_vector(facing) -> np.ndarray:
         facing = facing.name
     key = str(facing).strip().lower()
     if key not in _DIRECTIONS:
-        raise ValueError(f"facing={facing!r}: use one of '+x', '-x', '+y', '-y', '+z', '-z' (or right, left, back, "
+        raise BrickLayerValueError(f"facing={facing!r}: use one of '+x', '-x', '+y', '-y', '+z', '-z' (or right, left, back, "
                          "front, up, down, or a Direction)")
     return np.asarray(_DIRECTIONS[key], float)
 
@@ -337,12 +345,12 @@ def _studs_on_grid(content, pose: Pose, toward: Vec3) -> Pose:
 def _check_content(content) -> None:
     if not isinstance(content, (Element, LegoBuild)):
         hint = f"; make an element with Element({content!r}, color)" if isinstance(content, str) else ""
-        raise TypeError(f"content must be an Element or a LegoBuild, got {type(content).__name__}{hint}")
+        raise BrickLayerTypeError(f"content must be an Element or a LegoBuild, got {type(content).__name__}{hint}")
 
 
 def _rot_matrix(rotation) -> np.ndarray:
     if isinstance(rotation, str):
-        raise ValueError(f"rotation must be Rotation.DEG_0/DEG_90/DEG_180/DEG_270 (or a Mat3), got {rotation!r}")
+        raise BrickLayerValueError(f"rotation must be Rotation.DEG_0/DEG_90/DEG_180/DEG_270 (or a Mat3), got {rotation!r}")
     if isinstance(rotation, Rotation):
         return np.asarray(rotation.matrix)
     if isinstance(rotation, Mat3):
@@ -404,11 +412,11 @@ class LegoBuild(LegoGeometry):
         self.ldraw_trailer: list[str] = []
         for p in placements:
             if not isinstance(p, Placement):
-                raise TypeError(f"placements must be Placement objects, got {type(p).__name__}")
+                raise BrickLayerTypeError(f"placements must be Placement objects, got {type(p).__name__}")
             self._insert(p, None, None)
         for n, p in (names or {}).items():
             if p not in self._placements:
-                raise ValueError(f"name {n!r} refers to a placement not in this build")
+                raise BrickLayerValueError(f"name {n!r} refers to a placement not in this build")
             self._names[n] = p
         if steps:
             for i, group in enumerate(steps):
@@ -426,6 +434,13 @@ class LegoBuild(LegoGeometry):
             self._hist = {self._rev: len(self._placements)}
         else:
             self._hist[self._rev] = len(self._placements)
+
+    def mark_edited(self) -> None:
+        """Record an edit made to this build's placements in place (``placement.pose = ...`` on its own
+        placements, or anything read from a file after the placements were added): every cache of derived
+        data (:meth:`derived_data`: the validator's results, connections, support) is recomputed on the
+        next query. The editing methods of this class (``add``, ``add_raw``, ``extend``, ``remove``...) record their own."""
+        self._touch("edit")
 
     def _state_key(self, _seen=None) -> tuple:
         """Key that changes when this build or any nested build changes (memoized until the next
@@ -445,7 +460,7 @@ class LegoBuild(LegoGeometry):
         """Number of top-level placements at ``old_state`` (a :meth:`_state_key`) when every edit
         since then only appended placements at the end of this build (nested builds unchanged);
         None otherwise. Caches use it to extend their value instead of rebuilding it
-        (:meth:`_cached`): the flattened placements of such a state start with the old ones."""
+        (:meth:`derived_data`): the flattened placements of such a state start with the old ones."""
         new = self._state_key()
         if old_state[0] != new[0]:
             return None
@@ -454,13 +469,25 @@ class LegoBuild(LegoGeometry):
             return None
         return k
 
-    def _cached(self, key: str, fn, extend=None):
-        """Value of ``fn()`` cached against the state of the build.
+    def derived_data(self, key: str, fn, extend=None):
+        """Data derived from the build (the validator's world arrays, support graph, masses...), computed
+        once per state of the build and dropped by any edit: the one cache other modules use.
 
-        ``extend(old_value, k)``, when given, is tried after append-only edits
-        (:meth:`_appended_since`, ``k`` top-level placements before them): it
-        returns the value for the current state from the old one (or None to
-        fall back to ``fn()``).
+        Parameters
+        ----------
+        key : str
+            Names the data, prefixed by the module computing it (``"validate.world"``, ``"stability.mass"``).
+        fn : callable
+            ``fn()`` computes the value for the current state.
+        extend : callable, optional
+            ``extend(old_value, k)`` is tried after append-only edits (``k`` top-level placements before
+            them): it returns the value for the current state from the old one, or None to fall back to
+            ``fn()``.
+
+        Returns
+        -------
+        object
+            The cached or computed value.
         """
         state = self._state_key()
         hit = self._cache.get(key)
@@ -481,17 +508,17 @@ class LegoBuild(LegoGeometry):
     def _insert(self, p: Placement, name: str | None, index: int | None) -> Placement:
         if name is not None:
             if not isinstance(name, str) or not name or "/" in name:
-                raise ValueError(f"names are non-empty strings without '/', got {name!r}")
+                raise BrickLayerValueError(f"names are non-empty strings without '/', got {name!r}")
             if name in self._names:
-                raise ValueError(f"name {name!r} is already used in this build; names must be unique")
-        if isinstance(p.content, LegoBuild) and (p.content is self or self in p.content._all_builds()):
-            raise ValueError("a build cannot contain itself")
+                raise BrickLayerValueError(f"name {name!r} is already used in this build; names must be unique")
+        if isinstance(p.content, LegoBuild) and (p.content is self or self in p.content.sub_builds()):
+            raise BrickLayerValueError("a build cannot contain itself")
         if index is None:
             self._placements.append(p)
         else:
             n = len(self._placements)
             if not -n - 1 <= index <= n:
-                raise IndexError(f"index {index} out of range for a build with {n} placements")
+                raise BrickLayerIndexError(f"index {index} out of range for a build with {n} placements")
             self._placements.insert(index, p)
         if name is not None:
             self._names[name] = p
@@ -499,13 +526,23 @@ class LegoBuild(LegoGeometry):
         self._touch("append" if index is None else "edit")
         return p
 
-    def _all_builds(self) -> set:
+    def sub_builds(self) -> set:
+        """Every sub-build placed in this build, at any depth (each once, this build not included).
+
+        Returns
+        -------
+        set of LegoBuild
+        """
         out = set()
         for p in self._placements:
             if isinstance(p.content, LegoBuild):
                 out.add(p.content)
-                out |= p.content._all_builds()
+                out |= p.content.sub_builds()
         return out
+
+    # the names the validator and the planner read (bricklayer/validate, bricklayer/assembly.py) until they move
+    _cached = derived_data
+    _all_builds = sub_builds
 
     def __hash__(self) -> int:
         return id(self)
@@ -595,7 +632,7 @@ class LegoBuild(LegoGeometry):
                 return target, target.pose
             found = self._find_path(target)
             if found is None:
-                raise KeyError("that placement is not part of this build")
+                raise BrickLayerKeyError("that placement is not part of this build")
             pose = Pose()
             for p in found:
                 pose = pose @ p.pose
@@ -611,12 +648,12 @@ class LegoBuild(LegoGeometry):
                     close = difflib.get_close_matches(part, known, n=3)
                     hint = f"; did you mean {', '.join(repr(c) for c in close)}?" if close else (
                         f"; names here: {', '.join(known[:20])}" if known else "; this build has no names")
-                    raise KeyError(f"no placement named {'/'.join(parts[: i + 1])!r}{hint}")
+                    raise BrickLayerKeyError(f"no placement named {'/'.join(parts[: i + 1])!r}{hint}")
                 pl = build._names[part]
                 pose = pose @ pl.pose
                 build = pl.content
             return pl, pose
-        raise TypeError(f"expected a Placement or a name, got {type(target).__name__}")
+        raise BrickLayerTypeError(f"expected a Placement or a name, got {type(target).__name__}")
 
     def _find_path(self, target: Placement) -> tuple | None:
         for p in self._placements:
@@ -680,7 +717,7 @@ class LegoBuild(LegoGeometry):
         pos = as_position(position)
         r = _rot_matrix(rotation)
         if not _is_quarter_turn_z(r):
-            raise ValueError("add() takes quarter turns about Z (Rotation.DEG_0/90/180/270); use add_raw() for others")
+            raise BrickLayerValueError("add() takes quarter turns about Z (Rotation.DEG_0/90/180/270); use add_raw() for others")
         rpose = Pose(r)
         box = content.alignment_box.transformed(rpose)
         anchor_pt = Anchor(anchor).point(box)
@@ -701,7 +738,7 @@ class LegoBuild(LegoGeometry):
         for v, step, axis in ((box.min.x, STUD, "x"), (box.min.y, STUD, "y"), (box.min.z, PLATE, "z")):
             if abs(v / step - round(v / step)) * step > TOL.grid:
                 unit = "studs" if step == STUD else "plates"
-                raise ValueError(
+                raise BrickLayerValueError(
                     f"placement is off-grid: the footprint's {axis} = {v / step:g} {unit} is not whole "
                     "(an anchor like CENTER on an odd-sized part puts it between studs); pick another "
                     "anchor or position, or use add_raw()")
@@ -766,7 +803,7 @@ class LegoBuild(LegoGeometry):
         off = as_position(offset)
         r = _rot_matrix(rotation)
         if not _is_quarter_turn_z(r):
-            raise ValueError("stack() takes quarter turns about Z; use add_raw() for others")
+            raise BrickLayerValueError("stack() takes quarter turns about Z; use add_raw() for others")
         box = _footprint(content).transformed(Pose(r))
         a = Anchor(anchor).point(box)
         b = Anchor(target_anchor).point(ref_box)
@@ -860,19 +897,19 @@ class LegoBuild(LegoGeometry):
         """
         _check_content(content)
         if not isinstance(connector, Connector) or not isinstance(to, Connector):
-            raise TypeError("connect(content, connector, to): connector and to must be Connector objects")
-        own = {c._key() for c in content.connectors}
-        if connector._key() not in own:
-            raise ValueError("`connector` must be one of content.connectors (in the content's own frame)")
+            raise BrickLayerTypeError("connect(content, connector, to): connector and to must be Connector objects")
+        own = {c.key() for c in content.connectors}
+        if connector.key() not in own:
+            raise BrickLayerValueError("`connector` must be one of content.connectors (in the content's own frame)")
         kind = mate_kind(connector.type, to.type)
         if kind is None:
             ok = compatible_types(connector.type)
             raise ConnectorMismatchError(
                 f"a {connector.type!r} cannot mate with a {to.type!r}; {connector.type!r} mates with "
                 f"{', '.join(repr(t) for t in ok) or 'nothing'}" + self._mating_pairs_hint(content, to))
-        free = {c._key(): c for c in self.connectors}
-        if to._key() not in free:
-            raise ValueError(
+        free = {c.key(): c for c in self.connectors}
+        if to.key() not in free:
+            raise BrickLayerValueError(
                 "target connector is not a free connector of this build (occupied, or from another build); "
                 "take it from build.connectors or build.find_connector(...)")
         if motion is not None:
@@ -881,31 +918,31 @@ class LegoBuild(LegoGeometry):
                        JointKind.PRISMATIC: (JointKind.PRISMATIC,), JointKind.BALL: (JointKind.BALL, JointKind.REVOLUTE),
                        JointKind.FIXED: ()}[kind]
             if motion.kind not in allowed:
-                raise ValueError(f"a {kind.name.lower()} joint cannot move as {motion.kind.name.lower()}")
+                raise BrickLayerValueError(f"a {kind.name.lower()} joint cannot move as {motion.kind.name.lower()}")
         sliding = kind in (JointKind.PRISMATIC, JointKind.CYLINDRICAL)
         can_flip = sliding or kind == JointKind.BALL or "hinge" in to.type or "hinge" in connector.type
         if facing is not None or away:
             if facing is not None and away:
-                raise ValueError("connect(): give `facing` or `away`, not both")
+                raise BrickLayerValueError("connect(): give `facing` or `away`, not both")
             if target_rotation is not None or mounting is not None:
-                raise ValueError("connect(): `facing`/`away` choose target_rotation and mounting; give one or the other")
+                raise BrickLayerValueError("connect(): `facing`/`away` choose target_rotation and mounting; give one or the other")
             target_rotation, mounting = self._choose_pose(content, connector, to, can_flip, kind, facing, away)
         flip = mounting == Mounting.FLIPPED
         if flip and not can_flip:
-            raise ValueError("Mounting.FLIPPED is for hinges, axles, pins, bars and clips; studs mate one way only")
+            raise BrickLayerValueError("Mounting.FLIPPED is for hinges, axles, pins, bars and clips; studs mate one way only")
         if target_position is not None and not sliding:
-            raise ValueError(f"target_position (slide) needs a sliding joint; this one is {kind.name.lower()}")
+            raise BrickLayerValueError(f"target_position (slide) needs a sliding joint; this one is {kind.name.lower()}")
         if target_position is not None:
             _check_slide(connector, to, float(target_position))
         rot = np.eye(4)
         if target_rotation is not None:
             if isinstance(target_rotation, Mat3):
                 if kind != JointKind.BALL:
-                    raise ValueError("a Mat3 target_rotation is for ball joints; give degrees about the axis")
+                    raise BrickLayerValueError("a Mat3 target_rotation is for ball joints; give degrees about the axis")
                 rot[:3, :3] = target_rotation.matrix
             else:
                 if kind == JointKind.FIXED and float(target_rotation) % 360:
-                    raise ValueError("a fixed joint cannot be rotated")
+                    raise BrickLayerValueError("a fixed joint cannot be rotated")
                 rot[:3, :3] = rotation_about((0, 0, 1), float(target_rotation)).matrix
         pose = Pose.from_matrix(_mated_pose(connector, to, rot[:3, :3], flip, target_position, content))
         pl = Placement(content, pose)
@@ -958,7 +995,7 @@ class LegoBuild(LegoGeometry):
                 if d > best_dot + 1e-9:
                     best, best_dot = (deg, mnt), d
             if best_dot < 0.99:
-                raise ValueError(f"connect(facing={facing!r}): no quarter turn or mounting on this connector makes "
+                raise BrickLayerValueError(f"connect(facing={facing!r}): no quarter turn or mounting on this connector makes "
                                  f"the new part face that way; it can face {', '.join(sorted(got))}. "
                                  "Choose another target connector or face another way.")
             return best
@@ -1020,13 +1057,13 @@ class LegoBuild(LegoGeometry):
         pos = as_position(position)
         r = _rot_matrix(rotation)
         if not _is_quarter_turn_z(r):
-            raise ValueError("extend() takes quarter turns about Z")
+            raise BrickLayerValueError("extend() takes quarter turns about Z")
         box = other.alignment_box.transformed(Pose(r))
         t = pos.to_ldu() - Anchor(anchor).point(box)
         pose = Pose(r, t)
         clash = set(other._names) & set(self._names)
         if clash:
-            raise ValueError(f"names already used here: {', '.join(sorted(clash))}")
+            raise BrickLayerValueError(f"names already used here: {', '.join(sorted(clash))}")
         mapping = {}
         for p in other._placements:
             q = Placement(p.content, pose @ p.pose, p.color)
@@ -1052,12 +1089,12 @@ class LegoBuild(LegoGeometry):
         """
         if isinstance(target, str):
             if target not in self._names:
-                raise KeyError(f"no placement named {target!r}")
+                raise BrickLayerKeyError(f"no placement named {target!r}")
             p = self._names[target]
         else:
             p = target
         if p not in self._placements:
-            raise KeyError("that placement is not a top-level placement of this build")
+            raise BrickLayerKeyError("that placement is not a top-level placement of this build")
         self._placements.remove(p)
         self._names = {n: q for n, q in self._names.items() if q is not p}
         self._joints = [j for j in self._joints if j.child_placement is not p and
@@ -1075,6 +1112,33 @@ class LegoBuild(LegoGeometry):
         b, mapping = self._copy_with_map()
         b._remap_joints(mapping)
         return b
+
+    def flat_snapshot(self, poses) -> "LegoBuild":
+        """A flat build with one placement per flattened part, each at a given pose.
+
+        Used by :func:`bricklayer.articulation.posed` to draw a build with its joints moved.
+
+        Parameters
+        ----------
+        poses : sequence of Pose
+            One pose per ``self.flattened_placements`` entry, in that order, in this build's frame (LDU).
+
+        Returns
+        -------
+        LegoBuild
+            Same name, embedded files and LDraw data files; part ``i`` is ``flattened_placements[i].content``
+            at ``poses[i]``; names of top-level and
+            sub-model parts are kept, sub-model paths joined with ``"."`` instead of ``"/"``.
+        """
+        out = LegoBuild(name=self.name)
+        out.embedded_files = dict(self.embedded_files)
+        out.ldraw_data_files = dict(self.ldraw_data_files)
+        for fp, pose in zip(self.flattened_placements, poses):
+            name = self.name_of(fp)
+            p = out._insert(Placement(fp.content, pose), None, None)
+            if name:
+                out._names[name.replace("/", ".")] = p
+        return out
 
     def _copy_with_map(self) -> tuple["LegoBuild", dict]:
         """The copy of :meth:`copy` before its joints are remapped, and ``id(old) -> new`` placement."""
@@ -1230,6 +1294,11 @@ class LegoBuild(LegoGeometry):
         """Top-level names -> placements (a copy)."""
         return dict(self._names)
 
+    def has_name(self, name: str) -> bool:
+        """Whether a top-level placement of this build is called ``name`` (names are unique; ``add`` and
+        ``add_raw`` refuse a name already used). Costs no copy of :attr:`names`."""
+        return name in self._names
+
     @property
     def placements(self) -> list[Placement]:
         """Top-level placements in order (a copy)."""
@@ -1271,7 +1340,7 @@ class LegoBuild(LegoGeometry):
         for j in self.flattened_joints:
             if j.child_placement is pl or (isinstance(pl, FlatPlacement) and j.child_placement is pl.leaf):
                 return j
-        raise KeyError("no joint: that placement was not added with connect()")
+        raise BrickLayerKeyError("no joint: that placement was not added with connect()")
 
     def set_motion(self, joint: Joint, motion: MotionRange | None) -> None:
         """Declare (or clear, with None) the motion range of a joint.
@@ -1282,14 +1351,14 @@ class LegoBuild(LegoGeometry):
             When the range's kind does not fit the joint.
         """
         if motion is not None and motion.kind not in (joint.kind, JointKind.REVOLUTE, JointKind.PRISMATIC):
-            raise ValueError(f"a {joint.kind.name.lower()} joint cannot move as {motion.kind.name.lower()}")
+            raise BrickLayerValueError(f"a {joint.kind.name.lower()} joint cannot move as {motion.kind.name.lower()}")
         joint.motion = motion
         self._touch("meta")
 
     @property
     def flattened_placements(self) -> list[FlatPlacement]:
         """Every element placement, recursively, with its pose in this build's frame."""
-        return self._cached("flat", self._flatten, lambda old, k: old + self._flatten(k))
+        return self.derived_data("flat", self._flatten, lambda old, k: old + self._flatten(k))
 
     def _flatten(self, start: int = 0) -> list[FlatPlacement]:
         """Flattened placements of the top-level placements from index ``start`` on."""
@@ -1321,7 +1390,7 @@ class LegoBuild(LegoGeometry):
     @property
     def bounding_box(self) -> Box:
         """Physical bounding box of everything, this build's frame, LDU (a zero box when empty)."""
-        return self._cached("bbox", lambda: self._union_box("bounding_box"))
+        return self.derived_data("bbox", lambda: self._union_box("bounding_box"))
 
     @property
     def alignment_box(self) -> Box:
@@ -1332,7 +1401,7 @@ class LegoBuild(LegoGeometry):
         so they do not shift the grid of the build; a build of only such parts
         uses all of them.
         """
-        return self._cached("abox", lambda: self._union_box("alignment_box"))
+        return self.derived_data("abox", lambda: self._union_box("alignment_box"))
 
     def _union_box(self, attr: str) -> Box:
         flat = self.flattened_placements
@@ -1389,8 +1458,14 @@ class LegoBuild(LegoGeometry):
         return len(self.connected_components)
 
     def is_valid(self) -> bool:
-        """True when nothing collides and nothing floats."""
-        return not self.colliding_placements and not self.floating_placements
+        """The one verdict: :attr:`bricklayer.validate.report.ValidationReport.valid` of
+        :func:`bricklayer.validate.validation_report` (what ``brickwright validate``, the agent's judge and
+        ``instructions`` say): nothing collides, floats or lies below the ground, every stud pair touching is
+        seated, only catalog parts (no unknown ids, sub-parts, scaled or mirrored parts, one part twice at
+        one pose) and at least one part. The report tells what is wrong and what to try."""
+        from .validate import validation_report
+
+        return validation_report(self, max_depth_estimates=0).valid  # the verdict needs no overlap depths
 
     def is_connected(self) -> bool:
         """True when all parts form one connected component (an empty build is connected)."""
@@ -1417,15 +1492,17 @@ class LegoBuild(LegoGeometry):
         return stability_report(self, equilibrium_check=equilibrium)
 
     def assembly_sequence(self, *, max_parts_per_step: int = 6, time_budget="default",
-                          separate_objects: bool = False):
+                          separate_objects: bool = False, options=None):
         """A buildable order of the parts: :func:`bricklayer.assembly.assembly_sequence` with the same
         arguments and meanings (``time_budget`` in CPU seconds, None for no limit; by default that
-        function's ``TIME_BUDGET``, 60 s; docs/stability.md)."""
-        from .assembly import TIME_BUDGET, assembly_sequence
+        function's ``TIME_BUDGET``, 60 s; ``options`` a :class:`bricklayer.assembly.PlannerOptions` or None
+        for its defaults; docs/stability.md)."""
+        from .assembly.options import TIME_BUDGET
+        from .assembly.sequence import assembly_sequence
 
         return assembly_sequence(self, max_parts_per_step=max_parts_per_step,
                                  time_budget=TIME_BUDGET if time_budget == "default" else time_budget,
-                                 separate_objects=separate_objects)
+                                 separate_objects=separate_objects, options=options)
 
 
 def _md_escape(text: str) -> str:

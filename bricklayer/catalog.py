@@ -59,7 +59,7 @@ def translate_to_ground(build):
     dz = -build.bounding_box.min.z
     if dz:
         shift = Pose(None, (0, 0, dz))
-        for p in build._placements:
+        for p in build.placements:
             p.pose = shift @ p.pose
-        build._touch()
+        build.mark_edited()
     return build

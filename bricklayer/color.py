@@ -14,6 +14,7 @@ __all__ = ["Color", "LDrawColor", "as_color"]
 import enum
 import json
 from importlib.resources import files
+from .errors import BrickLayerValueError
 
 
 def _color_rows() -> list[tuple[int, str]]:
@@ -97,7 +98,7 @@ class LDrawColor(int):
     def __new__(cls, code: int):
         c = int(code)
         if c < 0:
-            raise ValueError(f"colour codes are non-negative, got {code!r}")
+            raise BrickLayerValueError(f"colour codes are non-negative, got {code!r}")
         return super().__new__(cls, c)
 
     @property
@@ -138,7 +139,7 @@ def as_color(c) -> LDrawColor:
     if isinstance(c, LDrawColor):
         return c
     if isinstance(c, bool) or (isinstance(c, float) and not c.is_integer()):
-        raise ValueError(f"a colour is a Color member or an LDraw colour code, got {c!r}")
+        raise BrickLayerValueError(f"a colour is a Color member or an LDraw colour code, got {c!r}")
     if isinstance(c, str):
         key = "".join(ch if ch.isalnum() else "_" for ch in c.strip()).upper()
         if key in Color.__members__:
@@ -147,12 +148,12 @@ def as_color(c) -> LDrawColor:
 
         close = difflib.get_close_matches(key, list(Color.__members__), n=3)
         hint = f"; did you mean {', '.join('Color.' + n for n in close)}?" if close else ""
-        raise ValueError(f"unknown colour name {c!r}{hint}")
+        raise BrickLayerValueError(f"unknown colour name {c!r}{hint}")
     try:
         code = int(c)
     except (TypeError, ValueError):
-        raise ValueError(f"a colour is a Color member (e.g. Color.RED), a code or a name, got {c!r}") from None
+        raise BrickLayerValueError(f"a colour is a Color member (e.g. Color.RED), a code or a name, got {c!r}") from None
     if code < 0x2000000 and code not in _KNOWN_CODES:
-        raise ValueError(f"colour code {code} is not in LDConfig.ldr; use a Color member (e.g. Color.RED) "
+        raise BrickLayerValueError(f"colour code {code} is not in LDConfig.ldr; use a Color member (e.g. Color.RED) "
                          "or a direct colour 0x2RRGGBB")
     return LDrawColor(code)

@@ -17,12 +17,14 @@ lengths overlap.
 from __future__ import annotations
 
 __all__ = ["Connector", "ConnectorType", "JointKind", "CONNECTOR_TYPES", "compatible_types", "mate_kind",
-           "type_matches", "ConnectorMismatchError", "connector_roles", "describe_connectors"]
+           "type_matches", "ConnectorMismatchError", "connector_roles", "describe_connectors",
+           "slide_limit_studs"]
 
 import numpy as np
 
 from ldraw_data.connectors import JointKind, compatible_types, mate_kind, type_matches
 
+from .constants import AXLE_MIN_HALF, AXLE_MIN_OVERLAP, STUD
 from .geometry.types import Pose, Vec3
 from .errors import BrickLayerError
 
@@ -104,14 +106,17 @@ class Connector:
         path = ((parent,) + self.path) if parent is not None else self.path
         return Connector(self.type, pose @ self.frame, self.length, self.joint_kind, self.index, path)
 
-    def _key(self):
+    def key(self) -> tuple:
+        """Which connector of which part this is, its pose aside: ``(ids of the placements of`` :attr:`path`
+        ``, index)``. Two views of one connector (from one build, before and after an edit) share it; the
+        hash uses it and equality adds the frame. Compare connectors of one build with it."""
         return (tuple(id(p) for p in self.path), self.index)
 
     def __eq__(self, other) -> bool:
-        return isinstance(other, Connector) and self._key() == other._key() and self.frame == other.frame
+        return isinstance(other, Connector) and self.key() == other.key() and self.frame == other.frame
 
     def __hash__(self) -> int:
-        return hash(self._key())
+        return hash(self.key())
 
     def __repr__(self) -> str:
         p = self.position
@@ -238,17 +243,16 @@ def describe_connectors(content, connector_type: str | None = None) -> str:
         a 2 x 4 brick. Roles: :func:`connector_roles`. Sliding connectors (axles, pins, bars, clips) show
         their half-length along the axis.
     """
-    from .build import LegoBuild, Placement
-    from .element import Element
-
+    # Told apart by what they have (element, placement and build sit above this module, which they import):
+    # an Element has a catalog spec, a Placement a content and a pose, a LegoBuild placements.
     owner_col = False
-    if isinstance(content, Element):
+    if hasattr(content, "spec") and hasattr(content, "ldraw_id"):
         title = f"{content.ldraw_id} {content.spec.name}: connectors in the element's frame (LDU)"
         cons, box = list(content.connectors), content.bounding_box
-    elif isinstance(content, Placement):
+    elif hasattr(content, "content") and hasattr(content, "pose"):
         title = f"{content!r}: connectors in the build's frame (LDU)"
         cons, box = list(content.connectors), content.bounding_box
-    elif isinstance(content, LegoBuild):
+    elif hasattr(content, "placements") and hasattr(content, "connectors"):
         title = "free connectors of the build, in its frame (LDU)"
         cons, box, owner_col = list(content.connectors), content.bounding_box, True
     else:
@@ -286,3 +290,27 @@ def describe_connectors(content, connector_type: str | None = None) -> str:
             line += f"  on {getattr(el, 'ldraw_id', '?')}"
         lines.append(line)
     return "\n".join(lines)
+
+
+def slide_limit_studs(connector: Connector, to: Connector) -> float:
+    """How far (studs, either way) a sliding connector may slide along its mate and stay engaged.
+
+    The validator's rule for sliding joints (:mod:`bricklayer.validate.connections`, after BrickNet): the
+    two extents, each the connector's half-length ``length`` but at least
+    :data:`~bricklayer.constants.AXLE_MIN_HALF` (4 LDU), overlap by at least
+    :data:`~bricklayer.constants.AXLE_MIN_OVERLAP` (4 LDU). With the two origins ``s`` LDU apart along the
+    axis that is ``|s| <= max(l1, 4) + max(l2, 4) - 4``; returned divided by ``STUD`` (20 LDU). A
+    4-long axle 3705 (half-length 40 LDU) through a 1-long hole (half-length 10 LDU) may slide
+    (40 + 10 - 4) / 20 = 2.3 studs either way.
+
+    Parameters
+    ----------
+    connector, to : Connector
+        The two mated sliding connectors (``length``: half-length along the axis, LDU).
+
+    Returns
+    -------
+    float
+        The slide limit in studs (>= 0).
+    """
+    return (max(connector.length, AXLE_MIN_HALF) + max(to.length, AXLE_MIN_HALF) - AXLE_MIN_OVERLAP) / STUD

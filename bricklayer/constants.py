@@ -8,7 +8,7 @@ are whole studs in X/Y and whole plates in Z.
 from __future__ import annotations
 
 __all__ = ["LDU", "MM", "STUD", "PLATE", "BRICK", "Tolerances", "TOL", "CROWDED_PARTNERS", "COINCIDENT_CONNECTORS",
-           "SETTLE_LDU"]
+           "SETTLE_LDU", "AXLE_MIN_HALF", "AXLE_MIN_OVERLAP", "SLIDE_END_EPS"]
 
 from dataclasses import dataclass
 
@@ -143,3 +143,15 @@ CROWDED_PARTNERS = 32
 #: place unless the parts overlap; measured on the official models listed for ``CROWDED_PARTNERS``: at
 #: most 3 in one cell (all 67 official models). 4 keeps every real joint.
 COINCIDENT_CONNECTORS = 4
+
+#: Smallest half-length (LDU) a sliding connector (axle, pin, bar, clip and their holes) counts with when
+#: the overlap of two mated sliding connectors is measured (:mod:`bricklayer.validate.connections`, and
+#: :func:`bricklayer.connector.slide_limit_studs`): BrickNet's ``_AXLE_DEFAULT_RAD`` (4 LDU).
+AXLE_MIN_HALF = 4.0
+#: Smallest overlap (LDU) along the axis for two sliding connectors to stay engaged: BrickNet's
+#: ``_AXLE_MIN_OVERLAP`` (4 LDU).
+AXLE_MIN_OVERLAP = 4.0
+#: Sliding joints stay engaged when their overlap is at least :data:`AXLE_MIN_OVERLAP` less this much (LDU):
+#: a part slid exactly to the end of its slide and then turned about the axis (``check_motion`` of a
+#: hub at its slide limit) computes an overlap of 4 - 1e-13 LDU; the boundary is inclusive.
+SLIDE_END_EPS = 1e-3

@@ -19,7 +19,7 @@ __all__ = ["Element", "LegoGeometry", "ElementSpec"]
 
 import math
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 import numpy as np
 
@@ -30,6 +30,7 @@ from .connector import Connector, type_matches
 from .constants import PLATE, STUD
 from .geometry.ldraw_frame import L2B
 from .geometry.types import Box, Direction, Pose, Rotation, Vec3, as_vec3
+from .errors import BrickLayerTypeError, BrickLayerValueError
 
 _STUD_UP = ("stud", "open_stud")
 #: Geometry reaching more than this (LDU) past the stud/anti-stud footprint widens the alignment box.
@@ -74,10 +75,20 @@ class _PartGeometry:
     from_local: np.ndarray        # its inverse
     bounding_box: Box             # local, LDU
     alignment_box: Box            # local, LDU
-    connectors: tuple             # local Connectors
     has_mesh: bool
     grid: bool = False            # the alignment box comes from upward studs / anti-studs
     stud_box: Box | None = None   # local, LDU: footprint of the upward studs / anti-studs alone (None: none)
+    connector_defs: tuple = ()    # ldraw_data ConnectorDefs of the part
+    connector_frames: np.ndarray | None = None  # (k,4,4) their frames in the local frame (None: no connector)
+
+    @cached_property
+    def connectors(self) -> tuple:
+        """Local :class:`Connector` objects, made on first use (reading and validating a model never asks:
+        a 5,000-part model would make 10,000 of them)."""
+        if self.connector_frames is None:
+            return ()
+        return tuple(Connector(d.type, Pose.from_matrix(mi), d.length, d.joint_kind, d.index)
+                     for d, mi in zip(self.connector_defs, self.connector_frames))
 
 
 def _snap(v: float, step: float, up: bool) -> float:
@@ -170,11 +181,11 @@ def _part_geometry(part_id: str, known: bool = True) -> _PartGeometry:
         m[:, :3, 2] = axis
         m[:, :3, 3] = frames[:, :3, 3] @ r.T + t
         m[:, 3, 3] = 1.0
-        for d, mi in zip(defs, m):
-            conns.append(Connector(d.type, Pose.from_matrix(mi), d.length, d.joint_kind, d.index))
+        conns = m
     from_local = np.linalg.inv(to_local)
     from_local.flags.writeable = False
-    return _PartGeometry(to_local, from_local, bbox, align, tuple(conns), has_mesh, bool(len(grid)), stud_box)
+    return _PartGeometry(to_local, from_local, bbox, align, has_mesh, bool(len(grid)), stud_box,
+                         tuple(defs) if len(conns) else (), conns if len(conns) else None)
 
 
 class LegoGeometry:
@@ -278,13 +289,13 @@ class LegoGeometry:
         found = self.find_connectors(connector_type, toward, facing=facing)
         if not found:
             present = sorted({c.type for c in self.connectors})
-            raise ValueError(
+            raise BrickLayerValueError(
                 f"no free connector of type {connector_type!r}"
                 + (f" facing {facing}" if facing is not None else "")
                 + f"; free types here: {', '.join(present) or 'none'}"
             )
         if len(found) > 1 and toward is None:
-            raise ValueError(
+            raise BrickLayerValueError(
                 f"{len(found)} connectors match {connector_type!r}; pass toward=(point or Direction) "
                 "to pick one, or use find_connectors()"
             )
@@ -325,7 +336,7 @@ class Element(LegoGeometry):
         from ldraw_data.catalog import get_catalog
 
         if not isinstance(ldraw_id, str) or not ldraw_id.strip():
-            raise TypeError(f"Element(ldraw_id, color) needs a part id string such as '3001', got {ldraw_id!r}")
+            raise BrickLayerTypeError(f"Element(ldraw_id, color) needs a part id string such as '3001', got {ldraw_id!r}")
         cat = get_catalog()
         if pid not in cat:
             err = PartNotFoundError(pid, cat.suggest(pid.rsplit("/", 1)[-1], 5))
@@ -362,6 +373,14 @@ class Element(LegoGeometry):
 
     def __setattr__(self, k, v):
         raise AttributeError("Element is immutable; make a new one")
+
+    @property
+    def known(self) -> bool:
+        """Whether the part is a catalog part of the LDraw library: True for every ``Element(...)``; False for
+        an :meth:`unchecked` one the library lacks (an unknown id, a part file the model embeds: a
+        sticker, a bent flexible part), which has no connectors, an empty geometry and its file's own
+        frame (no LDraw -> local frame change; :mod:`bricklayer.io` writes it back as read)."""
+        return self._known
 
     @property
     def ldraw_id(self) -> str:

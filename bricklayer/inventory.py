@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .errors import BrickLayerError
+from .errors import BrickLayerValueError
 
 _PART = ("part_id", "part", "part_num", "partid")
 _COLOR = ("color", "colour", "color_code", "colour_code", "color_id")
@@ -61,7 +62,7 @@ class Inventory:
             rows = data["rows"]
             counts = {(_norm(p), None if c is None else int(c)): int(n) for p, c, n in rows}
         except (KeyError, TypeError, ValueError) as exc:
-            raise ValueError(f"not an inventory: {exc}") from None
+            raise BrickLayerValueError(f"not an inventory: {exc}") from None
         return cls(counts, str(data.get("source") or "inventory"))
 
     def describe(self, limit: int = 200) -> str:

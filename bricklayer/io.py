@@ -40,6 +40,7 @@ from .build import LegoBuild
 from .element import Element
 from .geometry.ldraw_frame import B2L, L2B
 from .geometry.types import Pose
+from .errors import BrickLayerTypeError, BrickLayerValueError, OutputExistsError
 
 log = logging.getLogger(__name__)
 
@@ -113,7 +114,8 @@ def _doc_to_build(doc: LDrawDocument, library, warnings: list, lines: list[str])
             body.pop()
         return "\n".join(body)
     elements: dict = {}
-    lib_find = library.find if library is not None else (lambda _n: None)
+    # is the name in the library? (folder_of: find would build a Path per part reference)
+    lib_folder = library.folder_of if library is not None else (lambda _n: None)
 
     def is_sub(f: LDrawFile) -> bool:
         return doc.is_submodel(f)
@@ -176,7 +178,7 @@ def _doc_to_build(doc: LDrawDocument, library, warnings: list, lines: list[str])
                 sub_color = it.color
             else:
                 pid = key[:-4] if key.endswith(".dat") else key
-                known = blk is None and lib_find(key) is not None
+                known = blk is None and lib_folder(key) is not None
                 if blk is None and not known and key not in warned:
                     warned.add(key)
                     warnings.append(LDrawWarning(doc.source, it.line,
@@ -192,7 +194,7 @@ def _doc_to_build(doc: LDrawDocument, library, warnings: list, lines: list[str])
                 sub_color = None
             name = pending_name
             pending_name = None
-            if name is not None and name in b._names:
+            if name is not None and b.has_name(name):
                 warnings.append(LDrawWarning(doc.source, it.line, f"duplicate name {name!r}; second one dropped"))
                 name = None
             try:
@@ -205,10 +207,10 @@ def _doc_to_build(doc: LDrawDocument, library, warnings: list, lines: list[str])
             parts_in_step += 1
             if notes:
                 pl.ldraw_notes, notes = tuple(notes), []
-        if b._placements and not parts_in_step:
+        if b.placements and not parts_in_step:
             notes.insert(0, "0 STEP")  # the last 0 STEP opened a step no part came into: the writer would drop it
         b.ldraw_trailer = notes
-        b._touch()
+        b.mark_edited()
         builds[f.key] = b
         return b
 
@@ -313,7 +315,7 @@ def _from_text(text: str, source: str, library, line_map, doc: LDrawDocument | N
     if line_map is not None:
         warnings = [moved(w) for w in warnings]
         build.unreadable_lines = [moved(w) for w in build.unreadable_lines]
-        for b in [build, *build._all_builds()]:
+        for b in [build, *build.sub_builds()]:
             for pl in b.placements:
                 if pl.origin is not None:
                     pl.origin = where(*pl.origin)
@@ -337,7 +339,7 @@ def _first_file_line(text: str) -> int:
         if st.startswith("0") and st[1:2].isspace() and st[1:].strip()[:4].upper() == "FILE" and (
                 len(st[1:].strip()) == 4 or st[1:].strip()[4].isspace()):
             return i
-    raise ValueError("no 0 FILE line")  # callers pass texts parsed as MPDs
+    raise BrickLayerValueError("no 0 FILE line")  # callers pass texts parsed as MPDs
 
 
 def _local_subfiles(p: Path, text: str, library) -> tuple[str, list | None, LDrawDocument | None]:
@@ -502,7 +504,7 @@ def _block_names(root: LegoBuild, main_name: str | None = None) -> dict[int, str
         return cand
 
     def visit(b: LegoBuild):
-        for p in b._placements:
+        for p in b.placements:
             c = p.content
             if isinstance(c, LegoBuild) and id(c) not in names:
                 counter[0] += 1
@@ -534,7 +536,7 @@ class LDrawMPDSuffixWarning(UserWarning):
 
 def _block_lines(b: LegoBuild, names: dict[int, str]) -> list[str]:
     out = []
-    rev_names = {id(p): n for n, p in b._names.items()}
+    rev_names = {id(p): n for n, p in b.names.items()}
     steps = b.steps
     for si, group in enumerate(steps):
         for p in group:
@@ -546,7 +548,7 @@ def _block_lines(b: LegoBuild, names: dict[int, str]) -> list[str]:
                 m = B2L @ p.pose.matrix @ L2B
                 out.append(_line1(p.color if p.color is not None else 16, m, names[id(c)]))
             else:
-                m = B2L @ p.pose.matrix @ c.ldraw_to_local if c._known else B2L @ p.pose.matrix @ L2B
+                m = B2L @ p.pose.matrix @ c.ldraw_to_local if c.known else B2L @ p.pose.matrix @ L2B
                 out.append(_line1(int(c.color), m, _ref_name(c.ldraw_id)))
         if si < len(steps) - 1:
             out.append("0 STEP")
@@ -594,7 +596,7 @@ def to_ldraw(build: LegoBuild, *, title: str | None = None, name: str | None = N
     names = _block_names(build, main_block)  # an MPD's blocks are .ldr files (OMR: "<set> - <name>.ldr")
     embedded: dict[str, tuple[str, str]] = {}
     data_files: dict[str, tuple[str, str]] = {}
-    for b in [build, *build._all_builds()]:
+    for b in [build, *build.sub_builds()]:
         for k, v in b.embedded_files.items():
             embedded.setdefault(k, v)
         for k, v in b.ldraw_data_files.items():
@@ -609,7 +611,7 @@ def to_ldraw(build: LegoBuild, *, title: str | None = None, name: str | None = N
     seen = {id(build)}
     i = 0
     while i < len(order):
-        for p in order[i]._placements:
+        for p in order[i].placements:
             if isinstance(p.content, LegoBuild) and id(p.content) not in seen:
                 seen.add(id(p.content))
                 order.append(p.content)
@@ -666,9 +668,9 @@ def write_ldraw(build: LegoBuild, path, *, overwrite: bool = False, title: str |
     """
     p = Path(path)
     if p.exists() and not overwrite:
-        raise FileExistsError(f"{p} exists; pass overwrite=True to replace it")
+        raise OutputExistsError(f"{p} exists; pass overwrite=True to replace it")
     if not isinstance(build, LegoBuild):
-        raise TypeError(f"write_ldraw(build, path) needs a LegoBuild, got {type(build).__name__}")
+        raise BrickLayerTypeError(f"write_ldraw(build, path) needs a LegoBuild, got {type(build).__name__}")
     text = to_ldraw(build, title=title, name=p.name, author=author)
     if p.suffix.lower() != ".mpd" and text.startswith("0 FILE "):
         import warnings

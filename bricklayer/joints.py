@@ -16,6 +16,7 @@ import enum
 from dataclasses import dataclass
 
 from ldraw_data.connectors import JointKind
+from .errors import BrickLayerValueError
 
 
 @dataclass(frozen=True)
@@ -109,10 +110,10 @@ class MotionRange:
 
     def __post_init__(self):
         if type(self.lower) is not type(self.upper):
-            raise ValueError(f"MotionRange needs two values of one kind, got {self.lower!r} and {self.upper!r}")
+            raise BrickLayerValueError(f"MotionRange needs two values of one kind, got {self.lower!r} and {self.upper!r}")
         for lo, hi in zip(_values(self.lower), _values(self.upper)):
             if not (lo <= 0 <= hi):
-                raise ValueError(f"MotionRange must contain zero and have lower <= upper: {self.lower!r}..{self.upper!r}")
+                raise BrickLayerValueError(f"MotionRange must contain zero and have lower <= upper: {self.lower!r}..{self.upper!r}")
 
     @property
     def kind(self) -> JointKind:

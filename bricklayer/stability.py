@@ -82,6 +82,7 @@ import numpy as np
 
 from ldraw_data.connectors import connector_types
 from ldraw_data.errors import PartNotFoundError
+from .errors import BrickLayerValueError
 
 
 log = logging.getLogger(__name__)
@@ -258,7 +259,7 @@ def mass_properties(build) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
             a.flags.writeable = False
         return mass, centers, closed
 
-    return build._cached("stability.mass", make)
+    return build.derived_data("stability.mass", make)
 
 
 # --------------------------------------------------------------------------------------------
@@ -388,7 +389,7 @@ def tipping(build) -> TippingResult:
     """
     mass, centers, _ = mass_properties(build)
     if mass.sum() <= 0:
-        raise ValueError("the build has no part with geometry: nothing to weigh (add library parts)")
+        raise BrickLayerValueError("the build has no part with geometry: nothing to weigh (add library parts)")
     com = (mass[:, None] * centers).sum(axis=0) / mass.sum()
     ground, contacts = _ground_contacts(build)
     pts = np.vstack(list(contacts.values()))[:, :2] if contacts else np.zeros((0, 2))
@@ -538,7 +539,7 @@ def equilibrium(build, capacities: Capacities = CAPACITIES) -> EquilibriumResult
     conn_cols = None
     is_stud = np.zeros(m, dtype=bool)
     if m:
-        w = cg._world
+        w = cg.world_connectors
         fi = w["start"][cp[:, 0]] + cp[:, 1]
         fj = w["start"][cp[:, 2]] + cp[:, 3]
         codes = w["code"]

@@ -10,12 +10,15 @@ from typing import Optional
 
 import typer
 
+from ldraw_data.errors import ToolkitError
+
 _HELP = {"help_option_names": ["-h", "--help"]}
 app = typer.Typer(no_args_is_help=True, add_completion=True, rich_markup_mode=None, context_settings=_HELP,
                   help="BrickWright: build LEGO models that can really be built.\n\nExit codes: 0 success; 1 the "
                        "model or run failed its checks (not valid, parts not placed, run not passed) or the work "
                        "failed (a build.py raised, no OpenGL); 2 usage error or unreadable input (bad option, "
-                       "missing or unreadable file, an output that exists without --force): nothing was done.")
+                       "missing or unreadable file, an output that exists without --force): nothing was done; 130 "
+                       "interrupted (Ctrl-C).")
 library_app = typer.Typer(no_args_is_help=True, rich_markup_mode=None, context_settings=_HELP,
                           help="Install and inspect the LDraw parts library.")
 popularity_app = typer.Typer(no_args_is_help=True, rich_markup_mode=None, context_settings=_HELP,
@@ -28,8 +31,9 @@ NO_SANDBOX_HELP = ("Run a build.py without the OS sandbox (process limits only):
                    "docs/agent.md, Threat model.")
 
 
-#: Exit codes of every command (documented in ``brickwright --help``).
-EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+#: Exit codes of every command (documented in ``brickwright --help``); 130 after Ctrl-C (128 + SIGINT, the shell's
+#: convention).
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
 
 def _fail(msg: str, code: int = EXIT_USAGE):
@@ -40,7 +44,14 @@ def _fail(msg: str, code: int = EXIT_USAGE):
 
 
 def friendly(fn):
-    """Turn expected errors into one clear line and a non-zero exit code."""
+    """Turn expected errors into one clear line on stderr and a non-zero exit code.
+
+    Catches only :class:`~ldraw_data.errors.ToolkitError` (the root of every error the toolkit raises on
+    purpose, :mod:`bricklayer.errors`) and ``OSError`` (a file that cannot be read or written): exit 1
+    (:data:`EXIT_FAILED`) when the work failed (a build.py raised, the provider failed mid-run, no OpenGL),
+    else 2 (:data:`EXIT_USAGE`: bad or unreadable input, nothing was done). ``KeyboardInterrupt`` prints
+    ``interrupted`` and exits 130 (the shell's code for Ctrl-C). Anything else is a bug and keeps its traceback.
+    """
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
@@ -48,21 +59,19 @@ def friendly(fn):
             return fn(*args, **kwargs)
         except typer.Exit:
             raise
-        except Exception as exc:
+        except KeyboardInterrupt:
+            typer.echo("interrupted", err=True)
+            raise typer.Exit(EXIT_INTERRUPTED) from None
+        except (ToolkitError, OSError) as exc:
             # imported only on the error path: bricklayer.render imports all of bricklayer (about 0.8 s)
             from bricklayer.render import RenderBackendError
-            from ldraw_data.errors import LDrawError
 
-            from .agent.errors import BrickWrightError, ProviderError
+            from .errors import ProviderError
             from .inspect_model import BuildScriptError
 
             if isinstance(exc, (BuildScriptError, ProviderError, RenderBackendError)):
                 _fail(str(exc), EXIT_FAILED)  # the build.py failed, the provider failed mid-run, no OpenGL
-            if not isinstance(exc, (LDrawError, BrickWrightError, FileNotFoundError, FileExistsError, ValueError,
-                                    KeyError, PermissionError, IsADirectoryError, NotADirectoryError)):
-                raise
-            msg = exc.args[0] if isinstance(exc, KeyError) and exc.args else str(exc)
-            _fail(str(msg), EXIT_USAGE)
+            _fail(str(exc), EXIT_USAGE)  # the toolkit's KeyError kinds print their message unquoted
 
     return wrapper
 
@@ -345,10 +354,8 @@ def validate(models: list[Path] = typer.Argument(..., help=".ldr, .mpd or build.
 
 def _validate_one(path: str, sandbox: bool, inventory: str | None) -> dict:
     """One file's summary for ``validate`` of several files (runs in a pool process)."""
-    from bricklayer.inventory import inventory_problems, read_inventory
-    from ldraw_data.errors import LDrawError
+    from bricklayer.inventory import read_inventory
 
-    from .agent.errors import BrickWrightError
     from .inspect_model import BuildScriptError, run_build_script
     from .validation import validation_report
 
@@ -367,16 +374,15 @@ def _validate_one(path: str, sandbox: bool, inventory: str | None) -> dict:
 
             build = read_ldraw(p)
             rep = validation_report(build, source=p.name)
-        valid = bool(rep["valid"])
         if inventory:
-            over = inventory_problems(build, read_inventory(inventory))
-            out["over_inventory"] = len(over)
-            valid = valid and not over
-        out.update(valid=valid, parts=rep["parts"], collisions=len(rep["collisions"]),
+            from .validation import add_inventory_check
+
+            out["over_inventory"] = len(add_inventory_check(rep, build, read_inventory(inventory)))
+        out.update(valid=bool(rep["valid"]), parts=rep["parts"], collisions=len(rep["collisions"]),
                    floating=len(rep["floating"]), components=rep["components"], problems=rep["problems"][:20])
     except BuildScriptError as exc:
         out.update(valid=False, failed=str(exc).splitlines()[0] if str(exc) else "build.py failed")
-    except (LDrawError, BrickWrightError, OSError, ValueError) as exc:
+    except (ToolkitError, OSError) as exc:
         out.update(valid=False, error=str(exc))
     return out
 
@@ -434,9 +440,11 @@ def instructions(model: Path = typer.Argument(..., help=".ldr, .mpd or build.py"
 
     Exits 1 when some parts could not be placed (the reasons are listed); a part the LDraw library
     does not know (nor the file embeds), and a part line that could not be read, count as not placed.
-    plan.json lists every failure and unreadable line, with the same counts. Parts drawn inside each
-    other are not held against the order: a warning says how many pairs collide (fix them with
-    `brickwright validate`)."""
+    plan.json lists every failure and unreadable line, with the same counts. The first line is the
+    verdict of `brickwright validate` on the model (the one validation report: `-> VALID` or
+    `-> NOT VALID`, also `valid` in plan.json); a model that is not valid still gets its steps (objects
+    drawn apart, a stand, are not valid as one build), and parts drawn inside each other are not held
+    against the order: a warning says how many pairs collide (fix them with `brickwright validate`)."""
     from bricklayer.assembly import write_instructions
 
     if not 0.0 <= budget < float("inf"):  # also refuses nan
@@ -452,7 +460,7 @@ def instructions(model: Path = typer.Argument(..., help=".ldr, .mpd or build.py"
     try:
         res = write_instructions(build, out, images=images, max_images=max_images,
                                  max_parts_per_step=max_parts_per_step, time_budget=budget,
-                                 separate_objects=separate_objects, overwrite=force)
+                                 separate_objects=separate_objects, overwrite=force, source=str(model))
     except FileExistsError as exc:
         _fail(str(exc).replace("overwrite=True (CLI: --force)", "--force"))
     except NotADirectoryError as exc:
@@ -468,6 +476,9 @@ def instructions(model: Path = typer.Argument(..., help=".ldr, .mpd or build.py"
         raise typer.Exit(EXIT_FAILED if s["failed"] else EXIT_OK)
     planned = s["parts"] - s["skipped"]
     reasons = s["skipped_reasons"]
+    typer.echo(s["validation"])  # the verdict line of `brickwright validate MODEL`, from the same report
+    if not s["valid"]:
+        typer.echo(f"  (`brickwright validate {model}` lists the problems)")
     if s.get("colliding_pairs"):
         typer.echo(f"warning: {s['colliding_pairs']} pairs of parts collide in the model as drawn; no order makes "
                    "it buildable until they are fixed (`brickwright validate`)", err=True)
@@ -509,13 +520,13 @@ def render(model: Path = typer.Argument(..., help=".ldr, .mpd or build.py"),
     from .inspect_model import load_build
 
     from bricklayer.render import VIEWS
-    from bricklayer.render.render import _parse_size
+    from bricklayer.render.render import parse_size
 
     # options first: a bad --view or --size is reported as such, even when the PNG exists
     if view.strip().lower() not in (*VIEWS, "sheet"):
         _fail(f"unknown view {view!r}; use one of {', '.join(VIEWS)} or sheet")
     if size is not None:
-        _parse_size(size)  # "WxH" within 8..8192 pixels, else ValueError
+        parse_size(size)  # "WxH" within 8..8192 pixels, else ValueError
     target = out or model.with_suffix(".png")
     if target.suffix.lower() != ".png":
         _fail(f"{target}: the output is a PNG image; give a file name ending in .png")
@@ -595,15 +606,23 @@ def eval_(prompts: Path = typer.Argument(..., help="Text file, one prompt a line
           force: bool = typer.Option(False, "--force", help="Replace runs and metrics already in --out."),
           no_sandbox: bool = typer.Option(False, "--no-sandbox", help=NO_SANDBOX_HELP),
           workers: int = typer.Option(1, min=1, help="Runs at once (each in its own sandbox); rows stay in "
-                                                     "prompt order.")):
+                                                     "prompt order."),
+          ray: Optional[str] = typer.Option(None, "--ray", metavar="ADDRESS", help=(
+              "Run on a Ray cluster (pip install 'brickwright-toolkit[ray]'): HOST:PORT of the head node, "
+              "ray://HOST:PORT, auto (the cluster started here with `ray start`) or local (a Ray instance for this "
+              "eval). One task of 1 CPU per run; run folders come back to --out here."))):
     """Run many prompts and write the BrickWright metrics per run and overall (JSON and CSV)."""
     from .agent import evaluate
     from .agent.evaluate import read_prompts
 
+    if ray is not None and workers > 1:
+        _fail("give --workers or --ray, not both: on Ray the cluster's CPUs set how many runs go at once "
+              "(one CPU a run)", EXIT_USAGE)
     n_runs = len(read_prompts(prompts)) if prompts.is_file() else 0
     res = evaluate(prompts, model=model, base_url=base_url, api_key=api_key, out_dir=out, max_calls=max_calls,
                    max_validate=max_validate, budget_usd=budget, sandbox=not no_sandbox, force=force,
-                   workers=workers, progress=lambda i, ev: _progress(ev, f"run {i} of {n_runs} | "))
+                   workers=workers, ray_address=ray,
+                   progress=lambda i, ev: _progress(ev, f"run {i} of {n_runs} | "))
     typer.echo(json.dumps(res.overall, indent=2))
     typer.echo(f"per run: {res.json_path}  {res.csv_path}")
 
@@ -653,7 +672,7 @@ def _read_text_option(path: Optional[Path], what: str) -> Optional[str]:
 def _tool_arguments(name: str, json_args: Optional[str], options: dict) -> dict:
     """The tool's arguments from ``--json-args`` or from its options (not both); a usage error (exit 2) when
     they are not what the tool takes (the harness's own message)."""
-    from .agent.tools import _argument_problem
+    from .agent.tools import argument_problem
 
     given = {k: v for k, v in options.items() if v is not None}
     if json_args is not None:
@@ -666,7 +685,7 @@ def _tool_arguments(name: str, json_args: Optional[str], options: dict) -> dict:
                   code=2)
         if not isinstance(given, dict):
             _fail("--json-args must be a JSON object, e.g. '{\"view\": \"iso\"}'", code=2)
-    problem = _argument_problem(name, given)
+    problem = argument_problem(name, given)
     if problem:
         _fail(problem, code=2)
     return given
@@ -724,11 +743,9 @@ def tool_init(run_dir: Path = typer.Argument(..., help="Folder to create (or sta
     """Create a run folder holding the harness's starting build.py (as `generate` starts a run)."""
     from .agent.runfolder import init_run_folder
 
-    from .agent.errors import RunFolderExistsError
-
     try:
         d = init_run_folder(run_dir, from_path=from_path, force=force)
-    except (RunFolderExistsError, FileNotFoundError, ValueError) as exc:
+    except (ToolkitError, OSError) as exc:  # a run there already, --from missing or of an unknown kind
         _fail(str(exc), code=2)
     typer.echo(f"{d / 'build.py'}: the starting build.py; next `brickwright tool prompt` (what the harness tells "
                f"a model), then edit build.py and `brickwright tool validate {run_dir}`")
@@ -875,7 +892,7 @@ def tool_render(run_dir: Path = _RUN_DIR_ARG,
     if pose is not None:
         try:
             pose_value = json.loads(pose)
-        except (ValueError, RecursionError) as exc:
+        except (json.JSONDecodeError, RecursionError) as exc:
             _fail(f"--pose is not valid JSON ({exc}); give e.g. '{{\"lid\": 60}}'", code=2)
     _run_tool_command(run_dir, "render", _tool_arguments(
         "render", json_args, {"view": view, "highlight_problems": True if highlight_problems else None,
@@ -970,10 +987,10 @@ def export(model: Path = typer.Argument(..., help=".ldr, .mpd or build.py"),
         _fail(f"{out}: unknown export format {out.suffix or '(no suffix)'!r}; end the file name in "
               + ", ".join(EXPORT_SUFFIXES), code=2)
     if suffix in (".usd", ".usdc", ".usda"):
-        from bricklayer.export.usd import _INSTALL_HINT, usd_available
+        from bricklayer.export.usd import USD_INSTALL_HINT, usd_available
 
         if not usd_available():
-            _fail(_INSTALL_HINT, code=2)
+            _fail(USD_INSTALL_HINT, code=2)
     targets = [out] + ([out.with_suffix(".mtl")] if suffix == ".obj" else [])
     for t in targets:
         if t.exists() and not force:

@@ -147,7 +147,7 @@ def run_build_script(path, *, time_limit: float = 30.0, sandbox: bool = True) ->
         err = res.get("error") or {}
         raise BuildScriptError((err.get("text") or res.get("text") or f"{p}: create_build() failed").strip())
     build = from_ldraw(res["ldraw"], source=p.name)
-    for b in [build, *build._all_builds()]:  # line numbers of the exported text mean nothing to the user
+    for b in [build, *build.sub_builds()]:  # line numbers of the exported text mean nothing to the user
         for pl in b.placements:
             pl.origin = None
     res["build"] = build

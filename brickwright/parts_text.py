@@ -6,6 +6,7 @@ from __future__ import annotations
 __all__ = ["search_lines", "search_text", "part_info_text"]
 
 from collections import defaultdict
+from .errors import BrickWrightValueError
 
 #: LDraw units per stud pitch (x and z) and per plate height (y): LDraw File Format spec, "LDraw units".
 LDU_PER_STUD, LDU_PER_PLATE = 20.0, 8.0
@@ -42,12 +43,12 @@ def search_text(query: str, *, category: str | None = None, limit: int = 10) -> 
     from ldraw_data.search import search_parts
 
     if not query.strip():
-        raise ValueError('the query is empty; try e.g. "brick 2 x 4" or "slope 45"')
+        raise BrickWrightValueError('the query is empty; try e.g. "brick 2 x 4" or "slope 45"')
     if limit < 1:
-        raise ValueError(f"limit {limit}: give 1 or more results")
+        raise BrickWrightValueError(f"limit {limit}: give 1 or more results")
     res = search_parts(query, category=category, limit=limit)
     if not res:
-        raise ValueError(f"no part matches {query!r}" + (f" in category {category!r}" if category else "")
+        raise BrickWrightValueError(f"no part matches {query!r}" + (f" in category {category!r}" if category else "")
                          + "; try fewer or other words")
     return "\n".join(search_lines(res))
 

@@ -13,6 +13,7 @@ __all__ = ["RunRecord", "list_runs", "find_run"]
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
+from ldraw_data.errors import InputNotFoundError
 
 
 @dataclass
@@ -88,7 +89,7 @@ def list_runs(root: str | Path = "brickwright_runs") -> list[RunRecord]:
     """
     r = Path(root)
     if not r.is_dir():
-        raise FileNotFoundError(f"{r}: no such folder of runs (give --root, e.g. the folder of generate --out)")
+        raise InputNotFoundError(f"{r}: no such folder of runs (give --root, e.g. the folder of generate --out)")
     return [rec for p in sorted(r.iterdir(), reverse=True) if p.is_dir() and (rec := _read(p)) is not None]
 
 
@@ -107,6 +108,6 @@ def find_run(run_id: str, root: str | Path = "brickwright_runs") -> RunRecord:
     runs = [r for r in list_runs(root) if r.id.startswith(run_id)]
     if len(runs) != 1:
         names = ", ".join(r.id for r in runs[:5])
-        raise FileNotFoundError(f"{run_id}: " + (f"matches several runs ({names})" if runs else
+        raise InputNotFoundError(f"{run_id}: " + (f"matches several runs ({names})" if runs else
                                                  f"no run of that name under {root}"))
     return runs[0]

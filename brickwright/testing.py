@@ -24,6 +24,7 @@ __all__ = ["CheckResult", "TestReport", "TestContext"]
 import logging
 from dataclasses import asdict, dataclass, field
 from typing import Any
+from .errors import BrickWrightTypeError
 
 logger = logging.getLogger(__name__)
 
@@ -110,7 +111,7 @@ class TestReport:
                         for c in value["checks"]])
         if isinstance(value, bool):
             return cls([CheckResult("run_tests", value, "" if value else "run_tests() returned False")])
-        raise TypeError(
+        raise BrickWrightTypeError(
             f"run_tests() returned {type(value).__name__}; it must return TestContext(build).report()"
         )
 

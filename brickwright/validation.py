@@ -1,388 +1,25 @@
 """Validation reports for people and agents: what is wrong, where, and what to try.
 
-One formatter over the validator's data (:func:`bricklayer.validate.collision_details`,
-``floating_placements``, ``connected_components``), used by ``brickwright validate`` and by
-the agent's ``validate`` tool, so both say the same thing the same way.
+The report itself is bricklayer's one :class:`~bricklayer.validate.report.ValidationReport`, filled by
+:func:`bricklayer.validate.validation_report` (:mod:`bricklayer.validate.findings`: every finding described,
+every problem written as a line with a hint). This module formats it for ``brickwright validate`` and the
+agent's ``validate`` tool (:func:`validation_report`: its JSON form), adds the inventory check, and writes the
+diagnostic LDraw file, so both say the same thing the same way.
 """
 
 from __future__ import annotations
 
-__all__ = ["diagnostic_ldraw", "add_inventory_check", "validation_report", "describe_placement", "unknown_placements", "MAX_LISTED"]
+__all__ = ["diagnostic_ldraw", "add_inventory_check", "validation_report", "report_of", "ValidationReport",
+           "describe_placement", "unknown_placements", "MAX_LISTED"]
 
 from bricklayer.validate.catalog_checks import unknown_placements  # noqa: E402  (re-exported: validate reports them)
-
-#: Farthest a part may be placed from the origin, LDU (400 m). The largest official models span under 20,000
-#: LDU; far beyond this, float64 collision and contact tests lose their sub-LDU precision (at 1e18 LDU two
-#: bricks inside each other test clean), so such a placement cannot be checked and is not valid.
-MAX_COORDINATE_LDU = 1_000_000.0
-
-#: Problems of one kind listed in full before "... and N more".
-MAX_LISTED = 8
-
-
-def _instance_key(fp) -> tuple:
-    """Key of one part instance of a flattened build: the identities of the placements on its path.
-
-    A part line of a sub-model placed several times is one leaf placement shared by every instance
-    (``fp.leaf``); keying by the leaf maps every instance to the last one, so a report would cite
-    another instance's index path and position (10030 Imperial Star Destroyer: ``#0/#192`` for the
-    plate of ``#0/#194``, 442 LDU away from the pin it collides with).
-    """
-    return tuple(id(p) for p in fp.path) if getattr(fp, "path", None) else (id(fp.leaf),)
-
-
-def describe_placement(build, fp) -> dict:
-    """Facts about one flattened placement for a report.
-
-    Parameters
-    ----------
-    build : LegoBuild
-    fp : FlatPlacement
-
-    Returns
-    -------
-    dict
-        ``part_id``, ``color`` (code), ``name`` (name path or None), ``label``
-        (``build.describe``: name or index path, part id, part name, colour),
-        ``submodels`` (names of the sub-builds it sits in), ``file`` and ``line``
-        (LDraw source line when the build was read from a file, else None),
-        ``grid`` (alignment-box minimum corner in the units of ``LegoBuild.add``:
-        studs, studs, plates) and ``size`` (studs, studs, plates).
-    """
-    el = fp.content
-    path = getattr(fp, "path", ())
-    subs = [p.content.name for p in path[:-1] if getattr(p.content, "name", None)]
-    origin = path[-1].origin if path else None
-    box = fp.alignment_box
-    unit = (20.0, 20.0, 8.0)
-    grid = [round(v / u, 2) for v, u in zip(box.min, unit)]
-    size = [round((hi - lo) / u, 2) for lo, hi, u in zip(box.min, box.max, unit)]
-    return {
-        "part_id": el.ldraw_id,
-        "color": int(el.color),
-        "name": build.name_of(fp),
-        "label": build.describe(fp),
-        "submodels": subs,
-        "file": origin[0] if origin else None,
-        "line": origin[1] if origin else None,
-        "grid": [int(g) if float(g).is_integer() else g for g in grid],
-        "size": [int(s) if float(s).is_integer() else s for s in size],
-    }
-
-
-def _where(d: dict) -> str:
-    loc = f" [{d['file']}:{d['line']}]" if d.get("line") else ""
-    sub = f" in {' > '.join(d['submodels'])}" if d["submodels"] else ""
-    g = ", ".join(str(v) for v in d["grid"])
-    return f"{d['label']}{sub} at grid ({g}){loc}"
-
-
-def _not_catalog_parts(build) -> tuple[list, list, list]:
-    """Placements that break "only real catalog parts" (README): (unknown, not parts, scaled).
-
-    Unknown: no geometry, neither in the library nor embedded in the file
-    (:func:`bricklayer.validate.collisions.unchecked_placements`). Not parts: files
-    of a library sub-folder (``s/``, ``48/``) or of ``p/`` (primitives; LDraw spec:
-    parts live in ``parts/``). Scaled: the world matrix scales or shears the part, a singular
-    value off 1 by more than :data:`bricklayer.validate.placements.DISTORTION_TOL` (0.01; rounded
-    matrices of official files stay under 0.0071), see :func:`bricklayer.validate.placements.placement_faults`.
-    """
-    from bricklayer.validate.collisions import unchecked_placements
-    from bricklayer.validate.catalog_checks import placement_faults
-    from ldraw_data.library import normalize_name
-
-    flat = build.flattened_placements
-    unknown = unchecked_placements(build)
-    lib = None
-    try:
-        from ldraw_data.library import get_library
-
-        lib = get_library()
-    except Exception:  # noqa: BLE001 - no library: nothing can be told about folders
-        pass
-    unknown_ids = {id(p.leaf) for p in unknown}
-    # part id -> placed from a sub-part or primitive folder: one library look-up per id and build
-    sub_part: dict = build._cache.setdefault("brickwright.sub_part", {}) if hasattr(build, "_cache") else {}
-
-    def scan(start: int) -> list:
-        """Indices from ``start`` on of placements of a sub-part or primitive (not unknown parts)."""
-        found = []
-        for i in range(start, len(flat)):
-            fp = flat[i]
-            if id(fp.leaf) in unknown_ids:
-                continue
-            pid = fp.content.ldraw_id
-            if lib is not None and getattr(fp.content, "_known", True):
-                bad = sub_part.get(pid)
-                if bad is None:
-                    key = normalize_name(pid if pid.lower().endswith(".dat") else pid + ".dat")
-                    folder = lib.folder_of(key)
-                    bad = sub_part[pid] = folder is not None and ("/" in key or folder.lower().endswith("p"))
-                if bad:
-                    found.append(i)
-        return found
-
-    def extend(old, k):
-        # append-only edits: the earlier placements are unchanged, scan only the new ones (unknown parts
-        # among the earlier ones stay unknown: the same part ids in the same library)
-        n_done, idx = old
-        return None if n_done > len(flat) else (len(flat), idx + scan(n_done))
-
-    if hasattr(build, "_cached"):
-        _, found = build._cached("brickwright.not_parts", lambda: (len(flat), scan(0)), extend)
-    else:
-        found = scan(0)
-    not_parts = [flat[i] for i in found]
-    skip = {id(p.leaf) for p in not_parts} | unknown_ids
-    scaled = [(flat[f.index], f.detail["singular_values"]) for f in placement_faults(build)
-              if f.kind == "distorted" and id(flat[f.index].leaf) not in skip]
-    return unknown, not_parts, scaled
-
-
-def _origin_of(pl) -> tuple | None:
-    return getattr(pl, "origin", None)
-
-
-def _line_at(d: dict, origin) -> dict:
-    """``d`` (a :func:`describe_placement` dict) citing ``origin`` (file, line) instead of the part's own line."""
-    if origin:
-        d = dict(d, file=origin[0], line=origin[1])
-    return d
-
-
-def _distorting_origin(fp, tol: float):
-    """(file, line) of the outermost line on the placement's path whose own matrix is not a rotation
-    (a sub-model line that scales all its parts), else the part's own line."""
-    import numpy as np
-
-    for pl in getattr(fp, "path", ()):
-        r = np.asarray(pl.pose.matrix)[:3, :3]
-        if np.abs(np.linalg.svd(r, compute_uv=False) - 1).max() > tol and _origin_of(pl):
-            return _origin_of(pl)
-    return None
-
-
-def _duplicate_origins(fa, fb):
-    """(file, line) of the lines where the paths of two placements at the same pose part ways."""
-    for pa, pb in zip(fa.path, fb.path):
-        if pa is not pb:
-            return _origin_of(pa), _origin_of(pb)
-    return _origin_of(fa.path[-1]), _origin_of(fb.path[-1])
-
-
-def _connect_placements(build) -> set:
-    """ids of top-level placements made by ``LegoBuild.connect`` (their joints name the connectors)."""
-    return {id(j.child_placement) for j in getattr(build, "_joints", ())}
-
-
-def _collision_hint(build, rec, connected: set, distorted: set) -> str:
-    """Advice that fits how the two parts of a collision were placed (issue 16 item 13)."""
-    leaves = (rec.a.path[0] if rec.a.path else None, rec.b.path[0] if rec.b.path else None)
-    if any(id(p.leaf) in distorted for p in (rec.a, rec.b)):
-        return "one of them is scaled or sheared: fix its matrix (see SCALED) first"
-    if leaves[1] is not None and id(leaves[1]) in connected or leaves[0] is not None and id(leaves[0]) in connected:
-        return ("placed with connect(): try another target_rotation, mounting=Mounting.FLIPPED, or another "
-                "connector of either part")
-    if rec.mated:
-        return "mated, but pressed deeper than the joint allows: seat it on its connector (connect())"
-    return ""
-
-
-def _component_advice(build, comp_idx, eng, sup) -> str:
-    """Why an extra connected component is not joined to the rest, and what to do (issue 16 item 11).
-
-    Looks at what holds the component up from outside it (``sup.edges``, support edges of
-    :func:`bricklayer.validate.support.support_graph`): a resting contact on a tile or another part
-    without studs up there, stud tips on stud tips (upside down), a part hanging on another, or
-    nothing but side contact.
-    """
-    import numpy as np
-
-    from ldraw_data.catalog import get_catalog
-
-    cat = get_catalog()
-    inside = np.zeros(eng.n, dtype=bool)
-    inside[comp_idx] = True
-    e = sup.edges
-    held = e[inside[e[:, 1]] & ~inside[e[:, 0]]] if len(e) else e
-    flat = eng.wa.placements
-    memo = getattr(eng, "_advice_rests", None)
-    if memo is None or memo[0] is not eng.pairs:  # once per validation, not once per listed component
-        # resting contacts (upper part, lower part) as sorted keys upper * n + lower
-        p, r = eng.pairs.astype(np.int64).reshape(-1, 2), np.asarray(eng.rests, dtype=bool).reshape(-1, 2)
-        keys = np.unique(np.concatenate([p[r[:, 0], 0] * eng.n + p[r[:, 0], 1], p[r[:, 1], 1] * eng.n + p[r[:, 1], 0]]))
-        memo = (eng.pairs, keys)
-        try:
-            eng._advice_rests = memo
-        except AttributeError:  # a slotted engine: recompute next time
-            pass
-    rest_keys = memo[1]
-
-    def rests_on(up: int, dn: int) -> bool:
-        k = up * eng.n + dn
-        pos = int(np.searchsorted(rest_keys, k))
-        return pos < len(rest_keys) and int(rest_keys[pos]) == k
-
-    def name(i):
-        pid = eng.wa.keys[i].lstrip("?")
-        return cat.get(pid).name if pid in cat else pid
-
-    for dn, up in held.tolist():
-        who = f"#{up} {flat[up].content.ldraw_id} rests on #{dn} {flat[dn].content.ldraw_id}"
-        if not rests_on(up, dn):
-            continue
-        if float(eng.wa.poses[up, 2, 2]) < -0.9:
-            return (f"{who} upside down, stud tips on what is below: studs hold only in anti-studs; turn it "
-                    "over or hold it from above")
-        tile = (name(dn) or "").lower().startswith("tile")
-        if tile or not _has_upward_studs(eng, dn):
-            return (f"{who}, whose top has no studs there ({name(dn)}): resting holds nothing; put it on "
-                    f"studs{' (a plate instead of the tile)' if tile else ''} or bridge it with a plate across "
-                    "the joint")
-        return f"{who} without a connection: seat it on studs (stack(), connect()) or bridge it with a plate"
-    joint_note = _unmated_joint_note(build, comp_idx)
-    if joint_note:
-        return joint_note
-    if len(held):
-        dn, up = held[0].tolist()
-        return (f"#{up} {flat[up].content.ldraw_id} hangs on or is held by #{dn} {flat[dn].content.ldraw_id} "
-                "without a connector the validator knows: connect() it, or check the joint")
-    outside = np.flatnonzero(~inside & eng.has_shape)
-    side = len(eng.pairs) and bool(np.any(inside[eng.pairs[:, 0]] != inside[eng.pairs[:, 1]]))
-    low = [i for i in comp_idx if eng.has_shape[i]]
-    below = ""
-    if low and len(outside):
-        i = min(low, key=lambda k: float(eng.box_lo[k, 2]))
-        who = "" if len(comp_idx) == 1 else f" (under its lowest part, {_short(build, flat[i])})"
-        below = f"; {who.strip(' ()') + ': ' if who else ''}" + _below_hint(
-            build, i, eng, sup, skip=[k for k in comp_idx if k != i])
-    if side:
-        return ("it touches the rest only side by side: bridge it with a plate or brick across the joint"
-                + below)
-    return "it touches nothing of the rest" + below
-
-
-def _span(box) -> str:
-    """``"x 0..10, y 0..6 studs"``: the x/y extent of a world box (LDU) in studs (20 LDU)."""
-    def f(v):
-        v = round(v / 20.0, 1)
-        return f"{v:g}"
-    return f"x {f(box.min.x)}..{f(box.max.x)}, y {f(box.min.y)}..{f(box.max.y)} studs"
-
-
-def _short(build, fp) -> str:
-    """``base: 3958 (Plate 6 x 6)`` or ``#3: 3958 (Plate 6 x 6)``: a part's name or index path, id and name."""
-    text = build.describe(fp)
-    return text.split(", Color.")[0] + ")" if ", Color." in text else text
-
-
-def _plates(v: float) -> str:
-    return f"{v:g} plate" + ("" if v == 1 else "s")
-
-
-def _stud_miss(upper, lower) -> tuple | None:
-    """(dx, dy) LDU from the anti-studs of ``upper`` to the nearest upward studs of ``lower`` (world frame),
-    the smallest such shift; None when either has none."""
-    import numpy as np
-
-    anti = np.array([tuple(c.position)[:2] for c in upper.connectors
-                     if c.type in ("antistud", "tube") and c.axis.z > 0.9]).reshape(-1, 2)
-    studs = np.array([tuple(c.position)[:2] for c in lower.connectors
-                      if c.type in ("stud", "open_stud") and c.axis.z > 0.9]).reshape(-1, 2)
-    if not len(anti) or not len(studs):
-        return None
-    d = studs[None, :, :] - anti[:, None, :]
-    k = np.unravel_index(np.argmin(np.hypot(d[..., 0], d[..., 1])), d.shape[:2])
-    return float(round(d[k][0], 2)), float(round(d[k][1], 2))
-
-
-def _below_hint(build, i: int, eng, sup, skip=None) -> str:
-    """What lies under the footprint of floating part ``i`` (issue 17 friction: "nothing lies under it").
-
-    Looks only at part ``i``: the parts whose physical box lies below its bottom (top at most a stud's
-    height, 4 LDU, above it; the studs of a plate reach into the part on it) and overlaps it in x and y.
-    When there is one, names the highest: how far below it lies (LDU and plates), or that it does not hold
-    ``i`` on its studs, or that it floats too. When none, names the nearest part below in x and y and its
-    extent in studs, so a plate turned the other way (``plate(6, 10)`` runs 10 studs along x) shows. ``skip``:
-    indices not to name (the other parts of the same component). Cost: one pass over the part boxes.
-    """
-    import numpy as np
-
-    flat = eng.wa.placements
-    lo, hi = eng.box_lo, eng.box_hi
-    me = flat[i].alignment_box
-    mine = f"its footprint ({_span(me)})"
-    others = eng.has_shape.copy()
-    others[i] = False
-    if skip is not None:
-        others[np.asarray(skip, dtype=np.intp)] = False
-    below = others & (hi[:, 2] <= lo[i, 2] + 4.5) & (lo[:, 2] < lo[i, 2] - 0.5)
-    ov_x = np.minimum(hi[:, 0], hi[i, 0]) - np.maximum(lo[:, 0], lo[i, 0])
-    ov_y = np.minimum(hi[:, 1], hi[i, 1]) - np.maximum(lo[:, 1], lo[i, 1])
-    under = np.flatnonzero(below & (ov_x > 1.0) & (ov_y > 1.0))
-    if len(under):
-        j = int(under[np.argmax(hi[under, 2])])
-        top = flat[j].alignment_box.max.z
-        gap = round(me.min.z - top, 2)
-        who = _short(build, flat[j])
-        if not sup.supported[j]:
-            return f"it lies over {who}, which is not held up either: hold that part up first"
-        miss = _stud_miss(flat[i], flat[j])
-        off = (f", and its anti-studs are off that part's studs by ({miss[0]:g}, {miss[1]:g}) LDU"
-               if miss is not None and max(abs(miss[0]), abs(miss[1])) > 0.5 else "")
-        if gap > 0.5:
-            return (f"it hangs {gap:g} LDU ({_plates(gap / 8)}) above {who}, whose top is at z "
-                    f"{_plates(top / 8)}{off}: lower it onto that part's studs")
-        return (f"it lies on {who} but is not held by it{off or ' (no stud meets an anti-stud)'}: "
-                "put it on whole studs (stack(..., on=...))")
-    cand = np.flatnonzero(below)
-    if not len(cand):
-        return f"nothing lies below it anywhere; {mine} is over empty space"
-    gx = np.maximum(0.0, -ov_x[cand])
-    gy = np.maximum(0.0, -ov_y[cand])
-    dist = np.hypot(gx, gy) - 1e-3 * hi[cand, 2]  # nearest first, the higher one on a tie
-    j = int(cand[np.argmin(dist)])
-    return (f"nothing lies under {mine}; the nearest part below is {_short(build, flat[j])} spanning "
-            f"{_span(flat[j].alignment_box)}, top at z {_plates(flat[j].alignment_box.max.z / 8)}")
-
-
-def _unmated_joint_note(build, comp_idx) -> str:
-    """Why a component is cut off when a joint recorded by connect() holds one of its parts but its
-    connectors no longer mate (:func:`bricklayer.articulation.unmated_joints`), else ""."""
-    from bricklayer.articulation import unmated_joints
-
-    try:
-        bad = unmated_joints(build)
-    except Exception:  # noqa: BLE001 - advice only; the validation result stands without it
-        return ""
-    if not bad:
-        return ""
-    flat = build.flattened_placements
-    inside = {tuple(id(p) for p in flat[i].path) for i in list(comp_idx)}
-    for j, why in bad:
-        if tuple(id(p) for p in j.child.path) in inside or tuple(id(p) for p in j.parent.path) in inside:
-            return why
-    return ""
-
-
-def _has_upward_studs(eng, i: int) -> bool:
-    """True when part ``i`` has a stud connector pointing up (world +Z)."""
-    import numpy as np
-
-    from bricklayer.validate.connections import part_connector_arrays
-    from ldraw_data.connectors import connector_types
-
-    arr = part_connector_arrays(eng.wa.placements[i].content)
-    if not len(arr.code):
-        return False
-    names = connector_types()
-    stud = np.array([names[c] in ("stud", "open_stud") for c in arr.code.tolist()])
-    up = (arr.axis @ eng.wa.poses[i, :3, :3].T)[:, 2] > 0.9
-    return bool((stud & up).any())
-
+from bricklayer.validate.findings import (MAX_COORDINATE_LDU, MAX_LISTED, describe_placement,  # noqa: F401
+                                         instance_key as _instance_key)
+from bricklayer.validate.report import ValidationReport  # noqa: E402  (the one report; this module formats it)
 
 def validation_report(build, *, source: str = "build", expected_components: int | None = None) -> dict:
-    """Validate a build and describe every problem with a hint.
+    """Validate a build and describe every problem with a hint: :func:`report_of` as JSON
+    (:meth:`bricklayer.validate.report.ValidationReport.to_dict`).
 
     Parameters
     ----------
@@ -414,207 +51,27 @@ def validation_report(build, *, source: str = "build", expected_components: int 
         part lines of the LDraw file the build was read from that could not be read, so the
         build lacks a part its file places; ``build.unreadable_lines`` of
         :func:`bricklayer.read_ldraw`), ``problems`` (one line each, with hints)
-        and ``text`` (summary line plus problems).
+        and ``text`` (summary line plus problems). ``valid`` is
+        :attr:`bricklayer.validate.report.ValidationReport.valid`, the one definition (an empty build is
+        not valid).
     """
-    import numpy as np
+    return report_of(build, source=source, expected_components=expected_components).to_dict()
 
-    from bricklayer.validate import collision_details
-    from bricklayer.constants import CROWDED_PARTNERS
-    from bricklayer.validate.collisions import collision_engine
-    from bricklayer.validate.connections import connection_graph
-    from bricklayer.validate.catalog_checks import DISTORTION_TOL, placement_faults
-    from bricklayer.validate.support import support_graph
 
-    flat = build.flattened_placements
-    faults = placement_faults(build)
-    dup_pairs = [(f.index, f.other) for f in faults if f.kind == "duplicate"]
-    dup_any = {i for pair in dup_pairs for i in pair}
-    unknown, not_parts, scaled_fp = _not_catalog_parts(build)
-    distorted = {id(fp.leaf) for fp, _ in scaled_fp}
-    connected = _connect_placements(build)
-    eng = collision_engine(build)
-    def index_by_object(start: int = 0, into: dict | None = None) -> tuple:
-        into = {} if into is None else into
-        into.update((id(flat[k]), k) for k in range(start, len(flat)))
-        return len(flat), into
+def report_of(build, *, source: str = "build", expected_components: int | None = None) -> ValidationReport:
+    """Validate a build: the one :class:`~bricklayer.validate.report.ValidationReport`, every finding described
+    (:func:`describe_placement`) and every problem written as a line with a hint. Parameters as
+    :func:`validation_report` (``expected_components``: another count of components makes it not valid).
 
-    # id of each flattened placement the validator hands back -> its index; extended after append-only edits
-    _, by_object = build._cached("brickwright.flat_index", index_by_object,
-                                 lambda old, k: None if old[0] > len(flat) else index_by_object(old[0], old[1]))
-    by_instance: dict = {}
+    Returns
+    -------
+    ValidationReport
+        :func:`bricklayer.validate.validation_report`; its
+        :meth:`~bricklayer.validate.report.ValidationReport.to_dict` is :func:`validation_report`.
+    """
+    from bricklayer.validate import validation_report as _report
 
-    def index_of(fp) -> int | None:
-        """Index in ``flat`` of a flattened placement (by its instance key when it is another object)."""
-        k = by_object.get(id(fp))
-        if k is not None and flat[k] is fp:
-            return k
-        if not by_instance:
-            by_instance.update({_instance_key(f): i for i, f in enumerate(flat)})
-        return by_instance.get(_instance_key(fp))
-
-    # placement index -> describe_placement: a part may be in many pairs, and the facts of the earlier
-    # parts stay true after append-only edits (the build's cache keeps them across re-validations)
-    described: dict = build._cached("brickwright.described", dict, lambda old, k: old)
-
-    def about(i, fp) -> dict:
-        d = described.get(i)
-        if d is None:
-            d = described[i] = describe_placement(build, fp)
-        return dict(d)
-
-    cols, col_lines = [], []
-    for r in collision_details(build):
-        ia, ib = index_of(r.a), index_of(r.b)
-        if ia in dup_any and ib in dup_any:
-            continue  # the same part twice: reported once, as DUPLICATE
-        hint = _collision_hint(build, r, connected, distorted)
-        inter = None if r.interference != r.interference else (
-            None if r.interference == float("inf") else round(float(r.interference), 2))
-        cols.append({"a": about(ia, r.a), "b": about(ib, r.b),
-                     "overlap_ldu": round(float(r.depth), 2) if r.depth == r.depth else None,
-                     "interference_ldu": inter, "through": r.interference == float("inf"),
-                     "move_ldu": round(float(r.depth), 2) if r.depth == r.depth else None,
-                     "direction": list(r.direction), "mated": bool(r.mated), "hint": hint})
-        c = cols[-1]
-        words = [x for x in (r.interference_text(), r.move_text()) if x]
-        col_lines.append(f"COLLISION {_where(c['a'])} <-> {_where(c['b'])}"
-                         + (": " + "; ".join(words) if words else "")
-                         + (" (mated, but deeper than a press fit allows)" if c["mated"] else "")
-                         + (f"; try: {hint}" if hint else ""))
-    sup = support_graph(build)
-    below = sup.below_ground if sup.below_ground is not None else np.zeros(len(flat), dtype=bool)
-    floating, below_ground = [], []
-    scaled_inst = {_instance_key(fp) for fp, _ in scaled_fp}
-    for i in sup.floating.tolist():
-        if _instance_key(flat[i]) in scaled_inst:
-            continue  # named once, as SCALED: its drawn shape is not the part's (one defect, one message)
-        d = about(i, flat[i])
-        if below[i]:
-            d["below_ldu"] = round(float(sup.ground - eng.box_hi[i, 2]), 2)
-            below_ground.append(d)
-        else:
-            if len(floating) < MAX_LISTED:  # only the parts the report lists
-                d["below"] = _below_hint(build, i, eng, sup)
-            floating.append(d)
-    cg = connection_graph(build)
-    unseated = [{"a": describe_placement(build, flat[int(a)]), "b": describe_placement(build, flat[int(b)]),
-                 "reason": "tilted" if int(reason) == 0 else "turned or shifted", "value": round(float(v), 2)}
-                for a, b, reason, v in cg.unseated.tolist()]
-    mirrored = [dict(describe_placement(build, flat[f.index]), mirror_part=f.detail["mirror_part"])
-                for f in faults if f.kind == "mirrored"]
-    duplicates = []
-    for i, j in dup_pairs:
-        oi, oj = _duplicate_origins(flat[i], flat[j])
-        d = _line_at(describe_placement(build, flat[i]), oi)
-        d["same_as"] = _line_at(describe_placement(build, flat[j]), oj)
-        duplicates.append(d)
-    comps = build.connected_components
-    sizes = [len(c) for c in comps]
-    unknown = [describe_placement(build, p) for p in unknown]
-    not_parts = [describe_placement(build, p) for p in not_parts]
-    scaled = [dict(_line_at(describe_placement(build, fp), _distorting_origin(fp, DISTORTION_TOL)),
-                   singular_values=sv) for fp, sv in scaled_fp]
-    unreadable = [{"file": w.path, "line": w.line, "message": w.message}
-                  for w in getattr(build, "unreadable_lines", None) or ()]
-    origins = eng.wa.poses[:, :3, 3] if len(eng.wa.placements) == len(flat) else np.array(
-        [fp.pose.matrix[:3, 3] for fp in flat]).reshape(-1, 3)
-    far = [describe_placement(build, flat[i])
-           for i in np.flatnonzero(~np.all(np.abs(origins) <= MAX_COORDINATE_LDU, axis=1)).tolist()]
-    ok = not (cols or eng.unexamined or floating or below_ground or unknown or not_parts or scaled or unreadable
-              or unseated or mirrored or duplicates or far)
-    if expected_components is not None and len(comps) != expected_components:
-        ok = False
-    problems = []
-
-    def section(lines: list, more: str, hint: str):
-        """At most MAX_LISTED problem lines, a count of the rest ("... and N more<more>"), then the hint."""
-        problems.extend(lines[:MAX_LISTED])
-        if len(lines) > MAX_LISTED:
-            problems.append(f"... and {len(lines) - MAX_LISTED} more{more}")
-        if lines:
-            problems.append(f"  {hint}")
-
-    section([f"DUPLICATE {_where(d)} is placed again at the same pose as "
-             f"[{d['same_as']['file']}:{d['same_as']['line']}]" for d in duplicates], " duplicates",
-            "try: delete one of the two lines (the same part twice in one place cannot be built)")
-    section(col_lines, " colliding pairs", "try: move one of the two parts by whole studs/plates (check its "
-            "rotation and anchor), or place it with stack()/connect() so it sits on studs instead of inside a "
-            "neighbour")
-    if eng.unexamined:
-        crowd = [_where(about(int(i), flat[int(i)])) for i in eng.crowded[:3].tolist()]
-        problems.append(f"... and at least {eng.unexamined} more pairs of nearby parts not tested: parts drawn inside many "
-                        f"others ({len(eng.crowded)} parts collide with {CROWDED_PARTNERS} or more others, e.g. "
-                        + "; ".join(crowd) + ")")
-        problems.append("  try: a real part meets only a few neighbours: look for sub-models placed many times at "
-                        "one place, or parts drawn on top of each other, and delete the extra lines")
-    section([f"NOT SEATED {_where(u['a'])} <-> {_where(u['b'])}: "
-             + (f"stud axes {u['value']:g} degrees apart" if u["reason"] == "tilted"
-                else f"a stud misses its anti-stud by {u['value']:g} LDU (turned or shifted off the grid)")
-             for u in unseated], " unseated pairs",
-            "try: studs hold only straight and on the stud grid: turn the part by quarter turns and put it on "
-            "whole studs (stack()/connect()); for an angle use a hinge, turntable or jumper")
-    section([f"FLOATING {_where(f)}" + (f": {f['below']}" if f.get("below") else "") for f in floating],
-            " floating parts", "try: rest it on studs of a supported part (stack(..., on=...)), connect() it "
-            "to one, or add a part below it that reaches the ground")
-    section([f"BELOW GROUND {_where(f)}: lies {f['below_ldu']:g} LDU below the rest of the build, which stands "
-             "on its own lowest point" for f in below_ground], " parts below the ground",
-            "try: move it up onto the build (stack(..., on=...)) or delete its line")
-    section([f"MIRRORED {_where(d)}: a mirror image of a part that is not symmetric"
-             + (f"; the real mirror part is {d['mirror_part']}" if d["mirror_part"] else
-                "; the catalog has no mirror part for it") for d in mirrored], " mirrored parts",
-            "try: use the named mirror part with a rotation (determinant +1; LDraw 'Left'/'Right' pairs)")
-    for kind, rows, hint in (
-            ("UNKNOWN PART", unknown, "not in the LDraw library nor embedded in the file, so it cannot be "
-             "checked: use a real part id (`brickwright search`)"),
-            ("NOT A PART", not_parts, "a sub-part (s/) or primitive (p/) of the LDraw library placed as if "
-             "it were a part: use the catalog part it belongs to")):
-        section([f"{kind} {_where(d)}" for d in rows], "", hint)
-    section([f"SCALED {_where(d)}: its matrix scales or shears it (singular values "
-             + ", ".join(f"{v:g}" for v in d["singular_values"]) + ")" for d in scaled], "",
-            f"try: real parts cannot be scaled: fix the matrix of the cited line to a rotation (rows of length 1 "
-            f"at right angles, singular values within {DISTORTION_TOL:g} of 1)")
-    section([f"OUT OF RANGE {_where(d)}: placed more than {MAX_COORDINATE_LDU:,.0f} LDU from the origin" for d in far],
-            " parts out of range", "try: place every part within 400 m of the origin (1,000,000 LDU); so far out "
-            "no contact or collision can be tested")
-    section([f"UNREADABLE PART LINE {u['file']}:{u['line']}: {u['message']}" for u in unreadable], "",
-            "the build lacks the part each of these lines places: write it as "
-            "`1 <colour> x y z a b c d e f g h i <part>.dat` (15 fields, finite numbers; LDraw spec "
-            "line type 1) or delete the line")
-    if expected_components is not None and len(comps) != expected_components or (
-            expected_components is None and len(comps) > 1):
-        problems.append(f"COMPONENTS {len(comps)} separate pieces (sizes {sizes[:10]}"
-                        f"{' ...' if len(sizes) > 10 else ''}); the largest is the model, the others are not "
-                        "joined to it:")
-        told = {f.index for f in faults if f.kind == "duplicate"} | set(np.flatnonzero(below).tolist())
-        for k, c in enumerate(comps[1:MAX_LISTED + 1], start=2):
-            idx = [index_of(fp) for fp in c]
-            if all(i in told for i in idx):  # already named (DUPLICATE, BELOW GROUND): one defect, one message
-                continue
-            who = "; ".join(_where(describe_placement(build, fp)) for fp in c[:4])
-            more = f" and {len(c) - 4} more" if len(c) > 4 else ""
-            problems.append(f"COMPONENT {k} ({len(c)} part{'s' if len(c) > 1 else ''}): {who}{more}")
-            problems.append(f"  {_component_advice(build, idx, eng, sup)}")
-        if len(comps) > MAX_LISTED + 1:
-            problems.append(f"... and {len(comps) - MAX_LISTED - 1} more components")
-    unread = f", {len(unreadable)} unreadable part line(s)" if unreadable else ""
-    more = f" (and at least {eng.unexamined} nearby pairs not tested)" if eng.unexamined else ""
-    head = (f"{source}: {len(flat)} parts{unread}, {len(cols)} colliding pairs{more}, "
-            f"{len(floating) + len(below_ground)} floating, "
-            f"{len(comps)} connected component(s) -> {'VALID' if ok else 'NOT VALID'}")
-    from ._text import clean_text
-
-    contents = list({id(p.content): p.content for p in flat}.values())  # each shared element object once
-    problems = [clean_text(p) for p in problems]  # names come from files and model code: no terminal escapes
-    head = clean_text(head)
-    return {"source": source, "valid": ok, "parts": len(flat),
-            "unique_parts": len({c.ldraw_id for c in contents}),
-            "unique_elements": len(set(contents)),
-            "collisions": cols, "unexamined_pairs": int(eng.unexamined),
-            "floating": floating, "components": len(comps), "component_sizes": sizes,
-            "unknown_parts": unknown, "not_parts": not_parts, "scaled": scaled, "unreadable_lines": unreadable,
-            "below_ground": below_ground, "unseated": unseated, "mirrored": mirrored, "duplicates": duplicates,
-            "out_of_range": far,
-            "problems": problems, "text": "\n".join([head] + problems)}
+    return _report(build, source=source, expected_components=expected_components)
 
 
 #: LDraw colour codes of the diagnostic file (LDConfig.ldr): colliding parts red, floating parts yellow, the
@@ -667,15 +124,16 @@ def diagnostic_ldraw(build) -> dict[str, str]:
             "components.mpd": "\n".join(out) + "\n"}
 
 
-def add_inventory_check(rep: dict, build, inventory) -> list[dict]:
-    """Add to a :func:`validation_report` what the build uses beyond an inventory (issue 20).
+def add_inventory_check(rep, build, inventory) -> list[dict]:
+    """Add to a report what the build uses beyond an inventory (issue 20).
 
     Parameters
     ----------
-    rep : dict
-        A report of ``build``; changed in place: ``over_inventory`` (the rows of
-        :func:`bricklayer.inventory_problems`), and when there are any, ``OVER INVENTORY`` problem lines (at
-        most :data:`MAX_LISTED`, then a count and a hint) in ``problems`` and ``text``, and ``valid`` false.
+    rep : ValidationReport or dict
+        A report of ``build`` (:func:`report_of`) or its JSON form (:func:`validation_report`); changed in
+        place: ``over_inventory`` (the rows of :func:`bricklayer.inventory_problems`), and when there are any,
+        ``OVER INVENTORY`` problem lines (at most :data:`MAX_LISTED`, then a count and a hint) in ``problems``;
+        for a dict ``valid`` and ``text`` are recomputed by :class:`ValidationReport` (the one definition).
     build : LegoBuild
     inventory : bricklayer.Inventory
 
@@ -686,17 +144,16 @@ def add_inventory_check(rep: dict, build, inventory) -> list[dict]:
     """
     from bricklayer.inventory import inventory_problems
 
+    report = rep if isinstance(rep, ValidationReport) else ValidationReport.from_dict(rep)
     over = inventory_problems(build, inventory)
-    rep["over_inventory"] = over
+    report.over_inventory = over
     if over:
         lines = [f"OVER INVENTORY {o['part_id']} colour {o['color']}: uses {o['used']}, the inventory "
                  f"({inventory.source}) has {o['available']}" for o in over[:MAX_LISTED]]
         if len(over) > MAX_LISTED:
             lines.append(f"... and {len(over) - MAX_LISTED} more parts beyond the inventory")
         lines.append("  try: use only parts and colours the inventory holds (listed in the prompt), or fewer")
-        rep["problems"] += lines
-        if rep["valid"]:
-            rep["text"] = rep["text"].replace("-> VALID", "-> NOT VALID", 1)
-        rep["text"] += "\n" + "\n".join(lines)
-        rep["valid"] = False
+        report.problems = report.problems + lines
+    if not isinstance(rep, ValidationReport):
+        rep.update(over_inventory=over, problems=report.problems, valid=report.valid, text=report.text)
     return over

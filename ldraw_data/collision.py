@@ -129,6 +129,7 @@ import numpy as np
 from .fileio import atomic_write, discard_cache_file
 from .library import LDrawLibrary, cache_dir, get_library, normalize_name
 from .mesh import PartMesh, part_mesh
+from .errors import LDrawValueError
 
 log = logging.getLogger(__name__)
 
@@ -793,19 +794,19 @@ def _load(path: Path, name: str) -> CollisionShape | None:
         return None
     try:
         if len(buf) < 56:
-            raise ValueError(f"{len(buf)} bytes, shorter than the 56-byte header")
+            raise LDrawValueError(f"{len(buf)} bytes, shorter than the 56-byte header")
         head = np.frombuffer(buf, dtype=np.int64, count=7)
         if head[0] != _MAGIC:
-            raise ValueError("bad magic")
+            raise LDrawValueError("bad magic")
         if head[1] != COLLISION_CACHE_VERSION:
             return None
         nv, nf, nh, cert, nt = (int(x) for x in head[2:])
         if min(nv, nf, nh, nt) < 0:
-            raise ValueError("negative sizes in the header")
+            raise LDrawValueError("negative sizes in the header")
         off = 56
         sizes = [(np.float32, nv * 3), (np.int32, nf * 3), (np.float32, nv * 3), (np.int32, nh), (np.float32, nv)]
         if off + 4 * sum(c for _dt, c in sizes) + nt != len(buf):
-            raise ValueError(f"{len(buf)} bytes, the header says {off + 4 * sum(c for _dt, c in sizes) + nt}")
+            raise LDrawValueError(f"{len(buf)} bytes, the header says {off + 4 * sum(c for _dt, c in sizes) + nt}")
         arrs = []
         for dt, count in sizes:
             arrs.append(np.frombuffer(buf, dtype=dt, count=count, offset=off))
@@ -813,7 +814,7 @@ def _load(path: Path, name: str) -> CollisionShape | None:
         title = buf[off:off + nt].decode("utf-8", errors="replace")
         v, f, d, h, c = arrs
         if (len(f) and (f.min() < 0 or f.max() >= nv)) or (len(h) and (h.min() < 0 or h.max() >= nv)):
-            raise ValueError("vertex indices out of range")
+            raise LDrawValueError("vertex indices out of range")
         return CollisionShape(name, v.reshape(nv, 3).astype(np.float64), f.reshape(nf, 3),
                               d.reshape(nv, 3).astype(np.float64), bool(cert), h, c.astype(np.float64), title)
     except ValueError as exc:

@@ -16,7 +16,7 @@ import os
 from dataclasses import dataclass
 from functools import lru_cache
 
-from .errors import LDrawWarning
+from .errors import LDrawFileNotFoundError, LDrawWarning
 from .library import LDrawLibrary, get_library, read_ldraw_text
 from .io.parse import DIRECT_COLOR_FLAG
 
@@ -159,11 +159,11 @@ def get_color_table(library: LDrawLibrary | None = None) -> ColorTable:
     ------
     LibraryNotFoundError
         When no library is given and none is installed.
-    FileNotFoundError
-        When the library has no ``LDConfig.ldr``.
+    LDrawFileNotFoundError
+        When the library has no ``LDConfig.ldr`` (also a ``FileNotFoundError``).
     """
     lib = library or get_library()
     path = lib.ldconfig_path
     if path is None:
-        raise FileNotFoundError(f"{lib.root}: no LDConfig.ldr; reinstall the LDraw library")
+        raise LDrawFileNotFoundError(str(lib.root), None, "no LDConfig.ldr; reinstall the LDraw library")
     return _table_for(str(path), os.stat(path).st_mtime_ns)

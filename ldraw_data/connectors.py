@@ -48,7 +48,12 @@ LDCad connector unless BrickNet has one of the same class (stud / anti-stud or t
 axle or pin / bar / clip / pin or axle hole, else the type) within ``_MERGE_POS`` (2 LDU) with
 axes within ``_MERGE_COS`` (0.9) (``_MERGE_POS_JOINT``, 4 LDU, for hinge, fixed and ball labels),
 for sliding ones on the same line with overlapping extents.
-BrickNet covers 13,057 of the 19,370 library parts, LDCad 14,498, both 15,321
+Third source: hose segment joints (:mod:`ldraw_data.segments`): a segment part of a flexible
+hose (754, 756, 30527k02...) gets a ``hose_ball`` at each hemisphere of its drawing that the next
+segment of a library hose holds, and that next segment a ``hose_socket`` where the ball sits;
+appended after the other two (no other source describes segments), following ``~Moved to`` stubs
+(758 -> 30527k02).
+BrickNet covers 13,057 of the 19,370 library parts, LDCad 14,498, all three 15,326
 (``benchmarks/connector_coverage.py``). The merged table is kept under
 ``cache_dir()/connectors``, keyed on both libraries' fingerprints.
 """
@@ -88,7 +93,7 @@ import logging
 import lzma
 import re
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import Enum
 from functools import lru_cache
 from pathlib import Path
@@ -97,6 +102,7 @@ from typing import Iterable, NamedTuple
 import numpy as np
 
 from .library import cache_dir, normalize_name
+from .errors import LDrawTypeError, LDrawValueError, MissingDependencyError
 
 log = logging.getLogger(__name__)
 
@@ -169,6 +175,9 @@ _POLAR_NAMES: dict[tuple[str, str, str], str] = {
     # 17114 brick 2x2 with two ball joints, constraction limbs: in; constraction sockets: on
     ("ball", "0", "in"): "constraction_ball",
     ("ball", "0", "on"): "constraction_socket",
+    # flexible hose segments (754, 30527k02): ball of one segment in the cup of the next (ldraw_data.segments)
+    ("ball", "hose", "in"): "hose_ball",
+    ("ball", "hose", "on"): "hose_socket",
     # 973 minifig torso (and 781 bodies): on, at the shoulders; 3818/3819 arms: in
     ("hinge", "0", "on"): "shoulder_peg",
     ("hinge", "0", "in"): "shoulder_socket",
@@ -248,7 +257,7 @@ def _label_name(kind: str, sub: str, pol: str | None) -> str:
 def _parse_type(name: str) -> tuple[str, str, str | None]:
     """(kind, subtype, polarity) of a type name; ValueError (with close names) when unknown."""
     if not isinstance(name, str):
-        raise TypeError(f"connector type must be a str, got {type(name).__name__}")
+        raise LDrawTypeError(f"connector type must be a str, got {type(name).__name__}")
     lab = _NAME_TO_LABEL.get(name)
     if lab is not None:
         return lab
@@ -261,7 +270,7 @@ def _parse_type(name: str) -> tuple[str, str, str | None]:
     known = sorted(_NAME_TO_LABEL)
     close = difflib.get_close_matches(name, known, n=3, cutoff=0.6)
     hint = f" Did you mean {', '.join(repr(c) for c in close)}?" if close else ""
-    raise ValueError(
+    raise LDrawValueError(
         f"Unknown connector type {name!r}. Known types: {', '.join(known)}, and mechanical names "
         f"'<hinge|fixed|ball>_<subtype>_<in|on>' (e.g. 'hinge_2_in').{hint}"
     )
@@ -556,6 +565,8 @@ class _Labels:
     ld_frames: np.ndarray = field(default_factory=lambda: np.zeros((0, 3, 4), np.float32))  # (M,3,4) LDU
     ld_types: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int16))  # (M,) into type_table
     ld_lengths: np.ndarray = field(default_factory=lambda: np.zeros(0, np.float32))  # (M,) half-length LDU
+    # hose segment joints (ldraw_data.segments): stem -> ((k,4,4) frames LDU, (k,) int16 type codes)
+    sg_rows: dict = field(default_factory=dict)
 
 
 _lock = threading.RLock()
@@ -569,7 +580,7 @@ def _data_dir() -> Path:
     """
     spec = importlib.util.find_spec("bricknet")
     if spec is None or not spec.submodule_search_locations:
-        raise ModuleNotFoundError(
+        raise MissingDependencyError(
             "the 'bricknet' package (connector labels) is not installed; install it with "
             "`pip install bricknet` (it is a dependency of this project)"
         )
@@ -638,7 +649,31 @@ def _atomic_save_npz(path, arrays: dict) -> None:
 
 @lru_cache(maxsize=1)
 def _labels() -> _Labels:
-    """BrickNet's labels merged with the LDCad shadow library's (when installed), once per process."""
+    """BrickNet's labels, the LDCad shadow library's (when installed) and the hose segment joints
+    (:mod:`ldraw_data.segments`), once per process."""
+    lab = _ldcad_labels()
+    from .segments import segment_rows
+
+    rows = segment_rows()
+    if not rows:
+        return lab
+    table = list(lab.type_table)
+    code = {(k, s, p): i for i, (_, k, s, p) in enumerate(table)}
+    for key in sorted({label for r in rows.values() for label, _ in r}, key=_type_sort_key):
+        if key not in code:  # appended: the codes of BrickNet's and LDCad's types do not change
+            code[key] = len(table)
+            table.append((_label_name(*key), *key))
+    sg = {}
+    for stem, r in rows.items():
+        frames = np.zeros((len(r), 4, 4))
+        frames[:, :3] = [f for _, f in r]
+        frames[:, 3, 3] = 1.0
+        sg[stem] = (_readonly(frames), _readonly(np.array([code[label] for label, _ in r], np.int16)))
+    return replace(lab, type_table=tuple(table), sg_rows=sg)
+
+
+def _ldcad_labels() -> _Labels:
+    """BrickNet's labels merged with the LDCad shadow library's (when installed)."""
     bn = _bricknet_labels()
     ld = _ldcad_rows()
     if ld is None:
@@ -819,7 +854,7 @@ def type_code(connector_type: str) -> int:
         return names.index(connector_type)
     except ValueError:
         _parse_type(connector_type)  # raises with suggestions for a misspelt name
-        raise ValueError(f"no part in BrickNet's labels has a {connector_type!r} connector") from None
+        raise LDrawValueError(f"no part in BrickNet's labels has a {connector_type!r} connector") from None
 
 
 @lru_cache(maxsize=1)
@@ -863,7 +898,7 @@ def mate_matrix() -> np.ndarray:
 
 def _stem(part_id: str) -> str:
     if not isinstance(part_id, str):
-        raise TypeError(f"part id must be a str such as '3001' or '3001.dat', got {type(part_id).__name__}")
+        raise LDrawTypeError(f"part id must be a str such as '3001' or '3001.dat', got {type(part_id).__name__}")
     key = normalize_name(part_id)
     if key.startswith("parts/"):
         key = key[len("parts/") :]
@@ -1003,15 +1038,15 @@ class _PartArrays:
 
 
 _part_cache: dict[tuple, _PartArrays] = {}
-#: The connector sources, in merge order (module notes, "Second source").
-SOURCES = ("bricknet", "ldcad")
+#: The connector sources, in merge order (module notes, "Second source" and "Third source").
+SOURCES = ("bricknet", "ldcad", "segment")
 
 
 def _check_sources(sources) -> tuple:
     src = tuple(sources)
     bad = [x for x in src if x not in SOURCES]
     if bad:
-        raise ValueError(f"unknown connector source(s) {bad}; use some of {SOURCES}")
+        raise LDrawValueError(f"unknown connector source(s) {bad}; use some of {SOURCES}")
     return src
 
 
@@ -1036,10 +1071,34 @@ def _part_arrays(part_id: str, library_alias_ok: bool = True, sources: tuple = S
     ld = lab.ld_stems.get(ck[0]) if "ldcad" in sources else None
     if ld is not None and ld[1] > ld[0]:
         frames, types, lengths = _merge_ldcad(frames, types, lengths, lab, *ld)
+    sg = _segment_joints(ck[0], lab) if "segment" in sources else None
+    if sg is not None:
+        sf, st = sg
+        frames = np.concatenate([frames, sf])
+        types = np.concatenate([np.asarray(types, np.int16), st])
+        lengths = np.concatenate([np.asarray(lengths, np.float64), np.zeros(len(st))])
     out = _PartArrays(_readonly(frames), _readonly(np.asarray(types, np.int16)), _readonly(lengths))
     with _lock:
         _part_cache[ck] = out
     return out
+
+
+def _segment_joints(stem: str, lab: _Labels) -> tuple[np.ndarray, np.ndarray] | None:
+    """Hose segment joints of ``stem`` ((k,4,4) frames in its frame, (k,) type codes), following
+    LDraw ``~Moved to`` / alias stubs (758 -> 30527k02), else None."""
+    if not lab.sg_rows:
+        return None
+    T, cur = np.eye(4), stem
+    for _ in range(_MAX_ALIAS_HOPS + 1):
+        hit = lab.sg_rows.get(cur)
+        if hit is not None:
+            frames, types = hit
+            return (frames if cur == stem else T @ frames), types
+        nxt = _library_stub_target(cur)
+        if nxt is None:
+            return None
+        cur, T = nxt[0], T @ nxt[1]
+    return None
 
 
 #: Connector classes for the merge of the two sources: an LDCad row is dropped when BrickNet has a
@@ -1056,8 +1115,37 @@ _MERGE_POS_JOINT = 4.0
 _MERGE_COS = 0.9
 
 
+#: A BrickNet stud label this far (LDU) along its axis towards the stud's tip from the base of the one stud
+#: primitive LDCad reads at its place is moved onto that base (:func:`_seat_stud_on_primitive`): the extra
+#: length of a stud drawn longer than 4 LDU (577b's ringed end: 1.25 x 4 LDU). Other offsets (a stud drawn
+#: sunk 2 LDU in a recess, whose shoulder is the surface around it, 4287) keep BrickNet's label.
+_STUD_EXTRA_LENGTH = (0.75, 1.25)
+
+
+def _seat_stud_on_primitive(frames: np.ndarray, row: int, base: np.ndarray, axis: np.ndarray) -> None:
+    """Move BrickNet stud row ``row`` of ``frames`` (k, 4, 4; LDraw part frame, LDU; in place) along its axis
+    onto ``base``, the origin of the stud primitive the part draws there (LDCad shadow ``SNAP_CYL`` of
+    ``stud*.dat``, inherited from the primitive's placement; ``axis`` unit, out of the stud), when the label
+    lies on the stud's axis line (within 0.5 LDU) and :data:`_STUD_EXTRA_LENGTH` towards the tip.
+
+    A stud seats by its base: the shoulder stops on the anti-stud's face, however long the stud is drawn.
+    BrickNet places a stud label 4 LDU below the tip; for a longer stud that is inside the stud: the ringed
+    end of lightsaber hilt 577b (aliased to 64567a) is an open stud drawn 1.25 times as long, base at y = 31,
+    label at y = 32, so a 1 x 1 brick drawn on that end (10224 Town Hall, the lamp posts) did not mate and
+    was reported floating (audit round 4). Only the position along the axis changes: the type (open or solid
+    stud) and the axis stay BrickNet's.
+    """
+    d = frames[row, :3, 3] - base
+    along = float(d @ axis)
+    perp = float(np.linalg.norm(d - along * axis))
+    if perp <= 0.5 and _STUD_EXTRA_LENGTH[0] <= along <= _STUD_EXTRA_LENGTH[1]:
+        frames[row, :3, 3] = frames[row, :3, 3] - along * axis
+
+
 def _merge_ldcad(frames, types, lengths, lab: _Labels, a: int, b: int):
-    """BrickNet rows followed by the LDCad rows ``a:b`` that no BrickNet row already describes."""
+    """BrickNet rows followed by the LDCad rows ``a:b`` that no BrickNet row already describes.
+
+    All LDCad rows (k) are tested against all BrickNet rows (m) at once, as (k, m) arrays."""
     table = lab.type_table
     lf = np.zeros((b - a, 4, 4))
     lf[:, :3] = lab.ld_frames[a:b]
@@ -1065,29 +1153,52 @@ def _merge_ldcad(frames, types, lengths, lab: _Labels, a: int, b: int):
     lt = lab.ld_types[a:b].astype(np.int16)
     ll = lab.ld_lengths[a:b].astype(np.float64)
     if len(types):
-        cls_b = [_MERGE_CLASS.get(table[t][0], table[t][0]) for t in np.asarray(types).tolist()]
-        pb, ab = frames[:, :3, 3], -frames[:, :3, 1]
-        keep = np.ones(len(lt), dtype=bool)
-        for i, t in enumerate(lt.tolist()):
-            c = _MERGE_CLASS.get(table[t][0], table[t][0])
-            same = np.array([x == c for x in cls_b])
-            if not same.any():
-                continue
-            d = pb[same] - lf[i, :3, 3]
-            ax = -lf[i, :3, 1]
-            cos = np.abs(ab[same] @ ax)
-            if ll[i] > 0 or np.any(lengths[same] > 0):  # sliding: same line, overlapping extents
-                along = np.abs(d @ ax)
-                perp = np.linalg.norm(d - np.outer(d @ ax, ax), axis=1)
-                hit = (perp <= _MERGE_POS) & (along <= np.maximum(ll[i], lengths[same]) + _MERGE_POS)
-            else:
-                near = _MERGE_POS_JOINT if table[t][1] in ("hinge", "fixed", "ball") else _MERGE_POS
-                hit = np.linalg.norm(d, axis=1) <= near
-            if np.any(hit & (cos >= _MERGE_COS)):
-                keep[i] = False
-        lf, lt, ll = lf[keep], lt[keep], ll[keep]
+        merge_class = _merge_classes(table)
+        cls_b = merge_class[np.asarray(types, np.int64)]
+        cls_l = merge_class[lt.astype(np.int64)]
+        same = cls_l[:, None] == cls_b[None, :]  # (k, m)
+        if same.any():
+            pb, ab = frames[:, :3, 3], -frames[:, :3, 1]
+            pl, al = lf[:, :3, 3], -lf[:, :3, 1]
+            d = pb[None, :, :] - pl[:, None, :]  # (k, m, 3)
+            cos = np.abs(np.einsum("mj,kj->km", ab, al))
+            dot = np.einsum("kmj,kj->km", d, al)
+            along = np.abs(dot)
+            perp = np.linalg.norm(d - dot[:, :, None] * al[:, None, :], axis=2)
+            blen = np.asarray(lengths, np.float64)
+            # sliding: the LDCad row slides, or some BrickNet row of its class does
+            sliding = (ll > 0) | (same & (blen[None, :] > 0)).any(axis=1)
+            hit_line = (perp <= _MERGE_POS) & (along <= np.maximum(ll[:, None], blen[None, :]) + _MERGE_POS)
+            joint = np.array([table[t][1] in ("hinge", "fixed", "ball") for t in lt.tolist()], dtype=bool)
+            near = np.where(joint, _MERGE_POS_JOINT, _MERGE_POS)
+            hit_point = np.linalg.norm(d, axis=2) <= near[:, None]
+            hit = np.where(sliding[:, None], hit_line, hit_point)
+            match = hit & (cos >= _MERGE_COS) & same  # (k, m): LDCad row k describes BrickNet row m
+            keep = ~match.any(axis=1)
+            # a BrickNet stud with exactly one LDCad stud drawn at its place is seated on that stud's
+            # primitive (two rows: a stud drawn in two pieces, left alone)
+            stud_class = [i for i, t in enumerate(table) if _MERGE_CLASS.get(t[0], t[0]) == "stud"]
+            if stud_class:
+                is_stud = cls_b == merge_class[stud_class[0]]
+                counts = match.sum(axis=0)
+                rows_of = {}
+                for r in np.flatnonzero(is_stud & (counts == 1)).tolist():
+                    rows_of[r] = int(np.flatnonzero(match[:, r])[0])
+                if rows_of:
+                    frames = frames.copy()
+                    for r, i in rows_of.items():
+                        _seat_stud_on_primitive(frames, r, lf[i, :3, 3], -lf[i, :3, 1])
+            lf, lt, ll = lf[keep], lt[keep], ll[keep]
     return (np.concatenate([frames, lf]), np.concatenate([np.asarray(types, np.int16), lt]),
             np.concatenate([np.asarray(lengths, np.float64), ll]))
+
+
+@lru_cache(maxsize=4)
+def _merge_classes(table: tuple) -> np.ndarray:
+    """(T,) merge class code of every type code of ``table`` (:data:`_MERGE_CLASS`, else the type name)."""
+    names = [_MERGE_CLASS.get(t[0], t[0]) for t in table]
+    index = {c: i for i, c in enumerate(dict.fromkeys(names))}
+    return np.array([index[c] for c in names], dtype=np.int64)
 
 
 _defs_cache: dict[tuple, tuple[ConnectorDef, ...]] = {}
@@ -1107,7 +1218,7 @@ def part_connectors(part_id: str, library_alias_ok: bool = True,
         The LDCad rows are the part's own (inherited through its LDraw references,
         which already reach the targets of stubs), so this flag does not change them.
     sources : tuple of str
-        Which sources to merge, of :data:`SOURCES` (``"bricknet"``, ``"ldcad"``);
+        Which sources to merge, of :data:`SOURCES` (``"bricknet"``, ``"ldcad"``, ``"segment"``);
         ``("bricknet",)`` gives BrickNet's labels alone.
 
     Returns
@@ -1159,6 +1270,8 @@ def has_connectors(part_id: str, library_alias_ok: bool = True, sources: tuple =
     lab = _labels()
     ld = lab.ld_stems.get(_stem(part_id)) if "ldcad" in sources else None
     if ld is not None and ld[1] > ld[0]:
+        return True
+    if "segment" in sources and _segment_joints(_stem(part_id), lab) is not None:
         return True
     if "bricknet" not in sources:
         return False
@@ -1274,7 +1387,7 @@ def world_connector_frames(
     T = np.asarray(transforms, dtype=np.float64)
     n = len(part_ids)
     if T.shape != (n, 4, 4):
-        raise ValueError(f"transforms must have shape ({n}, 4, 4) to match part_ids, got {T.shape}")
+        raise LDrawValueError(f"transforms must have shape ({n}, 4, 4) to match part_ids, got {T.shape}")
     arrs = [_part_arrays(p, library_alias_ok) for p in part_ids]
     counts = np.fromiter((len(a.types) for a in arrs), dtype=np.int64, count=n)
     total = int(counts.sum())

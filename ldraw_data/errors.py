@@ -1,13 +1,48 @@
-"""Exception tree of :mod:`ldraw_data`.
+"""Exception tree of the toolkit, rooted here so that :mod:`ldraw_data` imports nothing of ours.
 
-Every message is written for the person or agent who has to act on it: it says
-what went wrong, where (file and line when there is one) and what to do next.
+:class:`ToolkitError` is the one root of every error the three packages raise on purpose
+(``ldraw_data``, ``bricklayer``, ``brickwright``); :mod:`bricklayer.errors` re-exports it as the
+documented root. The tree::
+
+    ToolkitError
+    ├── LDrawError                     ldraw_data (and, below it, bricklayer)
+    │   ├── LibraryNotFoundError
+    │   ├── PartNotFoundError          also KeyError
+    │   ├── LDrawParseError
+    │   │   ├── LDrawFileNotFoundError also FileNotFoundError
+    │   │   └── LDrawLimitError
+    │   ├── LDrawValueError            also ValueError
+    │   ├── LDrawKeyError              also KeyError
+    │   ├── LDrawTypeError             also TypeError
+    │   └── bricklayer.errors.BrickLayerError (and its ValueError/KeyError/TypeError/IndexError kinds)
+    ├── InputNotFoundError             also FileNotFoundError: a file or folder given as input
+    ├── OutputExistsError              also FileExistsError: an output that exists without overwrite
+    ├── OutputIsAFolderError           also IsADirectoryError: a folder given where a file name is needed
+    ├── OutputWriteError               also OSError: a writer reported failure without an OS error
+    ├── MissingDependencyError         also ModuleNotFoundError: an optional package is not installed
+    └── brickwright.agent.errors.BrickWrightError
+
+Each class that stands for a built-in kind also derives from that built-in (``ValueError``,
+``KeyError``, ``OSError``...), so ``except ValueError`` code written before the root existed
+keeps working, and ``except ToolkitError`` catches every error raised on purpose (anything else
+escaping the toolkit is a bug). Every message is written for the person or agent who has to act
+on it: it says what went wrong, where (file and line when there is one) and what to do next.
 """
 
 from __future__ import annotations
 
 __all__ = [
+    "ToolkitError",
+    "InputNotFoundError",
+    "OutputExistsError",
+    "OutputIsAFolderError",
+    "OutputNotAFolderError",
+    "OutputWriteError",
+    "MissingDependencyError",
     "LDrawError",
+    "LDrawValueError",
+    "LDrawKeyError",
+    "LDrawTypeError",
     "LibraryNotFoundError",
     "PartNotFoundError",
     "LDrawParseError",
@@ -19,8 +54,73 @@ __all__ = [
 from dataclasses import dataclass
 
 
-class LDrawError(Exception):
-    """Base class of every error raised by :mod:`ldraw_data`."""
+class ToolkitError(Exception):
+    """Root of every error the toolkit (``ldraw_data``, ``bricklayer``, ``brickwright``) raises on purpose.
+
+    Catch it to handle any expected failure (bad input, unknown part, unreadable file, a provider that
+    failed); an exception that is not a :class:`ToolkitError` is a bug. The tree is drawn in the module
+    docstring.
+    """
+
+
+class _MessageKeyError(KeyError):
+    """A ``KeyError`` whose ``str()`` is its message (``KeyError`` would print it quoted)."""
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else ""
+
+
+class InputNotFoundError(ToolkitError, FileNotFoundError):
+    """A file or folder given as input does not exist (also a ``FileNotFoundError``).
+
+    Parameters
+    ----------
+    message : str
+        One line: the path, what is missing and what to give instead.
+    """
+
+
+class OutputExistsError(ToolkitError, FileExistsError):
+    """An output file or folder exists and was not to be replaced (also a ``FileExistsError``):
+    pass ``overwrite=True`` (``--force`` on the command line) to replace it."""
+
+
+class OutputIsAFolderError(ToolkitError, IsADirectoryError):
+    """A folder was given where an output file name is needed (also an ``IsADirectoryError``)."""
+
+
+class OutputNotAFolderError(ToolkitError, NotADirectoryError):
+    """A file was given, or no folder could be made, where an output folder is needed (also a
+    ``NotADirectoryError``)."""
+
+
+class OutputWriteError(ToolkitError, OSError):
+    """A writer (e.g. the USD library) reported that it could not write a file without raising an
+    OS error of its own (also an ``OSError``)."""
+
+
+class MissingDependencyError(ToolkitError, ModuleNotFoundError):
+    """An optional package a feature needs is not installed (also a ``ModuleNotFoundError``, hence an
+    ``ImportError``); the message names the ``pip install`` line."""
+
+
+class LDrawError(ToolkitError):
+    """Base class of every error raised by :mod:`ldraw_data` (and of :class:`bricklayer.errors.BrickLayerError`)."""
+
+
+class LDrawValueError(LDrawError, ValueError):
+    """A value given to :mod:`ldraw_data` is not valid (an unknown option, an array of the wrong shape, a
+    malformed cache or catalog file); also a ``ValueError``. The message names the value and the choices."""
+
+
+class LDrawKeyError(LDrawError, _MessageKeyError):
+    """A name looked up in :mod:`ldraw_data` is unknown (a part trait, a mesh not loaded); also a
+    ``KeyError``, whose ``str()`` is the message itself."""
+
+
+class LDrawTypeError(LDrawError, TypeError):
+    """An argument to :mod:`ldraw_data` has the wrong type (e.g. a part id that is not a str); also a
+    ``TypeError``."""
 
 
 class LibraryNotFoundError(LDrawError):

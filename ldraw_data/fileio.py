@@ -13,18 +13,27 @@ one logged warning, the file removed, and the caller rebuilds it.
 
 from __future__ import annotations
 
-__all__ = ["atomic_writer", "atomic_write", "discard_cache_file"]
+__all__ = ["atomic_writer", "atomic_write", "discard_cache_file", "current_umask"]
 
 import contextlib
 import logging
 import os
 import tempfile
 from pathlib import Path
+from .errors import OutputIsAFolderError
 
 log = logging.getLogger(__name__)
 
 
-def _umask() -> int:
+def current_umask() -> int:
+    """The process's file mode creation mask (``umask``), read without changing it.
+
+    Returns
+    -------
+    int
+        The mask, e.g. ``0o022``; a file written atomically gets ``0o666 & ~current_umask()``, the mode
+        ``open()`` would have given it (POSIX ``umask(2)``; a temporary file starts at ``0o600``).
+    """
     mask = os.umask(0)
     os.umask(mask)
     return mask
@@ -54,7 +63,7 @@ def atomic_writer(path, mode: str = "wb", *, encoding: str | None = None, newlin
     """
     target = Path(path)
     if target.is_dir():
-        raise IsADirectoryError(f"{target} is a folder; give a file name")
+        raise OutputIsAFolderError(f"{target} is a folder; give a file name")
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
     try:
@@ -64,7 +73,7 @@ def atomic_writer(path, mode: str = "wb", *, encoding: str | None = None, newlin
             fh = os.fdopen(fd, mode, encoding=encoding or "utf-8", newline=newline)
         with fh:
             yield fh
-        os.chmod(tmp, 0o666 & ~_umask())
+        os.chmod(tmp, 0o666 & ~current_umask())
         os.replace(tmp, target)
     except BaseException:
         with contextlib.suppress(OSError):

@@ -91,6 +91,7 @@ from pathlib import Path
 import numpy as np
 
 from .library import normalize_name
+from .errors import LDrawValueError
 
 log = logging.getLogger(__name__)
 
@@ -129,7 +130,7 @@ class SnapRecord:
 def _floats(text: str, n: int | None = None) -> list[float]:
     vals = [float(v) for v in text.split()]
     if n is not None and len(vals) != n:
-        raise ValueError(f"expected {n} numbers, got {text!r}")
+        raise LDrawValueError(f"expected {n} numbers, got {text!r}")
     return vals
 
 
@@ -148,7 +149,7 @@ def _grid_offsets(text: str) -> list[tuple[float, float, float]]:
         pending = False
     dims = len(nums) // 2
     if dims not in (2, 3) or len(nums) != 2 * dims:
-        raise ValueError(f"grid needs 4 or 6 numbers, got {text!r}")
+        raise LDrawValueError(f"grid needs 4 or 6 numbers, got {text!r}")
     counts, steps, flags = nums[:dims], nums[dims:], centred[:dims]
     if dims == 2:
         counts, steps, flags = [counts[0], 1, counts[1]], [steps[0], 0.0, steps[1]], [flags[0], False, flags[1]]

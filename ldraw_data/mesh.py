@@ -64,6 +64,7 @@ from .io import limits
 from .io.parse import DIRECT_COLOR_FLAG, Geometry, LDrawDocument, LDrawFile, Meta, SubfileRef, parse_document
 from .progress import report
 from .library import LDrawLibrary, cache_dir, get_library, normalize_name
+from .errors import LDrawKeyError, LDrawValueError
 
 log = logging.getLogger(__name__)
 
@@ -633,7 +634,7 @@ def _read_pack(path: Path) -> PartMesh | None:
         return None
     try:
         if data[:8] != _MAGIC:
-            raise ValueError("bad magic")
+            raise LDrawValueError("bad magic")
         hlen = int.from_bytes(data[8:12], "little")
         header = json.loads(data[12:12 + hlen])
         if header.get("version") != MESH_CACHE_VERSION:
@@ -643,13 +644,13 @@ def _read_pack(path: Path) -> PartMesh | None:
         off = 0
         sizes = [int(n) for n in header["sizes"]]
         if len(sizes) != len(_ARRAYS) or min(sizes) < 0:
-            raise ValueError(f"array sizes {sizes}")
+            raise LDrawValueError(f"array sizes {sizes}")
         for (n, dt, shape), size in zip(_ARRAYS, sizes):
             nbytes = size * np.dtype(dt).itemsize
             out[n] = np.frombuffer(raw, dtype=dt, count=size, offset=off).reshape(shape)
             off += nbytes
         if off != len(raw):
-            raise ValueError(f"{len(raw)} bytes of arrays, the header says {off}")
+            raise LDrawValueError(f"{len(raw)} bytes of arrays, the header says {off}")
         return PartMesh(str(header["name"]), out["triangles"], out["colors"], out["oriented"], out["edges"],
                         out["edge_colors"], out["bbox"], bool(header["certified"]), tuple(header["missing"]))
     except (ValueError, KeyError, TypeError, AttributeError, zlib.error) as exc:  # JSONDecodeError is a ValueError
@@ -854,9 +855,9 @@ def load_meshes(
         For an unknown ``on_missing`` or ``resolution``.
     """
     if on_missing not in ("warn", "raise", "skip"):
-        raise ValueError(f"on_missing must be 'warn', 'raise' or 'skip', not {on_missing!r}")
+        raise LDrawValueError(f"on_missing must be 'warn', 'raise' or 'skip', not {on_missing!r}")
     if resolution not in ("standard", "low"):
-        raise ValueError(f"resolution must be 'standard' or 'low', not {resolution!r}")
+        raise LDrawValueError(f"resolution must be 'standard' or 'low', not {resolution!r}")
     lib = library if library is not None else get_library()
     emb = _embedded_map(embedded)
     folder = mesh_cache_dir(lib)
@@ -920,7 +921,7 @@ def world_bounds(
     names = list(part_names)
     t = np.asarray(transforms, dtype=np.float64)
     if t.shape != (len(names), 4, 4):
-        raise ValueError(f"transforms must have shape ({len(names)}, 4, 4) for {len(names)} names, got {t.shape}")
+        raise LDrawValueError(f"transforms must have shape ({len(names)}, 4, 4) for {len(names)} names, got {t.shape}")
     if not names:
         return np.zeros((0, 2, 3))
     uniq: dict[str, int] = {}
@@ -929,7 +930,7 @@ def world_bounds(
     for n in uniq:
         m = meshes.get(n)
         if m is None:
-            raise KeyError(f"no mesh for part {n!r}; load it with load_meshes() first")
+            raise LDrawKeyError(f"no mesh for part {n!r}; load it with load_meshes() first")
         boxes.append(m.bbox)
     boxes = np.asarray(boxes, dtype=np.float64)[idx]  # (n, 2, 3)
     # 8 corners: choose min or max per axis

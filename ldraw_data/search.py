@@ -252,13 +252,13 @@ class _Index:
 
 
 def _index(catalog: Catalog, include_obsolete: bool) -> _Index:
-    key = ("search", include_obsolete)
-    idx = catalog._derived.get(key)
-    if idx is None:
+    def build() -> _Index:
         specs = [s for s in catalog if include_obsolete or s.is_listed]
-        idx = catalog._derived[key] = _Index(specs, {s.part_id: s for s in catalog})
+        idx = _Index(specs, {s.part_id: s for s in catalog})
         log.debug("search index of %d parts built", len(specs))
-    return idx
+        return idx
+
+    return catalog.derived_data(("search", include_obsolete), build)
 
 
 def search_parts(

@@ -34,6 +34,7 @@ __all__ = ["TRAITS", "UNSUPPORTED_OK", "DRAWN_BENT", "title_traits", "has_trait"
 
 import re
 from functools import lru_cache
+from .errors import LDrawKeyError
 
 #: Trait name -> words or phrases of a part title (lower case; matched as whole words, optional plural "s").
 #: A leading "^" anchors the phrase at the start of the title (after LDraw's title marks "~", "=", "_", "|"):
@@ -104,5 +105,5 @@ def has_trait(title: str, traits) -> bool:
     want = {traits} if isinstance(traits, str) else set(traits)
     unknown = want - TRAITS.keys()
     if unknown:
-        raise KeyError(f"unknown part trait(s) {sorted(unknown)}; known: {sorted(TRAITS)}")
+        raise LDrawKeyError(f"unknown part trait(s) {sorted(unknown)}; known: {sorted(TRAITS)}")
     return bool(title_traits(title) & want)

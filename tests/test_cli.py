@@ -138,6 +138,32 @@ def test_instructions_refuse_to_overwrite_and_fail_on_unplaced_parts(tmp_path):
     assert r.exit_code == 0 and "2 of 2 parts placed" in r.output
 
 
+def test_instructions_give_the_verdict_validate_gives(tmp_path):
+    """``instructions`` says VALID / NOT VALID from the one ValidationReport: the line ``validate`` prints."""
+    # a red 2x4 brick and a blue one drawn 10 LDU (half a stud) along x from it: one colliding pair, so not
+    # valid; both still get their steps
+    twice = tmp_path / "twice.ldr"
+    twice.write_text("1 4 0 0 0 1 0 0 0 1 0 0 0 1 3001.dat\n1 1 10 0 0 1 0 0 0 1 0 0 0 1 3001.dat\n")
+    # a 2x4 brick on another, seated 24 LDU (one brick height) up: valid
+    stack = tmp_path / "stack.ldr"
+    stack.write_text("1 4 0 0 0 1 0 0 0 1 0 0 0 1 3001.dat\n1 1 0 -24 0 1 0 0 0 1 0 0 0 1 3001.dat\n")
+    for model, verdict in ((twice, "NOT VALID"), (stack, "VALID")):
+        v = runner.invoke(app, ["validate", str(model)])
+        head = v.output.splitlines()[0]
+        assert head.endswith(f"-> {verdict}") and head.startswith(f"{model}: 2 parts, "), v.output
+        out = tmp_path / f"steps-{model.stem}"
+        r = runner.invoke(app, ["instructions", str(model), "--out", str(out), "--no-images"])
+        assert r.exit_code == 0, r.output  # both parts are placed: the verdict does not fail the order
+        assert head in r.output.splitlines()
+        plan = json.loads((out / "plan.json").read_text())
+        assert plan["validation"] == head and plan["valid"] is (verdict == "VALID")
+        assert ("1 colliding pairs" in head) is (model is twice) and plan["colliding_pairs"] == (model is twice)
+        # the SDK says the same (LegoBuild.is_valid is the report's verdict)
+        from bricklayer import read_ldraw
+
+        assert read_ldraw(model).is_valid() is (verdict == "VALID")
+
+
 def test_unknown_colour_code_names_file_and_line(tmp_path):
     model = tmp_path / "c.ldr"
     model.write_text("1 4 0 0 0 1 0 0 0 1 0 0 0 1 3001.dat\n1 999 0 -24 0 1 0 0 0 1 0 0 0 1 3001.dat\n")

@@ -44,8 +44,8 @@ def closeup(model: str, focus: list[str], tag: str, reach: float = 40.0, view: s
     # MPD-embedded parts are copied in with their blocks so the close-up renders them too
     order, blocks = ldr.read_blocks(path)
     extra = []
-    for name in {f.name.lower() for f in leaves}:
-        if name in blocks and name.endswith(".dat"):
+    for name in order:  # every embedded .dat block: parts and the sub-parts they refer to
+        if name.endswith(".dat"):
             extra.append(f"0 FILE {name}")
             extra += [s for _, s in blocks[name]]
     ldrf = OUT / f"{tag}.mpd"

@@ -94,12 +94,12 @@ def judge_collisions() -> None:
         ta, ca = ldr.world_triangles(a, path)
         tb, cb = ldr.world_triangles(b, path)
         rng = np.random.default_rng(k)
-        dab, nab = ldr.depth_into(ta, tb, rng, n=800)
-        dba, nba = ldr.depth_into(tb, ta, rng, n=800)
+        dab, nab = ldr.depth_into(ta, tb, rng, n=800, certified_b=cb)
+        dba, nba = ldr.depth_into(tb, ta, rng, n=800, certified_b=ca)
         depth = max(dab, dba)
         if depth <= MARGINAL:  # marginal: measure again with many more points (a lower bound either way)
-            dab = max(dab, ldr.depth_into(ta, tb, np.random.default_rng(k), n=FINE_POINTS)[0])
-            dba = max(dba, ldr.depth_into(tb, ta, np.random.default_rng(k + 1), n=FINE_POINTS)[0])
+            dab = max(dab, ldr.depth_into(ta, tb, np.random.default_rng(k), n=FINE_POINTS, certified_b=cb)[0])
+            dba = max(dba, ldr.depth_into(tb, ta, np.random.default_rng(k + 1), n=FINE_POINTS, certified_b=ca)[0])
             depth = max(dab, dba)
         rec = dict(model=model, k=k, a=[a.name, a.line, list(a.via)], b=[b.name, b.line, list(b.via)],
                    a_label=c["a"]["label"], b_label=c["b"]["label"], mated=c["mated"],
@@ -233,10 +233,12 @@ def judge_clusters(max_pairs: int = 40) -> None:
         flo = [i for i, lf in enumerate(leaves)
                if (lf.line, "#" + "/#".join(map(str, lf.index))) in rl or _never_reported(lf.name, path)
                or "#" + "/#".join(map(str, lf.index)) in sl]
-        tris, box = {}, np.zeros((len(leaves), 2, 3))
+        tris, cert, box = {}, {}, np.zeros((len(leaves), 2, 3))
         for i, lf in enumerate(leaves):
             try:
-                t, _ = ldr.world_triangles(lf, path)
+                t, cert[i] = ldr.world_triangles(lf, path)
+                if len(t) == 0:
+                    raise ValueError(lf.name)
                 tris[i] = t
                 box[i] = t.reshape(-1, 3).min(0), t.reshape(-1, 3).max(0)
             except Exception:  # noqa: BLE001
@@ -267,9 +269,10 @@ def judge_clusters(max_pairs: int = 40) -> None:
         held, tested = [], []
         for gap, i, j in cand[:max_pairs]:
             ti, tj = tris[i], tris[j]
-            base = max(ldr.depth_into(ti, tj, rng, 500)[0], ldr.depth_into(tj, ti, rng, 500)[0])
+            ci_, cj_ = cert[i], cert[j]
+            base = max(ldr.depth_into(ti, tj, rng, 500, cj_)[0], ldr.depth_into(tj, ti, rng, 500, ci_)[0])
             dn = ti + np.array([0, DROP, 0])
-            moved = max(ldr.depth_into(dn, tj, rng, 500)[0], ldr.depth_into(tj, dn, rng, 500)[0])
+            moved = max(ldr.depth_into(dn, tj, rng, 500, cj_)[0], ldr.depth_into(tj, dn, rng, 500, ci_)[0])
             tested.append([leaves[i].name, leaves[i].line, leaves[j].name, leaves[j].line, round(base, 2),
                            round(moved, 2)])
             if moved >= base + 1.0:

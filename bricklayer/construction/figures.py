@@ -45,6 +45,7 @@ from ..color import Color
 from ..element import Element
 from ..geometry.ldraw_frame import L2B
 from ..geometry.types import Pose
+from ..errors import BrickLayerKeyError, BrickLayerValueError
 
 # LDraw-frame transforms of the standard minifigure (10224 Town Hall, "M Mayor" and others).
 _ARM_R = np.array([[0.985, -0.17, 0], [0.17, 0.985, 0], [0, 0, 1.0]])
@@ -174,7 +175,7 @@ def minifigure(torso=Color.RED, legs=Color.BLUE, *, hips=None, arms=None, hands=
     if headgear:
         hg = Element(headgear, headgear_color)
         if hg.spec.category != "Minifig Headwear":
-            raise ValueError(f"headgear {headgear!r} is a {hg.spec.category} part ({hg.spec.name}), not minifigure "
+            raise BrickLayerValueError(f"headgear {headgear!r} is a {hg.spec.category} part ({hg.spec.name}), not minifigure "
                              "headwear; try search_parts('minifig hair') or search_parts('minifig helmet')")
         _place(b, hg, head_m, "headgear")
     _place(b, Element("973", torso), lift @ _m(), "torso")
@@ -254,9 +255,9 @@ def door(variant: str = "1x4x6", frame_color=Color.WHITE, door_color=Color.RED, 
     from ..geometry.types import Direction
 
     if variant not in DOOR_VARIANTS:
-        raise KeyError(f"unknown door variant {variant!r}; variants: {', '.join(DOOR_VARIANTS)}")
+        raise BrickLayerKeyError(f"unknown door variant {variant!r}; variants: {', '.join(DOOR_VARIANTS)}")
     if hinge not in ("left", "right"):
-        raise ValueError(f"hinge is 'left' or 'right', got {hinge!r}")
+        raise BrickLayerValueError(f"hinge is 'left' or 'right', got {hinge!r}")
     frame_id, door_id = DOOR_VARIANTS[variant]
     b = LegoBuild(name=f"door_{variant}")
     b.add(Element(frame_id, frame_color), (0, 0, 0), name="frame")
@@ -267,7 +268,7 @@ def door(variant: str = "1x4x6", frame_color=Color.WHITE, door_color=Color.RED, 
     target = b.find_connector("hinge_9_on", toward=Direction.LEFT if hinge == "left" else Direction.RIGHT)
     kwargs = {"mounting": Mounting.FLIPPED} if hinge == "right" else {}
     if swing is not None and not (0 < float(swing) <= 180):
-        raise ValueError(f"swing is how far the door opens, 0 < swing <= 180 degrees, got {swing!r}; "
+        raise BrickLayerValueError(f"swing is how far the door opens, 0 < swing <= 180 degrees, got {swing!r}; "
                          "hinge='left' or 'right' chooses the side")
     if swing is not None:
         from ..joints import MotionRange, Revolute
@@ -310,7 +311,7 @@ def window(variant: str = "1x4x3", frame_color=Color.WHITE, pane_color=Color.TRA
     from ..build import LegoBuild
 
     if variant not in WINDOW_VARIANTS:
-        raise KeyError(f"unknown window variant {variant!r}; variants: {', '.join(WINDOW_VARIANTS)}")
+        raise BrickLayerKeyError(f"unknown window variant {variant!r}; variants: {', '.join(WINDOW_VARIANTS)}")
     frame_id, pane_id, rel = WINDOW_VARIANTS[variant]
     b = LegoBuild(name=f"window_{variant}")
     fe = Element(frame_id, frame_color)

@@ -19,6 +19,7 @@ import logging
 from ..color import Color
 from ..geometry.types import Rotation
 from .parts import _tables, inverted_slope, slope
+from ..errors import BrickLayerValueError
 
 log = logging.getLogger(__name__)
 
@@ -132,7 +133,7 @@ def fill_box(width: int, depth: int, height: int, color=Color.LIGHT_BLUISH_GREY,
     from .parts import available_sizes
 
     if min(width, depth, height) < 1 or any(int(v) != v for v in (width, depth, height)):
-        raise ValueError(f"fill_box needs whole sizes >= 1 (studs, studs, plates), got {width}, {depth}, {height}")
+        raise BrickLayerValueError(f"fill_box needs whole sizes >= 1 (studs, studs, plates), got {width}, {depth}, {height}")
     width, depth, height = int(width), int(depth), int(height)
     single_brick = (min(width, depth), max(width, depth), 1.0) in _tables()["brick"]
     single_plate = (float(min(width, depth)), float(max(width, depth))) in set(available_sizes("plate"))
@@ -168,7 +169,7 @@ def _long_x(fam, w, d) -> bool:
 
 def _wedge(width, depth, color, inverted: bool, max_tries: int = 8):
     if width < 1 or depth < 2:
-        raise ValueError(f"a 45 degree wedge needs width >= 1 and depth >= 2 studs, got {width} x {depth}")
+        raise BrickLayerValueError(f"a 45 degree wedge needs width >= 1 and depth >= 2 studs, got {width} x {depth}")
     first = None
     for attempt in range(max_tries):
         b = _wedge_once(width, depth, color, inverted, attempt)

@@ -12,6 +12,7 @@ import numpy as np
 
 from ..element import Element
 from ..geometry.types import Pose
+from ..errors import BrickLayerValueError
 
 log = logging.getLogger(__name__)
 
@@ -127,7 +128,7 @@ def mirror(build, axis: str = "x"):
     from ..build import LegoBuild, Placement
 
     if axis not in _REFLECT:
-        raise ValueError(f"axis is 'x' or 'y', got {axis!r}")
+        raise BrickLayerValueError(f"axis is 'x' or 'y', got {axis!r}")
     m = _REFLECT[axis]
     out = LegoBuild(name=(build.name + "_mirrored") if build.name else None)
     for fp in build.flattened_placements:
@@ -139,12 +140,11 @@ def mirror(build, axis: str = "x"):
         else:
             cp = mirror_counterpart(pid)
             if cp is None:
-                raise ValueError(f"cannot mirror {build.describe(fp)}: the part is not symmetric and the catalog "
+                raise BrickLayerValueError(f"cannot mirror {build.describe(fp)}: the part is not symmetric and the catalog "
                                  "has no Left/Right counterpart; replace it with a symmetric part first")
             new_el, s = Element(cp[0], el.color), _REFLECT[cp[1]]
         pose = Pose.from_matrix(m @ fp.pose.matrix @ s)
-        p = out._insert(Placement(new_el, pose), None, None)
         name = build.name_of(fp)
-        if name:
-            out._names[name.replace("/", ".")] = p
+        name = name.replace("/", ".") if name else None  # a nested name path "sub/part" becomes "sub.part"
+        out.add_raw(new_el, pose, name=name if name is None or not out.has_name(name) else None)
     return out

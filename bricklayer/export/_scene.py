@@ -45,6 +45,7 @@ from pathlib import Path
 import numpy as np
 
 from ..geometry.ldraw_frame import B2L, L2B
+from ..errors import BrickLayerTypeError, BrickLayerValueError, OutputExistsError, OutputIsAFolderError
 
 log = logging.getLogger(__name__)
 
@@ -317,11 +318,11 @@ def check_target(path, suffixes: tuple[str, ...], overwrite: bool) -> Path:
     """
     p = Path(path)
     if p.suffix.lower() not in suffixes:
-        raise ValueError(f"{p}: the file name must end in {' or '.join(suffixes)}")
+        raise BrickLayerValueError(f"{p}: the file name must end in {' or '.join(suffixes)}")
     if p.is_dir():
-        raise IsADirectoryError(f"{p} is a folder; give a file name")
+        raise OutputIsAFolderError(f"{p} is a folder; give a file name")
     if p.exists() and not overwrite:
-        raise FileExistsError(f"{p} exists; pass overwrite=True to replace it")
+        raise OutputExistsError(f"{p} exists; pass overwrite=True to replace it")
     return p
 
 
@@ -369,14 +370,14 @@ def build_scene(build, library=None) -> ExportScene:
     from ldraw_data.mesh import load_meshes
 
     from ..build import LegoBuild
-    from ..render.geometry import _embedded_document
+    from ..render.geometry import embedded_document
 
     if not isinstance(build, LegoBuild):
-        raise TypeError(f"export needs a LegoBuild, got {type(build).__name__}")
+        raise BrickLayerTypeError(f"export needs a LegoBuild, got {type(build).__name__}")
     table = get_color_table(library)
     flat = build.flattened_placements
     names = [p.content.ldraw_id + ".dat" for p in flat]
-    meshes = load_meshes(names, library, embedded=_embedded_document(build), on_missing="warn")
+    meshes = load_meshes(names, library, embedded=embedded_document(build), on_missing="warn")
     parts: dict[str, PartGeometry] = {}
     instances: list[Instance] = []
     skipped: list[str] = []
@@ -400,7 +401,7 @@ def build_scene(build, library=None) -> ExportScene:
         instances.append(Instance(key, el.ldraw_id, int(el.color), world))
     parts = {k: v for k, v in parts.items() if v.groups}
     if not instances:
-        raise ValueError(f"nothing to export: the build has {len(flat)} placements and none has triangles "
+        raise BrickLayerValueError(f"nothing to export: the build has {len(flat)} placements and none has triangles "
                          "(unknown parts?); check build.import_warnings")
     if skipped:
         log.warning("%d placements have no geometry and are left out of the export: %s", len(skipped),

@@ -35,6 +35,7 @@ from pathlib import Path
 import numpy as np
 
 from ._scene import LDRAW_TO_GLTF, ExportResult, ExportScene, build_scene, check_target
+from ..errors import MissingDependencyError
 
 _ARRAY_BUFFER = 34962
 _ELEMENT_ARRAY_BUFFER = 34963
@@ -48,7 +49,7 @@ def _import_pygltflib():
     try:
         import pygltflib
     except ImportError as exc:  # pragma: no cover - pygltflib is a dependency
-        raise ImportError("glTF export needs pygltflib: pip install pygltflib") from exc
+        raise MissingDependencyError("glTF export needs pygltflib: pip install pygltflib") from exc
     return pygltflib
 
 

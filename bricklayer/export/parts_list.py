@@ -49,6 +49,8 @@ from collections import Counter
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from xml.sax.saxutils import escape
+from ..errors import (BrickLayerTypeError, BrickLayerValueError, InputNotFoundError, OutputExistsError,
+                      OutputIsAFolderError)
 
 #: Row kinds, see the module docstring.
 KINDS = ("part", "printed", "sticker", "assembly", "embedded", "unknown")
@@ -134,7 +136,7 @@ def parts_list(build, library=None) -> list[PartsListRow]:
     from ..build import LegoBuild
 
     if not isinstance(build, LegoBuild):
-        raise TypeError(f"parts_list needs a LegoBuild, got {type(build).__name__}")
+        raise BrickLayerTypeError(f"parts_list needs a LegoBuild, got {type(build).__name__}")
     cat = get_catalog(library)
     table = get_color_table(library)
     embedded = _embedded_titles(build)
@@ -179,19 +181,19 @@ def read_id_map(path, what: str) -> dict[str, str]:
     """
     p = Path(path)
     if not p.is_file():
-        raise FileNotFoundError(f"{p}: no such {what} table")
+        raise InputNotFoundError(f"{p}: no such {what} table")
     out: dict[str, str] = {}
     with open(p, newline="", encoding="utf-8-sig") as fh:
         for no, row in enumerate(csv.reader(fh), 1):
             if not row or not "".join(row).strip() or row[0].lstrip().startswith("#"):
                 continue
             if len(row) < 2 or not row[0].strip() or not row[1].strip():
-                raise ValueError(f"{p} line {no}: a {what} table row is 'ldraw,marketplace id', got {row!r}")
+                raise BrickLayerValueError(f"{p} line {no}: a {what} table row is 'ldraw,marketplace id', got {row!r}")
             k, v = row[0].strip().lower().removesuffix(".dat"), row[1].strip()
             if not out and (not k.isdigit() if what == "colour" else k in ("ldraw", "ldraw_id", "part", "part_id")):
                 continue  # header row
             if what == "colour" and not k.isdigit():
-                raise ValueError(f"{p} line {no}: {row[0]!r} is not an LDraw colour code (a whole number)")
+                raise BrickLayerValueError(f"{p} line {no}: {row[0]!r} is not an LDraw colour code (a whole number)")
             out[k] = v
     return out
 
@@ -240,7 +242,7 @@ def parts_list_text(rows, fmt: str = "csv", *, color_map: dict | None = None,
         Unknown format, or a marketplace format without ``color_map`` (the message says why and what to give).
     """
     if fmt not in FORMATS:
-        raise ValueError(f"unknown parts list format {fmt!r}; use one of {', '.join(FORMATS)}")
+        raise BrickLayerValueError(f"unknown parts list format {fmt!r}; use one of {', '.join(FORMATS)}")
     if fmt == "csv":
         buf = io.StringIO()
         w = csv.writer(buf, lineterminator="\n")
@@ -250,7 +252,7 @@ def parts_list_text(rows, fmt: str = "csv", *, color_map: dict | None = None,
         return PartsListFile(buf.getvalue(), len(rows))
     market = "Rebrickable" if fmt == "rebrickable-csv" else "BrickLink"
     if not color_map:
-        raise ValueError(
+        raise BrickLayerValueError(
             f"{fmt} needs {market} colour ids, and LDraw colour codes are not {market} colour ids; no table "
             "from one to the other ships with LDraw or this toolkit. Give a CSV of 'ldraw_code,"
             f"{market.lower()}_id' rows (--color-map; docs/export.md says where to get one), or use --format csv")
@@ -312,9 +314,9 @@ def write_parts_list(build, path, fmt: str = "csv", *, color_map=None, part_map=
 
     p = Path(path)
     if p.is_dir():
-        raise IsADirectoryError(f"{p} is a folder; give a file name")
+        raise OutputIsAFolderError(f"{p} is a folder; give a file name")
     if p.exists() and not overwrite:
-        raise FileExistsError(f"{p} exists; pass overwrite=True to replace it")
+        raise OutputExistsError(f"{p} exists; pass overwrite=True to replace it")
     if color_map is not None and not isinstance(color_map, dict):
         color_map = read_id_map(color_map, "colour")
     if part_map is not None and not isinstance(part_map, dict):

@@ -22,7 +22,7 @@ Uncertified (two-sided) triangles are written twice, as in the glTF export.
 
 from __future__ import annotations
 
-__all__ = ["write_usd", "usd_available"]
+__all__ = ["write_usd", "usd_available", "USD_INSTALL_HINT"]
 
 import os
 import re
@@ -32,8 +32,10 @@ from pathlib import Path
 import numpy as np
 
 from ._scene import METRES_PER_LDU, ExportResult, build_scene, check_target
+from ..errors import MissingDependencyError, OutputWriteError
 
-_INSTALL_HINT = "USD export needs Pixar's usd-core: pip install 'brickwright-toolkit[usd]' (or pip install usd-core)"
+#: What to install for USD export (the message of the error ``write_usd`` raises without it).
+USD_INSTALL_HINT = "USD export needs Pixar's usd-core: pip install 'brickwright-toolkit[usd]' (or pip install usd-core)"
 
 
 def usd_available() -> bool:
@@ -83,7 +85,7 @@ def write_usd(build, path, *, overwrite: bool = False, library=None) -> ExportRe
     try:
         from pxr import Gf, Sdf, Usd, UsdGeom, UsdShade, Vt
     except ImportError as exc:
-        raise ImportError(_INSTALL_HINT) from exc
+        raise MissingDependencyError(USD_INSTALL_HINT) from exc
     scene = build_scene(build, library)
     stage = Usd.Stage.CreateInMemory()
     UsdGeom.SetStageUpAxis(stage, UsdGeom.Tokens.y)
@@ -177,10 +179,10 @@ def write_usd(build, path, *, overwrite: bool = False, library=None) -> ExportRe
     try:
         args = {"format": "usda"} if p.suffix.lower() == ".usda" else {}
         if not stage.GetRootLayer().Export(tmp, args=args):
-            raise OSError(f"{p}: USD could not write the file")
-        from ldraw_data.fileio import _umask
+            raise OutputWriteError(f"{p}: USD could not write the file")
+        from ldraw_data.fileio import current_umask
 
-        os.chmod(tmp, 0o666 & ~_umask())
+        os.chmod(tmp, 0o666 & ~current_umask())
         os.replace(tmp, p)
     finally:
         if os.path.exists(tmp):

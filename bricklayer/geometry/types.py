@@ -29,6 +29,7 @@ from typing import Iterable, NamedTuple, Union
 import numpy as np
 
 from ..constants import PLATE, STUD, TOL
+from ..errors import BrickLayerValueError
 
 
 class Vec3(NamedTuple):
@@ -74,7 +75,7 @@ class Vec3(NamedTuple):
         """Unit vector (raises ValueError for the zero vector)."""
         n = self.length
         if n == 0:
-            raise ValueError("cannot normalize the zero vector")
+            raise BrickLayerValueError("cannot normalize the zero vector")
         return self / n
 
     def __repr__(self) -> str:
@@ -113,7 +114,7 @@ class Position(NamedTuple):
         g = (v.x / STUD, v.y / STUD, v.z / PLATE)
         r = tuple(round(c) for c in g)
         if max(abs(a - b) * s for a, b, s in zip(g, r, (STUD, STUD, PLATE))) > TOL.grid:
-            raise ValueError(f"{v} LDU is not on the stud/plate grid")
+            raise BrickLayerValueError(f"{v} LDU is not on the stud/plate grid")
         return Position(*r)
 
 
@@ -133,9 +134,9 @@ def as_vec3(v: VecLike) -> Vec3:
     try:
         a = [float(c) for c in v]
     except TypeError as exc:
-        raise ValueError(f"expected 3 numbers, got {v!r}") from exc
+        raise BrickLayerValueError(f"expected 3 numbers, got {v!r}") from exc
     if len(a) != 3 or not all(math.isfinite(c) for c in a):
-        raise ValueError(f"expected 3 finite numbers, got {v!r}")
+        raise BrickLayerValueError(f"expected 3 finite numbers, got {v!r}")
     return Vec3(*a)
 
 
@@ -154,19 +155,19 @@ def as_position(v) -> Position:
     try:
         vals = list(v)
     except TypeError:
-        raise ValueError(f"a grid position is (x studs, y studs, z plates), got {v!r}") from None
+        raise BrickLayerValueError(f"a grid position is (x studs, y studs, z plates), got {v!r}") from None
     if len(vals) != 3:
-        raise ValueError(f"a grid position needs 3 numbers (x studs, y studs, z plates), got {v!r}")
+        raise BrickLayerValueError(f"a grid position needs 3 numbers (x studs, y studs, z plates), got {v!r}")
     out = []
     for c in vals:
         if isinstance(c, (bool, np.bool_)):
-            raise ValueError(f"a grid position holds whole numbers, got {tuple(vals)!r}")
+            raise BrickLayerValueError(f"a grid position holds whole numbers, got {tuple(vals)!r}")
         if isinstance(c, (int, np.integer)):
             out.append(int(c))
         elif isinstance(c, float) and c.is_integer():
             out.append(int(c))
         else:
-            raise ValueError(
+            raise BrickLayerValueError(
                 f"position {tuple(vals)} is off-grid: x/y must be whole studs and z whole plates "
                 "(1 brick = 3 plates); use add_raw() for a free pose"
             )
@@ -427,8 +428,8 @@ class Pose:
             When ``m`` is not (4, 4) or holds non-finite numbers.
         """
         a = np.array(m, dtype=np.float64)
-        if a.shape != (4, 4) or not np.all(np.isfinite(a)):
-            raise ValueError(f"a pose matrix is a finite (4, 4) array, got shape {a.shape}")
+        if a.shape != (4, 4) or not np.isfinite(a).all():  # the method: no numpy dispatch per call
+            raise BrickLayerValueError(f"a pose matrix is a finite (4, 4) array, got shape {a.shape}")
         a[3] = (0.0, 0.0, 0.0, 1.0)
         a.flags.writeable = False
         p = object.__new__(Pose)

@@ -18,7 +18,8 @@ needs ``PyOpenGL>=3.1.7`` (EGL works with both).
 
 from __future__ import annotations
 
-__all__ = ["RenderBackendError", "import_pyrender", "offscreen_renderer", "backend_info", "INSTALL_HINT"]
+__all__ = ["RenderBackendError", "import_pyrender", "offscreen_renderer", "face_lit_active", "backend_info",
+           "INSTALL_HINT"]
 
 import logging
 import os
@@ -132,13 +133,63 @@ def _face_lit_program_cache(pyrender):
             if vertex_shader == "mesh.vert" and fragment_shader == "mesh.frag" and geometry_shader is None:
                 vertex_shader = os.path.join(_SHADER_DIR, "face_lit.vert")
                 fragment_shader = os.path.join(_SHADER_DIR, "face_lit.frag")
-            return super().get_program(vertex_shader, fragment_shader, geometry_shader, defines)
+            program = super().get_program(vertex_shader, fragment_shader, geometry_shader, defines)
+            if "set_uniform" not in vars(program):
+                program.set_uniform = _skip_unchanged(program.set_uniform)
+            return program
 
     return FaceLitCache()
 
 
+def _skip_unchanged(set_uniform):
+    """``set_uniform`` of one shader program, skipping a value the program holds already.
+
+    pyrender sets the camera, the lights and the material before every draw
+    call (about 25 uniforms, each a ``glGetUniformLocation`` and a
+    ``glUniform`` through PyOpenGL), although a uniform keeps its value in the
+    program object until set again; a 300-part-mesh picture spent about 0.2 s
+    of CPU on this alone. Only values differing from the last one set by this
+    function reach OpenGL.
+    """
+    import numpy as np  # noqa: PLC0415
+
+    last: dict = {}
+
+    def set_cached(name, value, unsigned=False):
+        if isinstance(value, np.ndarray):
+            key = (value.dtype.str, value.shape, value.tobytes())
+        else:
+            key = (type(value), value)
+        if last.get((name, unsigned)) == key:
+            return
+        last[(name, unsigned)] = key
+        set_uniform(name, value, unsigned)
+
+    return set_cached
+
+
 def offscreen_renderer(width: int, height: int):
     """The process's shared ``pyrender.OffscreenRenderer``, resized to ``width`` x ``height`` pixels.
+
+    Raises
+    ------
+    RenderBackendError
+        As :func:`import_pyrender`.
+    """
+    face_lit_active()
+    r = _state["renderer"]
+    r.viewport_width, r.viewport_height = int(width), int(height)
+    return r
+
+
+def face_lit_active() -> bool:
+    """Whether meshes are drawn with :file:`shaders/face_lit.vert` (installing it on first use).
+
+    With it, a triangle's colour is that of its provoking (last) vertex, so
+    vertices may be shared by triangles of different normals as long as each
+    triangle's last vertex carries its own (see ``render._flat_shared_vertices``).
+    False when pyrender's internals differ from 0.1.45 (its own shaders then
+    interpolate the normals, and every vertex must carry its triangle's).
 
     Raises
     ------
@@ -151,8 +202,7 @@ def offscreen_renderer(width: int, height: int):
     if inner is not None and hasattr(inner, "_program_cache") and not _state.get("face_lit"):
         inner._program_cache = _face_lit_program_cache(_state["pyrender"])
         _state["face_lit"] = True
-    r.viewport_width, r.viewport_height = int(width), int(height)
-    return r
+    return bool(_state.get("face_lit"))
 
 
 def backend_info() -> dict:

@@ -21,6 +21,7 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+from ..errors import BrickLayerValueError
 
 _ISO_EL = math.degrees(math.atan(1 / math.sqrt(2)))  # 35.264 deg
 
@@ -69,7 +70,7 @@ def view_axes(view) -> tuple[np.ndarray, np.ndarray]:
     if isinstance(view, str):
         key = view.strip().lower()
         if key not in VIEWS:
-            raise ValueError(f"unknown view {view!r}; use one of {', '.join(VIEWS)}, "
+            raise BrickLayerValueError(f"unknown view {view!r}; use one of {', '.join(VIEWS)}, "
                              "an (azimuth, elevation) pair in degrees or a (4, 4) camera pose")
         az, el = VIEWS[key]
     else:
@@ -79,7 +80,7 @@ def view_axes(view) -> tuple[np.ndarray, np.ndarray]:
             up = a[:3, 1] - d * (a[:3, 1] @ d)
             return d, up / np.linalg.norm(up)
         if a.shape != (2,):
-            raise ValueError(f"a view is a name, an (azimuth, elevation) pair or a (4, 4) pose, got shape {a.shape}")
+            raise BrickLayerValueError(f"a view is a name, an (azimuth, elevation) pair or a (4, 4) pose, got shape {a.shape}")
         az, el = float(a[0]), float(a[1])
     az, el = math.radians(az), math.radians(el)
     eye = np.array([math.sin(az) * math.cos(el), -math.cos(az) * math.cos(el), math.sin(el)])
@@ -201,9 +202,9 @@ def fit_camera(bounds, view="iso", size=(800, 600), *, projection: str = "ortho"
     """
     w, h = int(size[0]), int(size[1])
     if w < 8 or h < 8:
-        raise ValueError(f"size must be at least 8x8 pixels, got {w}x{h}")
+        raise BrickLayerValueError(f"size must be at least 8x8 pixels, got {w}x{h}")
     if projection not in ("ortho", "perspective"):
-        raise ValueError(f"projection must be 'ortho' or 'perspective', not {projection!r}")
+        raise BrickLayerValueError(f"projection must be 'ortho' or 'perspective', not {projection!r}")
     d, up = view_axes(view)
     right = np.cross(d, up)
     corners = box_corners(bounds)

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 __all__ = ["RenderGeometry", "build_geometry", "normalize_highlight", "FINISH_KINDS", "WARNING_COLORS",
            "InstanceBatch", "InstancedGeometry", "instanced_geometry", "LOOKS", "LOW_RES_ABOVE_TRIANGLES",
-           "render_meshes"]
+           "render_meshes", "embedded_document"]
 
 import logging
 from collections.abc import Mapping
@@ -31,6 +31,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..geometry.ldraw_frame import L2B
+from ..errors import BrickLayerValueError
 
 log = logging.getLogger(__name__)
 
@@ -81,8 +82,21 @@ class RenderGeometry:
         return np.divide(n, ln, out=np.zeros_like(n), where=ln > 0).astype(np.float32)
 
 
-def _embedded_document(build):
-    """One parsed MPD document of the embedded part blocks of ``build`` and its sub-builds (or None)."""
+def embedded_document(build):
+    """The part files a build's LDraw source defines itself, as one parsed MPD document.
+
+    Parameters
+    ----------
+    build : LegoBuild
+        Its ``embedded_files`` and those of its sub-builds (each block read from an MPD ``0 FILE`` section
+        that holds a part, not a submodel) are gathered; the first block of a name wins.
+
+    Returns
+    -------
+    ldraw_data.io.parse.LDrawDocument or None
+        What :func:`ldraw_data.mesh.load_meshes` takes as ``embedded`` so such parts get their geometry;
+        None when the build embeds no part file.
+    """
     from ldraw_data.io.parse import parse_document
 
     blocks: dict[str, tuple[str, str]] = {}
@@ -194,7 +208,7 @@ def build_geometry(build, *, highlight=None, edges: bool = True, fade_alpha: int
     hl = normalize_highlight(highlight)
     hl_mode = bool(hl)
     names = [p.content.ldraw_id + ".dat" for p in flat]
-    meshes = load_meshes(names, library, embedded=_embedded_document(build), on_missing="warn")
+    meshes = load_meshes(names, library, embedded=embedded_document(build), on_missing="warn")
 
     cache: dict[int, tuple] = {}
 
@@ -292,7 +306,7 @@ def build_geometry(build, *, highlight=None, edges: bool = True, fade_alpha: int
                 edge_out.append(e.reshape(-1, 2, 3))
                 ergb_out.append(ergb[:, einv].reshape(-1, 3))
     if not tri_out:
-        raise ValueError(f"nothing to render: the build has {len(flat)} placements and none has triangles "
+        raise BrickLayerValueError(f"nothing to render: the build has {len(flat)} placements and none has triangles "
                          "(unknown parts?); check build.import_warnings")
     tris = np.concatenate(tri_out).astype(np.float32)
     flat_v = tris.reshape(-1, 3)
@@ -418,7 +432,7 @@ def render_meshes(names, *, embedded=None, library=None, resolution: str = "auto
     from ldraw_data.mesh import load_meshes
 
     if resolution not in ("standard", "low", "auto"):
-        raise ValueError(f"resolution must be 'standard', 'low' or 'auto', not {resolution!r}")
+        raise BrickLayerValueError(f"resolution must be 'standard', 'low' or 'auto', not {resolution!r}")
     distinct = sorted(set(names))
     meshes = load_meshes(distinct, library, embedded=embedded, on_missing="warn",
                          resolution="low" if resolution == "low" else "standard")
@@ -479,7 +493,7 @@ def instanced_geometry(placements, *, looks=None, edges: bool = True, fade_alpha
 
     if hasattr(placements, "flattened_placements"):
         if embedded is None:
-            embedded = _embedded_document(placements)
+            embedded = embedded_document(placements)
         flat = placements.flattened_placements
     else:
         flat = list(placements)
@@ -492,7 +506,7 @@ def instanced_geometry(placements, *, looks=None, edges: bool = True, fade_alpha
     if missing:
         meshes.update(render_meshes(missing, embedded=embedded, library=library, resolution=resolution))
     elif resolution not in ("standard", "low", "auto"):
-        raise ValueError(f"resolution must be 'standard', 'low' or 'auto', not {resolution!r}")
+        raise BrickLayerValueError(f"resolution must be 'standard', 'low' or 'auto', not {resolution!r}")
 
     cache: dict[int, tuple] = {}
 
@@ -602,7 +616,7 @@ def instanced_geometry(placements, *, looks=None, edges: bool = True, fade_alpha
         batches.append(InstanceBatch(name, tris[keep], normals[keep], rgba[keep], fin[keep], e, ergb, T,
                                      mirrored))
     if not n_parts:
-        raise ValueError(f"nothing to render: the build has {len(flat)} placements and none has triangles "
+        raise BrickLayerValueError(f"nothing to render: the build has {len(flat)} placements and none has triangles "
                          "(unknown parts?); check build.import_warnings")
     transparent = None
     if t_tris:

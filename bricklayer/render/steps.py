@@ -73,8 +73,6 @@ def step_pages(build) -> list[StepPage]:
         first places it. Its length equals the number of steps LDraw viewers
         page through over all ``0 FILE`` blocks of ``write_ldraw(build)``.
     """
-    from ..build import LegoBuild
-
     pages: list[StepPage] = []
     seen: set = set()
 
@@ -83,7 +81,7 @@ def step_pages(build) -> list[StepPage]:
         steps = b.steps
         for k, group in enumerate(steps):
             for p in group:
-                if isinstance(p.content, LegoBuild) and id(p.content) not in seen:
+                if hasattr(p.content, "steps") and id(p.content) not in seen:  # a submodel (LegoBuild)
                     walk(p.content)
             pages.append(StepPage(b, k + 1, len(steps), list(group)))
 
@@ -91,11 +89,9 @@ def step_pages(build) -> list[StepPage]:
     return pages
 
 
-def _flat_of(placements) -> list:
-    """FlatPlacements (poses in the owning build's frame) of some top-level placements."""
-    from ..build import LegoBuild
-
-    tmp = LegoBuild(name="step")
+def _flat_of(placements, model) -> list:
+    """FlatPlacements (poses in the owning build's frame) of some top-level placements of ``model``."""
+    tmp = type(model)(name="step")
     for p in placements:
         tmp.add_raw(p.content, p.pose, color=p.color)
     return tmp.flattened_placements
@@ -131,14 +127,14 @@ def render_steps(build, *, size=(800, 600), view="iso", projection: str = "ortho
     """
     from ._gl import import_pyrender
     from .camera import fit_camera
-    from .geometry import _embedded_document, instanced_geometry, render_meshes
-    from .render import _Scene, _font, _parse_size, _pil
+    from .geometry import embedded_document, instanced_geometry, render_meshes
+    from .render import _Scene, _font, parse_size, _pil
 
     Image, ImageDraw, ImageFont = _pil()
     pyrender = import_pyrender()
-    size = _parse_size(size)
+    size = parse_size(size)
     pages = step_pages(build) if pages is None else list(pages)
-    embedded = _embedded_document(build)
+    embedded = embedded_document(build)
     flat_all = build.flattened_placements
     meshes = render_meshes([p.content.ldraw_id + ".dat" for p in flat_all], embedded=embedded)
     font = _font(ImageFont, max(11, size[1] // 40))
@@ -155,7 +151,7 @@ def render_steps(build, *, size=(800, 600), view="iso", projection: str = "ortho
     for page in pages:
         st = states.get(id(page.model))
         if st is None:
-            flats = [_flat_of(g) for g in page.model.steps]
+            flats = [_flat_of(g, page.model) for g in page.model.steps]
             plain = [geo_of(f, "plain") for f in flats]
             boxes = [g.bounds for g in plain if g is not None]
             if boxes:

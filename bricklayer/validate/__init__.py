@@ -1,10 +1,14 @@
 """The validator: connections, collisions and support (floating parts).
 
+Its stages, one module each (0 world arrays, 1 catalog checks, 2 broad phase, 3 narrow phase, 4 press fits,
+5 connections, 6 support, 7 findings into the one report), and how to add a rule: ``docs/architecture.md``.
+
 :mod:`.connections` builds the connector graph, :mod:`.collisions` finds
 intersecting parts (FCL, inset meshes), :mod:`.support` finds floating parts.
 Three forms per question (house style 6): witnesses
 (:func:`colliding_placements`, :func:`floating_placements`), counts, and one
-structured report for feedback (:func:`validation_report`).
+structured report for feedback (:func:`validation_report`, the one
+:class:`~.report.ValidationReport`).
 """
 
 from __future__ import annotations
@@ -23,9 +27,8 @@ __all__ = [
     "GearMesh",
 ]
 
-from dataclasses import dataclass, field
-
 from .connections import ConnectionGraph, connection_graph
+from .report import ValidationReport  # the one report (the name of the older class here before it)
 
 
 def colliding_placements(build):
@@ -76,70 +79,31 @@ def __getattr__(name):
     raise AttributeError(name)
 
 
-@dataclass
-class ValidationReport:
-    """Everything the validator found, for users and agents.
+def validation_report(build, max_depth_estimates: int = 200, *, source: str = "build",
+                      expected_components: int | None = None) -> ValidationReport:
+    """Validate a build: the one :class:`~.report.ValidationReport` (the verdict ``valid`` and every finding).
 
-    Attributes
-    ----------
-    valid : bool
-        No collision and no floating part.
-    collisions : list of CollisionRecord
-    floating : list of dict
-        ``{"part_id", "description", "submodel", "min_z"}`` per floating part
-        (``min_z`` in LDU above the ground).
-    components : int
-        Number of connected components.
-    unchecked : list of str
-        Descriptions of parts without geometry.
-    parts : int
-    """
-
-    valid: bool
-    collisions: list
-    floating: list
-    components: int
-    unchecked: list
-    parts: int
-    extra: dict = field(default_factory=dict)
-
-    def to_dict(self) -> dict:
-        """JSON-ready form (placements as descriptions)."""
-        return {
-            "valid": self.valid, "parts": self.parts, "components": self.components,
-            "collisions": [{"a": r.descriptions[0], "b": r.descriptions[1], "part_ids": list(r.part_ids),
-                            "submodels": list(r.submodels), "depth_ldu": round(r.depth, 2),
-                            "interference_ldu": (None if r.interference != r.interference
-                                                 or r.interference == float("inf") else round(r.interference, 2)),
-                            "direction": list(r.direction), "mated": r.mated, "message": r.message()}
-                           for r in self.collisions],
-            "floating": self.floating, "unchecked": self.unchecked,
-        }
-
-
-def validation_report(build, max_depth_estimates: int = 200) -> ValidationReport:
-    """Collisions (with overlap estimates), floating parts, components and unchecked parts.
+    The same report ``brickwright validate`` prints (its ``--json`` is :meth:`ValidationReport.to_dict`) and
+    the agent's judge returns: collisions (with the overlap and the move that clears it), floating and
+    below-ground parts, unseated stud pairs, catalog checks, connected components, one problem line with a
+    hint per finding (:func:`.findings.report_of`).
 
     Parameters
     ----------
     build : LegoBuild
     max_depth_estimates : int
         Overlap depth is estimated for at most this many collisions.
+    source : str
+        Name shown in the summary line.
+    expected_components : int, optional
+        When given, another number of connected components makes the build not valid.
 
     Returns
     -------
     ValidationReport
+        ``valid`` is :attr:`.report.ValidationReport.valid`, the one definition.
     """
-    from .collisions import _submodel, collision_engine
-    from .support import support_graph
+    from .findings import report_of
 
-    cols = collision_details(build, max_depth_estimates)
-    sup = support_graph(build)
-    eng = collision_engine(build)
-    flat = eng.wa.placements
-    floating = [{"part_id": flat[i].content.ldraw_id, "description": build.describe(flat[i]),
-                 "submodel": _submodel(flat[i]), "min_z": round(float(eng.min_z[i] - sup.ground), 2)}
-                for i in sup.floating.tolist()]
-    unchecked = [build.describe(p) for p in unchecked_placements(build)]
-    return ValidationReport(not cols and not floating, cols, floating,
-                            len(connection_graph(build).components), unchecked, len(flat))
+    return report_of(build, source=source, expected_components=expected_components,
+                     max_depth_estimates=max_depth_estimates)

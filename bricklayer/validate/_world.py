@@ -1,4 +1,4 @@
-"""World arrays of a build's flattened placements, shared by the validator modules.
+"""World arrays (validator stage 0) of a build's flattened placements, shared by the validator modules.
 
 One pass over :attr:`LegoBuild.flattened_placements` stacks every pose into a
 ``(n, 4, 4)`` array and groups the placements by part, so that the

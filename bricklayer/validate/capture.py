@@ -1,4 +1,4 @@
-"""Captured parts (validator stage: support, after connections and resting contacts): held because they
+"""Captured parts (validator stage 6, support: after connections and resting contacts): held because they
 cannot move, not because they mate or rest.
 
 Consumes the collision engine (:class:`.collisions.CollisionEngine`: inset meshes, poses) and the parts

@@ -313,8 +313,8 @@ class CollisionEngine(BroadPhase, PressFits):
         level = np.full(m, int(round(inset * 1000)))
         ca = self.codes[ia] * 2 + self.mirrored[ia]
         cb = self.codes[ib] * 2 + self.mirrored[ib]
-        h1 = _pair_hash(ca, cb, rel_ab, level)
-        h2 = _pair_hash(cb, ca, rel_ba, level)
+        h12 = _pair_hash(np.r_[ca, cb], np.r_[cb, ca], np.concatenate([rel_ab, rel_ba]), np.r_[level, level])
+        h1, h2 = h12[:m], h12[m:]
         use_ab = h1 <= h2
         h = np.where(use_ab, h1, h2)
         found, out = _MEMO.lookup(h)
@@ -714,7 +714,7 @@ def collision_details(build, max_depth_estimates: int = 200) -> list[CollisionRe
     out = []
     # placement index -> build.describe: a part in many pairs is described once, and the descriptions
     # are kept across append-only edits (names and index paths of the earlier parts do not change)
-    said: dict = build._cached("validate.described", dict, lambda old, k: old)
+    said: dict = build.derived_data("validate.described", dict, lambda old, k: old)
     # the geometry of a pair (overlap move, interference) depends only on its two instances (path,
     # part, pose): kept per pair of instance ids while the engine lives, so re-validation after an
     # edit estimates only new pairs
@@ -727,7 +727,7 @@ def collision_details(build, max_depth_estimates: int = 200) -> list[CollisionRe
             d = said[i] = build.describe(flat[i])
         return d
 
-    records: dict = build._cached("validate.records", dict, lambda old, k: old)
+    records: dict = build.derived_data("validate.records", dict, lambda old, k: old)
     for k, (i, j) in enumerate(sorted(map(tuple, eng.reported().tolist()))):
         a, b = flat[i], flat[j]
         mated = g.mated(i, j)

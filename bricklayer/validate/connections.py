@@ -1,4 +1,4 @@
-"""The connection graph: which connectors of a build are mated.
+"""The connection graph (validator stage 5): which connectors of a build are mated.
 
 Rules (BrickNet's mating tables, ``bricknet/core.py`` and ``graph.py``, with
 our tolerances from :data:`bricklayer.constants.TOL`, each measured on the 67
@@ -42,20 +42,25 @@ a few milliseconds of connector work instead of a full rebuild.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import networkx as nx
+
 __all__ = ["ConnectionGraph", "connection_graph", "part_connector_arrays", "embedded_aliases", "find_mated_pairs",
            "SLIDING_TYPES", "is_sliding_type", "JOINT_TOLERANCE", "TOL_EPS", "SLIDE_END_EPS",
            "STUD_SEAT_REACH", "AXLE_MIN_HALF", "AXLE_MIN_OVERLAP"]
 
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-import networkx as nx
 import numpy as np
 
 from ldraw_data.connectors import JointKind, connector_types, is_sliding_type, mate_matrix, type_label
 
 from ..connector import Connector
-from ..constants import COINCIDENT_CONNECTORS, TOL
+from ..constants import AXLE_MIN_HALF, AXLE_MIN_OVERLAP, COINCIDENT_CONNECTORS, SLIDE_END_EPS, TOL
 from ._world import _embedded_doc, flexible_mask, world_arrays
 from .held import held_in_frame_edges
 
@@ -69,18 +74,8 @@ SLIDING_TYPES = frozenset({"axle", "axle_hole", "axle_bore", "pin", "pin_hole", 
 #: Long male connectors that stay free after mating (several parts fit along them).
 _MULTI = frozenset({"axle", "bar"})
 _AXLE_AXIS_COS = 0.9  # BrickNet _AXLE_AXIS_THR
-#: Smallest half-length (LDU) a sliding connector (axle, pin, bar, clip and their holes) counts with when
-#: the overlap of two mated sliding connectors is measured: BrickNet's ``_AXLE_DEFAULT_RAD`` (4 LDU).
-AXLE_MIN_HALF = 4.0
-#: Smallest overlap (LDU) along the axis for two sliding connectors to stay engaged: BrickNet's
-#: ``_AXLE_MIN_OVERLAP`` (4 LDU).
-AXLE_MIN_OVERLAP = 4.0
 _AXLE_MIN_HALF = AXLE_MIN_HALF  # old private names (bricklayer.build read them)
 _AXLE_MIN_OVERLAP = AXLE_MIN_OVERLAP
-#: Sliding joints stay engaged when their overlap is at least ``_AXLE_MIN_OVERLAP`` less this much (LDU):
-#: a part slid exactly to the end of its slide and then turned about the axis (``check_motion`` of a
-#: hub at its slide limit) computes an overlap of 4 - 1e-13 LDU; the boundary is inclusive.
-SLIDE_END_EPS = 1e-3
 #: Nearest neighbours examined per point connector (several parts may share a spot, e.g. a stud
 #: under a plate and the tube of a round brick).
 _K_NEAREST = 8
@@ -186,6 +181,11 @@ def _transformed(arr: _PartArrays, m: np.ndarray) -> _PartArrays:
     return _PartArrays(arr.pos @ m[:3, :3].T + m[:3, 3], arr.axis @ m[:3, :3].T, arr.length, arr.code, arr.conns)
 
 
+#: A print code at the end of an LDraw part id: "p" and 2-4 characters (LDraw library file-naming
+#: convention: ``3626bp69`` is 3626b printed; ``4490pb02`` is 4490 printed).
+_PRINT_SUFFIX = re.compile(r"p[0-9a-z]{2,4}$")
+
+
 def embedded_aliases(build) -> dict:
     """Connectors for MPD-embedded copies of library parts.
 
@@ -193,7 +193,9 @@ def embedded_aliases(build) -> dict:
     ``"<set> - <part>.dat"`` (10283 Space Shuttle: ``"10283 - 61332.dat"``,
     Philo's Technic Pin with Friction Type 2, library part 61332). Such a copy
     has no BrickNet labels; it takes the library part's connectors when the
-    name after the last ``" - "`` is a catalog part and the two meshes'
+    name after the last ``" - "`` is a catalog part, or a printed id whose
+    unprinted base is one (``"70816 - 4490pb02.dat"`` -> 4490, the LDraw
+    pattern-code convention, :data:`_PRINT_SUFFIX`), and the two meshes'
     bounding boxes (LDraw part frame) agree within ``_ALIAS_BOX_TOL`` (1 LDU),
     so that a different part of the same number is not given wrong connectors.
 
@@ -229,6 +231,11 @@ def embedded_aliases(build) -> dict:
             tail = key[1:].rsplit(" - ", 1)[-1].strip()
             if tail.lower().endswith(".dat"):
                 tail = tail[:-4]
+            if tail and tail not in cat:
+                # a printed copy ("70816 - 4490pb02"): the unprinted base part's connectors (LDraw numbers
+                # prints as base id + "p" + a 2-4 character code; the print does not change the shape)
+                m = _PRINT_SUFFIX.search(tail)
+                tail = tail[:m.start()] if m is not None and m.start() > 0 else tail
             if not tail or tail not in cat:
                 continue
             try:
@@ -326,6 +333,8 @@ class ConnectionGraph:
         """The part graph (networkx), built on first use: nodes 0..n-1, one edge per mated part pair
         with attribute ``kinds`` (frozenset of JointKind)."""
         if self._graph is None:
+            import networkx as nx  # only when asked for: the import costs about 0.2 s
+
             g = nx.Graph()
             n = self._n
             g.add_nodes_from(range(n))
@@ -359,13 +368,10 @@ class ConnectionGraph:
 
     def _component_labels(self) -> np.ndarray:
         """(n,) component label of each part: the connected components of :attr:`graph`, computed
-        with scipy's sparse-graph routine over the same edges (no networkx graph needed)."""
-        from scipy.sparse import coo_matrix
-        from scipy.sparse.csgraph import connected_components
+        in numpy over the same edges (:func:`.graphs.component_labels`, scipy's labels; no networkx graph needed)."""
+        from .graphs import component_labels
 
-        n, e = self._n, self._edges
-        m = coo_matrix((np.ones(len(e)), (e[:, 0], e[:, 1])), shape=(n, n))
-        return connected_components(m, directed=False)[1]
+        return component_labels(self._n, self._edges)
 
     @property
     def kinds(self) -> list:
@@ -379,16 +385,18 @@ class ConnectionGraph:
         """Connected components as lists of FlatPlacement, largest first (ties: first part first).
 
         Flexible or primitive placements (:attr:`exempt`, :func:`._world.flexible_mask`: string,
-        hose and LSynth segments, scaled primitives) that mate with nothing are left out: LDraw
-        draws one bent string as dozens of unconnected pieces (2,103 ``4-4cyli`` in 6285 Black Seas
-        Barracuda), which are not separate objects of the model.
+        hose and LSynth segments, scaled primitives) that mate with nothing but each other are left
+        out: LDraw draws one bent string as dozens of unconnected pieces (2,103 ``4-4cyli`` in 6285
+        Black Seas Barracuda), and one hose as dozens of segments jointed to each other (the hose
+        segment joints of :mod:`ldraw_data.segments`: 44 in 6285's chest), which are pieces of one
+        flexible whole, not separate objects of the model.
         """
         ex = self.exempt
         labels = self._component_labels()
         order = np.argsort(labels, kind="stable")
         cuts = np.flatnonzero(np.diff(labels[order])) + 1
         comps = [c.tolist() for c in np.split(order, cuts)] if self._n else []
-        comps = [c for c in comps if not (len(c) == 1 and ex[c[0]])]
+        comps = [c for c in comps if not ex[c].all()]
         comps.sort(key=lambda c: (-len(c), c[0]))
         return [[self.placements[i] for i in c] for c in comps]
 
@@ -402,6 +410,19 @@ class ConnectionGraph:
 
     def _flat_index(self, part: np.ndarray, conn: np.ndarray) -> np.ndarray:
         return self._world["start"][part] + conn
+
+    @property
+    def world_connectors(self) -> dict:
+        """The build's connectors, flattened, in its frame: arrays ``pos`` and ``axis`` ((c, 3), LDU and unit),
+        ``length`` (half-length, LDU), ``code`` (type code, :func:`ldraw_data.connectors.connector_types`),
+        ``owner`` (part index), ``cidx`` (connector index on its part), ``start`` ((n,) first row of each
+        part), ``loose`` (optional bool mask). Rows are addressed by :meth:`flat_index`. Read only."""
+        return self._world
+
+    def flat_index(self, part, conn) -> np.ndarray:
+        """Rows of :attr:`world_connectors` of connectors ``conn`` of parts ``part`` (int arrays of one
+        shape, e.g. columns of :attr:`pairs`)."""
+        return self._flat_index(part, conn)
 
     @property
     def occupied(self) -> set:

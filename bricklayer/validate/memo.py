@@ -43,16 +43,49 @@ def _code(key: str) -> int:
     return zlib.crc32(key.encode()) | (len(key) << 32)
 
 
+_MASK64 = (1 << 64) - 1
+_SEED = 0x9E3779B97F4A7C15
+_K1, _K2 = 0xBF58476D1CE4E5B9, 0x94D049BB133111EB
+#: Up to this many pairs, :func:`_pair_hash` mixes Python ints: the ~100 numpy calls of the vector
+#: path cost more than the arithmetic for a handful of rows (most queries hold a few pairs).
+_SCALAR_ROWS = 8
+
+
 def _pair_hash(ca: np.ndarray, cb: np.ndarray, rel: np.ndarray, level: np.ndarray) -> np.ndarray:
-    """(m,) uint64 hash of (shape code a, shape code b, rounded relative pose (m,3,4), level)."""
-    rq = np.round(rel[:, :3, :3] / _ROT_Q).astype(np.int64).reshape(len(rel), 9)
+    """(m,) uint64 hash of (shape code a, shape code b, rounded relative pose (m,3,4), level).
+
+    splitmix64 (:func:`_mix`) folded over the 15 columns (codes, level, 9 rotation and 3
+    translation entries as rounded int64, wrapped to uint64); the Python-int and numpy paths give
+    the same values (the keys of the pair caches on disk)."""
+    m = len(rel)
+    rq = np.round(rel[:, :3, :3] / _ROT_Q).astype(np.int64).reshape(m, 9)
     tq = np.round(rel[:, :3, 3] / _POS_Q).astype(np.int64)
-    cols = [ca.astype(np.int64), cb.astype(np.int64), level.astype(np.int64)] + [rq[:, i] for i in range(9)] + [
-        tq[:, i] for i in range(3)]
+    cols = np.column_stack([np.asarray(ca).astype(np.int64), np.asarray(cb).astype(np.int64),
+                            np.asarray(level).astype(np.int64), rq, tq])
+    if m <= _SCALAR_ROWS:
+        out = []
+        for row in cols.tolist():
+            h = _SEED
+            for c in row:
+                h ^= c & _MASK64
+                h ^= h >> 30
+                h = (h * _K1) & _MASK64
+                h ^= h >> 27
+                h = (h * _K2) & _MASK64
+                h ^= h >> 31
+            out.append(h)
+        return np.array(out, dtype=np.uint64).reshape(m)
+    u = np.ascontiguousarray(cols).view(np.uint64)
+    s30, s27, s31, k1, k2 = np.uint64(30), np.uint64(27), np.uint64(31), np.uint64(_K1), np.uint64(_K2)
+    h = np.full(m, _SEED, dtype=np.uint64)
     with np.errstate(over="ignore"):
-        h = np.full(len(rel), 0x9E3779B97F4A7C15, dtype=np.uint64)
-        for c in cols:
-            h = _mix(h ^ c.astype(np.uint64))
+        for i in range(u.shape[1]):  # _mix, in place
+            h ^= u[:, i]
+            h ^= h >> s30
+            h *= k1
+            h ^= h >> s27
+            h *= k2
+            h ^= h >> s31
     return h
 
 

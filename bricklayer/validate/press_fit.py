@@ -21,7 +21,7 @@ from ldraw_data.connectors import connector_types, mate_kind, type_label
 from ..constants import TOL
 from .connections import (AXLE_MIN_HALF, AXLE_MIN_OVERLAP, SLIDE_END_EPS, connection_graph, is_sliding_type,
                           part_connector_arrays)
-from .gears import mesh_pairs
+from .gear_geometry import mesh_pairs
 from .memo import PAIR_MEMO as _MEMO
 
 log = logging.getLogger(__name__)
@@ -148,6 +148,13 @@ class PressFits:
         self._reported = cand[keep]
         return self._reported
 
+    def loose_allowances(self, pairs: list) -> dict:
+        """Press-fit allowances of colliding pairs ``pairs`` (list of (i, j) placement indices) that the
+        connection graph leaves unmated but whose sliding connectors (axles, pins, hinges) mate within the
+        looser :data:`LOOSE_MATE` tolerances. Returns ``{(i, j): (allowance_ldu, axis, ...)}``, the joint axis a
+        unit 3-vector in the build frame (module notes, step 4). Used by the assembly planner."""
+        return self._loose_allowances(pairs)
+
     def _loose_allowances(self, pairs: list) -> dict:
         """Press-fit allowances of colliding pairs the connection graph leaves unmated but whose
         connectors mate within the looser :data:`LOOSE_MATE` tolerances (module notes, step 4)."""
@@ -256,9 +263,9 @@ def _pair_allowances(cg, pairs: np.ndarray | None = None) -> dict:
         if not len(sel):
             return out
     codes = cg.pair_codes()[sel]
-    w = cg._world
-    fa = cg._flat_index(rows[sel, 0], rows[sel, 1])
-    fb = cg._flat_index(rows[sel, 2], rows[sel, 3])
+    w = cg.world_connectors
+    fa = cg.flat_index(rows[sel, 0], rows[sel, 1])
+    fb = cg.flat_index(rows[sel, 2], rows[sel, 3])
     d = w["pos"][fb] - w["pos"][fa]
     ax = w["axis"][fa]
     along = np.abs(np.einsum("ij,ij->i", d, ax))
@@ -306,13 +313,13 @@ HEADGEAR_ALLOWANCE = 2.0
 def _headgear_allowances(out: dict, cg, sel, fa, fb, lo, hi) -> None:
     """Raise the allowance of part pairs mated through the stud of a minifigure head to
     :data:`HEADGEAR_ALLOWANCE` (radial, about the stud axis), in place in ``out``."""
-    loose = cg._world.get("loose")
+    loose = cg.world_connectors.get("loose")
     if loose is None or not len(sel):
         return
     hit = loose[fa] | loose[fb]
     if not hit.any():
         return
-    ax = cg._world["axis"]
+    ax = cg.world_connectors["axis"]
     for k, r in enumerate(sel.tolist()):
         if not hit[k]:
             continue

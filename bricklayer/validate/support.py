@@ -1,4 +1,4 @@
-"""Floating parts: parts that cannot reach the ground.
+"""Floating parts (validator stage 6, support): parts that cannot reach the ground.
 
 Rules (issue #4, docs/bricklayer-api.md "Validation semantics"):
 
@@ -86,14 +86,13 @@ __all__ = ["floating_placements", "support_graph", "SupportResult"]
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.sparse import coo_matrix
-from scipy.sparse.csgraph import breadth_first_order, connected_components
 
 from ..constants import SETTLE_LDU, TOL
 from .capture import captured_edges
 from .collisions import collision_engine
 from ._world import flexible_mask
 from .connections import connection_graph
+from .graphs import component_labels, reachable
 from .spatial import _REST_DROP, box_overlap_pairs
 
 
@@ -136,13 +135,7 @@ class SupportResult:
 
 def _reach(n: int, e: np.ndarray, roots: np.ndarray) -> np.ndarray:
     """(n,) bool: parts reachable along directed edges ``e`` from ``roots``."""
-    src = np.concatenate([e[:, 0], np.full(len(roots), n)])
-    dst = np.concatenate([e[:, 1], roots])
-    g = coo_matrix((np.ones(len(src), dtype=np.int8), (src, dst)), shape=(n + 1, n + 1)).tocsr()
-    order = breadth_first_order(g, n, directed=True, return_predecessors=False)
-    out = np.zeros(n + 1, dtype=bool)
-    out[order] = True
-    return out[:n]
+    return reachable(n, e, roots)
 
 
 #: Smallest object (parts joined by support edges) that settles (module rules): assemblies set
@@ -155,8 +148,7 @@ SETTLE_MIN_PARTS = 20
 
 def _labels(n: int, e: np.ndarray) -> np.ndarray:
     """(n,) object label of each part: components of the support edges taken both ways."""
-    und = coo_matrix((np.ones(len(e), dtype=np.int8), (e[:, 0], e[:, 1])), shape=(n, n))
-    return connected_components(und, directed=False)[1]
+    return component_labels(n, e)
 
 
 def _box_pairs(lo: np.ndarray, hi: np.ndarray, q: np.ndarray, others: np.ndarray) -> np.ndarray:

@@ -1,40 +1,12 @@
-"""Exception tree of :mod:`brickwright.agent`; messages say what to do next."""
+"""The harness's exception tree, kept importable from here; defined in :mod:`brickwright.errors` (so that
+:mod:`brickwright.testing`, which the agent package imports, can raise them without an import cycle)."""
 
 from __future__ import annotations
 
-__all__ = ["BrickWrightError", "ProviderNotConfiguredError", "ProviderError", "TranscriptError",
-           "RunFolderExistsError"]
+from ..errors import (BrickWrightError, BrickWrightTypeError, BrickWrightValueError, ProviderError,
+                      ProviderNotConfiguredError, RayClusterError, RunFolderExistsError, TranscriptError,
+                      WorkerStartError)
 
-
-class BrickWrightError(Exception):
-    """Base class of every error raised by the BrickWright harness."""
-
-
-class ProviderNotConfiguredError(BrickWrightError):
-    """No language-model provider is configured.
-
-    The message is one line naming every way to configure one (flags and environment variables), so the CLI
-    can print it as is.
-    """
-
-    def __init__(self, detail: str = ""):
-        msg = (
-            "No model provider configured: set BRICKWRIGHT_BASE_URL and BRICKWRIGHT_MODEL for any "
-            "OpenAI-compatible server (e.g. http://localhost:11434/v1 for Ollama), or OPENAI_API_KEY, or "
-            "ANTHROPIC_API_KEY (with `pip install anthropic`); or pass --base-url, --model and --api-key."
-        )
-        if detail:
-            msg = f"{msg} ({detail})"
-        super().__init__(msg)
-
-
-class ProviderError(BrickWrightError):
-    """The provider failed to answer (network error, HTTP error, malformed reply)."""
-
-
-class TranscriptError(BrickWrightError):
-    """A transcript file cannot be replayed (missing, not JSONL, or no ``run_start`` record)."""
-
-
-class RunFolderExistsError(BrickWrightError):
-    """The run folder given with ``--out`` already holds a run; it is never replaced without ``--force``."""
+__all__ = ["BrickWrightError", "BrickWrightValueError", "BrickWrightTypeError", "WorkerStartError",
+           "ProviderNotConfiguredError", "ProviderError", "TranscriptError", "RunFolderExistsError",
+           "RayClusterError"]

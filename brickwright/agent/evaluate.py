@@ -8,7 +8,7 @@ three rates (fraction of runs) and the means of the rest. Written to ``metrics.j
 
 from __future__ import annotations
 
-__all__ = ["EvalResult", "evaluate", "read_prompts", "RUN_FIELDS"]
+__all__ = ["EvalResult", "evaluate", "read_prompts", "run_row", "failed_row", "RUN_FIELDS"]
 
 import csv
 import json
@@ -18,18 +18,13 @@ from pathlib import Path
 from statistics import fmean
 from typing import Any, Callable
 
-from .errors import BrickWrightError, RunFolderExistsError
+from .errors import BrickWrightValueError, RunFolderExistsError
 from .providers import Provider, resolve_provider
-from .run import DEFAULT_MAX_CALLS, DEFAULT_MAX_VALIDATE, Progress, _slug, generate
+from .rows import RUN_FIELDS, failed_row, run_row
+from .run import DEFAULT_MAX_CALLS, DEFAULT_MAX_VALIDATE, Progress, _slug
 from .worker import DEFAULT_MEMORY_LIMIT, DEFAULT_TIME_LIMIT, Worker
 
 logger = logging.getLogger(__name__)
-
-#: Columns of metrics.csv, in order.
-RUN_FIELDS = ["index", "prompt", "run_dir", "finalized", "stop_reason", "valid", "collision_free", "floater_free",
-              "components", "parts", "unique_parts", "validate_calls", "tool_calls", "turns", "seconds",
-              "prompt_tokens", "completion_tokens", "cost_usd", "error"]
-
 
 @dataclass
 class EvalResult:
@@ -67,7 +62,7 @@ def read_prompts(path: str | Path) -> list[str]:
     prompts = [ln.strip() for ln in p.read_text(encoding="utf-8").splitlines()
                if ln.strip() and not ln.lstrip().startswith("#")]
     if not prompts:
-        raise ValueError(f"{p}: no prompts (one per line; '#' starts a comment)")
+        raise BrickWrightValueError(f"{p}: no prompts (one per line; '#' starts a comment)")
     return prompts
 
 
@@ -99,7 +94,7 @@ def evaluate(prompts_file: str | Path, *, model: str | None = None, base_url: st
              max_validate: int = DEFAULT_MAX_VALIDATE, budget_usd: float | None = None,
              progress: Callable[[int, Progress], None] | None = None, time_limit: float = DEFAULT_TIME_LIMIT,
              memory_limit: int = DEFAULT_MEMORY_LIMIT, provider: Provider | None = None, sandbox: bool = True,
-             force: bool = False, workers: int = 1) -> EvalResult:
+             force: bool = False, workers: int = 1, ray_address: str | None = None) -> EvalResult:
     """Run :func:`~.run.generate` on every prompt of a file and write the metrics.
 
     Parameters
@@ -122,6 +117,12 @@ def evaluate(prompts_file: str | Path, *, model: str | None = None, base_url: st
         Runs at once. Each run has its own sandboxed worker and run folder, so its result does not depend on
         the others; rows are written in prompt order either way. The model calls wait on the network, so a
         few workers per core pay off; each worker costs a Python process (about 300 MB).
+    ray_address : str, optional
+        Run on a Ray cluster instead (the ``ray`` extra): ``HOST:PORT`` of its head node, ``ray://HOST:PORT``
+        (Ray Client), ``auto`` (the cluster started on this machine with ``ray start``) or ``local`` (a Ray
+        instance started for this evaluation). Each run is one Ray task of one CPU doing what a local worker
+        does; the task sends the run folder back and this process writes it under ``out_dir``, so the nodes
+        need no shared disk (see :mod:`~.cluster`). ``workers`` is then not used.
 
     Returns
     -------
@@ -136,8 +137,16 @@ def evaluate(prompts_file: str | Path, *, model: str | None = None, base_url: st
         ``out_dir`` already holds runs or metrics and ``force`` is false (nothing is written).
     SandboxUnavailableError
         No sandbox can be set up and ``sandbox`` is true.
+    RayClusterError
+        ``ray_address`` is given and Ray is not installed, the address is malformed or unreachable, or the
+        cluster's nodes cannot import the toolkit.
     """
     prompts = read_prompts(prompts_file)
+    if ray_address is not None:  # before anything is written: Ray installed, the address well-formed and open
+        from .cluster import check_address, import_ray
+
+        import_ray()
+        check_address(ray_address)
     provider = provider or resolve_provider(model, base_url, api_key)
     root = Path(out_dir or "brickwright_eval").resolve()
     held = sorted([p.name for p in root.glob("run_*")] + [p.name for p in root.glob("metrics.*")]) \
@@ -146,40 +155,36 @@ def evaluate(prompts_file: str | Path, *, model: str | None = None, base_url: st
         raise RunFolderExistsError(f"--out {root} already holds an evaluation ({', '.join(held[:3])}"
                                    f"{' ...' if len(held) > 3 else ''}); choose another folder or pass --force "
                                    "to replace it")
-    if sandbox:
+    if sandbox and ray_address is None:  # on Ray, each node checks its own sandbox
         from .sandbox import SandboxUnavailableError, sandbox_problem
 
         problem = sandbox_problem()
         if problem:
             raise SandboxUnavailableError(f"refusing to run model code without a sandbox: {problem}; pass "
                                           "--no-sandbox to run it with process limits only")
-    root.mkdir(parents=True, exist_ok=True)
-    def one(i: int, prompt: str, worker: Worker | None) -> dict[str, Any]:
-        run_dir = root / f"run_{i:03d}-{_slug(prompt, 24)}"
-        cb = (lambda ev, i=i: progress(i, ev)) if progress else None
-        row: dict[str, Any] = {k: None for k in RUN_FIELDS}
-        row.update(index=i, prompt=prompt, run_dir=str(run_dir), error="")
-        try:
-            res = generate(prompt, out_dir=run_dir, max_calls=max_calls, max_validate=max_validate,
-                           budget_usd=budget_usd, progress=cb, time_limit=time_limit, provider=provider,
-                           worker=worker, force=force, sandbox=sandbox, memory_limit=memory_limit)
-            d = res.to_dict()
-            row.update({k: d[k] for k in RUN_FIELDS if k in d})
-        except BrickWrightError as exc:
-            logger.warning("run %d failed: %s", i, exc)
-            row.update(finalized=False, valid=False, collision_free=False, floater_free=False, error=str(exc),
-                       validate_calls=0, tool_calls=0, prompt_tokens=0, completion_tokens=0, cost_usd=0.0)
-        return row
+    settings = dict(max_calls=max_calls, max_validate=max_validate, budget_usd=budget_usd, time_limit=time_limit,
+                    memory_limit=memory_limit, sandbox=sandbox, force=force)
+    jobs = [(i, prompt, root / f"run_{i:03d}-{_slug(prompt, 24)}") for i, prompt in enumerate(prompts, 1)]
 
-    runs: list[dict[str, Any]] = []
-    if workers <= 1:
+    def one(i: int, prompt: str, run_dir: Path, worker: Worker | None) -> dict[str, Any]:
+        cb = (lambda ev, i=i: progress(i, ev)) if progress else None
+        return run_row(i, prompt, run_dir, settings, provider, worker=worker, progress=cb)
+
+    if ray_address is not None:  # nothing is written before the cluster has passed its start-up check
+        from .cluster import run_on_ray
+
+        runs = run_on_ray(ray_address, jobs, settings, provider, progress=progress)
+    elif workers <= 1:
+        root.mkdir(parents=True, exist_ok=True)
         with Worker(time_limit=time_limit, memory_limit=memory_limit, sandbox=sandbox) as worker:
-            runs = [one(i, prompt, worker) for i, prompt in enumerate(prompts, 1)]
+            runs = [one(i, prompt, run_dir, worker) for i, prompt, run_dir in jobs]
     else:
         from concurrent.futures import ThreadPoolExecutor
 
+        root.mkdir(parents=True, exist_ok=True)
         with ThreadPoolExecutor(max_workers=int(workers)) as pool:  # each run starts its own worker
-            runs = list(pool.map(lambda ip: one(ip[0], ip[1], None), enumerate(prompts, 1)))
+            runs = list(pool.map(lambda job: one(*job, None), jobs))
+    root.mkdir(parents=True, exist_ok=True)
     overall = summarize(runs)
     json_path, csv_path = root / "metrics.json", root / "metrics.csv"
     json_path.write_text(json.dumps({"overall": overall, "runs": runs}, indent=2), encoding="utf-8")

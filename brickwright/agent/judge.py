@@ -45,7 +45,7 @@ def judge_report(text: str, *, source: str = "build.py", keep_lines: bool = Fals
     dict
         :func:`brickwright.validation.validation_report` of the text, with ``build`` (the LegoBuild read from
         it) and ``embedded_parts`` (part files the text defines itself: not catalog parts, so not valid);
-        ``valid`` is also false for a build with no parts.
+        ``valid`` is :attr:`bricklayer.validate.report.ValidationReport.valid` (false for a build with no parts).
 
     Raises
     ------
@@ -54,30 +54,25 @@ def judge_report(text: str, *, source: str = "build.py", keep_lines: bool = Fals
     """
     from bricklayer import from_ldraw
 
-    from brickwright.validation import validation_report
+    from brickwright.validation import add_inventory_check, report_of
 
     build = from_ldraw(text, source=source)
-    embedded = sorted({name for b in [build, *build._all_builds()] for name, _t in b.embedded_files.values()})
+    embedded = sorted({name for b in [build, *build.sub_builds()] for name, _t in b.embedded_files.values()})
     if not keep_lines:
-        for b in [build, *build._all_builds()]:
+        for b in [build, *build.sub_builds()]:
             for pl in b.placements:
                 pl.origin = None
-    rep = validation_report(build, source=source)
-    rep["embedded_parts"] = embedded
+    report = report_of(build, source=source)
+    report.embedded_parts = embedded
     if embedded:
-        rep["problems"] += [
+        report.problems += [
             f"EMBEDDED PART FILE {', '.join(embedded[:8])}{' ...' if len(embedded) > 8 else ''}: the build "
             "defines its own part geometry instead of taking it from the LDraw library",
             "  try: use catalog parts only (`brickwright search`); write no 0 FILE blocks of parts"]
-        rep["text"] += "\n" + "\n".join(rep["problems"][-2:])
-    rep["over_inventory"] = []
+    report.over_inventory = []
     if inventory is not None:
-        from brickwright.validation import add_inventory_check
-
-        add_inventory_check(rep, build, inventory)
-    if rep["valid"] and (embedded or rep["parts"] == 0):
-        rep["valid"] = False
-        rep["text"] = rep["text"].replace("-> VALID", "-> NOT VALID", 1)
+        add_inventory_check(report, build, inventory)
+    rep = report.to_dict()  # valid: ValidationReport.valid, the one definition (embedded parts, no parts: not valid)
     rep["build"] = build
     return rep
 

@@ -100,7 +100,7 @@ class BrickwrightTools:
         self.worker = Worker(time_limit=time_limit, sandbox=sandbox)
         self.judge = Judge()
         if self.run_dir is not None:  # warm up now, in the sandbox the first call will use
-            args = open_run_folder(self.run_dir, self.worker, self.judge)._worker_args()
+            args = open_run_folder(self.run_dir, self.worker, self.judge).worker_args()
             self.worker.start((str(Path(args["cwd"]).resolve()),
                                tuple(str(Path(f).resolve()) for f in args["read_files"])))
 

@@ -9,11 +9,15 @@ rendered from their docstrings. Nothing in it is written twice.
 from __future__ import annotations
 
 __all__ = ["INSTRUCTIONS", "NEW_BUILD_TEMPLATE", "ldraw_build_template", "testcontext_reference", "tools_reference",
-           "system_prompt"]
+           "system_prompt", "start_files"]
 
 import inspect
+from pathlib import Path
+
+from ldraw_data.errors import InputNotFoundError
 
 from ..testing import TestContext
+from .errors import BrickWrightValueError
 
 INSTRUCTIONS = """\
 You are BrickWright. You design LEGO models that can really be built, as Python code in build.py written \
@@ -126,3 +130,37 @@ def system_prompt(api_reference: str) -> str:
                         "# Worked connections (tested code; `describe_connectors(element)` lists a part's "
                         "connectors by role)\n```python\n" + examples_source() + "\n```",
                         "# bricklayer API reference\n" + api_reference.strip()])
+
+
+def start_files(from_path: str | Path | None) -> tuple[str, dict[str, str]]:
+    """The ``build.py`` text a run starts from and the extra files to place beside it.
+
+    Parameters
+    ----------
+    from_path : str, Path or None
+        None (a new build: :data:`NEW_BUILD_TEMPLATE`), a ``build.py`` to continue, or an LDraw model
+        (``.ldr``/``.mpd``/``.dat``) to start from (:func:`ldraw_build_template` reads it as ``input.<ext>``).
+
+    Returns
+    -------
+    (str, dict of str to str)
+        The ``build.py`` text, and file name -> text of the extra files (the copied LDraw model).
+
+    Raises
+    ------
+    InputNotFoundError
+        ``from_path`` is not a file.
+    BrickWrightValueError
+        Another suffix.
+    """
+    if from_path is None:
+        return NEW_BUILD_TEMPLATE, {}
+    src = Path(from_path)
+    if not src.is_file():
+        raise InputNotFoundError(f"--from {src}: no such file; pass a build.py or an .ldr/.mpd model")
+    if src.suffix.lower() == ".py":
+        return src.read_text(encoding="utf-8"), {}
+    if src.suffix.lower() in (".ldr", ".mpd", ".dat"):
+        name = "input" + src.suffix.lower()
+        return ldraw_build_template(name), {name: src.read_text(encoding="utf-8", errors="replace")}
+    raise BrickWrightValueError(f"--from {src}: expected a .py build or an .ldr/.mpd LDraw model")

@@ -24,11 +24,12 @@ from typing import Any, Callable
 
 from .errors import BrickWrightError, ProviderError, RunFolderExistsError, TranscriptError
 from .pricing import Usage, price_for
-from .prompt import NEW_BUILD_TEMPLATE, ldraw_build_template
+from .prompt import start_files
 from .providers import Provider, resolve_provider
 from .runfolder import harness_system_prompt
 from .tools import TOOL_DEFINITIONS, ToolBox, format_validation
 from .worker import DEFAULT_MEMORY_LIMIT, DEFAULT_TIME_LIMIT, Worker
+from ldraw_data.errors import InputNotFoundError
 
 logger = logging.getLogger(__name__)
 
@@ -300,25 +301,10 @@ def _critique(box: ToolBox, critic: Provider, image: str | Path, usage: Usage, t
 def _image_part(path: str | Path) -> dict:
     p = Path(path)
     if not p.is_file():
-        raise FileNotFoundError(f"image {p} not found; pass an existing PNG or JPEG file")
+        raise InputNotFoundError(f"image {p} not found; pass an existing PNG or JPEG file")
     mime = mimetypes.guess_type(p.name)[0] or "image/png"
     data = base64.b64encode(p.read_bytes()).decode()
     return {"type": "image_url", "image_url": {"url": f"data:{mime};base64,{data}"}}
-
-
-def _prepare_start(from_path: str | Path | None) -> tuple[str, dict[str, str]]:
-    """Initial build.py text and extra files (name -> text) to place in the run folder."""
-    if from_path is None:
-        return NEW_BUILD_TEMPLATE, {}
-    src = Path(from_path)
-    if not src.is_file():
-        raise FileNotFoundError(f"--from {src}: no such file; pass a build.py or an .ldr/.mpd model")
-    if src.suffix.lower() == ".py":
-        return src.read_text(encoding="utf-8"), {}
-    if src.suffix.lower() in (".ldr", ".mpd", ".dat"):
-        name = "input" + src.suffix.lower()
-        return ldraw_build_template(name), {name: src.read_text(encoding="utf-8", errors="replace")}
-    raise ValueError(f"--from {src}: expected a .py build or an .ldr/.mpd LDraw model")
 
 
 def _checks_count(report: dict | None) -> tuple[int | None, int | None]:
@@ -434,7 +420,7 @@ def generate(prompt: str, *, image: str | Path | None = None, from_path: str | P
         if problem:
             raise SandboxUnavailableError(f"refusing to run model code without a sandbox: {problem}; pass "
                                           "--no-sandbox to run it with process limits only")
-    start_src, files = _prepare_start(from_path)
+    start_src, files = start_files(from_path)
     user_content: Any = prompt
     if image is not None:
         user_content = [{"type": "text", "text": prompt}, _image_part(image)]
@@ -451,7 +437,7 @@ def generate(prompt: str, *, image: str | Path | None = None, from_path: str | P
         tr_path.unlink()
     tr = _Transcript(tr_path)
     box = ToolBox(run_dir, worker, inventory=inv)
-    box._write(start_src)
+    box.write_build(start_src)
     usage = Usage()
     price_note = "" if price_for(provider.model) else \
         f"no price known for model {provider.model!r}; cost counted as 0"
@@ -700,7 +686,7 @@ def replay(transcript_path: str | Path, out_dir: str | Path, *, time_limit: floa
     end = next((r for r in records if r.get("type") == "run_end"), None)
     try:
         box = ToolBox(run_dir, worker)
-        box._write(start["start_build"])
+        box.write_build(start["start_build"])
         mismatches = []
         for r in records:
             if r.get("type") != "tool_call":
@@ -766,7 +752,7 @@ def validate_file(path: str | Path, *, time_limit: float = DEFAULT_TIME_LIMIT,
 
     p = Path(path).resolve()
     if not p.is_file():
-        raise FileNotFoundError(f"{p}: no such build.py")
+        raise InputNotFoundError(f"{p}: no such build.py")
     modules = [q for q in sorted(p.parent.glob("*.py")) if q != p and q.is_file() and not q.is_symlink()]
     with Worker(time_limit=time_limit, memory_limit=memory_limit, warm_up=False, sandbox=sandbox) as worker, \
             Judge() as judge, tempfile.TemporaryDirectory(prefix="brickwright-validate-") as work:

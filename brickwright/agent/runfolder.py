@@ -29,7 +29,8 @@ import time
 from pathlib import Path
 from typing import Any, Iterator
 
-from .errors import BrickWrightError, RunFolderExistsError
+from .errors import BrickWrightError, BrickWrightValueError, RunFolderExistsError
+from .prompt import start_files
 from .tools import TOOL_NAMES, ToolBox, ToolOutcome, _write_atomic
 
 #: Folder inside a run folder holding the state of ``brickwright tool`` / ``brickwright mcp`` calls.
@@ -115,7 +116,7 @@ class FolderToolBox(ToolBox):
         try:
             st = json.loads(p.read_text(encoding="utf-8"))
             if not isinstance(st, dict) or st.get("format") != STATE_FORMAT:
-                raise ValueError(f"format {st.get('format') if isinstance(st, dict) else '?'}, "
+                raise BrickWrightValueError(f"format {st.get('format') if isinstance(st, dict) else '?'}, "
                                  f"expected {STATE_FORMAT}")
             self.tool_calls = int(st["tool_calls"])
             self.validate_calls = int(st["validate_calls"])
@@ -197,8 +198,6 @@ def init_run_folder(run_dir: str | Path, *, from_path: str | Path | None = None,
     FileNotFoundError, ValueError
         A missing or unsupported ``from_path``.
     """
-    from .run import _prepare_start
-
     d = Path(run_dir)
     if d.exists() and not d.is_dir():
         raise RunFolderExistsError(f"{d} is a file; give a folder for the run")
@@ -206,7 +205,7 @@ def init_run_folder(run_dir: str | Path, *, from_path: str | Path | None = None,
     if held and not force:
         raise RunFolderExistsError(f"{d} already holds a run ({', '.join(held)}); choose another folder or pass "
                                    "--force to start it over")
-    start_src, files = _prepare_start(from_path)
+    start_src, files = start_files(from_path)
     d.mkdir(parents=True, exist_ok=True)
     for stale in ("model.ldr", "result.json", "transcript.jsonl"):
         (d / stale).unlink(missing_ok=True)

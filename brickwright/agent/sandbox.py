@@ -95,10 +95,10 @@ def bwrap_executable() -> str | None:
 
 def _package_dirs() -> list[Path]:
     """Folders of the toolkit's own packages (an editable install lives outside site-packages)."""
-    import brickwright
     import ldraw_data
 
-    dirs = [Path(brickwright.__file__).resolve().parent, Path(ldraw_data.__file__).resolve().parent]
+    # this module's package folder is brickwright/ (importing the package here would close an import cycle)
+    dirs = [Path(__file__).resolve().parents[1], Path(ldraw_data.__file__).resolve().parent]
     try:
         import bricklayer
 

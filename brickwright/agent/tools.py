@@ -10,7 +10,7 @@ last ``validate`` passed and ``build.py`` has not changed since.
 from __future__ import annotations
 
 __all__ = ["TOOL_DEFINITIONS", "TOOL_NAMES", "ToolBox", "ToolOutcome", "format_validation", "run_and_judge",
-           "clean_tests"]
+           "clean_tests", "argument_problem"]
 
 import base64
 import hashlib
@@ -32,6 +32,7 @@ MAX_CHECKS, MAX_CHECK_TEXT = 200, 500
 
 
 from .._text import clean_text  # noqa: E402
+from ldraw_data.errors import OutputExistsError
 
 
 def clean_tests(tests: Any) -> dict | None:
@@ -211,8 +212,23 @@ def _write_atomic(path: Path, text: str | bytes) -> None:
 _JSON_TYPES = {"string": str, "integer": int, "boolean": bool, "number": (int, float), "object": dict}
 
 
-def _argument_problem(name: str, args: dict) -> str | None:
-    """What is wrong with a tool call's arguments against its JSON schema (None when they fit)."""
+def argument_problem(name: str, args: dict) -> str | None:
+    """What is wrong with a tool call's arguments against its JSON schema (None when they fit).
+
+    Parameters
+    ----------
+    name : str
+        A tool of :data:`TOOL_NAMES`.
+    args : dict
+        The call's arguments, as decoded from JSON.
+
+    Returns
+    -------
+    str or None
+        One line naming the arguments the tool takes and what is missing, unknown or of the wrong JSON type
+        (the schema of :data:`TOOL_DEFINITIONS`); None when they fit. The harness and ``brickwright tool``
+        both answer a bad call with it.
+    """
     spec = next(t["function"]["parameters"] for t in TOOL_DEFINITIONS if t["function"]["name"] == name)
     props, required = spec.get("properties", {}), spec.get("required", [])
     wanted = ", ".join(f"{k} ({v.get('type', 'any')})" for k, v in props.items()) or "no arguments"
@@ -333,7 +349,7 @@ class ToolBox:
         work = self.run_dir / "work"
         if work.is_symlink() or (work.exists() and not work.is_dir()):
             # the sandbox may write its work folder: never a folder elsewhere that a link points to
-            raise FileExistsError(f"{work} is a link or a file, not the run's own folder; remove it")
+            raise OutputExistsError(f"{work} is a link or a file, not the run's own folder; remove it")
         work.mkdir(parents=True, exist_ok=True)
         if not self.build_path.exists():
             _write_atomic(self.build_path, "")
@@ -362,7 +378,8 @@ class ToolBox:
         """Current text of build.py ("" before the first write)."""
         return self.build_path.read_text(encoding="utf-8")
 
-    def _write(self, text: str) -> None:
+    def write_build(self, text: str) -> None:
+        """Replace build.py with ``text`` (atomic: a reader sees the old or the new file, never half)."""
         _write_atomic(self.build_path, text)
 
     # -- dispatch ----------------------------------------------------------------------------------------
@@ -396,7 +413,7 @@ class ToolBox:
         fn = getattr(self, f"tool_{name}", None) if name in TOOL_NAMES else None
         if fn is None:
             return ToolOutcome(f"Error: unknown tool {name!r}; the tools are {', '.join(TOOL_NAMES)}.", False)
-        problem = _argument_problem(name, args)
+        problem = argument_problem(name, args)
         if problem:
             return ToolOutcome(f"Error: {problem}", False)
         try:
@@ -424,7 +441,7 @@ class ToolBox:
 
     def tool_write_build(self, content: str) -> ToolOutcome:
         """write_build: replace build.py with ``content`` (written atomically)."""
-        self._write(content)
+        self.write_build(content)
         return ToolOutcome(f"build.py written ({len(content.splitlines())} lines). Call validate to check it.")
 
     def tool_edit_build(self, old_text: str, new_text: str) -> ToolOutcome:
@@ -440,7 +457,7 @@ class ToolBox:
             return ToolOutcome(f"Error: old_text occurs {n} times in build.py; include more surrounding lines so "
                                "it matches exactly once.", False)
         at = src[: src.index(old_text)].count("\n") + 1
-        self._write(src.replace(old_text, new_text, 1))
+        self.write_build(src.replace(old_text, new_text, 1))
         return ToolOutcome(f"Replaced 1 occurrence at line {at}. Call validate to check it.")
 
     def tool_insert_build(self, line: int, text: str) -> ToolOutcome:
@@ -458,10 +475,14 @@ class ToolBox:
         if text and not text.endswith("\n"):
             text += "\n"
         lines[line - 1:line - 1] = [text]
-        self._write("".join(lines))
+        self.write_build("".join(lines))
         return ToolOutcome(f"Inserted {len(text.splitlines())} line(s) before line {line}. Call validate to check it.")
 
-    def _worker_args(self) -> dict[str, Any]:
+    def worker_args(self) -> dict[str, Any]:
+        """What the worker needs to run this folder's build.py: ``source`` (its text), ``build_path``,
+        ``cwd`` (the run's ``work`` folder) and ``read_files`` (paths the sandbox lets it read: the modules
+        beside build.py and the model the run started from, ``input.*``). The keyword arguments of
+        :meth:`brickwright.agent.worker.Worker.call` (and of ``Worker.start``'s read-only paths)."""
         # readable in the sandbox: modules beside build.py and the model a run started from (input.ldr)
         modules = [str(p) for p in sorted([*self.run_dir.glob("*.py"), *self.run_dir.glob("input.*")])
                    if p.name != "build.py" and p.is_file() and not p.is_symlink()]
@@ -487,7 +508,7 @@ class ToolBox:
             build.py), and the report text.
         """
         src = self.source
-        args = self._worker_args()
+        args = self.worker_args()
         data, ldraw = run_and_judge(self.worker, self.judge, source=args["source"], build_path=args["build_path"],
                                     cwd=args["cwd"], read_files=args["read_files"], inventory=self.inventory,
                                     diagnostic=snapshot is not None)
@@ -535,7 +556,7 @@ class ToolBox:
             return ToolOutcome("Error: pose must map joint names to numbers, e.g. {\"lid\": 60}.", False)
         self.renders += 1
         out = self.run_dir / "renders" / f"render_{self.renders:03d}_{view}.png"
-        res = self.worker.call("render", **self._worker_args(), view=view, highlight_problems=highlight_problems,
+        res = self.worker.call("render", **self.worker_args(), view=view, highlight_problems=highlight_problems,
                                pose=pose)
         err = res.data.get("error")
         text = clean_text(res.data.get("text") or (err.get("text") if isinstance(err, dict) else None)
@@ -558,7 +579,7 @@ class ToolBox:
 
     def tool_explore(self, code: str) -> ToolOutcome:
         """explore: run a snippet with bricklayer and ``build`` in scope; its printed output."""
-        res = self.worker.call("explore", **self._worker_args(), code=code)
+        res = self.worker.call("explore", **self.worker_args(), code=code)
         err = res.data.get("error")
         if not res.ok or err:
             return ToolOutcome(clean_text(err.get("text") if isinstance(err, dict) else err), False)

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from .sandbox import MAX_FILE_BYTES, MAX_WORK_BYTES, MAX_WORK_ENTRIES
+from .errors import WorkerStartError
 
 logger = logging.getLogger(__name__)
 
@@ -226,7 +227,7 @@ class Worker:
             line = self._read_line(time.monotonic() + STARTUP_TIMEOUT)
             if line is None:
                 self.kill()
-                raise RuntimeError("the build worker did not start (import of bricklayer failed or timed out)")
+                raise WorkerStartError("the build worker did not start (import of bricklayer failed or timed out)")
             self._ready = json.loads(line)
         return self._ready
 

@@ -53,6 +53,15 @@ def test_write_instructions(tmp_path):
     back = from_ldraw(text)
     assert back.brick_count == 3 and len(back.steps) == 3
     assert res["summary"]["placed"] == 3
+    # the verdict is the one ValidationReport's: three 1x1 bricks stacked 3 plates (one brick) apart are valid
+    assert res["report"].valid and res["summary"]["valid"] is True
+    assert res["summary"]["validation"] == "build: 3 parts, 0 colliding pairs, 0 floating, 1 connected component(s) -> VALID"
+    # a fourth brick one plate (8 LDU) above the second, two plates deep inside it: not valid, still sequenced
+    b = tower(3)
+    b.add(Element("3005"), (0, 0, 4))
+    res = write_instructions(b, tmp_path / "bad", images=False)
+    assert res["summary"]["valid"] is False and res["summary"]["validation"].endswith("-> NOT VALID")
+    assert res["summary"]["colliding_pairs"] == len(res["report"].collisions) >= 1
 
 
 def test_time_budget_reports_what_was_not_reached():
@@ -296,7 +305,7 @@ def test_snap_fit_of_a_magnet_in_its_holder(official_dir):
     assert not g.snap_fit(*plain) and plain not in g.snap
 
 
-def test_clevis_is_held_while_its_axle_goes_through(official_dir, monkeypatch):
+def test_clevis_is_held_while_its_axle_goes_through(official_dir):
     # 21109 Exo Suit: the Technic brick 85943 (flat #94) straddles the liftarm 50923 (#91) with its two
     # ears, and the axle 3 4519 (#106, along world y) goes through the ears and the liftarm. The brick hangs
     # from the axle alone, and the axle holds it; the ears stop the brick along the axle, the axle every
@@ -318,8 +327,7 @@ def test_clevis_is_held_while_its_axle_goes_through(official_dir, monkeypatch):
     pin = next(m for m in plan.insertions[k + 1:] if m["level"] == plan.insertions[k]["level"] and not m.get("held"))
     assert pin["parts"] == [106]
     assert np.allclose(np.abs(pin["direction"]), (0, 1, 0))
-    monkeypatch.setattr(assembly, "MAX_HELD", 0)
-    plan0 = assembly_sequence(b, separate_objects=True)
+    plan0 = assembly_sequence(b, separate_objects=True, options=assembly.PlannerOptions(max_held=0))
     # no held (pinned) move then; the clevis is either given up, blocked in every direction, or set down
     # with its axle as a held pair (the last resort)
     assert not any(m.get("held") for m in plan0.insertions)
@@ -350,7 +358,7 @@ def test_units_held_by_left_out_parts_are_roots(official_dir):
     assert plan.failed == {}
 
 
-def test_a_hinged_lid_with_a_part_on_it_is_turned_in_whole(official_dir, monkeypatch):
+def test_a_hinged_lid_with_a_part_on_it_is_turned_in_whole(official_dir):
     # 6969 Celestial Stinger: the hinge plate 4315 (flat #2) stands up on its click hinge with the roof 4213
     # (#121), and the cylinder 6259 (#3) sits on its studs. The cylinder can only come in along the plate's
     # stud axis, over the studs of the roof and of the plate 3031 under it; the plate alone turns in only once
@@ -365,8 +373,7 @@ def test_a_hinged_lid_with_a_part_on_it_is_turned_in_whole(official_dir, monkeyp
     flat = b.flattened_placements
     assert [flat[i].content.ldraw_id for i in (2, 3, 121)] == ["4315", "6259", "4213"]
     for lifts in (assembly.PRESS_LIFTS, ()):
-        monkeypatch.setattr(assembly, "PRESS_LIFTS", lifts)
-        plan = assembly_sequence(b, separate_objects=True)
+        plan = assembly_sequence(b, separate_objects=True, options=assembly.PlannerOptions(press_lifts=lifts))
         assert 3 in plan.order and all(r.startswith("floating") for r in plan.failed.values())
         moves = [m for m in plan.insertions if 3 in m["parts"] and len(m["parts"]) <= 2]
         assert any("turn" in m or sorted(m["parts"]) == [2, 3] or m.get("press", {}).get("distance") == 4.0
@@ -378,7 +385,7 @@ def test_a_hinged_lid_with_a_part_on_it_is_turned_in_whole(official_dir, monkeyp
     assert plan.sequence.brick_count == b.brick_count == 271
 
 
-def test_a_subassembly_takes_back_the_pins_that_join_it(official_dir, monkeypatch):
+def test_a_subassembly_takes_back_the_pins_that_join_it(official_dir):
     # 70816: each trap door 92099 hangs on two half pins 4274 in the pin holes of angle connectors 32013 on
     # axle pins 3749. The half pins are free along their own axes and leave first; a door's group (door,
     # its 2654s, connectors, axle pins, bricks) is then in pieces and was refused, and a part failed. Taking
@@ -395,12 +402,11 @@ def test_a_subassembly_takes_back_the_pins_that_join_it(official_dir, monkeypatc
     assert any(m["level"] == 0 and "92099" in ids(m) and ids(m).count("4274") >= 2 for m in plan.insertions)
     # (without bridges the plan is complete too since held steps in hand see every piece a pin leaves:
     # the doors then go in with their half pins as held steps)
-    monkeypatch.setattr(assembly, "MAX_BRIDGE", 0)
-    plan0 = assembly_sequence(b, separate_objects=True)
+    plan0 = assembly_sequence(b, separate_objects=True, options=assembly.PlannerOptions(max_bridge=0))
     assert plan0.complete and plan0.held_steps > 0
 
 
-def test_two_interlocked_parts_are_set_down_together(official_dir, monkeypatch):
+def test_two_interlocked_parts_are_set_down_together(official_dir):
     # 1788 Treasure Chest: the panel 6268a (#29) and the chest 4738a (#36) stand side by side on the plate
     # 3035 (#26), each reaching over the other: either one put down first stops the other coming down, and
     # the plate's studs stop both sideways. They touch but are not joined, so they are no subassembly; held
@@ -415,8 +421,7 @@ def test_two_interlocked_parts_are_set_down_together(official_dir, monkeypatch):
     from bricklayer import assembly
 
     assert assembly_sequence(b, separate_objects=True).complete
-    monkeypatch.setattr(assembly, "PRESS_LIFTS", ())
-    plan = assembly_sequence(b, separate_objects=True)
+    plan = assembly_sequence(b, separate_objects=True, options=assembly.PlannerOptions(press_lifts=()))
     assert plan.complete and plan.held_steps >= 1
     assert any(sorted(m["parts"]) == [29, 36] for m in plan.insertions)
 
@@ -465,3 +470,45 @@ def test_a_clip_over_a_plate_hanging_on_a_pin_is_a_snap_fit(official_dir):
         assert g.blocks(641, 626, dv) or (not along and g.blocks(641, 596, dv))
         if along:
             assert g.blocks(641, 626, dv) and not g.blocks(641, 596, dv)
+
+
+def test_planner_options_default_to_the_module_values_and_reject_bad_ones():
+    import dataclasses
+
+    import pytest
+
+    from bricklayer import assembly
+    from bricklayer.assembly import PlannerOptions
+
+    opt = PlannerOptions()
+    assert (opt.max_held, opt.max_group, opt.press_lifts, opt.turn_angles[:2], opt.sample_step) == \
+        (assembly.MAX_HELD, 40, (4.0, 8.0), (30, -30), 1.0)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        opt.max_held = 0
+    with pytest.raises(ValueError, match="max_held"):
+        PlannerOptions(max_held=-1)
+    with pytest.raises(ValueError, match="search_share"):
+        PlannerOptions(search_share=0.0)
+    with pytest.raises(TypeError, match="PlannerOptions"):
+        assembly_sequence(tower(2), options={"max_held": 0})
+    # no held steps: a tower needs none, so the plan is the same
+    assert assembly_sequence(tower(3), options=PlannerOptions(max_held=0)).order == [0, 1, 2]
+
+
+def test_deadlock_strategies_follow_one_protocol_in_the_order_of_the_options(official_dir):
+    import pytest
+
+    from bricklayer import read_ldraw
+    from bricklayer.assembly import DEFAULT_STRATEGIES, STRATEGIES, DeadlockStrategy, PlannerOptions
+
+    assert tuple(STRATEGIES) == DEFAULT_STRATEGIES  # every strategy is tried by default, in today's order
+    for s in STRATEGIES.values():
+        assert isinstance(s, DeadlockStrategy) and len(type(s).__doc__) > 150
+    with pytest.raises(ValueError, match="unknown deadlock strategy 'wiggle'"):
+        assembly_sequence(tower(2), options=PlannerOptions(strategies=("wiggle",)))
+    # 21109 Exo Suit needs a held step (test_clevis_is_held_while_its_axle_goes_through); without that
+    # strategy in the list no move is held
+    b = read_ldraw(official_dir / "21109_Exo_Suit.mpd")
+    opt = PlannerOptions(strategies=tuple(n for n in DEFAULT_STRATEGIES if n != "held_step"))
+    plan = assembly_sequence(b, separate_objects=True, options=opt)
+    assert not any(m.get("held") for m in plan.insertions)

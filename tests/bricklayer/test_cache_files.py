@@ -161,3 +161,25 @@ def test_catalog(cache, tiny_library, caplog, how):
     assert len(warned(caplog, path)) == 1
     assert sorted(again.ids()) == sorted(before.ids()) and "3001" in again
     assert again.get("3001").name == before.get("3001").name == "Brick 2 x 4"  # catalog names squeeze blanks
+
+
+@pytest.mark.parametrize("how", CORRUPTIONS)
+def test_catalog_index(cache, tiny_library, caplog, how):
+    _CATALOGS.clear()
+    eager = get_catalog(tiny_library)  # builds the .json.gz and the .rows index beside it
+    path = one_file(cache, "catalog-*.rows")
+    _CATALOGS.clear()
+    lazy = get_catalog(tiny_library)  # from the index, records parsed when asked for
+    assert type(lazy._specs).__name__ == "_IndexedSpecs"
+    assert [s.part_id for s in lazy] == [s.part_id for s in eager]
+    assert all(lazy.get(p) == eager.get(p) for p in eager.ids())
+    corrupt(path, how)
+    _CATALOGS.clear()
+    with caplog.at_level(logging.WARNING):
+        again = get_catalog(tiny_library)
+    _CATALOGS.clear()
+    assert len(warned(caplog, path)) == 1
+    assert again.get("3001").name == eager.get("3001").name == "Brick 2 x 4"
+    caplog.clear()
+    assert type(get_catalog(tiny_library)._specs).__name__ == "_IndexedSpecs" and not warned(caplog, path)  # rewritten
+    _CATALOGS.clear()

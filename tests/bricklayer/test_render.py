@@ -179,11 +179,14 @@ def test_bad_view_and_size_and_empty_build(render, small_build):
         render.render_build(LegoBuild())
 
 
-def test_face_lit_shader_matches_pyrender_shader(render, small_build):
+def test_face_lit_shader_matches_pyrender_shader(render, small_build, monkeypatch):
     """Lighting per vertex (face_lit.vert) gives pyrender's per-fragment picture: faces are flat, lights
-    directional, the camera orthographic, so the lit colour is constant over a triangle."""
+    directional, the camera orthographic, so the lit colour is constant over a triangle. Ours shares
+    vertices across normals (the provoking vertex carries each triangle's); pyrender's shader interpolates
+    normals, so its picture is drawn with a vertex per triangle corner and normal."""
     from pyrender.shader_program import ShaderProgramCache
 
+    import bricklayer.render.render as rr
     from bricklayer.render import _gl
 
     b, _, _ = small_build
@@ -191,6 +194,7 @@ def test_face_lit_shader_matches_pyrender_shader(render, small_build):
     inner = _gl._state["renderer"]._renderer
     mine = inner._program_cache
     inner._program_cache = ShaderProgramCache()  # pyrender's own mesh.vert / mesh.frag
+    monkeypatch.setattr(rr, "face_lit_active", lambda: False)
     try:
         (_c, theirs), = render.render_views(b, ["iso"], size=SIZE)
     finally:
@@ -237,3 +241,58 @@ def test_subpixel_edges_dropped_only_below_a_pixel(render, small_build):
     coarse = drop_subpixel_edges(geo, 2.5)
     assert 0 < n_edges(coarse) < n_edges(geo)
     assert shortest(coarse) >= 2.5
+
+
+def test_hidden_placements_left_out_without_changing_the_picture(render, monkeypatch):
+    """A 2x2 brick 3003 between two 4x4 plates 3031 (its 40 x 40 LDU footprint 20 LDU inside theirs on
+    every side, 6 px at 240 px for 80 LDU) cannot be seen from above: the top view leaves it out (its stud
+    tops lie 4 LDU under the top plate's upper face, beyond the 1.5 LDU margin) and the picture is the
+    one drawn with every part; from the front its sides show, so it stays."""
+    import bricklayer.render.render as rr
+
+    b = LegoBuild()
+    base = b.add(Element("3031", Color.GREEN))
+    brick = b.stack(Element("3003", Color.RED), on=base, offset=(1, 1, 0))
+    b.stack(Element("3031", Color.BLUE), on=brick, offset=(-1, -1, 0))
+    pyrender = rr.import_pyrender()
+    geo = rr.instanced_geometry(b)
+    table = get_color_table()
+
+    def draw(view, threshold):
+        monkeypatch.setattr(rr, "CULL_HIDDEN_ABOVE_TRIANGLES", threshold)
+        sc = rr._Scene(pyrender)
+        sc.add("build", geo)
+        px = sc.render(rr.fit_camera(geo.bounds, view, (240, 240)))
+        return px, sc.hidden
+
+    every, hidden_every = draw("top", 10**12)
+    culled, hidden = draw("top", 0)
+    assert hidden_every == 0
+    assert hidden == 1
+    np.testing.assert_array_equal(culled, every)
+    assert hue_fraction(every, table.rgba(4)) == 0.0
+    front, hidden_front = draw("front", 0)
+    assert hidden_front == 0
+    assert hue_fraction(front, table.rgba(4)) > 0.02
+
+
+def test_flat_shared_vertices_keep_each_triangle_and_its_shading():
+    """A 20 LDU cube (12 triangles, 6 normals): the two triangles of a face pick the same corner, so at
+    most 6 picked vertices plus one for each of the 8 corners no face picked (at least 8, the corners),
+    against 24 with one vertex per corner and normal; every triangle keeps its corners in the same cyclic
+    order (so the same winding) and its last vertex carries its own normal."""
+    from bricklayer.render.render import _flat_shared_vertices
+
+    c = np.array([[x, y, z] for x in (0, 20) for y in (0, 20) for z in (0, 20)], dtype=np.float32)
+    quads = [(0, 1, 3, 2), (4, 6, 7, 5), (0, 4, 5, 1), (2, 3, 7, 6), (0, 2, 6, 4), (1, 5, 7, 3)]
+    tris = np.array([[c[q[0]], c[q[1]], c[q[2]]] for q in quads] + [[c[q[0]], c[q[2]], c[q[3]]] for q in quads],
+                    dtype=np.float32)
+    nrm = np.cross(tris[:, 1] - tris[:, 0], tris[:, 2] - tris[:, 0])
+    nrm = (nrm / np.linalg.norm(nrm, axis=1, keepdims=True)).astype(np.float32)
+    verts, idx = _flat_shared_vertices(tris, nrm)
+    assert 8 <= len(verts) <= 14 and idx.shape == (12, 3)
+    for t, n, ix in zip(tris, nrm, idx):
+        got = verts[ix, :3]
+        k = [i for i in range(3) if np.array_equal(got[0], t[i])]
+        assert k and np.array_equal(got, t[[(k[0] + i) % 3 for i in range(3)]])  # a rotation of the corners
+        np.testing.assert_array_equal(verts[ix[2], 3:], n)

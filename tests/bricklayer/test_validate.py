@@ -140,8 +140,8 @@ def test_validation_report_on_a_small_official_model(official_dir):
     assert rep.parts == len(b.flattened_placements) == 186
     d = rep.to_dict()
     assert d["parts"] == 186 and isinstance(d["collisions"], list)
-    # every reported pair names two known part ids
-    assert all(len(c["part_ids"]) == 2 for c in d["collisions"])
+    # every reported pair names two known part ids, each with the file line that places it
+    assert all(c[k]["part_id"] and c[k]["line"] for c in d["collisions"] for k in "ab")
 
 
 def test_hinge_brick_top_lifted_1_ldu_is_no_longer_mated():

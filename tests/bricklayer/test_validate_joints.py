@@ -70,7 +70,7 @@ def test_thin_bracket_lifted_or_pushed_is_flagged():
     lifted = _report(base + "1 1 0 2 0 1 0 0 0 1 0 0 0 1 42446.dat\n")  # 6 LDU up: off the 4 LDU stud
     assert lifted["components"] == 2 and lifted["floating"]
     sunk = _report(base + "1 1 0 10 0 1 0 0 0 1 0 0 0 1 42446.dat\n")  # 2 LDU into the plate
-    assert [c["part_ids"] for c in sunk["collisions"]] == [["3024", "42446"]]
+    assert [[c["a"]["part_id"], c["b"]["part_id"]] for c in sunk["collisions"]] == [["3024", "42446"]]
 
 
 # ---------------------------------------------------------------------------------------------- item 3
@@ -90,8 +90,8 @@ def test_technic_brick_5x3_seated_on_plate_studs(text):
 @pytest.mark.parametrize("pose, depth", [("0 -62 0", 2.0), ("10 -64 0", 4.0)])  # sunk 2 LDU; half a stud off
 def test_technic_brick_5x3_pushed_into_the_plate_collides(pose, depth):
     r = _report(f"1 70 0 0 0 1 0 0 0 1 0 0 0 1 3666.dat\n1 0 {pose} 1 0 0 0 1 0 0 0 1 32333.dat\n")
-    assert [c["part_ids"] for c in r["collisions"]] == [["3666", "32333"]]
-    assert r["collisions"][0]["depth_ldu"] >= depth
+    assert [[c["a"]["part_id"], c["b"]["part_id"]] for c in r["collisions"]] == [["3666", "32333"]]
+    assert r["collisions"][0]["move_ldu"] >= depth
 
 
 # Headgear on the stud of a minifigure head 3626b (head origin at its neck, stud on top): the headdress
@@ -106,4 +106,4 @@ def test_headgear_on_a_minifig_head_is_no_overlap(hat):
 @pytest.mark.parametrize("shift", ["0 26 0", "0 28 0", "3 24 0"])  # pushed 2 or 4 LDU down; 3 LDU aside
 def test_headgear_pushed_into_the_head_collides(hat, shift):
     r = _report(f"1 14 0 24 0 1 0 0 0 1 0 0 0 1 3626b.dat\n1 0 {shift} 1 0 0 0 1 0 0 0 1 {hat}.dat\n")
-    assert [c["part_ids"] for c in r["collisions"]] == [["3626b", hat]]
+    assert [[c["a"]["part_id"], c["b"]["part_id"]] for c in r["collisions"]] == [["3626b", hat]]

@@ -299,7 +299,7 @@ def test_allocating_10_gb_is_stopped(box):
 def test_endless_loop_is_stopped_and_the_worker_stays_warm(box):
     pid = box.worker.info["pid"]
     t0 = time.monotonic()
-    res = box.worker.call("explore", **box._worker_args(), code="while True:\n    pass", time_limit=1.0)
+    res = box.worker.call("explore", **box.worker_args(), code="while True:\n    pass", time_limit=1.0)
     assert res.limit == "time" and time.monotonic() - t0 < 10
     assert box.worker.call("ping").ok and box.worker.info["pid"] == pid  # no cold restart was needed
 

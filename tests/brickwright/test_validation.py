@@ -132,3 +132,61 @@ def test_a_scaled_part_in_mid_air_is_named_once_as_scaled():
     assert [d["line"] for d in rep["scaled"]] == [2]
     assert rep["floating"] == []
     assert not rep["valid"]
+
+
+# ------------------------------------------------------------------ one report, one definition of valid (issue 19)
+_KEYS = ["source", "valid", "parts", "unique_parts", "unique_elements", "collisions", "unexamined_pairs",
+         "floating", "components", "component_sizes", "unknown_parts", "not_parts", "scaled", "unreadable_lines",
+         "below_ground", "unseated", "mirrored", "duplicates", "out_of_range", "problems", "text"]
+
+
+def test_the_cli_report_is_the_one_report_as_json():
+    from brickwright.validation import report_of
+
+    # a 2 x 4 brick drawn 10 LDU into another (24 LDU high: 14 LDU apart), and a 2 x 2 brick 200 LDU up
+    text = ("1 4 0 0 0 1 0 0 0 1 0 0 0 1 3001.dat\n1 4 0 -10 0 1 0 0 0 1 0 0 0 1 3001.dat\n"
+            "1 14 0 -200 0 1 0 0 0 1 0 0 0 1 3003.dat\n")
+    rep = report_of(from_ldraw(text), source="t.ldr")
+    d = _report(text)
+    assert d == rep.to_dict() and list(d) == _KEYS  # today's keys in today's order
+    assert (rep.valid, rep.parts, len(rep.collisions), len(rep.floating)) == (False, 3, 1, 1)
+    assert d["text"].splitlines()[0] == ("t.ldr: 3 parts, 1 colliding pairs, 1 floating, 3 connected component(s)"
+                                         " -> NOT VALID")
+
+
+def test_valid_has_one_definition_over_the_findings():
+    from bricklayer.validate.report import INVALIDATING_FINDINGS, ValidationReport
+
+    ok = ValidationReport(source="t", summary="t: 1 parts", parts=1, components=1)
+    assert ok.valid and ok.text == "t: 1 parts -> VALID"
+    for name in INVALIDATING_FINDINGS:
+        assert not ValidationReport(parts=1, components=1, **{name: [{"part_id": "3001"}]}).valid, name
+    assert not ValidationReport(parts=1, unexamined_pairs=3).valid
+    assert not ValidationReport(parts=0).valid  # an empty build is not a model
+    assert not ValidationReport(parts=2, components=2, expected_components=1).valid
+    # unchecked findings (None) are not in the JSON; a verdict read back is recomputed, never copied
+    assert "embedded_parts" not in ok.to_dict()
+    back = ValidationReport.from_dict({**ok.to_dict(), "valid": False})
+    assert back.valid and back.summary == "t: 1 parts"
+
+
+def test_judge_cli_and_inventory_check_share_the_verdict(tmp_path):
+    from bricklayer.inventory import Inventory
+    from brickwright.agent.judge import judge_ldraw
+    from brickwright.validation import add_inventory_check
+
+    text = "1 4 0 0 0 1 0 0 0 1 0 0 0 1 3001.dat\n1 4 0 -24 0 1 0 0 0 1 0 0 0 1 3001.dat\n"  # two stacked 2 x 4
+    cli = _report(text)
+    verdict = judge_ldraw(text, source="t.ldr")
+    assert cli["valid"] and verdict["passed"] and verdict["report"]["valid"]
+    assert verdict["report"]["text"] == cli["text"]
+    inv = Inventory.from_json({"source": "one.csv", "rows": [["3001", 4, 1]]})  # one red 2 x 4 brick
+    over = add_inventory_check(cli, from_ldraw(text), inv)
+    assert [(o["part_id"], o["used"], o["available"]) for o in over] == [("3001", 2, 1)]
+    assert not cli["valid"] and cli["text"].splitlines()[0].endswith("-> NOT VALID")
+    assert cli["problems"][-1].startswith("  try: use only parts")
+    # an embedded part file: the judge's report is not valid, by the same property
+    mpd = ("0 FILE main.ldr\n1 4 0 0 0 1 0 0 0 1 0 0 0 1 mine.dat\n0 FILE mine.dat\n"
+           "3 16 0 0 0 10 0 0 0 0 10\n")
+    emb = judge_ldraw(mpd, source="t.mpd")
+    assert not emb["passed"] and emb["embedded_parts"] == ["mine.dat"]
