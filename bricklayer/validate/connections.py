@@ -546,7 +546,9 @@ def _finish(rows: dict, inst: np.ndarray, n_ids: int) -> dict:
     id_to_idx = np.full(n_ids, -1, dtype=np.int64)
     id_to_idx[inst] = np.arange(len(inst))
     owner = id_to_idx[rows["inst"]]
-    order = np.lexsort((rows["cidx"], owner))
+    # (owner, connector index) is unique per row, so one integer key sorts as the two-key lexsort; the
+    # rows come in ascending runs (one per part), which the stable sort merges
+    order = np.argsort(owner * (int(rows["cidx"].max()) + 1 if len(owner) else 1) + rows["cidx"], kind="stable")
     w = {f: rows[f][order] for f in _FIELDS}
     w["owner"] = owner[order]
     counts = np.bincount(w["owner"], minlength=len(inst))
