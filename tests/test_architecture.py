@@ -69,9 +69,6 @@ CYCLE_ALLOWLIST = {
     # render_file reads an LDraw file (bricklayer.io builds a LegoBuild, whose render() draws with this
     # module). Way out: render_file in a module above io, re-exported by bricklayer.render.
     ("bricklayer.render.render", "bricklayer.io"): "render_file -> read_ldraw",
-    # Old home of unknown_placements kept importable (PEP 562 __getattr__); catalog_checks consumes the
-    # collision engine's unchecked placements. Way out: drop the old path in a release that may break it.
-    ("bricklayer.validate.collisions", "bricklayer.validate.catalog_checks"): "old name unknown_placements",
 }
 
 

@@ -39,7 +39,7 @@ from functools import lru_cache
 import numpy as np
 
 from ..constants import TOL
-from .collisions import unchecked_placements
+from .collisions import unchecked_placements, unknown_placements  # re-exported: stage 1 reports them
 from .fcl import SHAPE_STORE as _STORE
 
 #: Largest ``max |s_k - 1|`` over the singular values ``s_k`` of a placement's world matrix still
@@ -229,36 +229,3 @@ def placement_faults(build) -> list:
     return build._cached("validate.placement_faults", make)
 
 
-def unknown_placements(build) -> list:
-    """Placements of parts that are neither in the LDraw library nor embedded in the file.
-
-    Such a part (a typo, a part of a newer library) has no geometry and no connectors, so it can
-    be neither checked nor planned into an assembly order: ``brickwright validate`` reports it as
-    UNKNOWN PART, ``brickwright instructions`` as not placed.
-
-    Parameters
-    ----------
-    build : LegoBuild
-
-    Returns
-    -------
-    list of FlatPlacement
-        In flattened order: the placements without collision geometry
-        (:func:`bricklayer.validate.collisions.unchecked_placements`) whose part is not a library
-        part and not an MPD-embedded block (``build.embedded_files``, keys as normalized names).
-    """
-    from ldraw_data.library import normalize_name
-
-    embedded = set()
-    for b in (build, *build._all_builds()):
-        embedded |= {normalize_name(k) for k in getattr(b, "embedded_files", {})}
-    out = []
-    for fp in unchecked_placements(build):
-        el = fp.content
-        if getattr(el, "_known", True):
-            continue
-        key = normalize_name(el.ldraw_id)
-        if key in embedded or key + ".dat" in embedded:
-            continue
-        out.append(fp)
-    return out

@@ -765,10 +765,36 @@ def unchecked_placements(build) -> list:
     return [fp for fp, ok in zip(eng.wa.placements, eng.has_shape) if not ok]
 
 
-def __getattr__(name: str):
-    """Old home of :func:`.catalog_checks.unknown_placements` (moved there; still importable from here)."""
-    if name == "unknown_placements":
-        from .catalog_checks import unknown_placements
+def unknown_placements(build) -> list:
+    """Placements of parts that are neither in the LDraw library nor embedded in the file.
 
-        return unknown_placements
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    Such a part (a typo, a part of a newer library) has no geometry and no connectors, so it can
+    be neither checked nor planned into an assembly order: ``brickwright validate`` reports it as
+    UNKNOWN PART, ``brickwright instructions`` as not placed.
+
+    Parameters
+    ----------
+    build : LegoBuild
+
+    Returns
+    -------
+    list of FlatPlacement
+        In flattened order: the placements without collision geometry
+        (:func:`bricklayer.validate.collisions.unchecked_placements`) whose part is not a library
+        part and not an MPD-embedded block (``build.embedded_files``, keys as normalized names).
+    """
+    from ldraw_data.library import normalize_name
+
+    embedded = set()
+    for b in (build, *build.sub_builds()):
+        embedded |= {normalize_name(k) for k in getattr(b, "embedded_files", {})}
+    out = []
+    for fp in unchecked_placements(build):
+        el = fp.content
+        if getattr(el, "known", True):
+            continue
+        key = normalize_name(el.ldraw_id)
+        if key in embedded or key + ".dat" in embedded:
+            continue
+        out.append(fp)
+    return out
