@@ -1228,24 +1228,65 @@ class LegoBuild(LegoGeometry):
             return None
         names, build = [], self
         for p in path:
-            n = next((k for k, v in build._names.items() if v is p), None)
+            n = build._name_of_placement(p)
             if n is None:
                 return None
             names.append(n)
             build = p.content
         return "/".join(names)
 
+    def _index_of_placement(self, p) -> int:
+        """Index of top-level placement ``p`` (``self._placements.index(p)`` by identity), from a map
+        kept between calls: describing every part of a large build is then linear, not quadratic.
+        Each answer is checked against the list, so a map left stale by an edit is rebuilt.
+
+        Raises
+        ------
+        ValueError
+            ``p`` is not a top-level placement of this build.
+        """
+        memo = self.__dict__.get("_index_memo")
+        for attempt in (0, 1):
+            if memo is None or attempt:
+                memo = self.__dict__["_index_memo"] = {id(q): i for i, q in enumerate(self._placements)}
+            i = memo.get(id(p))
+            if i is not None and i < len(self._placements) and self._placements[i] is p:
+                return i
+        raise BrickLayerValueError(f"{p!r} is not a top-level placement of this build")
+
+    def _name_of_placement(self, p) -> str | None:
+        """Name of top-level placement ``p`` in this build, or None; from a reverse map kept until the
+        build is edited or its names change (``_rev``, the names dict and its size), each hit checked."""
+        token = (self._rev, id(self._names), len(self._names))
+        memo = self.__dict__.get("_name_memo")
+        if memo is None or memo[0] != token:
+            rev: dict = {}
+            for k, v in self._names.items():
+                rev.setdefault(id(v), k)
+            memo = self.__dict__["_name_memo"] = (token, rev)
+        n = memo[1].get(id(p))
+        if n is not None and self._names.get(n) is not p:  # renamed in place: look it up directly
+            n = next((k for k, v in self._names.items() if v is p), None)
+        return n
+
     def describe(self, placement) -> str:
         """Short human description of a placement: name path (or index path), part id, colour."""
         path = placement.path if isinstance(placement, FlatPlacement) else (self._find_path(placement) or ())
         label, build = [], self
         for p in path:
-            n = next((k for k, v in build._names.items() if v is p), None)
-            # by identity, without a Python __eq__ call per placement (reports describe hundreds of parts)
-            label.append(n if n is not None else f"#{[id(q) for q in build._placements].index(id(p))}")
+            n = build._name_of_placement(p)
+            label.append(n if n is not None else f"#{build._index_of_placement(p)}")
             build = p.content
         el = placement.content
-        what = f"{el.ldraw_id} ({el.spec.name}, {el.color!r})" if isinstance(el, Element) else repr(el)
+        if isinstance(el, Element):
+            # one catalog look-up per part id and colour (a large build describes thousands of parts)
+            memo = self.__dict__.setdefault("_what_memo", {})
+            k = (el.ldraw_id, repr(el.color), getattr(el, "_known", True))
+            what = memo.get(k)
+            if what is None:
+                what = memo[k] = f"{el.ldraw_id} ({el.spec.name}, {el.color!r})"
+        else:
+            what = repr(el)
         return f"{'/'.join(label) or '?'}: {what}"
 
     @property

@@ -69,9 +69,6 @@ CYCLE_ALLOWLIST = {
     # render_file reads an LDraw file (bricklayer.io builds a LegoBuild, whose render() draws with this
     # module). Way out: render_file in a module above io, re-exported by bricklayer.render.
     ("bricklayer.render.render", "bricklayer.io"): "render_file -> read_ldraw",
-    # Old home of unknown_placements kept importable (PEP 562 __getattr__); catalog_checks consumes the
-    # collision engine's unchecked placements. Way out: drop the old path in a release that may break it.
-    ("bricklayer.validate.collisions", "bricklayer.validate.catalog_checks"): "old name unknown_placements",
 }
 
 
@@ -222,6 +219,92 @@ def test_allowlisted_edges_are_the_only_ones_closing_a_cycle():
     g.remove_edges_from(CYCLE_ALLOWLIST)
     needless = [(a, b) for a, b in CYCLE_ALLOWLIST if not nx.has_path(g, b, a)]
     assert not needless, f"these edges close no cycle any more; remove them from CYCLE_ALLOWLIST: {needless}"
+
+
+STRATEGY_DIR = ROOT / "bricklayer" / "assembly" / "strategies"
+
+
+def _is_private(name: str) -> bool:
+    return name.startswith("_") and not (name.startswith("__") and name.endswith("__"))
+
+
+def private_uses(source: str, filename: str = "<source>") -> list:
+    """``"file:line: what"`` for every private name a module reaches outside itself: an attribute ``x._name``
+    (read or written) on anything but ``self`` inside a method of a class of that module whose ``self`` is
+    not rebound (``self = search`` hides the search), ``getattr(x, "_name")``, and ``from m import _name`` /
+    ``import m._name``. The deadlock strategies talk to the search only through the public interface
+    listed in ``bricklayer/assembly/strategies/base.py`` (issue 19)."""
+    tree = ast.parse(source, filename)
+    own: set = set()  # methods whose ``self`` is the class's own instance
+    for cls in (n for n in ast.walk(tree) if isinstance(n, ast.ClassDef)):
+        for f in cls.body:
+            if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef)) and f.args.args and f.args.args[0].arg == "self":
+                rebound = any(isinstance(x, ast.Name) and x.id == "self" and isinstance(x.ctx, ast.Store)
+                              for x in ast.walk(f))
+                if not rebound:
+                    own.add(f)
+    out: list = []
+
+    def visit(node, fn):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            fn = node
+        if isinstance(node, ast.Attribute) and _is_private(node.attr):
+            if not (isinstance(node.value, ast.Name) and node.value.id == "self" and fn in own):
+                out.append(f"{filename}:{node.lineno}: {ast.unparse(node)}")
+        elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("getattr", "setattr",
+              "hasattr") and len(node.args) > 1 and isinstance(node.args[1], ast.Constant)
+              and isinstance(node.args[1].value, str) and _is_private(node.args[1].value)):
+            out.append(f"{filename}:{node.lineno}: {ast.unparse(node)}")
+        elif isinstance(node, ast.ImportFrom):
+            out.extend(f"{filename}:{node.lineno}: from {'.' * node.level}{node.module or ''} import {a.name}"
+                       for a in node.names if _is_private(a.name))
+        elif isinstance(node, ast.Import):
+            out.extend(f"{filename}:{node.lineno}: import {a.name}" for a in node.names
+                       if any(_is_private(part) for part in a.name.split(".")))
+        for child in ast.iter_child_nodes(node):
+            visit(child, fn)
+
+    visit(tree, None)
+    return out
+
+
+def test_private_use_scan_finds_what_it_must():
+    """The scan of :func:`private_uses` on the patterns the strategies had before issue 19, and on the ones
+    that are allowed."""
+    bad = (
+        "from ..plan import Move, _Unit\n"
+        "import bricklayer.assembly._x\n"
+        "def _held(self, left):\n"            # a module function whose ``self`` is the search
+        "    return self._stuck_parts(left)\n"
+        "class S:\n"
+        "    def apply(self, search):\n"
+        "        self = search\n"              # the strategy's ``self`` rebound to the search
+        "        self._drop(1)\n"
+        "        search.pl._result(search.g._sweep, getattr(search, '_mine'))\n"
+    )
+    found = private_uses(bad)
+    assert [f.split(": ", 1)[1] for f in found] == [
+        "from ..plan import _Unit", "import bricklayer.assembly._x", "self._stuck_parts", "self._drop",
+        "search.pl._result", "search.g._sweep", "getattr(search, '_mine')"], found
+    good = (
+        "from .base import snap_fits_found\n"
+        "def _helper(search):\n"              # a private function of the module itself is fine
+        "    return search.stuck_parts([], {}, 'blocked').__len__()\n"
+        "class S:\n"
+        "    def apply(self, search):\n"
+        "        self._memo = {}\n"            # the strategy's own state
+        "        return _helper(search), self._memo\n"
+    )
+    assert private_uses(good) == []
+
+
+def test_strategies_use_only_the_public_interface():
+    """No deadlock strategy reads a private member of the search, planner or geometry, or imports a private
+    name from another module (issue 19; the interface is listed in ``strategies/base.py``)."""
+    files = sorted(STRATEGY_DIR.glob("*.py"))
+    assert len(files) >= 12, files  # the package and its strategy modules were found
+    uses = [u for p in files for u in private_uses(p.read_text(), str(p.relative_to(ROOT)))]
+    assert not uses, "private names used by deadlock strategies (give them a public name): " + "; ".join(uses)
 
 
 if __name__ == "__main__":  # pragma: no cover - regenerate the snapshots after a deliberate change

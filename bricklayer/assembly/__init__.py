@@ -196,14 +196,14 @@ from __future__ import annotations
 from . import columns  # noqa: F401 - ``bricklayer._columns`` is this module
 from .geometry import (  # noqa: F401 - private names kept importable from their old place
     _FLEX, _MINIFIG_JOINT, _PATH_MEMO, _SINGLE, _SLIDING, _TIMED_OUT, _Geometry, _name,
-    _pieces, _sliding_parts, skip_reason)
+    connected_pieces, _sliding_parts, skip_reason)
 from .instructions import _STEP_IMAGES, _count_unplaceable, _flat_parts, _ldraw_step_count, write_instructions  # noqa: F401
 from .motions import _turned  # noqa: F401
 from .options import (  # noqa: F401
     _DIR_NAMES, DIRECTIONS, _GROUP_SEEDS, _JOINT_COS, _PEEL_SHARE, _PEEL_TRIES, _PRESS_INSETS, _SEARCH_SHARE, _SUB_SHARE, DEFAULT_STRATEGIES,
     MAX_BRIDGE, MAX_GROUP, MAX_HELD, MAX_PEEL, MAX_PEEL_GROUP, MAX_TURN_GROUP, PRESS_LIFTS, SAMPLE_STEP, TIME_BUDGET,
-    TURN_ANGLES, PlannerOptions, _clock)
-from .plan import AssemblyPlan, Move, PlannedAssembly, _identity, _planned, _Unit, _vec_name  # noqa: F401
+    TURN_ANGLES, PlannerOptions, cpu_clock)
+from .plan import AssemblyPlan, Move, PlannedAssembly, _identity, planned_parts, Unit, _vec_name  # noqa: F401
 from .search import _Planner, _Search  # noqa: F401
 from .sequence import _insertions, _sequence_build, assembly_sequence  # noqa: F401
 from .strategies import STRATEGIES, DeadlockStrategy  # noqa: F401

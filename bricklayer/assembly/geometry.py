@@ -217,8 +217,8 @@ class _Geometry(_Motions):
         #: part -> parts that stopped its last pressed try (:meth:`press_in`) / every direction of its last
         #: flexed try (:func:`~bricklayer.assembly.strategies.flexed_part._flexed_part`); (u, j, direction) -> still meets with the allowance
         self._press_fail: dict = {}
-        self._flex_fail: dict = {}
-        self._flex_deep: dict = {}
+        self.flex_fail: dict = {}
+        self.flex_deep: dict = {}
         if len(eng.pairs):
             for a, b in eng.pairs[eng.hit].tolist():
                 self.hit_pairs.add((a, b))
@@ -317,7 +317,7 @@ class _Geometry(_Motions):
         for ax in self.joint_axes.get((u, j), ()):
             if abs(float(ax @ dv)) > self.opt.joint_cos:
                 return False  # a pin, clip or hinge goes in along its joint axis: the mate's overlap is the fit
-        s_lo, s_hi = self._interval(u, j, dv)
+        s_lo, s_hi = self.overlap_interval(u, j, dv)
         if s_hi <= s_lo:
             return False
         rel = self.inv[u] @ self.t[j]
@@ -339,12 +339,12 @@ class _Geometry(_Motions):
                 _PATH_MEMO[key] = blocked
                 return blocked
         # the two parts at their final poses: choose the inset (press fits), or ignore a real collision
-        inset = self._final_inset(u, j)
+        inset = self.final_inset(u, j)
         if inset is None:
             _PATH_MEMO[key] = False
             return False
         ma, mb = self.model(u, inset), self.model(j, inset)
-        blocked = self._sweep(ma, mb, rel, dloc, s_lo, s_hi)
+        blocked = self.sweep(ma, mb, rel, dloc, s_lo, s_hi)
         _PATH_MEMO[key] = blocked
         return blocked
 
@@ -408,7 +408,7 @@ class _Geometry(_Motions):
             return None
         return _columns.meets(ru, rj, forward=bool(dloc[a] < 0))
 
-    def _sweep(self, ma, mb, rel, dloc, s_lo, s_hi) -> bool:
+    def sweep(self, ma, mb, rel, dloc, s_lo, s_hi) -> bool:
         """Sampled path test: j at ``rel`` moved by ``s * dloc`` (u's frame), s over [s_lo, s_hi] every <= 1 LDU.
 
         One FCL test per sample; the first :data:`_SINGLE` at ``s_lo + k`` LDU (a blocker is
@@ -483,7 +483,7 @@ class _Geometry(_Motions):
         self.snap.add((j, u))
         return True
 
-    def _final_inset(self, u: int, j: int):
+    def final_inset(self, u: int, j: int):
         """Inset (LDU) at which parts u and j are tested on a path ending at their final poses: the common
         one, or for a pair touching there the first press-fit inset that separates them; None when even
         that does not (a collision the validator reports, not held against the path)."""
@@ -496,7 +496,7 @@ class _Geometry(_Motions):
                 return ins
         return None
 
-    def _interval(self, u: int, j: int, dv: np.ndarray) -> tuple[float, float]:
+    def overlap_interval(self, u: int, j: int, dv: np.ndarray) -> tuple[float, float]:
         """Range of s >= 0 over which u's box, moved by -s * dv, overlaps j's box."""
         s_lo, s_hi = 0.0, np.inf
         for a in range(3):
@@ -537,7 +537,7 @@ def _sliding_parts(eng) -> np.ndarray:
         out[i] = hit
     return out
 _SLIDING: dict = {}
-def _pieces(nodes: set, neighbors) -> list:
+def connected_pieces(nodes: set, neighbors) -> list:
     """Connected pieces (sets) of ``nodes`` in the graph ``neighbors[x]`` (iterables of node ids)."""
     todo, out = set(nodes), []
     while todo:
@@ -553,6 +553,6 @@ def _pieces(nodes: set, neighbors) -> list:
     return out
 #: When a list, every pair the column test decides is appended as (u, j, world axis, dv[axis], blocked).
 _COLUMN_LOG = None
-#: Path samples taken at ``s_lo + k`` LDU first (see ``_Geometry._sweep``).
+#: Path samples taken at ``s_lo + k`` LDU first (see ``_Geometry.sweep``).
 _SINGLE = 4
 _MINIFIG_JOINT = re.compile(r"_(peg|socket)$|^neck")

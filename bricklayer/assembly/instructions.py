@@ -17,7 +17,7 @@ from ldraw_data.progress import report
 from ..errors import OutputExistsError, OutputNotAFolderError
 from ..io import write_ldraw
 from .options import TIME_BUDGET, PlannerOptions
-from .plan import _is_sub_build
+from .plan import is_sub_build
 from .sequence import assembly_sequence
 
 __all__ = ["write_instructions"]
@@ -95,7 +95,7 @@ def _flat_parts(placements) -> list:
     """Element placements under some top-level placements (a placed sub-build brings all its parts)."""
     out = []
     for p in placements:
-        out.extend(_flat_parts(p.content.placements) if _is_sub_build(p.content) else [p])
+        out.extend(_flat_parts(p.content.placements) if is_sub_build(p.content) else [p])
     return out
 
 

@@ -28,11 +28,11 @@ class _Motions:
     poses, hinges and collision tests)."""
 
     def _meets(self, u: int, pose: np.ndarray, others) -> int:
-        """The first of parts ``others`` that part u at world ``pose`` meets (insets as :meth:`_final_inset`),
+        """The first of parts ``others`` that part u at world ``pose`` meets (insets as :meth:`final_inset`),
         or -1."""
         inv = np.linalg.inv(pose)
         for j in others:
-            ins = self._final_inset(u, j)
+            ins = self.final_inset(u, j)
             if ins is None:
                 continue
             if self.collide(self.model(u, ins), self.model(j, ins), inv @ self.t[j]):

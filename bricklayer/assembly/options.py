@@ -34,7 +34,7 @@ _SEARCH_SHARE = 0.75
 #: The planner's clock for its time budget: CPU seconds of this process, not wall time, so that a plan
 #: does not depend on how busy the machine is (two runs of the same build on a loaded and an idle machine
 #: stop at the same point of the search, up to the speed of the CPU).
-_clock = time.process_time
+cpu_clock = time.process_time
 #: Share of the search time by which sub-builds (planned first, each in hand) must be planned; a sub-build
 #: not done by then is dissolved into its parts, which the top level plans (measured: the sub-builds
 #: of a 3,000-part model took 80 s of a 60 s budget, and the top level got none).

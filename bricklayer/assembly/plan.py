@@ -11,7 +11,7 @@ from ..element import Element
 __all__ = ["AssemblyPlan", "Move", "PlannedAssembly"]
 
 
-def _is_sub_build(content) -> bool:
+def is_sub_build(content) -> bool:
     """Whether a placement's or a unit's ``content`` is a sub-build (a ``LegoBuild``).
 
     A placement holds an :class:`~bricklayer.element.Element` or a ``LegoBuild`` (``Placement`` refuses
@@ -27,7 +27,10 @@ def _vec_name(v: np.ndarray) -> str:
 
 
 @dataclass
-class _Unit:
+class Unit:
+    """One unit of the search: parts that go in as one move (a part, a kept sub-build, a subassembly, a
+    held pair, a peeled piece), with what the search found about its move (fields below)."""
+
     idx: np.ndarray          # flat indices (planning level) of the parts it carries
     content: object          # Element, LegoBuild, or None for a subassembly found by the planner
     pose: object             # Pose in the planning frame
@@ -47,7 +50,7 @@ class Move:
     ``"joint(x,y,z)"``, ``"... turned +30 deg on its hinge"``...; :attr:`AssemblyPlan.directions`). The
     unit carries the rest (direction vector, turn, press, held). Unpacks as ``unit, name``."""
 
-    unit: _Unit
+    unit: Unit
     name: str
 
     def __iter__(self):
@@ -186,7 +189,9 @@ class AssemblyPlan:
         }
 
 
-def _planned(g, u) -> np.ndarray:
+def planned_parts(g, u) -> np.ndarray:
+    """Flat indices (int64 array) of unit ``u``'s parts that the planning moves: those geometry ``g`` left
+    out (``g.skip``) or has no shape for dropped."""
     return np.array([i for i in u.idx.tolist() if i not in g.skip and g.has[i]], dtype=np.int64)
 
 

@@ -12,8 +12,8 @@ import numpy as np
 from ..constants import TOL
 from .geometry import _TIMED_OUT, _Geometry
 from .options import _DIR_NAMES, DIRECTIONS
-from .options import PlannerOptions, _clock
-from .plan import Move, PlannedAssembly, _identity, _is_sub_build, _planned, _Unit
+from .options import PlannerOptions, cpu_clock
+from .plan import Move, PlannedAssembly, _identity, is_sub_build, planned_parts, Unit
 from .strategies import strategies_named
 
 __all__: list = []
@@ -49,28 +49,32 @@ class _Planner:
         out = []
         k = base
         for i, p in enumerate(placements):
-            if _is_sub_build(p.content):
+            if is_sub_build(p.content):
                 m = p.content.brick_count
                 if m == 0:
                     continue
                 c = p.color if p.color is not None else color
-                out.append(_Unit(np.arange(k, k + m), p.content, pose @ p.pose, c,
+                out.append(Unit(np.arange(k, k + m), p.content, pose @ p.pose, c,
                                  f"{prefix}{p.content.name or 'sub-build'}"))
                 k += m
             else:
-                out.append(_Unit(np.array([k]), flat[k].content, flat[k].pose, None, f"{prefix}#{i}"))
+                out.append(Unit(np.array([k]), flat[k].content, flat[k].pose, None, f"{prefix}#{i}"))
                 k += 1
         return out
 
-    def _children(self, unit: _Unit, flat) -> list:
+    def sub_build_units(self, unit: Unit, flat) -> list:
+        """The units one level down of sub-build unit ``unit``: one per placement of its ``LegoBuild``
+        (a part, or a nested sub-build), their flat indices counted from the unit's first; ``flat``: the
+        planning build's flattened placements."""
         return self._units_of(flat, unit.content.placements, int(unit.idx[0]), unit.pose, unit.color,
                               unit.label + "/")
 
-    def _expand(self, units: list, flat) -> list:
-        """Replace sub-build units that cannot be sequenced on their own by their placements."""
+    def expand_sub_builds(self, units: list, flat) -> list:
+        """``units`` with every sub-build unit that cannot be sequenced on its own (planned in hand first,
+        :meth:`plan`) replaced by its placements, recursively; counts ``kept`` and ``dissolved``."""
         out = []
         for u in units:
-            if _is_sub_build(u.content):
+            if is_sub_build(u.content):
                 key = id(u.content)
                 if key not in self.sub_plans:
                     res = self.plan(u.content)
@@ -81,7 +85,7 @@ class _Planner:
                     out.append(u)
                 else:
                     self.dissolved += 1
-                    out.extend(self._expand(self._children(u, flat), flat))
+                    out.extend(self.expand_sub_builds(self.sub_build_units(u, flat), flat))
             else:
                 out.append(u)
         return out
@@ -92,22 +96,25 @@ class _Planner:
         flat = g.flat
         self.depth += 1
         try:
-            units = self._expand(self._units_of(flat, build.placements, 0, _identity(), None, ""), flat)
+            units = self.expand_sub_builds(self._units_of(flat, build.placements, 0, _identity(), None, ""), flat)
         finally:
             self.depth -= 1
         top = self.depth == 0
         s = _Search(self, g, units, g.grounded.copy(), allow_groups=True, top=top, in_hand=not top,
                     deadline=self.deadline if top else self.sub_deadline)
         removed, failed = s.run()
-        return self._result(g, removed, failed)
+        return self.planned_assembly(g, removed, failed)
 
-    def _result(self, g, removed: list, failed: dict) -> dict:
+    def planned_assembly(self, g, removed: list, failed: dict) -> PlannedAssembly:
+        """The :class:`PlannedAssembly` of a search over geometry ``g``: ``removed`` (its :class:`Move` s in
+        removal order) reversed into building order, kept sub-builds and subassemblies in their own
+        order; ``failed``: flat index -> reason."""
         seq_units = removed[::-1]
         order: list[int] = []
         directions: dict = {}
         placed = np.zeros(g.n, dtype=bool)
         for u, name in seq_units:
-            if _is_sub_build(u.content):
+            if is_sub_build(u.content):
                 sub = self.sub_plans[id(u.content)]
                 off = int(u.idx[0])
                 order.extend(off + i for i in sub.order)
@@ -117,11 +124,11 @@ class _Planner:
                 order.extend(u.sub.order)
                 directions.update(u.sub.directions)
             else:
-                p = _planned(g, u)
+                p = planned_parts(g, u)
                 order.extend(p.tolist())
                 for i in p.tolist():
                     directions[i] = name
-            placed[_planned(g, u)] = True
+            placed[planned_parts(g, u)] = True
         return PlannedAssembly(order, directions, seq_units, failed=failed, skip=dict(g.skip), flat=g.flat,
                                placed=placed)
 
@@ -132,7 +139,7 @@ class _Search:
     def __init__(self, planner: _Planner, g: _Geometry, units: list, roots: np.ndarray, allow_groups: bool,
                  top: bool = False, in_hand: bool = False, deadline: float | None = None):
         self.pl, self.g = planner, g
-        #: the search stops here (:func:`_clock` seconds): the planner's, or the earlier one of sub-builds
+        #: the search stops here (:func:`cpu_clock` seconds): the planner's, or the earlier one of sub-builds
         self.deadline = planner.deadline if deadline is None else deadline
         self.allow_groups = allow_groups
         self.top_level = top
@@ -142,8 +149,8 @@ class _Search:
         self.n_left = 0
         #: a unit that holds waits for every neighbour, not only the ones it cuts off (set for subassemblies)
         self.wake_all = False
-        self._press_met: dict = {}   # unit -> parts that stopped its last pressed try (:func:`~bricklayer.assembly.strategies.pressed_part._pressed_part`)
-        self._bad_peels: set = set()  # peels that failed (:func:`~bricklayer.assembly.strategies.peel._peel`)
+        self.press_met: dict = {}   # unit -> parts that stopped its last pressed try (:func:`~bricklayer.assembly.strategies.pressed_part._pressed_part`)
+        self.bad_peels: set = set()  # peels that failed (:func:`~bricklayer.assembly.strategies.peel._peel`)
         #: the search of a subassembly built in hand: its own subassemblies take none (one level of nesting)
         self.nested = False
         self._turn_met: dict = {}
@@ -158,14 +165,14 @@ class _Search:
         self.nbr: list = []
         self.ptr: dict = {}
         self._own_sets: dict = {}
-        self._bad_groups: set = set()
+        self.bad_groups: set = set()
         for u in units:
             self._add(u)
 
     # -- unit bookkeeping
-    def _add(self, u: _Unit) -> int:
+    def _add(self, u: Unit) -> int:
         k = len(self.units)
-        p = _planned(self.g, u)
+        p = planned_parts(self.g, u)
         self.units.append(u)
         self.parts.append(p)
         self.gr.append(bool(self.roots[p].any()) if len(p) else False)
@@ -183,7 +190,7 @@ class _Search:
                         self.nbr[o].add(k)
         return k
 
-    def _drop(self, k: int, removed: bool = True):
+    def drop_unit(self, k: int, removed: bool = True):
         """Take unit k out (removed, failed or merged into another unit)."""
         if not self.gone[k]:
             self.n_left -= 1
@@ -192,12 +199,14 @@ class _Search:
         for v in self.nbr[k]:
             self.nbr[v].discard(k)
 
-    def _replace(self, ks: list, new_units: list) -> list:
+    def replace_units(self, ks: list, new_units: list) -> list:
+        """Take units ``ks`` out and add ``new_units`` (:class:`Unit` s carrying the same parts, split or
+        merged) in their place; returns the new units' indices."""
         # a root taken apart (a dissolved sub-build that stood on the ground or on a left-out part) hands its
         # footing on: the pieces it leaves reaching no root are rooted again by :meth:`_float_roots`
         lost = not self.in_hand and any(self.gr[k] and not self.gone[k] for k in ks)
         for k in ks:
-            self._drop(k)
+            self.drop_unit(k)
         new = [self._add(u) for u in new_units]
         if lost:
             seen: set = set()
@@ -210,19 +219,23 @@ class _Search:
         return new
 
     def grounded(self, k: int) -> bool:
+        """Whether unit k is a root (stands on the ground or on a part left out of the planning)."""
         return self.gr[k]
 
     def top(self, k: int) -> float:
+        """Top of unit k: the highest z (LDU, BrickLayer frame, z up) of its parts' inset boxes."""
         return float(self.g.hi[self.parts[k], 2].max())
 
     # -- tests
-    def _dirs(self, k: int) -> list:
+    def unit_directions(self, k: int) -> list:
+        """Insertion directions of unit k, ``(name, unit vector)`` in the order tried: a single part's
+        (:meth:`_Geometry.directions`), else the six world axes, a tilted sub-build's own axes first."""
         u = self.units[k]
         p = self.parts[k]
         if len(p) == 1:
             return self.g.directions(int(p[0]))
         out = [(n, d) for n, d in zip(_DIR_NAMES, DIRECTIONS)]
-        if _is_sub_build(u.content):
+        if is_sub_build(u.content):
             r = np.asarray(u.pose.matrix)[:3, :3]
             if not np.allclose(np.abs(r), np.round(np.abs(r)), atol=1e-3):
                 # a tilted sub-build goes in along its own axes first, down (its -z) first
@@ -251,13 +264,13 @@ class _Search:
             while p < len(c):
                 j = int(c[p])
                 n += 1
-                if n % 64 == 0 and _clock() > self.deadline:
+                if n % 64 == 0 and cpu_clock() > self.deadline:
                     self.ptr[key] = (pi, p)
                     return _TIMED_OUT
                 if alive[j]:
                     if len(own) > 1:
                         if mine is None:
-                            mine = self._mine(k)
+                            mine = self.own_parts(k)
                         if j in mine:
                             p += 1
                             continue
@@ -269,13 +282,16 @@ class _Search:
         self.ptr[key] = (pi, 0)
         return -1
 
-    def _mine(self, k: int) -> set:
+    def own_parts(self, k: int) -> set:
+        """The flat indices of unit k's parts as a set (memoized)."""
         m = self._own_sets.get(k)
         if m is None:
             m = self._own_sets[k] = set(self.parts[k].tolist())
         return m
 
     def all_blockers(self, parts: set, dv: np.ndarray) -> set:
+        """Every live part not in ``parts`` (flat indices) that stops them coming in together along unit
+        vector ``dv``."""
         g, alive = self.g, self.alive
         out = set()
         for i in parts:
@@ -359,14 +375,14 @@ class _Search:
             for k in comp:
                 for i in self.parts[k].tolist():
                     failed[i] = "not joined to the rest of its sub-build (a loose piece its parent holds)"
-                self._drop(k)
+                self.drop_unit(k)
 
     def free_direction(self, k: int, full: bool = True):
         """(name, None) for the first free direction of unit k, else (None, {name: blocker part}).
 
         ``full`` False: straight down only (the first stage of the search)."""
         blockers = {}
-        dirs = self._dirs(k)
+        dirs = self.unit_directions(k)
         for di, (dname, dv) in enumerate(dirs if full else dirs[:1]):
             j = self.first_blocker(k, di, dv)
             if j == _TIMED_OUT:
@@ -411,7 +427,7 @@ class _Search:
         full = False
         while True:
             while heap:
-                if _clock() > self.deadline:
+                if cpu_clock() > self.deadline:
                     break
                 _, k = heapq.heappop(heap)
                 if self.gone[k]:
@@ -433,7 +449,7 @@ class _Search:
                     for v in set(int(self.owner[b]) for b in blockers.values()):
                         waiters.setdefault(v, []).append(k)
                     continue
-                self._drop(k)
+                self.drop_unit(k)
                 removed.append(Move(self.units[k], dname))
                 for w in waiters.pop(k, ()):
                     if not self.gone[w]:
@@ -441,14 +457,14 @@ class _Search:
             left = [k for k in range(len(self.units)) if not self.gone[k]]
             if not left:
                 break
-            if not full and _clock() <= self.deadline:
+            if not full and cpu_clock() <= self.deadline:
                 # stage two: the units stuck going straight down try every direction
                 full = True
                 waiters = {}
                 heap = [(-self.top(k), k) for k in left]
                 heapq.heapify(heap)
                 continue
-            if _clock() > self.deadline:
+            if cpu_clock() > self.deadline:
                 if self.top_level:
                     removed.extend(self._forward_check(left, failed))
                 else:
@@ -499,7 +515,7 @@ class _Search:
         passed = []
         for n_done, k in enumerate(order):
             parts = self.parts[k]
-            if _clock() > self.pl.check_deadline:
+            if cpu_clock() > self.pl.check_deadline:
                 for v in order[n_done:]:
                     for i in self.parts[v].tolist():
                         failed[i] = "time budget exceeded: not reached"
@@ -507,7 +523,7 @@ class _Search:
             mine = set(parts.tolist())
             holds = self.grounded(k) or any(present[j] for i in mine for j in g.neighbors[i])
             dname, blockers = None, {}
-            for dn, dv in self._dirs(k):
+            for dn, dv in self.unit_directions(k):
                 b = next((j for i in mine for j in g.candidates(i, dv).tolist()
                           if present[j] and j not in mine and g.blocks(i, j, dv)), -1)
                 if b < 0:
@@ -524,7 +540,7 @@ class _Search:
             for i in parts.tolist():
                 failed[i] = text
         for k in left:
-            self._drop(k)
+            self.drop_unit(k)
         return passed[::-1]
 
     def _fail_floating(self, failed: dict):
@@ -554,7 +570,7 @@ class _Search:
                 for i in self.parts[k].tolist():
                     failed[i] = ("floating: not on the ground and not connected to or resting on any part "
                                  "that is (the model as drawn)")
-                self._drop(k)
+                self.drop_unit(k)
 
     def _float_roots(self, comp: list) -> list:
         """Roots of a component reaching no root: its units touching a left-out part that the validator
@@ -603,51 +619,51 @@ class _Search:
             for v in left:
                 for i in self.parts[v].tolist():
                     failed[i] = text if v == k else "not reached: its sub-build stopped at a part it cannot place"
-                self._drop(v)
+                self.drop_unit(v)
             return []
         for i in self.parts[k].tolist():
             failed[i] = text
-        self._drop(k)
+        self.drop_unit(k)
         return []
 
-    def _child_units(self, u: _Unit) -> list:
+    def child_units(self, u: Unit) -> list:
         """The units one level down of a multi-part unit: a kept sub-build's placements, a subassembly's
         (or peeled unit's) own units, else its single parts."""
         g = self.g
-        if _is_sub_build(u.content):
-            return self.pl._expand(self.pl._children(u, g.flat), g.flat)
+        if is_sub_build(u.content):
+            return self.pl.expand_sub_builds(self.pl.sub_build_units(u, g.flat), g.flat)
         if u.sub is not None:
             return [copy.copy(v) for v, _ in u.sub.units]
-        return [_Unit(np.array([i]), g.flat[i].content, g.flat[i].pose, None, f"#{i}") for i in u.idx.tolist()]
+        return [Unit(np.array([i]), g.flat[i].content, g.flat[i].pose, None, f"#{i}") for i in u.idx.tolist()]
 
-    def _units_without(self, u: _Unit, drop: set) -> list:
+    def units_without(self, u: Unit, drop: set) -> list:
         """The units of multi-part unit u without parts ``drop``: those holding none kept whole, the others
         opened further."""
         out = []
-        for v in self._child_units(u):
+        for v in self.child_units(u):
             ids = set(v.idx.tolist())
             if not ids & drop:
                 out.append(copy.copy(v))
             elif len(ids) > 1:
-                out.extend(self._units_without(v, drop))
+                out.extend(self.units_without(v, drop))
         return out
 
-    def _unit_parts_units(self, u: _Unit) -> list:
+    def units_taken_apart(self, u: Unit) -> list:
         """A peeled unit taken apart: its units, subassemblies among them opened down to single parts or
         kept sub-builds."""
         out = []
-        for v in self._child_units(u):
-            out.extend(self._unit_parts_units(v) if v.sub is not None and v.content is None else [v])
+        for v in self.child_units(u):
+            out.extend(self.units_taken_apart(v) if v.sub is not None and v.content is None else [v])
         return out
 
-    def _stuck_parts(self, left: list, why: dict, kind: str) -> list:
+    def stuck_parts(self, left: list, why: dict, kind: str) -> list:
         """Units of ``left`` that are single parts stuck for reason ``kind`` (``"holds"``, ``"blocked"``),
         highest first, at most :data:`_GROUP_SEEDS`."""
         out = sorted((k for k in left if why.get(k, ("",))[0] == kind and len(self.parts[k]) == 1),
                      key=lambda x: -self.top(x))
         return out[:self.pl.opt.group_seeds]
 
-    def _stranded(self, ks: set):
+    def stranded(self, ks: set):
         """Units that taking units ``ks`` out would leave hanging, or None when that is more than
         :data:`MAX_GROUP` parts: the pieces cut off from the roots (in hand: every piece but the largest)."""
         cut = self.cut_off(ks)
@@ -678,7 +694,8 @@ class _Search:
             out |= piece
         return out
 
-    def _connected(self, ks: set) -> bool:
+    def units_connected(self, ks: set) -> bool:
+        """Whether units ``ks`` are one piece through their neighbours among themselves."""
         start = next(iter(ks))
         seen, stack = {start}, [start]
         while stack:
@@ -689,7 +706,7 @@ class _Search:
                     stack.append(y)
         return len(seen) == len(ks)
 
-    def _sequence_group(self, ks: set, extra=()):
+    def sequence_group(self, ks: set, extra=()):
         """Order of a subassembly built in hand (every part joins the ones placed), or None. ``extra``:
         parts taken back to join it (:func:`~bricklayer.assembly.strategies.subassembly._bridges`).
 
@@ -700,7 +717,7 @@ class _Search:
         to be one such subassembly, it is that subassembly."""
         g = self.g
         parts = sorted(set().union(*(set(self.parts[k].tolist()) for k in ks)) | set(extra))
-        units = [_Unit(np.array([i]), g.flat[i].content, g.flat[i].pose, None, f"#{i}") for i in parts]
+        units = [Unit(np.array([i]), g.flat[i].content, g.flat[i].pose, None, f"#{i}") for i in parts]
         s = _Search(self.pl, g, units, np.zeros(g.n, dtype=bool), allow_groups=not self.nested, in_hand=True,
                     deadline=self.deadline)
         s.wake_all = True

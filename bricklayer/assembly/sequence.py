@@ -10,8 +10,8 @@ import time
 import numpy as np
 
 from .options import DIRECTIONS
-from .options import TIME_BUDGET, PlannerOptions, _clock
-from .plan import AssemblyPlan, _identity, _is_sub_build
+from .options import TIME_BUDGET, PlannerOptions, cpu_clock
+from .plan import AssemblyPlan, _identity, is_sub_build
 from .search import _Planner
 
 __all__ = ["assembly_sequence"]
@@ -28,7 +28,7 @@ def _insertions(pl: _Planner, res: dict, pose: np.ndarray, off: int, level: int,
     rot = np.asarray(pose)[:3, :3]
     mine: list = []
     for u, dname in res.units:
-        if _is_sub_build(u.content):
+        if is_sub_build(u.content):
             pl.n_levels += 1
             parts = _insertions(pl, pl.sub_plans[id(u.content)], np.asarray(pose) @ u.pose.matrix,
                                 off + int(u.idx[0]), pl.n_levels, out)
@@ -67,7 +67,7 @@ def _sequence_build(planner: _Planner, build, res: dict, memo: dict):
     n_in_step, last_dir, first = 0, None, True
     inside: set = set()  # parts of kept sub-builds: their own sequences add their skipped parts
     for u, dname in res.units:
-        is_sub = _is_sub_build(u.content)
+        is_sub = is_sub_build(u.content)
         if is_sub:
             inside.update(u.idx.tolist())
         if not first and (is_sub or u.sub is not None or dname != last_dir or n_in_step >= planner.max_step):
@@ -149,7 +149,7 @@ def assembly_sequence(build, *, max_parts_per_step: int = 6, time_budget: float 
         raise BrickLayerValueError(f"max_parts_per_step must be 1 or more, not {max_parts_per_step}")
     if time_budget is not None and not time_budget >= 0:
         raise BrickLayerValueError(f"time_budget must be a number of seconds >= 0 or None, not {time_budget}")
-    t0, wall0 = _clock(), time.perf_counter()
+    t0, wall0 = cpu_clock(), time.perf_counter()
     budget = time_budget if time_budget is not None else 1e18
     opt = options if options is not None else PlannerOptions()
     if not isinstance(opt, PlannerOptions):
@@ -162,7 +162,7 @@ def assembly_sequence(build, *, max_parts_per_step: int = 6, time_budget: float 
     steps, cur, n_in, last = [], [], 0, None
     groups = []
     for u, dname in res.units:
-        if _is_sub_build(u.content) or u.sub is not None:
+        if is_sub_build(u.content) or u.sub is not None:
             if cur:
                 steps.append(cur)
             if u.sub is not None:

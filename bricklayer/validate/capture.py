@@ -41,6 +41,7 @@ import numpy as np
 
 from ..constants import TOL
 from .memo import PAIR_MEMO as _MEMO
+from .spatial import box_overlap_pairs
 
 #: Largest free travel (LDU) along an axis for a part still to count as captured in that direction.
 CAPTURE_PLAY = 2.0
@@ -88,14 +89,20 @@ def captured_edges(eng, supported: np.ndarray, candidates: np.ndarray) -> np.nda
     lo, hi = eng.box_lo, eng.box_hi
     pad = CAPTURE_PLAY + 2 * TOL.collision_inset
     edges: list = []
+    # boxes within reach of each candidate's (padded) box, found once on the broad phase's grid; which
+    # of them are supported is read when the candidate is tested (captures earlier in a pass count)
+    shaped = np.flatnonzero(eng.has_shape)
+    cand = np.asarray(left, dtype=np.int64)
+    p = box_overlap_pairs(lo[shaped], hi[shaped], lo[cand] - pad, hi[cand] + pad)
+    starts = np.searchsorted(p[:, 0], np.arange(len(cand) + 1))
+    reach = {i: shaped[p[starts[k]:starts[k + 1], 1]] for k, i in enumerate(left)}
     changed = True
     while changed and left:
         changed = False
         rest = []
         for i in left:
-            near = np.flatnonzero(sup & eng.has_shape & np.all(lo <= hi[i] + pad, axis=1)
-                                  & np.all(hi >= lo[i] - pad, axis=1))
-            near = near[near != i]
+            near = reach[i]
+            near = near[sup[near] & (near != i)]
             if not len(near):
                 rest.append(i)
                 continue

@@ -39,7 +39,7 @@ from functools import lru_cache
 import numpy as np
 
 from ..constants import TOL
-from .collisions import unchecked_placements
+from .collisions import unchecked_placements, unknown_placements  # re-exported: stage 1 reports them
 from .fcl import SHAPE_STORE as _STORE
 
 #: Largest ``max |s_k - 1|`` over the singular values ``s_k`` of a placement's world matrix still
@@ -188,7 +188,15 @@ def placement_faults(build) -> list:
             return out
         flex = flexible_mask(build)
         r = wa.mesh_transforms[:, :3, :3]
-        s = np.linalg.svd(r, compute_uv=False)
+        # singular values only where the matrix may be off a rotation: the squared singular values are
+        # the eigenvalues of R^T R, within its Frobenius distance d from I of 1, so d < 2 t - t^2
+        # (t = DISTORTION_TOL) keeps every singular value within t of 1; exact SVD for the rest
+        gram = np.einsum("nki,nkj->nij", r, r) - np.eye(3)
+        safe = 0.95 * (2 * DISTORTION_TOL - DISTORTION_TOL ** 2)
+        maybe = np.flatnonzero(~(np.sqrt((gram ** 2).sum(axis=(1, 2))) < safe))  # NaN matrices go to the SVD
+        s = np.ones((n, 3))
+        if len(maybe):
+            s[maybe] = np.linalg.svd(r[maybe], compute_uv=False)
         dev = np.abs(s - 1).max(axis=1)
         det = np.linalg.det(r)
         for i in np.flatnonzero(~flex & (dev > DISTORTION_TOL)).tolist():
@@ -201,53 +209,23 @@ def placement_faults(build) -> list:
         # duplicates: same part key, same pose (rounded), sorted by a hash of the rounded pose
         pos_q = np.round(wa.poses[:, :3, 3] / max(TOL.connector_position, 1e-6)).astype(np.int64)
         rot_q = np.round(wa.poses[:, :3, :3].reshape(n, 9) / _DUP_ROT).astype(np.int64)
-        seen: dict = {}
-        for key, idx in wa.groups.items():
-            if len(idx) < 2:
-                continue
-            for i in idx.tolist():
-                k = (key, *pos_q[i].tolist(), *rot_q[i].tolist())
-                j = seen.get(k)
-                if j is None:
-                    seen[k] = i
-                elif not flex[i]:
-                    out.append(PlacementFault("duplicate", i, j, {}))
+        multi = [idx for idx in wa.groups.values() if len(idx) >= 2]
+        if multi:
+            # rows (part key, rounded pose); each row after the first of its class (lowest index) is a duplicate
+            rows = np.concatenate(multi).astype(np.int64)
+            group = np.repeat(np.arange(len(multi)), [len(x) for x in multi])
+            m = np.column_stack([group, pos_q[rows], rot_q[rows]])
+            _, cls = np.unique(m, axis=0, return_inverse=True)
+            cls = cls.ravel()
+            first = np.full(int(cls.max()) + 1, np.iinfo(np.int64).max)
+            np.minimum.at(first, cls, rows)
+            j = first[cls]
+            dup = (rows != j) & ~np.asarray(flex, dtype=bool)[rows]
+            for i, jj in zip(rows[dup].tolist(), j[dup].tolist()):
+                out.append(PlacementFault("duplicate", i, jj, {}))
         out.sort(key=lambda f: (f.index, f.kind))
         return out
 
     return build._cached("validate.placement_faults", make)
 
 
-def unknown_placements(build) -> list:
-    """Placements of parts that are neither in the LDraw library nor embedded in the file.
-
-    Such a part (a typo, a part of a newer library) has no geometry and no connectors, so it can
-    be neither checked nor planned into an assembly order: ``brickwright validate`` reports it as
-    UNKNOWN PART, ``brickwright instructions`` as not placed.
-
-    Parameters
-    ----------
-    build : LegoBuild
-
-    Returns
-    -------
-    list of FlatPlacement
-        In flattened order: the placements without collision geometry
-        (:func:`bricklayer.validate.collisions.unchecked_placements`) whose part is not a library
-        part and not an MPD-embedded block (``build.embedded_files``, keys as normalized names).
-    """
-    from ldraw_data.library import normalize_name
-
-    embedded = set()
-    for b in (build, *build._all_builds()):
-        embedded |= {normalize_name(k) for k in getattr(b, "embedded_files", {})}
-    out = []
-    for fp in unchecked_placements(build):
-        el = fp.content
-        if getattr(el, "_known", True):
-            continue
-        key = normalize_name(el.ldraw_id)
-        if key in embedded or key + ".dat" in embedded:
-            continue
-        out.append(fp)
-    return out

@@ -14,8 +14,10 @@ Pipeline (issue #4; validator notes)
    bent parts) get their geometry from ``build.embedded_files``; parts found
    nowhere have no geometry and are listed by :func:`unchecked_placements`.
 2. **Broad phase.** A box per placement (the inset shape's bounds, grown by
-   ``_MARGIN`` so that resting contacts are found too; sweep and prune
-   along the axis with the shortest sweep lists, :meth:`CollisionEngine._broad_chunks`).
+   ``_MARGIN`` so that resting contacts are found too); a uniform grid of
+   cells about one brick wide lists the pairs of boxes that overlap, each
+   once (:mod:`.spatial`, :meth:`CollisionEngine._broad_chunks`), so the
+   work grows with the parts and their true neighbours (issue 20).
    The analysed pairs are kept between validations: after an edit only
    placements whose path or pose changed are queried. After append-only
    edits (``LegoBuild._appended_since``: parts added at the end of the top
@@ -216,18 +218,10 @@ class CollisionEngine(BroadPhase, PressFits):
             self._parents = {}
         parents = self._parents
         ids = self._ids
-        inst = np.empty(m, dtype=np.int64)
-        parent = np.empty(m, dtype=np.int64)
-        tb = [r.tobytes() for r in t.reshape(m, 16)]
-        keys = wa.keys
-        for i, fp in enumerate(wa.placements[start:]):
-            path = tuple(map(id, fp.path))
-            parent[i] = parents.setdefault(path[:-1], len(parents))
-            ik = (path, keys[i + start], tb[i])
-            v = ids.get(ik)
-            if v is None:
-                v = ids[ik] = len(ids)
-            inst[i] = v
+        paths = [tuple(map(id, fp.path)) for fp in wa.placements[start:]]
+        parent = np.fromiter((parents.setdefault(p[:-1], len(parents)) for p in paths), dtype=np.int64, count=m)
+        ik = zip(paths, wa.keys[start:], map(bytes, np.ascontiguousarray(t).reshape(m, 16)))
+        inst = np.fromiter((ids.setdefault(k, len(ids)) for k in ik), dtype=np.int64, count=m)
         if start:
             t, mirrored = np.concatenate([self.transforms, t]), np.concatenate([self.mirrored, mirrored])
             codes, has = np.concatenate([self.codes, codes]), np.concatenate([self.has_shape, has])
@@ -718,7 +712,14 @@ def collision_details(build, max_depth_estimates: int = 200) -> list[CollisionRe
     flat = eng.wa.placements
     g = connection_graph(build)
     out = []
-    said: dict = {}  # placement index -> build.describe (a part in many pairs is described once)
+    # placement index -> build.describe: a part in many pairs is described once, and the descriptions
+    # are kept across append-only edits (names and index paths of the earlier parts do not change)
+    said: dict = build.derived_data("validate.described", dict, lambda old, k: old)
+    # the geometry of a pair (overlap move, interference) depends only on its two instances (path,
+    # part, pose): kept per pair of instance ids while the engine lives, so re-validation after an
+    # edit estimates only new pairs
+    depths: dict = eng.__dict__.setdefault("_depths", {})
+    inst = eng.inst
 
     def describe(i):
         d = said.get(i)
@@ -726,16 +727,30 @@ def collision_details(build, max_depth_estimates: int = 200) -> list[CollisionRe
             d = said[i] = build.describe(flat[i])
         return d
 
+    records: dict = build.derived_data("validate.records", dict, lambda old, k: old)
     for k, (i, j) in enumerate(sorted(map(tuple, eng.reported().tolist()))):
         a, b = flat[i], flat[j]
+        mated = g.mated(i, j)
+        # a record is kept across append-only edits while its placements, instances, estimate and
+        # mating are the same (indices of the earlier parts do not move)
+        rkey = (i, j, int(inst[i]), int(inst[j]), k < max_depth_estimates, mated)
+        rec = records.get(rkey)
+        if rec is not None and rec.a is a and rec.b is b:
+            out.append(rec)
+            continue
         if k < max_depth_estimates:
-            depth, direction = eng.overlap_depth(i, j)
-            inter = eng.interference_depth(i, j)
+            key = (int(inst[i]), int(inst[j]))
+            got = depths.get(key)
+            if got is None:
+                depth, direction = eng.overlap_depth(i, j)
+                got = depths[key] = (depth, direction, eng.interference_depth(i, j))
+            depth, direction, inter = got
         else:
             depth, direction, inter = float("nan"), (0.0, 0.0, 0.0), float("nan")
-        out.append(CollisionRecord(
+        rec = records[rkey] = CollisionRecord(
             a, b, (a.content.ldraw_id, b.content.ldraw_id), (describe(i), describe(j)),
-            (_submodel(a), _submodel(b)), float(depth), direction, g.mated(i, j), interference=float(inter)))
+            (_submodel(a), _submodel(b)), float(depth), direction, mated, interference=float(inter))
+        out.append(rec)
     return out
 
 
@@ -750,10 +765,36 @@ def unchecked_placements(build) -> list:
     return [fp for fp, ok in zip(eng.wa.placements, eng.has_shape) if not ok]
 
 
-def __getattr__(name: str):
-    """Old home of :func:`.catalog_checks.unknown_placements` (moved there; still importable from here)."""
-    if name == "unknown_placements":
-        from .catalog_checks import unknown_placements
+def unknown_placements(build) -> list:
+    """Placements of parts that are neither in the LDraw library nor embedded in the file.
 
-        return unknown_placements
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    Such a part (a typo, a part of a newer library) has no geometry and no connectors, so it can
+    be neither checked nor planned into an assembly order: ``brickwright validate`` reports it as
+    UNKNOWN PART, ``brickwright instructions`` as not placed.
+
+    Parameters
+    ----------
+    build : LegoBuild
+
+    Returns
+    -------
+    list of FlatPlacement
+        In flattened order: the placements without collision geometry
+        (:func:`bricklayer.validate.collisions.unchecked_placements`) whose part is not a library
+        part and not an MPD-embedded block (``build.embedded_files``, keys as normalized names).
+    """
+    from ldraw_data.library import normalize_name
+
+    embedded = set()
+    for b in (build, *build.sub_builds()):
+        embedded |= {normalize_name(k) for k in getattr(b, "embedded_files", {})}
+    out = []
+    for fp in unchecked_placements(build):
+        el = fp.content
+        if getattr(el, "known", True):
+            continue
+        key = normalize_name(el.ldraw_id)
+        if key in embedded or key + ".dat" in embedded:
+            continue
+        out.append(fp)
+    return out

@@ -27,13 +27,16 @@ MAX_COORDINATE_LDU = 1_000_000.0
 MAX_LISTED = 8
 
 
-def out_of_range_placements(build) -> list:
+def out_of_range_placements(build, origins=None) -> list:
     """The flattened placements of ``build`` placed farther than :data:`MAX_COORDINATE_LDU` from the origin
     along any axis (or at a coordinate that is not a finite number), in build order.
 
     Parameters
     ----------
     build : LegoBuild
+    origins : (n, 3) float array, optional
+        The placements' origins (LDU) in flattened order, when the caller has them (the validator's
+        working arrays); else read from ``build.flattened_placements``.
 
     Returns
     -------
@@ -44,8 +47,10 @@ def out_of_range_placements(build) -> list:
     """
     import numpy as np
 
-    return [fp for fp in build.flattened_placements
-            if not np.all(np.abs(fp.pose.matrix[:3, 3]) <= MAX_COORDINATE_LDU)]
+    flat = build.flattened_placements
+    if origins is None:
+        origins = np.array([fp.pose.matrix[:3, 3] for fp in flat]).reshape(-1, 3)
+    return [flat[i] for i in np.flatnonzero(~np.all(np.abs(origins) <= MAX_COORDINATE_LDU, axis=1)).tolist()]
 
 
 def instance_key(fp) -> tuple:
@@ -136,17 +141,33 @@ def _not_catalog_parts(build) -> tuple[list, list, list]:
         lib = get_library()
     except Exception:  # noqa: BLE001 - no library: nothing can be told about folders
         pass
-    not_parts = []
     unknown_ids = {id(p.leaf) for p in unknown}
-    for fp in flat:
-        if id(fp.leaf) in unknown_ids:
-            continue
-        pid = fp.content.ldraw_id
-        if lib is not None and getattr(fp.content, "_known", True):
-            key = normalize_name(pid if pid.lower().endswith(".dat") else pid + ".dat")
-            folder = lib.folder_of(key)
-            if folder is not None and ("/" in key or folder.lower().endswith("p")):
-                not_parts.append(fp)
+    # part id -> placed from a sub-part or primitive folder: one library look-up per id and build
+    sub_part: dict = build.derived_data("findings.sub_part", dict, lambda old, k: old)
+
+    def scan(start: int) -> list:
+        """Indices from ``start`` on of placements of a sub-part or primitive (not unknown parts)."""
+        found = []
+        for i in range(start, len(flat)):
+            fp = flat[i]
+            if id(fp.leaf) in unknown_ids:
+                continue
+            pid = fp.content.ldraw_id
+            if lib is not None and getattr(fp.content, "_known", True):
+                bad = sub_part.get(pid)
+                if bad is None:
+                    key = normalize_name(pid if pid.lower().endswith(".dat") else pid + ".dat")
+                    folder = lib.folder_of(key)
+                    bad = sub_part[pid] = folder is not None and ("/" in key or folder.lower().endswith("p"))
+                if bad:
+                    found.append(i)
+        return found
+
+    # append-only edits: the earlier placements are unchanged, only the new ones are scanned (a library
+    # part is never unknown, so the unknown set does not decide for the earlier ones)
+    _, found = build.derived_data("findings.not_parts", lambda: (len(flat), scan(0)),
+                                  lambda old, k: None if old[0] > len(flat) else (len(flat), old[1] + scan(old[0])))
+    not_parts = [flat[i] for i in found]
     skip = {id(p.leaf) for p in not_parts} | unknown_ids
     scaled = [(flat[f.index], f.detail["singular_values"]) for f in placement_faults(build)
               if f.kind == "distorted" and id(flat[f.index].leaf) not in skip]
@@ -221,18 +242,17 @@ def _component_advice(build, comp_idx, eng, sup) -> str:
     held = e[inside[e[:, 1]] & ~inside[e[:, 0]]] if len(e) else e
     flat = eng.wa.placements
 
-    def resting_pairs() -> set:
-        """(a, b) flat indices where part a rests on part b (the validator's narrow phase)."""
-        out = set()
-        if len(eng.pairs):
-            for (a, b), (ra, rb) in zip(eng.pairs.tolist(), eng.rests.tolist()):
-                if ra:
-                    out.add((a, b))
-                if rb:
-                    out.add((b, a))
-        return out
+    def resting_pairs() -> np.ndarray:
+        """Sorted keys ``a * n + b`` of flat indices where part a rests on part b (the narrow phase)."""
+        p, r = eng.pairs.astype(np.int64).reshape(-1, 2), np.asarray(eng.rests, dtype=bool).reshape(-1, 2)
+        return np.unique(np.concatenate([p[r[:, 0], 0] * eng.n + p[r[:, 0], 1], p[r[:, 1], 1] * eng.n + p[r[:, 1], 0]]))
 
-    rests = build.derived_data("brickwright.advice_rests", resting_pairs)  # once per state, not per component
+    rest_keys = build.derived_data("brickwright.advice_rests", resting_pairs)  # once per state, not per component
+
+    def rests_on(up: int, dn: int) -> bool:
+        k = up * eng.n + dn
+        pos = int(np.searchsorted(rest_keys, k))
+        return pos < len(rest_keys) and int(rest_keys[pos]) == k
 
     def name(i):
         pid = eng.wa.keys[i].lstrip("?")
@@ -240,7 +260,7 @@ def _component_advice(build, comp_idx, eng, sup) -> str:
 
     for dn, up in held.tolist():
         who = f"#{up} {flat[up].content.ldraw_id} rests on #{dn} {flat[dn].content.ldraw_id}"
-        if (up, dn) not in rests:
+        if not rests_on(up, dn):
             continue
         if float(eng.wa.poses[up, 2, 2]) < -0.9:
             return (f"{who} upside down, stud tips on what is below: studs hold only in anti-studs; turn it "
@@ -431,8 +451,28 @@ def report_of(build, *, source: str = "build", expected_components: int | None =
     distorted = {id(fp.leaf) for fp, _ in scaled_fp}
     connected = _connect_placements(build)
     eng = collision_engine(build)
-    index_of = {instance_key(fp): k for k, fp in enumerate(flat)}
-    described: dict = {}  # placement index -> describe_placement (a part may be in many pairs)
+    def index_by_object(start: int = 0, into: dict | None = None) -> tuple:
+        into = {} if into is None else into
+        into.update((id(flat[k]), k) for k in range(start, len(flat)))
+        return len(flat), into
+
+    # id of each flattened placement the validator hands back -> its index; extended after append-only edits
+    _, by_object = build.derived_data("findings.flat_index", index_by_object,
+                                      lambda old, k: None if old[0] > len(flat) else index_by_object(old[0], old[1]))
+    by_instance: dict = {}
+
+    def index_of(fp) -> int | None:
+        """Index in ``flat`` of a flattened placement (by its instance key when it is another object)."""
+        k = by_object.get(id(fp))
+        if k is not None and flat[k] is fp:
+            return k
+        if not by_instance:
+            by_instance.update({instance_key(f): i for i, f in enumerate(flat)})
+        return by_instance.get(instance_key(fp))
+
+    # placement index -> describe_placement: a part may be in many pairs, and the facts of the earlier
+    # parts stay true after append-only edits (the build's derived data keeps them across re-validations)
+    described: dict = build.derived_data("findings.described", dict, lambda old, k: old)
 
     def about(i, fp) -> dict:
         d = described.get(i)
@@ -442,7 +482,7 @@ def report_of(build, *, source: str = "build", expected_components: int | None =
 
     cols, col_lines = [], []
     for r in collision_details(build, max_depth_estimates):
-        ia, ib = index_of.get(instance_key(r.a)), index_of.get(instance_key(r.b))
+        ia, ib = index_of(r.a), index_of(r.b)
         if ia in dup_any and ib in dup_any:
             continue  # the same part twice: reported once, as DUPLICATE
         hint = _collision_hint(build, r, connected, distorted)
@@ -466,7 +506,7 @@ def report_of(build, *, source: str = "build", expected_components: int | None =
     for i in sup.floating.tolist():
         if instance_key(flat[i]) in scaled_inst:
             continue  # named once, as SCALED: its drawn shape is not the part's (one defect, one message)
-        d = describe_placement(build, flat[i])
+        d = about(i, flat[i])
         if below[i]:
             d["below_ldu"] = round(float(sup.ground - eng.box_hi[i, 2]), 2)
             below_ground.append(d)
@@ -494,7 +534,8 @@ def report_of(build, *, source: str = "build", expected_components: int | None =
                    singular_values=sv) for fp, sv in scaled_fp]
     unreadable = [{"file": w.path, "line": w.line, "message": w.message}
                   for w in getattr(build, "unreadable_lines", None) or ()]
-    far = [describe_placement(build, fp) for fp in out_of_range_placements(build)]
+    origins = eng.wa.poses[:, :3, 3] if len(eng.wa.placements) == len(flat) else None
+    far = [describe_placement(build, fp) for fp in out_of_range_placements(build, origins)]
     problems = []
 
     def section(lines: list, more: str, hint: str):
@@ -558,7 +599,7 @@ def report_of(build, *, source: str = "build", expected_components: int | None =
                         "joined to it:")
         told = {f.index for f in faults if f.kind == "duplicate"} | set(np.flatnonzero(below).tolist())
         for k, c in enumerate(comps[1:MAX_LISTED + 1], start=2):
-            idx = [index_of[instance_key(fp)] for fp in c]
+            idx = [index_of(fp) for fp in c]
             if all(i in told for i in idx):  # already named (DUPLICATE, BELOW GROUND): one defect, one message
                 continue
             who = "; ".join(_where(describe_placement(build, fp)) for fp in c[:4])
@@ -572,9 +613,10 @@ def report_of(build, *, source: str = "build", expected_components: int | None =
     head = (f"{source}: {len(flat)} parts{unread}, {count_of(len(cols), 'colliding pair')}{more}, "
             f"{len(floating) + len(below_ground)} floating, {len(comps)} connected component(s)")
     problems = [clean_text(p) for p in problems]  # names come from files and model code: no terminal escapes
+    contents = list({id(p.content): p.content for p in flat}.values())  # each shared element object once
     return ValidationReport(
         source=source, summary=clean_text(head), parts=len(flat),
-        unique_parts=len({p.content.ldraw_id for p in flat}), unique_elements=len({p.content for p in flat}),
+        unique_parts=len({c.ldraw_id for c in contents}), unique_elements=len(set(contents)),
         collisions=cols, unexamined_pairs=int(eng.unexamined), floating=floating, components=len(comps),
         component_sizes=sizes, unknown_parts=unknown, not_parts=not_parts, scaled=scaled,
         unreadable_lines=unreadable, below_ground=below_ground, unseated=unseated, mirrored=mirrored,

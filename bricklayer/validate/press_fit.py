@@ -170,6 +170,16 @@ class PressFits:
                 a = arrays[self.keys[i]] = part_connector_arrays(self.wa.placements[i].content)
             return a
 
+        mates: dict = {}  # (type code, type code) -> the two types mate and one of them slides
+
+        def slide_mate(cx: int, cy: int) -> bool:
+            """Connector types ``cx`` and ``cy`` mate (``mate_kind``) through a sliding joint."""
+            v = mates.get((cx, cy))
+            if v is None:
+                ta, tb = names[cx], names[cy]
+                v = mates[(cx, cy)] = mate_kind(ta, tb) is not None and (is_sliding_type(ta) or is_sliding_type(tb))
+            return v
+
         for i, j in pairs:
             ai, aj = conn(i), conn(j)
             if not sliding[ai.code].any() or not sliding[aj.code].any():
@@ -179,31 +189,33 @@ class PressFits:
             pj = aj.pos @ poses[j, :3, :3].T + poses[j, :3, 3]
             xj = aj.axis @ poses[j, :3, :3].T
             best, best_axis, best_point = -1.0, None, None
-            for a in range(len(ai.code)):
-                d = pj - pi[a]
-                dist = np.linalg.norm(d, axis=1)
-                near = np.flatnonzero(dist <= np.maximum(ai.length[a] + aj.length, 0) + LOOSE_MATE["line"] + 4.0)
-                for b in near.tolist():
-                    ta, tb = names[ai.code[a]], names[aj.code[b]]
-                    if mate_kind(ta, tb) is None:
-                        continue
-                    cos = abs(float(xi[a] @ xj[b]))
-                    if not is_sliding_type(ta) and not is_sliding_type(tb):
-                        continue  # point joints (studs, hinges, balls): the graph's own tolerance only
-                    along = float(d[b] @ xi[a])
-                    perp = float(np.sqrt(max(dist[b] ** 2 - along ** 2, 0.0)))
-                    # the same overlap along the slide as the connection graph (BrickNet 4 LDU): a bar
-                    # slid out of its clip is not pressed in any more
-                    overlap = (max(ai.length[a], AXLE_MIN_HALF) + max(aj.length[b], AXLE_MIN_HALF)
-                               - abs(along))
-                    ok = (cos >= LOOSE_MATE["cos"] and perp <= LOOSE_MATE["line"]
-                          and overlap >= AXLE_MIN_OVERLAP - SLIDE_END_EPS)
-                    if ok:
-                        v = max(PRESS_FIT_ALLOWANCE.get(_family(ai.code[a], names), 0.0),
-                                PRESS_FIT_ALLOWANCE.get(_family(aj.code[b], names), 0.0))
-                        if v > best:
-                            best, best_axis = v, xi[a] / max(np.linalg.norm(xi[a]), 1e-12)
-                            best_point = pi[a]
+            # connector pairs within reach that mate through a sliding joint, found for all pairs at
+            # once; each is then judged as one (in the order a, then b)
+            d_all = pj[None, :, :] - pi[:, None, :]
+            dist_all = np.linalg.norm(d_all, axis=2)
+            near = dist_all <= np.maximum(ai.length[:, None] + aj.length[None, :], 0) + LOOSE_MATE["line"] + 4.0
+            if not near.any():
+                continue
+            ca, cb = ai.code.tolist(), aj.code.tolist()
+            for a, b in zip(*(x.tolist() for x in np.nonzero(near))):
+                if not slide_mate(ca[a], cb[b]):
+                    continue  # point joints (studs, hinges, balls): the graph's own tolerance only
+                d, dist = d_all[a, b], dist_all[a, b]
+                cos = abs(float(xi[a] @ xj[b]))
+                along = float(d @ xi[a])
+                perp = float(np.sqrt(max(dist ** 2 - along ** 2, 0.0)))
+                # the same overlap along the slide as the connection graph (BrickNet 4 LDU): a bar
+                # slid out of its clip is not pressed in any more
+                overlap = (max(ai.length[a], AXLE_MIN_HALF) + max(aj.length[b], AXLE_MIN_HALF)
+                           - abs(along))
+                ok = (cos >= LOOSE_MATE["cos"] and perp <= LOOSE_MATE["line"]
+                      and overlap >= AXLE_MIN_OVERLAP - SLIDE_END_EPS)
+                if ok:
+                    v = max(PRESS_FIT_ALLOWANCE.get(_family(ai.code[a], names), 0.0),
+                            PRESS_FIT_ALLOWANCE.get(_family(aj.code[b], names), 0.0))
+                    if v > best:
+                        best, best_axis = v, xi[a] / max(np.linalg.norm(xi[a]), 1e-12)
+                        best_point = pi[a]
             if best >= 0:
                 out[(i, j)] = (best, tuple(np.round(best_axis, 6).tolist()),
                                (tuple(np.round(best_point, 3).tolist()),))

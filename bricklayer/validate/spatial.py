@@ -2,13 +2,23 @@
 
 Consumes the per-placement arrays of :class:`.collisions.CollisionEngine` (``box_lo`` / ``box_hi``
 (n, 3) LDU, ``has_shape``, ``n``); produces candidate pairs ``i < j`` whose boxes, grown down by the
-resting drop :data:`REST_DROP`, overlap: sweep and prune along the axis with the shortest sweep lists,
-in bounded chunks (:meth:`BroadPhase._broad_chunks`). :class:`BroadPhase` is a mixin of the engine.
+resting drop :data:`REST_DROP`, overlap (closed intervals on all three axes), in bounded chunks
+(:meth:`BroadPhase._broad_chunks`). :class:`BroadPhase` is a mixin of the engine.
+
+Method: a uniform grid of cubic cells (:func:`grid_cell_ldu`: the median box size, so a typical box
+covers one or two cells per axis) holds each box in every cell it covers; two boxes are candidates
+when they share a cell, and a pair is kept only in the cell holding the low corner of the two boxes'
+intersection (``max(lo_a, lo_b)``), which both boxes cover, so each overlapping pair is found exactly
+once and no pair is lost (the classic uniform-grid broad phase: Ericson, *Real-Time Collision
+Detection*, 7.1). The work grows with the parts and their true neighbours, wherever the parts stand:
+a sweep along one axis (the method before issue 20) lists every part of the slab a box spans, so
+copies of a model side by side cost the square of the copies. Boxes covering more than
+:data:`_GRID_MAX_CELLS` cells (a part drawn huge or scaled) are tested against every box directly.
 """
 
 from __future__ import annotations
 
-__all__ = ["BroadPhase", "REST_DROP"]
+__all__ = ["BroadPhase", "REST_DROP", "box_overlap_pairs", "grid_cell_ldu"]
 
 import numpy as np
 
@@ -20,12 +30,135 @@ _MARGIN = 1.25
 _REST_DROP = 1.0
 #: Up to this many queried parts, the incremental broad phase tests their boxes against all boxes directly.
 _BRUTE_QUERIES = 32
-#: Broad-phase rows (candidate boxes) enumerated at once: bounds the memory of the sweep when many boxes
-#: meet (every pair of a few thousand parts drawn at one place).
+#: Broad-phase rows (candidate boxes) enumerated at once: bounds the memory when many boxes meet
+#: (every pair of a few thousand parts drawn at one place).
 _BROAD_ROWS = 1 << 16
-#: Boxes a broad-phase finder enumerates per pass (:meth:`CollisionEngine._broad_chunks`): a finder
-#: whose sweep list is longer (a baseplate under hundreds of parts) takes several passes.
+#: Boxes a broad-phase finder enumerates per pass (:meth:`BroadPhase._broad_chunks`): a finder whose
+#: cell holds more boxes (hundreds of parts drawn at one place) takes several passes.
 _BROAD_WINDOW = 256
+#: A box covering more grid cells than this is tested against every box directly (module notes).
+_GRID_MAX_CELLS = 4096
+#: Smallest grid cell (LDU): boxes of parts without extent (a point) must not make the cells tiny.
+_GRID_MIN_CELL = 4.0
+
+
+def grid_cell_ldu(lo: np.ndarray, hi: np.ndarray) -> float:
+    """Edge (LDU) of the broad phase's cubic grid cells for boxes ``lo`` / ``hi`` ((n, 3) LDU): the
+    median of the boxes' largest extents, at least :data:`_GRID_MIN_CELL` (about 60 LDU, three
+    studs, on the official models: a brick covers one or two cells per axis)."""
+    if not len(lo):
+        return _GRID_MIN_CELL
+    return max(float(np.median((hi - lo).max(axis=1))), _GRID_MIN_CELL)
+
+
+def _grid_lists(lo: np.ndarray, hi: np.ndarray, boxes: np.ndarray, queried: np.ndarray | None):
+    """The grid's cell lists, in the form the windowed enumeration of :meth:`BroadPhase._broad_chunks` reads.
+
+    Returns ``(box, cell, cur, stop, huge, h, origin)``: ``box`` (E,) the box of each entry (one per
+    box and covered cell), sorted by cell then box; ``cell`` (E, 3) int its cell; each entry ``e`` is
+    the finder of entries ``cur[e]:stop[e]`` (the later entries of its cell); ``huge`` the boxes
+    covering more than :data:`_GRID_MAX_CELLS` cells (left out of the grid); ``h`` the cell edge
+    (LDU) and ``origin`` (3,) the grid's corner. With ``queried`` ((n,) bool), cells holding no
+    queried box are left out.
+    """
+    h = grid_cell_ldu(lo[boxes], hi[boxes])
+    origin = lo[boxes].min(axis=0) if len(boxes) else np.zeros(3)
+    c0 = np.floor((lo[boxes] - origin) / h).astype(np.int64)
+    cnt = np.floor((hi[boxes] - origin) / h).astype(np.int64) - c0 + 1
+    tot = cnt.prod(axis=1)
+    huge = boxes[tot > _GRID_MAX_CELLS]
+    keep = tot <= _GRID_MAX_CELLS
+    boxes, c0, cnt, tot = boxes[keep], c0[keep], cnt[keep], tot[keep]
+    eb = np.repeat(np.arange(len(boxes)), tot)
+    k = np.arange(int(tot.sum())) - np.repeat(np.cumsum(tot) - tot, tot)
+    cy, cz = cnt[eb, 1], cnt[eb, 2]
+    cell = c0[eb] + np.column_stack([k // (cy * cz), (k // cz) % cy, k % cz])
+    box = boxes[eb]
+    o = np.lexsort((box, cell[:, 2], cell[:, 1], cell[:, 0]))
+    box, cell = box[o], cell[o]
+    new = np.r_[True, np.any(cell[1:] != cell[:-1], axis=1)] if len(box) else np.zeros(0, dtype=bool)
+    group = np.cumsum(new) - 1
+    if queried is not None and len(box):
+        has_q = np.bincount(group, weights=queried[box], minlength=int(group[-1]) + 1) > 0
+        sel = has_q[group]
+        box, cell, group = box[sel], cell[sel], group[sel]
+        new = np.r_[True, group[1:] != group[:-1]] if len(box) else new[:0]
+    starts = np.flatnonzero(new)
+    ends = np.r_[starts[1:], len(box)]
+    stop = np.repeat(ends, ends - starts)
+    cur = np.arange(len(box)) + 1
+    return box, cell, cur, stop, huge, h, origin
+
+
+def box_overlap_pairs(lo: np.ndarray, hi: np.ndarray, q_lo: np.ndarray, q_hi: np.ndarray) -> np.ndarray:
+    """(m, 2) int pairs ``(k, j)``: query box ``k`` (``q_lo`` / ``q_hi`` (nq, 3) LDU) overlaps box ``j``
+    (``lo`` / ``hi`` (n, 3) LDU; closed intervals on all three axes), sorted by ``(k, j)``.
+
+    The boxes go into a uniform grid (:func:`grid_cell_ldu` of all the boxes); each query box lists
+    the boxes of the cells it covers, so the work grows with the boxes and their true neighbours.
+    A query box covering more than :data:`_GRID_MAX_CELLS` cells is tested against every box.
+    """
+    nq, n = len(q_lo), len(lo)
+    if not nq or not n:
+        return np.zeros((0, 2), dtype=np.int64)
+    h = grid_cell_ldu(np.vstack([lo, q_lo]), np.vstack([hi, q_hi]))
+    origin = np.minimum(lo.min(axis=0), q_lo.min(axis=0))
+
+    def cells(a_lo, a_hi):
+        c0 = np.floor((a_lo - origin) / h).astype(np.int64)
+        cnt = np.floor((a_hi - origin) / h).astype(np.int64) - c0 + 1
+        return c0, cnt, cnt.prod(axis=1)
+
+    def entries(c0, cnt, tot, idx):
+        eb = np.repeat(idx, tot[idx])
+        t = tot[idx]
+        k = np.arange(int(t.sum())) - np.repeat(np.cumsum(t) - t, t)
+        cy, cz = cnt[eb, 1], cnt[eb, 2]
+        return eb, c0[eb] + np.column_stack([k // (cy * cz), (k // cz) % cy, k % cz])
+
+    b0, bcnt, btot = cells(lo, hi)
+    q0, qcnt, qtot = cells(q_lo, q_hi)
+    out = []
+    big_b = btot > _GRID_MAX_CELLS
+    big_q = qtot > _GRID_MAX_CELLS
+    # huge boxes on either side: direct tests, chunked
+    for qs, bs in ((np.flatnonzero(big_q), np.arange(n)), (np.flatnonzero(~big_q), np.flatnonzero(big_b))):
+        step = max(1, 2_000_000 // max(len(bs), 1))
+        for s in range(0, len(qs), step):
+            qq = qs[s:s + step]
+            ov = np.all((q_lo[qq, None, :] <= hi[None, bs, :]) & (lo[None, bs, :] <= q_hi[qq, None, :]), axis=2)
+            i, j = np.nonzero(ov)
+            out.append(np.column_stack([qq[i], bs[j]]))
+    eb, ecell = entries(b0, bcnt, btot, np.flatnonzero(~big_b))
+    eq, qcell = entries(q0, qcnt, qtot, np.flatnonzero(~big_q))
+    if len(eb) and len(eq):
+        lo_c = np.minimum(ecell.min(axis=0), qcell.min(axis=0))
+        span = np.maximum(ecell.max(axis=0), qcell.max(axis=0)) - lo_c + 1
+        if float(np.prod(span.astype(np.float64))) < 2.0 ** 62:
+            kb = ((ecell[:, 0] - lo_c[0]) * span[1] + (ecell[:, 1] - lo_c[1])) * span[2] + (ecell[:, 2] - lo_c[2])
+            kq = ((qcell[:, 0] - lo_c[0]) * span[1] + (qcell[:, 1] - lo_c[1])) * span[2] + (qcell[:, 2] - lo_c[2])
+        else:  # cells too many to number in 64 bits: number the occupied ones
+            _, inv = np.unique(np.vstack([ecell, qcell]), axis=0, return_inverse=True)
+            inv = inv.ravel()
+            kb, kq = inv[:len(ecell)], inv[len(ecell):]
+        o = np.argsort(kb, kind="stable")
+        ks, eb = kb[o], eb[o]
+        a = np.searchsorted(ks, kq, "left")
+        c = np.searchsorted(ks, kq, "right") - a
+        tot = int(c.sum())
+        if tot:
+            k = np.repeat(eq, c)
+            j = eb[np.repeat(a - (np.cumsum(c) - c), c) + np.arange(tot)]
+            ok = np.all((q_lo[k] <= hi[j]) & (lo[j] <= q_hi[k]), axis=1)
+            # each pair once: in the cell of the low corner of the intersection
+            corner = np.floor((np.maximum(q_lo[k], lo[j]) - origin) / h).astype(np.int64)
+            cq = qcell[np.repeat(np.arange(len(eq)), c)]
+            ok &= np.all(corner == cq, axis=1)
+            out.append(np.column_stack([k[ok], j[ok]]))
+    p = np.vstack(out) if out else np.zeros((0, 2), dtype=np.int64)
+    p = np.unique(p.astype(np.int64), axis=0) if len(p) else p.astype(np.int64)
+    return p
+
 
 #: Downward move (LDU) of the resting test (public name of ``_REST_DROP``).
 REST_DROP = _REST_DROP
@@ -39,15 +172,16 @@ class BroadPhase:
         """Candidate pairs (i < j, boxes grown down by the rest drop) involving the ``queried`` parts,
         yielded in chunks of at most :data:`_BROAD_ROWS` enumerated rows, each pair once.
 
-        Sweep and prune along the axis where the boxes' sweep lists are shortest: every part with
-        geometry is the finder of the boxes that start after its own (in sweep order: by start, ties
-        by index) and inside its box on that axis, so each pair is found once, from the member whose
-        box starts first. Finders enumerate their lists in passes of :data:`_BROAD_WINDOW` boxes,
-        in chunks of at most :data:`_BROAD_ROWS` rows, so memory stays bounded even when every box
-        meets every other (thousands of parts drawn at one place). With ``hits`` ((n,) int, updated
-        by the consumer between chunks), a finder that already has
-        :data:`~bricklayer.constants.CROWDED_PARTNERS` colliding partners stops enumerating (its
-        pairs would not be tested).
+        A uniform grid (module notes): each box is entered in every cell it covers; in each cell
+        (entries sorted by box) an entry is the finder of the entries after it, and a pair whose
+        boxes overlap is kept only in the cell of the low corner of their intersection, so each pair
+        is found once. Finders enumerate their lists in passes of :data:`_BROAD_WINDOW` entries, in
+        chunks of at most :data:`_BROAD_ROWS` rows, so memory stays bounded even when every box meets
+        every other (thousands of parts drawn at one place). With ``hits`` ((n,) int, updated by the
+        consumer between chunks), a finder whose box already has
+        :data:`~bricklayer.constants.CROWDED_PARTNERS` colliding partners stops enumerating (its pairs
+        would not be tested). Boxes covering more than :data:`_GRID_MAX_CELLS` cells are tested against
+        every box directly, in the first chunks.
         """
         use = np.flatnonzero(self.has_shape)
         lo = self.box_lo.copy()
@@ -66,31 +200,33 @@ class BroadPhase:
             p = np.sort(p[p[:, 0] != p[:, 1]], axis=1)
             yield np.unique(p, axis=0) if len(p) else p.reshape(0, 2)
             return
-        finders = use
         is_q = np.zeros(self.n, dtype=bool)
         is_q[q] = True
         everyone = len(q) == len(use)
-        best = None
-        for ax in range(3):
-            order = np.argsort(lo[:, ax], kind="stable")
-            xs = lo[order, ax]
-            stop = np.searchsorted(xs, hi[finders, ax], side="right")
-            rank = np.empty(self.n, dtype=np.int64)
-            rank[order] = np.arange(self.n)
-            first = rank[finders] + 1  # canonical: boxes after the finder's own in sweep order
-            total = int(np.maximum(stop - first, 0).sum())
-            if best is None or total < best[0]:
-                best = (total, order, first, stop)
-        total, order, cur, stop = best
-        if total == 0:
-            return
+        order, cell, cur, stop, huge, h, origin = _grid_lists(lo, hi, use, None if everyone else is_q)
+        if len(huge):
+            # boxes too large for the grid: against every box (each pair once: huge pairs from the lower index)
+            is_huge = np.zeros(self.n, dtype=bool)
+            is_huge[huge] = True
+            step = max(1, _BROAD_ROWS // max(len(use), 1))
+            for s in range(0, len(huge), step):
+                hh = huge[s:s + step]
+                ov = np.all((lo[use][None, :, :] <= hi[hh, None, :]) & (lo[hh, None, :] <= hi[use][None, :, :]), axis=2)
+                a, b = np.nonzero(ov)
+                i, j = hh[a], use[b]
+                ok = (i != j) & (~is_huge[j] | (i < j))
+                if not everyone:
+                    ok &= is_q[i] | is_q[j]
+                p = np.sort(np.column_stack([i[ok], j[ok]]), axis=1)
+                if len(p):
+                    yield p
         live = np.flatnonzero(stop > cur)
         while len(live):
-            # one window of at most _BROAD_WINDOW boxes per finder and pass: a finder that reaches
+            # one window of at most _BROAD_WINDOW entries per finder and pass: a finder that reaches
             # CROWDED_PARTNERS colliding partners stops enumerating (thousands of coincident parts cost
             # each about one window, not all the others)
             if hits is not None:
-                live = live[hits[finders[live]] < CROWDED_PARTNERS]
+                live = live[hits[order[live]] < CROWDED_PARTNERS]
             take = np.minimum(stop[live] - cur[live], _BROAD_WINDOW)
             csum = np.cumsum(take)
             k0 = 0
@@ -102,11 +238,15 @@ class BroadPhase:
                 rows = np.repeat(live[k0:k1], c)
                 offs = np.arange(m) - np.repeat(np.cumsum(c) - c, c)
                 j = order[np.repeat(cur[live[k0:k1]], c) + offs]
-                i = finders[rows]
+                i = order[rows]
                 ok = np.all(lo[j] <= hi[i], axis=1) & np.all(lo[i] <= hi[j], axis=1)
                 if not everyone:
                     ok &= is_q[i] | is_q[j]
-                p = np.sort(np.column_stack([i[ok], j[ok]]), axis=1)
+                # each pair once: only in the cell of the low corner of the two boxes' intersection
+                sel = np.flatnonzero(ok)
+                corner = np.floor((np.maximum(lo[i[sel]], lo[j[sel]]) - origin) / h).astype(np.int64)
+                sel = sel[np.all(corner == cell[rows[sel]], axis=1)]
+                p = np.sort(np.column_stack([i[sel], j[sel]]), axis=1)
                 if len(p):
                     yield p
                 k0 = k1

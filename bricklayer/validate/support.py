@@ -99,7 +99,7 @@ from .connections import connection_graph
 from .fcl import SHAPE_STORE
 from .graphs import component_labels, reachable
 from .hollows import hollow_stud_edges
-from .spatial import _REST_DROP
+from .spatial import _REST_DROP, box_overlap_pairs
 
 
 @dataclass(frozen=True, eq=False)
@@ -158,15 +158,12 @@ def _labels(n: int, e: np.ndarray) -> np.ndarray:
 
 
 def _box_pairs(lo: np.ndarray, hi: np.ndarray, q: np.ndarray, others: np.ndarray) -> np.ndarray:
-    """(m, 2) pairs (q[k], others[j]) whose boxes overlap; numpy in chunks of ``q``."""
-    out = []
-    step = max(1, 2_000_000 // max(len(others), 1))
-    for s in range(0, len(q), step):
-        qq = q[s:s + step]
-        ov = np.all((lo[qq, None, :] <= hi[None, others, :]) & (lo[None, others, :] <= hi[qq, None, :]), axis=2)
-        i, j = np.nonzero(ov)
-        out.append(np.column_stack([qq[i], others[j]]))
-    return np.vstack(out) if out else np.zeros((0, 2), dtype=np.intp)
+    """(m, 2) pairs (q[k], others[j]) whose boxes (``lo`` / ``hi`` (n, 3) LDU, closed) overlap, in the
+    order of ``k`` then ``j``; from the broad phase's uniform grid (:func:`.spatial.box_overlap_pairs`),
+    so the work grows with the parts and their neighbours, not with ``len(q) * len(others)``."""
+    q, others = np.asarray(q, dtype=np.intp), np.asarray(others, dtype=np.intp)
+    p = box_overlap_pairs(lo[others], hi[others], lo[q], hi[q])
+    return np.column_stack([q[p[:, 0]], others[p[:, 1]]]) if len(p) else np.zeros((0, 2), dtype=np.intp)
 
 
 def _settle_edges(eng, labels: np.ndarray, supported: np.ndarray) -> np.ndarray:

@@ -105,7 +105,7 @@ def test_path_test_stops_a_brick_sliding_over_a_stud():
         g = _Geometry(b)
         assert g.lo[1, 0] == 60.25 and g.hi[0, 2] == 27.75 and g.lo[1, 2] == 8 * z + 0.25
         along_x = np.array([1.0, 0.0, 0.0])
-        lo, hi = g._interval(1, 0, along_x)
+        lo, hi = g.overlap_interval(1, 0, along_x)
         if blocked:
             assert (lo, hi) == (40.5, 139.5)
         else:
@@ -154,8 +154,8 @@ def test_column_test_worked_values():
         out = {}
         for n, d in zip(_DIR_NAMES, DIRECTIONS):
             out[n] = g.columns_block(1, 0, d)
-            s_lo, s_hi = g._interval(1, 0, d)
-            fcl = s_hi > s_lo and g._sweep(g.model(1, 0.25), g.model(0, 0.25), g.inv[1] @ g.t[0],
+            s_lo, s_hi = g.overlap_interval(1, 0, d)
+            fcl = s_hi > s_lo and g.sweep(g.model(1, 0.25), g.model(0, 0.25), g.inv[1] @ g.t[0],
                                            g.inv[1][:3, :3] @ d, s_lo, s_hi)
             assert out[n] == fcl, n  # the sampled FCL test agrees
         return out
@@ -194,8 +194,8 @@ def test_column_test_of_a_tilted_part_agrees_with_the_sampled_test():
               for i in (0, 1) for a in range(3)]
         for d in DIRECTIONS:
             a = int(np.abs(d).argmax())
-            s_lo, s_hi = g._interval(1, 0, d)
-            fcl = bool(s_hi > s_lo and g._sweep(g.model(1, 0.25), g.model(0, 0.25), g.inv[1] @ g.t[0],
+            s_lo, s_hi = g.overlap_interval(1, 0, d)
+            fcl = bool(s_hi > s_lo and g.sweep(g.model(1, 0.25), g.model(0, 0.25), g.inv[1] @ g.t[0],
                                                 g.inv[1][:3, :3] @ d, s_lo, s_hi))
             assert _columns.meets(rs[3 + a], rs[a], forward=bool(d[a] < 0)) == fcl, (shift, d)
 

@@ -139,3 +139,41 @@ def test_appended_since_counts_top_level_placements():
     b.add_raw(Element("3005"), Pose(translation=(0, 0, 72)))
     assert b.flattened_placements[:4] == flat and b.flattened_placements[0] is flat[0]
     assert np.allclose(b.flattened_placements[4].pose.translation, (0, 0, 72))
+
+
+def test_report_after_appends_equals_the_report_from_empty_caches(official_dir):
+    """The agent-facing report (``brickwright.validation.validation_report``) keeps collision records,
+    pair depth estimates and part descriptions across append-only edits (issue 20): after each edit it
+    must equal the report of the same build validated with every cache emptied."""
+    import json
+
+    from brickwright.validation import validation_report
+
+    def fresh(b):
+        b._cache.clear()
+        return validation_report(b)
+
+    def same(r1, r2):
+        return json.dumps(r1, sort_keys=True, default=str) == json.dumps(r2, sort_keys=True, default=str)
+
+    b = from_ldraw((official_dir / "1788_Treasure_Chest.mpd").read_text())
+    r0 = validation_report(b)
+    n = r0["parts"]
+    assert n == 186
+    # 1. a copy of a brick 2 LDU beside itself collides with it: one more colliding pair, named by both
+    ref = next(fp for fp in b.flattened_placements if fp.content.ldraw_id.startswith("300"))
+    b.add_raw(ref.content, ref.pose @ Pose(translation=(2, 0, 0)))
+    r1 = validation_report(b)
+    new = b.describe(b.flattened_placements[n])
+    added = [c for c in r1["collisions"] if c not in r0["collisions"]]
+    assert len(r1["collisions"]) > len(r0["collisions"]) and all(new in (c["a"]["label"], c["b"]["label"])
+                                                                 for c in added)
+    assert any({c["a"]["label"], c["b"]["label"]} == {new, b.describe(ref)} for c in added)
+    assert same(r1, fresh(b))
+    # 2. a brick 200 LDU above the highest part floats: one more floating part
+    r1 = validation_report(b)
+    top = max(b.bounding_box.max.z, 0)
+    b.add_raw(Element("3005"), Pose(translation=(0, 0, top + 200)))
+    r2 = validation_report(b)
+    assert len(r2["floating"]) == len(r1["floating"]) + 1 and r2["parts"] == n + 2
+    assert same(r2, fresh(b))

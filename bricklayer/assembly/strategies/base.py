@@ -8,6 +8,50 @@ the search gives up on one unit (:meth:`bricklayer.assembly.search._Search._give
 To add a strategy: write a module here with a class that has a ``name`` and an ``apply`` method as in
 :class:`DeadlockStrategy`, add an instance to :data:`bricklayer.assembly.strategies.STRATEGIES`, and put its
 name in ``PlannerOptions.strategies`` where it should be tried (``options.DEFAULT_STRATEGIES``).
+
+What a strategy may use (nothing else; no private name, ``_x``, of another module or object:
+``tests/test_architecture.py::test_strategies_use_only_the_public_interface``). Units are indices into
+``search.units``; parts are flat indices of the planning build; directions unit vectors (planning frame).
+
+The search ``search`` (:class:`~bricklayer.assembly.search._Search`):
+
+- ``units``, ``parts``: :class:`~bricklayer.assembly.plan.Unit` and its planned parts (int array) per unit;
+  ``owner`` (part -> unit or -1), ``alive`` (part still in the model), ``gone`` (unit taken out),
+  ``nbr`` (unit -> neighbouring units), ``g``, ``pl``, ``deadline`` (``cpu_clock`` seconds);
+  ``top_level``, ``allow_groups``, ``nested`` (what kind of search it is);
+- ``top(k)``: top z (LDU) of unit k; ``grounded(k)``: unit k is a root; ``own_parts(k)``: its parts as a set;
+- ``unit_directions(k)``: ``(name, vector)`` directions of unit k in the order tried;
+- ``all_blockers(parts, dv)``: live parts stopping ``parts`` along ``dv``;
+- ``cut_off(ks)``: neighbours left without a root (in hand: split off) without units ``ks``;
+  ``stranded(ks)``: the units that taking ``ks`` out leaves hanging, or None when too many;
+  ``units_connected(ks)``: units ``ks`` are one piece;
+- ``stuck_parts(left, why, kind)``: single-part units stuck for ``kind``, highest first;
+- ``drop_unit(k)``: take unit k out; ``replace_units(ks, new_units)``: swap units, returns the new indices;
+- ``sequence_group(ks, extra)``: plan of units ``ks`` (and parts ``extra``) built in hand, or None;
+- ``child_units(u)``, ``units_without(u, parts)``, ``units_taken_apart(u)``: the units one level down of a
+  multi-part unit, without some parts, or opened down to parts and kept sub-builds;
+- ``bad_groups``, ``bad_peels``, ``press_met``: memos of the strategies' failed tries;
+- ``type(search)(pl, g, units, roots, allow_groups, in_hand=, deadline=)`` and ``run()``: a new search.
+
+The planner ``search.pl`` (:class:`~bricklayer.assembly.search._Planner`): ``opt``
+(:class:`~bricklayer.assembly.options.PlannerOptions`); counters ``kept``, ``dissolved``, ``snap_fits``,
+``held_steps``, ``peel_left`` (CPU seconds); ``sub_build_units(unit, flat)``: a sub-build's placements as
+units; ``expand_sub_builds(units, flat)``: sub-builds that cannot be kept replaced by their placements;
+``planned_assembly(g, removed, failed)``: a search's removals as a
+:class:`~bricklayer.assembly.plan.PlannedAssembly`.
+
+The geometry ``search.g`` (:class:`~bricklayer.assembly.geometry._Geometry`): ``n``, ``flat``, ``t``/``inv``
+(world poses and their inverses), ``has``, ``skip``, ``neighbors``, ``contact``, ``hit_pairs``,
+``joint_axes``, ``hinges``, ``snap`` (pairs taken as snap fits; a strategy adds to it);
+``directions(i)``, ``candidates(i, dv)``, ``blocks(u, j, dv)``: the path test of one part;
+``snap_fit(u, j)``, ``has_clip(j)``, ``threaded_axes(pin, i)``, ``press_in(...)``, ``turn_group_in(...)``;
+``final_inset(u, j)``, ``overlap_interval(u, j, dv)``, ``model(i, inset)``, ``sweep(...)``: the pieces of the
+sampled path test, for a test with another inset; ``flex_fail``, ``flex_deep``: memos of flexed tries.
+
+Module functions: :func:`~bricklayer.assembly.options.cpu_clock`,
+:func:`~bricklayer.assembly.plan.is_sub_build`, :func:`~bricklayer.assembly.plan.planned_parts`,
+:func:`~bricklayer.assembly.geometry.connected_pieces`, :class:`~bricklayer.assembly.plan.Move`,
+:func:`snap_fits_found`, :func:`~bricklayer.assembly.strategies.subassembly.take_group`.
 """
 
 from __future__ import annotations

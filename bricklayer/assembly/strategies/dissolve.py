@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..plan import _is_sub_build
+from ..plan import is_sub_build
 
 __all__ = ["DissolveSubBuild"]
 
@@ -15,13 +15,13 @@ class DissolveSubBuild:
     name = "dissolve"
 
     def apply(self, search, left: list, why: dict, removed: list, failed: dict) -> list | None:
-        self = search
-        subs = [k for k in left if _is_sub_build(self.units[k].content) and len(self.parts[k]) > 1]
+        subs = [k for k in left if is_sub_build(search.units[k].content) and len(search.parts[k]) > 1]
         if not subs:
             return None
         new_units = []
         for k in subs:
-            self.pl.dissolved += 1
-            self.pl.kept -= 1
-            new_units.extend(self.pl._expand(self.pl._children(self.units[k], self.g.flat), self.g.flat))
-        return self._replace(subs, new_units)
+            search.pl.dissolved += 1
+            search.pl.kept -= 1
+            flat = search.g.flat
+            new_units.extend(search.pl.expand_sub_builds(search.pl.sub_build_units(search.units[k], flat), flat))
+        return search.replace_units(subs, new_units)

@@ -3,30 +3,30 @@
 from __future__ import annotations
 
 from ...constants import TOL
-from ..options import _clock
+from ..options import cpu_clock
 from .base import snap_fits_found
 
 __all__ = ["FlexedPart"]
 
 
-def _flexed_part(self, left, why):
+def _flexed_part(search, left, why):
     """Deadlock, last resort: a stuck single part that gets in along one of its directions when the parts
     blocking it there (all touching it, at most 4) let it by with the press-fit allowance; marks those pairs
     snap fits and returns their number, else None."""
-    g = self.g
-    extra = TOL.collision_inset + max(self.pl.opt.press_insets)
-    memo = g._flex_fail
-    deep = g._flex_deep
-    for k in self._stuck_parts(left, why, "blocked"):
-        if _clock() > self.deadline:
+    g = search.g
+    extra = TOL.collision_inset + max(search.pl.opt.press_insets)
+    memo = g.flex_fail
+    deep = g.flex_deep
+    for k in search.stuck_parts(left, why, "blocked"):
+        if cpu_clock() > search.deadline:
             return None
-        u = int(self.parts[k][0])
+        u = int(search.parts[k][0])
         old = memo.get(u)
-        if old is not None and all(self.alive[x] and (u, x) not in g.snap for x in old):
+        if old is not None and all(search.alive[x] and (u, x) not in g.snap for x in old):
             continue
         stop = set()
-        for _, dv in self._dirs(k):
-            bl = self.all_blockers({u}, dv)
+        for _, dv in search.unit_directions(k):
+            bl = search.all_blockers({u}, dv)
             if not bl:
                 continue
             if len(bl) > 4:
@@ -42,13 +42,13 @@ def _flexed_part(self, left, why):
                 key = (u, j, dv.tobytes())
                 hit = deep.get(key)
                 if hit is None:
-                    base = g._final_inset(u, j)
+                    base = g.final_inset(u, j)
                     if base is None:
                         hit = False
                     else:
                         ins = max(base, extra)
-                        s_lo, s_hi = g._interval(u, j, dv)
-                        hit = g._sweep(g.model(u, ins), g.model(j, ins), g.inv[u] @ g.t[j], dloc, s_lo, s_hi)
+                        s_lo, s_hi = g.overlap_interval(u, j, dv)
+                        hit = g.sweep(g.model(u, ins), g.model(j, ins), g.inv[u] @ g.t[j], dloc, s_lo, s_hi)
                     deep[key] = hit
                 if hit:
                     stop.add(j)

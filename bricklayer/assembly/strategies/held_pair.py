@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..options import _clock
-from ..plan import Move, _Unit
+from ..options import cpu_clock
+from ..plan import Move, Unit
 
 __all__ = ["HeldPair"]
 
 
-def _held_pair(self, left: list, why: dict):
+def _held_pair(search, left: list, why: dict):
     """Deadlock, last resort: two single parts interlocked with each other, set down together.
 
     A stuck part k and a part j it touches (collision broad phase) that blocks it, where each part
@@ -21,26 +21,26 @@ def _held_pair(self, left: list, why: dict):
     Unlike a subassembly they need not be joined to each other. Returns ``(unit, direction
     name)`` with both parts dropped from the search, or None.
     """
-    g = self.g
-    for k in self._stuck_parts(left, why, "blocked"):
-        if _clock() > self.deadline:
+    g = search.g
+    for k in search.stuck_parts(left, why, "blocked"):
+        if cpu_clock() > search.deadline:
             return None
-        a = int(self.parts[k][0])
+        a = int(search.parts[k][0])
         for b in sorted(set(why[k][1].values())):
-            v = int(self.owner[b])
-            if v < 0 or v == k or self.gone[v] or len(self.parts[v]) != 1 or (a, b) not in g.contact:
+            v = int(search.owner[b])
+            if v < 0 or v == k or search.gone[v] or len(search.parts[v]) != 1 or (a, b) not in g.contact:
                 continue
-            if not all(self.grounded(x) or (self.nbr[x] - {k, v}) for x in (k, v)):
+            if not all(search.grounded(x) or (search.nbr[x] - {k, v}) for x in (k, v)):
                 continue
-            if self.cut_off({k, v}):
+            if search.cut_off({k, v}):
                 continue
-            for dname, dv in self._dirs(k):
-                if self.all_blockers({a, b}, dv):
+            for dname, dv in search.unit_directions(k):
+                if search.all_blockers({a, b}, dv):
                     continue
-                u = _Unit(np.array(sorted((a, b))), None, None, None, "held pair", dv=dv)
-                self._drop(k)
-                self._drop(v)
-                self.pl.held_steps += 1
+                u = Unit(np.array(sorted((a, b))), None, None, None, "held pair", dv=dv)
+                search.drop_unit(k)
+                search.drop_unit(v)
+                search.pl.held_steps += 1
                 return u, dname
     return None
 

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from ..options import _clock
+from ..options import cpu_clock
 from ..plan import Move
 
 __all__ = ["HeldStep"]
 
 
-def _held_step(self, left: list, why: dict):
+def _held_step(search, left: list, why: dict):
     """Deadlock: a held step, or None (module notes).
 
     A pin or axle (a single part) that alone holds up some units, all
@@ -22,15 +22,15 @@ def _held_step(self, left: list, why: dict):
     stays one piece without them. Returns ``[(unit, direction name),
     ...]`` in removal order, the held units marked ``held``.
     """
-    g = self.g
-    for k in self._stuck_parts(left, why, "holds"):
-        if _clock() > self.deadline:
+    g = search.g
+    for k in search.stuck_parts(left, why, "holds"):
+        if cpu_clock() > search.deadline:
             return None
-        pin = int(self.parts[k][0])
-        hang = self._stranded({k})
-        if not hang or sum(len(self.parts[v]) for v in hang) + 1 > self.pl.opt.max_held:
+        pin = int(search.parts[k][0])
+        hang = search.stranded({k})
+        if not hang or sum(len(search.parts[v]) for v in hang) + 1 > search.pl.opt.max_held:
             continue
-        hp = {i for v in hang for i in self.parts[v].tolist()}
+        hp = {i for v in hang for i in search.parts[v].tolist()}
         # threaded on the pin: mated through a non-stud joint, or passed through by the pin as drawn
         # (:meth:`~bricklayer.assembly.geometry._Geometry.threaded_axes`: an axle in a liftarm hole drawn 0.87 LDU off)
         thr = {i: list(g.joint_axes.get((pin, i), ())) for i in hp}
@@ -47,42 +47,42 @@ def _held_step(self, left: list, why: dict):
                     reach.add(y)
                     todo.append(y)
         if axes and len(reach) == len(hp) + 1:
-            got = _free_without(self, k, set(), axes)
-            if got is None or self.cut_off({k} | hang):
+            got = _free_without(search, k, set(), axes)
+            if got is None or search.cut_off({k} | hang):
                 continue
             out = {pin}
             steps = [(k, got)]
-            rest = sorted(hang, key=lambda x: -self.top(x))
+            rest = sorted(hang, key=lambda x: -search.top(x))
             while rest:
                 for v in rest:
-                    fv = _free_without(self, v, out)
+                    fv = _free_without(search, v, out)
                     if fv is not None:
                         break
                 else:
                     break
                 rest.remove(v)
-                out |= self._mine(v)
+                out |= search.own_parts(v)
                 steps.append((v, fv))
             if rest:
                 continue
             res = []
             for n, (v, (dname, dv)) in enumerate(steps):
-                self.units[v].dv = dv
-                self.units[v].held = n > 0
+                search.units[v].dv = dv
+                search.units[v].held = n > 0
                 res.append((v, dname))
             return res
     return None
 
 
-def _free_without(self, k: int, out: set, along: list | None = None):
+def _free_without(search, k: int, out: set, along: list | None = None):
     """(name, unit vector) of the first direction along which unit k gets in when the parts ``out`` are
     gone too, else None (the straight-line test of :meth:`free_direction`, without hinge turns).
     ``along``: only directions within the joint cosine of one of these unit axes."""
-    g, own = self.g, self._mine(k)
-    for dname, dv in self._dirs(k):
-        if along is not None and not any(abs(float(dv @ ax)) > self.pl.opt.joint_cos for ax in along):
+    g, own = search.g, search.own_parts(k)
+    for dname, dv in search.unit_directions(k):
+        if along is not None and not any(abs(float(dv @ ax)) > search.pl.opt.joint_cos for ax in along):
             continue
-        if not any(self.alive[j] and j not in own and j not in out and g.blocks(i, j, dv)
+        if not any(search.alive[j] and j not in own and j not in out and g.blocks(i, j, dv)
                    for i in own for j in g.candidates(i, dv).tolist()):
             return dname, dv
     return None
@@ -105,6 +105,6 @@ class HeldStep:
             return None
         search.pl.held_steps += 1
         for k, dname in step:
-            search._drop(k)
+            search.drop_unit(k)
             removed.append(Move(search.units[k], dname))
         return []

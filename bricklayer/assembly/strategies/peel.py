@@ -6,14 +6,14 @@ import copy
 
 import numpy as np
 
-from ..geometry import _pieces
-from ..options import DIRECTIONS, _clock
-from ..plan import PlannedAssembly, _is_sub_build, _planned, _Unit
+from ..geometry import connected_pieces
+from ..options import DIRECTIONS, cpu_clock
+from ..plan import PlannedAssembly, is_sub_build, planned_parts, Unit
 
 __all__ = ["Peel"]
 
 
-def _peel(self, left: list, why: dict):
+def _peel(search, left: list, why: dict):
     """Deadlock (top level, before stuck sub-builds are dissolved): peel a few parts off a placed unit.
 
     A stuck kept sub-build k that, along one of its directions, only a few parts (at most
@@ -26,38 +26,38 @@ def _peel(self, left: list, why: dict):
     sub-builds as units). Built forwards: the unit without them goes in, then the wing into its slot,
     then the peeled piece (the connector block, pushed along its pins through both beams), each an
     ordinary move checked by the rules. Smallest peel first, one per deadlock; returns the new units
-    (see :meth:`_replace`) or None. Failed peels are not tried again, and peels take at most
+    (see :meth:`replace_units`) or None. Failed peels are not tried again, and peels take at most
     :data:`_PEEL_SHARE` of the search time in all."""
-    if self.pl.peel_left <= 0:
+    if search.pl.peel_left <= 0:
         return None
-    t0 = _clock()
+    t0 = cpu_clock()
     try:
-        return _peel_now(self, left, why)
+        return _peel_now(search, left, why)
     finally:
-        self.pl.peel_left -= _clock() - t0
+        search.pl.peel_left -= cpu_clock() - t0
 
 
-def _peel_now(self, left: list, why: dict):
-    t0 = _clock()
-    g = self.g
-    bad = self._bad_peels
+def _peel_now(search, left: list, why: dict):
+    t0 = cpu_clock()
+    g = search.g
+    bad = search.bad_peels
     cands = []
-    for k in sorted(left, key=lambda x: -self.top(x))[:self.pl.opt.group_seeds]:
+    for k in sorted(left, key=lambda x: -search.top(x))[:search.pl.opt.group_seeds]:
         w = why.get(k)
         # a stuck kept sub-build (the wing): a single part has the other fallbacks (held steps, presses)
-        if not w or w[0] != "blocked" or not _is_sub_build(self.units[k].content):
+        if not w or w[0] != "blocked" or not is_sub_build(search.units[k].content):
             continue
-        own = self._mine(k)
-        for dname, dv in self._dirs(k):
-            if _clock() > self.deadline:
+        own = search.own_parts(k)
+        for dname, dv in search.unit_directions(k):
+            if cpu_clock() > search.deadline:
                 break
             b: set = set()
             ok = True
             for i in own:
                 for j in g.candidates(i, dv).tolist():
-                    if self.alive[j] and j not in own and j not in b and g.blocks(i, j, dv):
+                    if search.alive[j] and j not in own and j not in b and g.blocks(i, j, dv):
                         b.add(j)
-                        if len(b) > self.pl.opt.max_peel:
+                        if len(b) > search.pl.opt.max_peel:
                             ok = False
                             break
                 if not ok:
@@ -66,8 +66,8 @@ def _peel_now(self, left: list, why: dict):
                 continue
             by: dict = {}
             for j in b:
-                o = int(self.owner[j])
-                if o == k or self.gone[o] or len(self.parts[o]) <= 1:
+                o = int(search.owner[j])
+                if o == k or search.gone[o] or len(search.parts[o]) <= 1:
                     ok = False
                     break
                 by.setdefault(o, set()).add(j)
@@ -75,18 +75,18 @@ def _peel_now(self, left: list, why: dict):
                 continue
             size = 0
             for o in list(by):
-                by[o] = by[o] | _cut_loose(self, o, by[o])
+                by[o] = by[o] | _cut_loose(search, o, by[o])
                 size += len(by[o])
-                ok = ok and len(self.parts[o]) - len(by[o]) >= 2
-            if not ok or size > self.pl.opt.max_peel_group:
+                ok = ok and len(search.parts[o]) - len(by[o]) >= 2
+            if not ok or size > search.pl.opt.max_peel_group:
                 continue
             key = frozenset((o, frozenset(p)) for o, p in by.items())
             if key in bad:
                 continue
-            if not all(_piece_free(self, p) for p in by.values()):
+            if not all(_piece_free(search, p) for p in by.values()):
                 bad.add(key)
                 continue
-            cands.append((size, -self.top(k), k, by, key))
+            cands.append((size, -search.top(k), k, by, key))
     cands.sort(key=lambda c: c[:3])
     seen: set = set()
     tries = 0
@@ -94,80 +94,80 @@ def _peel_now(self, left: list, why: dict):
         if key in seen:
             continue
         seen.add(key)
-        if tries >= self.pl.opt.peel_tries or _clock() > self.deadline or self.pl.peel_left <= _clock() - t0:
+        if tries >= search.pl.opt.peel_tries or cpu_clock() > search.deadline or search.pl.peel_left <= cpu_clock() - t0:
             break
         tries += 1
         new_units: list = []
         for o, peel in by.items():
-            rest = _replan_without(self, o, peel)
+            rest = _replan_without(search, o, peel)
             if rest is None:
                 break
-            new_units.extend(_peeled_piece(self, o, peel))
-            u = self.units[o]
-            new_units.append(_Unit(np.array(sorted(rest.order)), None, None, None, f"{u.label} (peeled)",
+            new_units.extend(_peeled_piece(search, o, peel))
+            u = search.units[o]
+            new_units.append(Unit(np.array(sorted(rest.order)), None, None, None, f"{u.label} (peeled)",
                                    sub=rest, peeled=True))
         else:
-            return self._replace(list(by), new_units)
+            return search.replace_units(list(by), new_units)
         bad.add(key)
     return None
 
 
-def _cut_loose(self, o: int, drop: set) -> set:
+def _cut_loose(search, o: int, drop: set) -> set:
     """Parts of unit o that, with parts ``drop`` gone, are cut off from its largest piece."""
-    pieces = sorted(_pieces(set(self.parts[o].tolist()) - drop, self.g.neighbors), key=len, reverse=True)
+    pieces = sorted(connected_pieces(set(search.parts[o].tolist()) - drop, search.g.neighbors), key=len, reverse=True)
     return set().union(*pieces[1:]) if len(pieces) > 1 else set()
 
 
-def _piece_free(self, s: set) -> bool:
+def _piece_free(search, s: set) -> bool:
     """Parts ``s`` can leave together along a straight line now (an axis or one of their directions)."""
-    g = self.g
+    g = search.g
     dirs = list(DIRECTIONS)
     for i in s:
         dirs += [d for _, d in g.directions(i)]
-    return any(not any(self.alive[j] and j not in s and g.blocks(i, j, dv)
+    return any(not any(search.alive[j] and j not in s and g.blocks(i, j, dv)
                        for i in s for j in g.candidates(i, dv).tolist()) for dv in dirs)
 
 
-def _replan_without(self, o: int, drop: set):
+def _replan_without(search, o: int, drop: set):
     """Plan (``order``, ``directions``, ``units``) of unit o without parts ``drop``, built in hand, or None."""
-    units = self._units_without(self.units[o], drop)
+    units = search.units_without(search.units[o], drop)
     if not units:
         return None
-    s = type(self)(self.pl, self.g, units, np.zeros(self.g.n, dtype=bool), allow_groups=True, in_hand=True,
-                deadline=self.deadline)
-    s.nested = self.nested
+    s = type(search)(search.pl, search.g, units, np.zeros(search.g.n, dtype=bool), allow_groups=True, in_hand=True,
+                deadline=search.deadline)
+    s.nested = search.nested
     rem, fail = s.run()
     if fail or not rem:
         return None
-    res = self.pl._result(self.g, rem, {})
+    res = search.pl.planned_assembly(search.g, rem, {})
     return PlannedAssembly(res.order, res.directions, res.units)
 
 
-def _peeled_piece(self, o: int, peel: set) -> list:
+def _peeled_piece(search, o: int, peel: set) -> list:
     """Units of the parts ``peel`` taken off unit o: a kept nested sub-build that is exactly them, else
     one subassembly built in hand, else single parts."""
-    g = self.g
+    g = search.g
 
     def kept(u):
-        for v in self._child_units(u) if (_is_sub_build(u.content) or u.sub is not None) else ():
-            ids = set(_planned(g, v).tolist())
-            if ids == peel and _is_sub_build(v.content):
+        for v in search.child_units(u) if (is_sub_build(u.content) or u.sub is not None) else ():
+            ids = set(planned_parts(g, v).tolist())
+            if ids == peel and is_sub_build(v.content):
                 return copy.copy(v)
             if peel <= ids and len(ids) > len(peel):
                 return kept(v)
         return None
 
-    got = kept(self.units[o])
+    got = kept(search.units[o])
     if got is not None:
         return [got]
-    singles = [_Unit(np.array([i]), g.flat[i].content, g.flat[i].pose, None, f"#{i} peeled") for i in sorted(peel)]
+    singles = [Unit(np.array([i]), g.flat[i].content, g.flat[i].pose, None, f"#{i} peeled") for i in sorted(peel)]
     if len(peel) > 1:
-        s = type(self)(self.pl, g, singles, np.zeros(g.n, dtype=bool), allow_groups=False, in_hand=True,
-                    deadline=self.deadline)
+        s = type(search)(search.pl, g, singles, np.zeros(g.n, dtype=bool), allow_groups=False, in_hand=True,
+                    deadline=search.deadline)
         rem, fail = s.run()
         if not fail and rem:
-            res = self.pl._result(g, rem, {})
-            return [_Unit(np.array(sorted(res.order)), None, None, None, "peeled piece",
+            res = search.pl.planned_assembly(g, rem, {})
+            return [Unit(np.array(sorted(res.order)), None, None, None, "peeled piece",
                           sub=PlannedAssembly(res.order, res.directions, res.units),
                           peeled=True)]
     return singles

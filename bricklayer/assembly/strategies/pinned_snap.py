@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from ..options import _clock
+from ..options import cpu_clock
 from .base import snap_fits_found
 
 __all__ = ["PinnedSnap"]
 
 
-def _pinned_snap(self, left: list, why: dict) -> int:
+def _pinned_snap(search, left: list, why: dict) -> int:
     """Deadlock, last resort: snap fits of a part on a pin gripped by a clip; returns how many were found.
 
     A stuck single part u mated through non-stud joints to live parts (the pin it hangs on) can leave
@@ -20,14 +20,14 @@ def _pinned_snap(self, left: list, why: dict) -> int:
     drawn). It is the one-sided snap fit of :meth:`~bricklayer.assembly.geometry._Geometry.snap_fit` with the mates' stops across
     their own axis, which every part on a pin has, not held against it. Tried after held pairs: a
     clip is required, else a brick beside a corner brick would pass."""
-    g = self.g
+    g = search.g
     found = 0
     for k in left:
         w = why.get(k)
-        if not w or w[0] != "blocked" or not w[1] or len(self.parts[k]) != 1:
+        if not w or w[0] != "blocked" or not w[1] or len(search.parts[k]) != 1:
             continue
-        u = int(self.parts[k][0])
-        mates = [m for m in g.neighbors[u] if self.alive[m] and (u, m) in g.joint_axes]
+        u = int(search.parts[k][0])
+        mates = [m for m in g.neighbors[u] if search.alive[m] and (u, m) in g.joint_axes]
         if not mates:
             continue
         axes = [a for m in mates for a in g.joint_axes[(u, m)]]
@@ -36,7 +36,7 @@ def _pinned_snap(self, left: list, why: dict) -> int:
                 continue
             ok, along_any = True, False
             for _, dv in g.directions(u):
-                if any(abs(float(a @ dv)) > self.pl.opt.joint_cos for a in axes):
+                if any(abs(float(a @ dv)) > search.pl.opt.joint_cos for a in axes):
                     along_any = True
                     if not g.blocks(u, j, dv):
                         ok = False
@@ -48,7 +48,7 @@ def _pinned_snap(self, left: list, why: dict) -> int:
                 g.snap.update(((u, j), (j, u)))
                 found += 1
                 break
-        if _clock() > self.deadline:
+        if cpu_clock() > search.deadline:
             break
     return found
 

@@ -2,30 +2,30 @@
 
 from __future__ import annotations
 
-from ..options import _clock
+from ..options import cpu_clock
 from ..plan import Move
 
 __all__ = ["PressedPart"]
 
 
-def _pressed_part(self, left, why):
+def _pressed_part(search, left, why):
     """Deadlock: a stuck single part that slides in lifted and is pressed down (:meth:`~bricklayer.assembly.geometry._Geometry.press_in`),
     highest first (at most ``PlannerOptions.group_seeds``); ``(unit, direction name)`` or None. A part whose last try was
     stopped only by parts still in place is not tried again."""
-    cache = self._press_met
-    for k in self._stuck_parts(left, why, "blocked"):
-        if _clock() > self.deadline:
+    cache = search.press_met
+    for k in search.stuck_parts(left, why, "blocked"):
+        if cpu_clock() > search.deadline:
             return None
         met = cache.get(k)
-        if met is not None and all(self.alive[x] for x in met):
+        if met is not None and all(search.alive[x] for x in met):
             continue
         met = set()
-        got = self.g.press_in(int(self.parts[k][0]), self.alive, met)
+        got = search.g.press_in(int(search.parts[k][0]), search.alive, met)
         if got is None:
             cache[k] = met
             continue
         name, dv, press = got
-        self.units[k].dv, self.units[k].press = dv, press
+        search.units[k].dv, search.units[k].press = dv, press
         return k, name
     return None
 
@@ -44,6 +44,6 @@ class PressedPart:
         if got is None:
             return None
         k, dname = got
-        search._drop(k)
+        search.drop_unit(k)
         removed.append(Move(search.units[k], dname))
         return []

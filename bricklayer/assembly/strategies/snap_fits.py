@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..options import _clock
+from ..options import cpu_clock
 from .base import snap_fits_found
 
 __all__ = ["SnapFits"]
@@ -19,7 +19,6 @@ class SnapFits:
     name = "snap_fits"
 
     def apply(self, search, left: list, why: dict, removed: list, failed: dict) -> list | None:
-        self = search
         found = 0
         for k in left:
             w = why.get(k)
@@ -27,10 +26,10 @@ class SnapFits:
                 continue
             only = set(w[1].values())
             for j in only:
-                for i in self.parts[k].tolist():
+                for i in search.parts[k].tolist():
                     one = len(only) == 1
-                    if (i, j) in self.g.contact and (i, j) not in self.g.snap and self.g.snap_fit(i, j, one):
+                    if (i, j) in search.g.contact and (i, j) not in search.g.snap and search.g.snap_fit(i, j, one):
                         found += 1
-            if _clock() > self.deadline:
+            if cpu_clock() > search.deadline:
                 break
-        return snap_fits_found(self, why, found)
+        return snap_fits_found(search, why, found)

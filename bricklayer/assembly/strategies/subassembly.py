@@ -4,33 +4,33 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..geometry import _pieces
-from ..options import _clock
-from ..plan import Move, _is_sub_build, _planned, _Unit
+from ..geometry import connected_pieces
+from ..options import cpu_clock
+from ..plan import Move, is_sub_build, planned_parts, Unit
 
 __all__ = ["Subassembly"]
 
 
-def _find_group(self, left: list, removed: list = ()):
+def _find_group(search, left: list, removed: list = ()):
     """A smallest rigid group of stuck units that can leave together (see module notes), or None.
 
     ``removed``: the search's removals so far; a group in pieces may take back single parts from it
     that join its pieces (:func:`~bricklayer.assembly.strategies.subassembly._bridges`), which are then deleted from it."""
-    seeds = sorted((k for k in left), key=lambda x: -self.top(x))[:self.pl.opt.group_seeds]
+    seeds = sorted((k for k in left), key=lambda x: -search.top(x))[:search.pl.opt.group_seeds]
     best = None
     for k in seeds:
-        if _clock() > self.deadline:
+        if cpu_clock() > search.deadline:
             break
-        for dname, dv in self._dirs(k):
+        for dname, dv in search.unit_directions(k):
             ks = {k}
-            parts = set(self.parts[k].tolist())
+            parts = set(search.parts[k].tolist())
             ok = False
-            while len(parts) <= self.pl.opt.max_group:
-                b = self.all_blockers(parts, dv)
-                more = {int(self.owner[j]) for j in b}
+            while len(parts) <= search.pl.opt.max_group:
+                b = search.all_blockers(parts, dv)
+                more = {int(search.owner[j]) for j in b}
                 if not more:
                     # what the group alone holds up goes with it (a plate with the dishes hanging under it)
-                    more = self._stranded(ks)
+                    more = search.stranded(ks)
                     if more is None:
                         break
                 if not more:
@@ -38,25 +38,25 @@ def _find_group(self, left: list, removed: list = ()):
                     break
                 ks |= more
                 for v in more:
-                    parts |= set(self.parts[v].tolist())
+                    parts |= set(search.parts[v].tolist())
             if not ok or len(ks) < 2 or (best is not None and len(parts) >= best[0]):
                 continue
-            if self.cut_off(ks):
+            if search.cut_off(ks):
                 continue
             bridge: list = []
-            if not self._connected(ks):
-                bridge = _bridges(self, ks, dv, removed)
+            if not search.units_connected(ks):
+                bridge = _bridges(search, ks, dv, removed)
                 if not bridge:
                     continue
             extra = [int(removed[pos].unit.idx[0]) for pos in bridge]
-            if len(parts) + len(extra) > self.pl.opt.max_group:
+            if len(parts) + len(extra) > search.pl.opt.max_group:
                 continue
             fk = (frozenset(ks), tuple(sorted(extra)))
-            if fk in self._bad_groups:
+            if fk in search.bad_groups:
                 continue
-            sub = self._sequence_group(ks, extra)
+            sub = search.sequence_group(ks, extra)
             if sub is None:
-                self._bad_groups.add(fk)  # its parts do not change: it cannot be built in hand later either
+                search.bad_groups.add(fk)  # its parts do not change: it cannot be built in hand later either
                 continue
             best = (len(parts) + len(extra), ks, dname, sub, dv, bridge)
             if len(parts) <= 3:
@@ -71,7 +71,7 @@ def _find_group(self, left: list, removed: list = ()):
     return ks, dname, sub, dv
 
 
-def _bridges(self, ks: set, dv: np.ndarray, removed: list):
+def _bridges(search, ks: set, dv: np.ndarray, removed: list):
     """Single parts already taken out that join the pieces of group ``ks`` into one: positions in
     ``removed`` (at most :data:`MAX_BRIDGE`), or None.
 
@@ -85,11 +85,11 @@ def _bridges(self, ks: set, dv: np.ndarray, removed: list):
     """
     if not removed:
         return None
-    g = self.g
-    pieces = _pieces(set(ks), self.nbr)
+    g = search.g
+    pieces = connected_pieces(set(ks), search.nbr)
     if len(pieces) < 2:
         return []
-    where = {i: n for n, piece in enumerate(pieces) for k in piece for i in self.parts[k].tolist()}
+    where = {i: n for n, piece in enumerate(pieces) for k in piece for i in search.parts[k].tolist()}
     merged = list(range(len(pieces)))
 
     def root(n):
@@ -100,7 +100,7 @@ def _bridges(self, ks: set, dv: np.ndarray, removed: list):
     picked = []
     for pos in range(len(removed) - 1, -1, -1):  # most recent first (nearest in the assembly order)
         u = removed[pos].unit
-        if u.sub is not None or u.turn is not None or u.held or len(u.idx) != 1 or _is_sub_build(u.content):
+        if u.sub is not None or u.turn is not None or u.held or len(u.idx) != 1 or is_sub_build(u.content):
             continue
         if pos + 1 < len(removed) and removed[pos + 1].unit.held:
             continue  # the pin of a held step: its held units rely on it going in after them
@@ -110,11 +110,11 @@ def _bridges(self, ks: set, dv: np.ndarray, removed: list):
         touched = {root(where[j]) for j in g.neighbors[p] if j in where}
         if len(touched) < 2:
             continue
-        if any(self.alive[j] and j not in where and g.blocks(p, j, dv) for j in g.candidates(p, dv).tolist()):
+        if any(search.alive[j] and j not in where and g.blocks(p, j, dv) for j in g.candidates(p, dv).tolist()):
             continue
         ok = True
         for v, _ in removed[pos + 1:]:
-            vparts = _planned(g, v) if v.sub is None else np.asarray(v.sub.order, dtype=np.int64)
+            vparts = planned_parts(g, v) if v.sub is None else np.asarray(v.sub.order, dtype=np.int64)
             if v.dv is None or v.press is not None or (v.turn is not None and any((int(i), p) in g.contact for i in vparts.tolist())):
                 ok = False  # no direction known, or a turned move near it (not re-tested here)
                 break
@@ -130,19 +130,19 @@ def _bridges(self, ks: set, dv: np.ndarray, removed: list):
             merged[root(n)] = root(first)
         if len({root(n) for n in range(len(pieces))}) == 1:
             return picked
-        if len(picked) >= self.pl.opt.max_bridge:
+        if len(picked) >= search.pl.opt.max_bridge:
             return None
     return None
 
 
 
-def _take_group(search, grp, removed: list) -> list:
+def take_group(search, grp, removed: list) -> list:
     """Replace the units of a group found by a strategy by one subassembly unit and remove it at once."""
     ks, dname, sub, dv, *turn = grp
-    u = _Unit(np.array(sorted(sub.order)), None, None, None, "subassembly", sub=sub, dv=dv,
+    u = Unit(np.array(sorted(sub.order)), None, None, None, "subassembly", sub=sub, dv=dv,
               turn=turn[0] if turn else None)
-    new = search._replace(list(ks), [u])
-    search._drop(new[0])
+    new = search.replace_units(list(ks), [u])
+    search.drop_unit(new[0])
     removed.append(Move(u, dname))
     return []
 
@@ -162,4 +162,4 @@ class Subassembly:
         if not search.allow_groups:
             return None
         grp = _find_group(search, left, removed)
-        return None if grp is None else _take_group(search, grp, removed)
+        return None if grp is None else take_group(search, grp, removed)

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from ..options import _clock
-from .subassembly import _take_group
+from ..options import cpu_clock
+from .subassembly import take_group
 
 __all__ = ["TurnedGroup"]
 
 
-def _turned_group(self, left: list):
+def _turned_group(search, left: list):
     """Deadlock: a hinged lid with what is built on it, turned in as one subassembly, or None.
 
     A stuck unit that is, or touches, a part h mated through a click hinge to a live part m outside it
@@ -18,49 +18,49 @@ def _turned_group(self, left: list):
     the hinge as one (:meth:`~bricklayer.assembly.geometry._Geometry.turn_group_in`), be connected, leave the rest supported and be
     built in hand. Returns ``(units, direction name, plan, direction, turn)``.
     """
-    g = self.g
+    g = search.g
     mates: dict = {}
     for a, b in g.hinges:
         mates.setdefault(a, []).append(b)
-    for k in sorted(left, key=lambda x: -self.top(x))[:self.pl.opt.group_seeds]:
-        if _clock() > self.deadline:
+    for k in sorted(left, key=lambda x: -search.top(x))[:search.pl.opt.group_seeds]:
+        if cpu_clock() > search.deadline:
             return None
         hs = []
-        for i in self.parts[k].tolist():
+        for i in search.parts[k].tolist():
             for h in [i] + sorted(g.neighbors[i]):
-                if self.alive[h] and h in mates and h not in hs:
+                if search.alive[h] and h in mates and h not in hs:
                     hs.append(h)
         for h in hs:
             for m in mates[h]:
-                if not self.alive[m] or int(self.owner[m]) in (int(self.owner[h]), k):
+                if not search.alive[m] or int(search.owner[m]) in (int(search.owner[h]), k):
                     continue
-                ks = {k, int(self.owner[h])}
+                ks = {k, int(search.owner[h])}
                 got = None
                 while True:
-                    more = self._stranded(ks)
+                    more = search.stranded(ks)
                     if more is None:
                         break
                     ks |= more
-                    if int(self.owner[m]) in ks:
+                    if int(search.owner[m]) in ks:
                         break
-                    parts = sorted({i for v in ks for i in self.parts[v].tolist()})
-                    if len(parts) > self.pl.opt.max_turn_group:
+                    parts = sorted({i for v in ks for i in search.parts[v].tolist()})
+                    if len(parts) > search.pl.opt.max_turn_group:
                         break
-                    got, x = g.turn_group_in(parts, h, m, self.alive)
+                    got, x = g.turn_group_in(parts, h, m, search.alive)
                     if got is not None:
                         break
-                    v = int(self.owner[x]) if x >= 0 else -1
-                    if v < 0 or v in ks or not any(v in self.nbr[w] for w in ks):
+                    v = int(search.owner[x]) if x >= 0 else -1
+                    if v < 0 or v in ks or not any(v in search.nbr[w] for w in ks):
                         break
                     ks.add(v)
-                if got is None or not self._connected(ks) or self.cut_off(ks):
+                if got is None or not search.units_connected(ks) or search.cut_off(ks):
                     continue
                 fk = (frozenset(ks), h, m)
-                if fk in self._bad_groups:
+                if fk in search.bad_groups:
                     continue
-                sub = self._sequence_group(ks)
+                sub = search.sequence_group(ks)
                 if sub is None:
-                    self._bad_groups.add(fk)
+                    search.bad_groups.add(fk)
                     continue
                 name, dv, turn = got
                 return ks, name, sub, dv, turn
@@ -80,4 +80,4 @@ class TurnedGroup:
         if not search.allow_groups:
             return None
         grp = _turned_group(search, left)
-        return None if grp is None else _take_group(search, grp, removed)
+        return None if grp is None else take_group(search, grp, removed)

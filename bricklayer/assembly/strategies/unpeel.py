@@ -12,8 +12,7 @@ class TakeApartPeeled:
     name = "take_apart_peeled"
 
     def apply(self, search, left: list, why: dict, removed: list, failed: dict) -> list | None:
-        self = search
-        peeled = [k for k in left if self.units[k].peeled and self.units[k].sub is not None]
+        peeled = [k for k in left if search.units[k].peeled and search.units[k].sub is not None]
         if not peeled:
             return None
-        return self._replace(peeled, [v for k in peeled for v in self._unit_parts_units(self.units[k])])
+        return search.replace_units(peeled, [v for k in peeled for v in search.units_taken_apart(search.units[k])])
