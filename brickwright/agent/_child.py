@@ -350,6 +350,10 @@ def op_explore(req: dict) -> dict:
         if isinstance(exc, SyntaxError):
             line = exc.lineno
         hint = did_you_mean(exc, scope)
+        if build is None and notes and "NoneType" in str(exc):
+            # the snippet used `build`, which build.py did not give: point at the note above, not at the snippet
+            hint = ("`build` is None in this snippet: " + re.split(r"[,;:]", notes[0].strip("()"))[0]
+                    + " (see above); fix build.py, or explore without `build`")
         print(f"{type(exc).__name__}" + (f" at snippet line {line}" if line else "") + f": {exc}"
               + (f"\nHint: {hint}" if hint else ""))
         return {"passed": False}

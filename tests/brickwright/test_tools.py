@@ -125,3 +125,15 @@ def test_explore_shows_the_snippet_output_even_when_build_py_prints_a_lot(box):
                                        "    print('x' * 50000)\n    return LegoBuild()\n"})
     r = box.run("explore", {"code": "print('alive')"})
     assert "alive" in r.text and "xxxxx" not in r.text
+
+
+def test_explore_with_a_failing_build_py_says_why_build_is_none(box):
+    """A played run: build.py raised, the snippet used ``build`` and got a second, puzzling error; the hint
+    names the first cause (build.py failed) instead."""
+    box.run("write_build", {"content": "from bricklayer import *\n\ndef create_build():\n"
+                                       "    raise ValueError('no such connector')\n"})
+    r = box.run("explore", {"code": "len(build.placements)"})
+    assert "build.py failed" in r.text and "no such connector" in r.text
+    assert "Hint: `build` is None in this snippet: build.py failed (see above)" in r.text
+    # a snippet that does not use `build` still runs
+    assert "42" in box.run("explore", {"code": "print(6 * 7)"}).text
