@@ -243,3 +243,10 @@ def test_support_after_appends_equals_a_full_analysis(official_dir, monkeypatch)
     assert s5["floating"] == s0["floating"] and r5["components"] == r0["components"] + 1
     assert [n, n + 1, n + 2, n + 3, n + 4] in s5["components"]
     assert ran[-1] is False
+    # 5. the first 2 x 4 brick again at its pose: a duplicate of it (the placement faults are extended)
+    b.add_raw(Element("3001"), Pose(translation=(1000, 0, g)))
+    r6, _ = check(b)
+    assert len(r6["duplicates"]) == len(r0["duplicates"]) + 1
+    from bricklayer.validate.catalog_checks import placement_faults
+
+    assert [(f.index, f.other) for f in placement_faults(b) if f.kind == "duplicate"][-1] == (n + 5, n)
