@@ -366,6 +366,18 @@ class ConnectionGraph:
             found = self._edge_set = set(map(tuple, self._edges.tolist()))
         return (a, b) in found
 
+    def mated_pairs(self, ij: np.ndarray) -> np.ndarray:
+        """(m,) bool: :meth:`mated` of each row ``(i, j)`` of ``ij`` ((m, 2) int part indices), by one
+        binary search of the sorted part pairs (for the thousands of colliding pairs of a large build)."""
+        ij = np.asarray(ij, dtype=np.int64).reshape(-1, 2)
+        e, n = self._edges, max(self._n, 1)
+        if not len(ij) or not len(e):
+            return np.zeros(len(ij), dtype=bool)
+        keys = e[:, 0] * n + e[:, 1]  # sorted: the edges are unique rows in (lo, hi) order
+        q = np.minimum(ij[:, 0], ij[:, 1]) * n + np.maximum(ij[:, 0], ij[:, 1])
+        pos = np.minimum(np.searchsorted(keys, q), len(keys) - 1)
+        return keys[pos] == q
+
     def _component_labels(self) -> np.ndarray:
         """(n,) component label of each part: the connected components of :attr:`graph`, computed
         in numpy over the same edges (:func:`.graphs.component_labels`, scipy's labels; no networkx graph needed)."""
@@ -840,6 +852,14 @@ def _point_candidates(pos, males: np.ndarray, females: np.ndarray, r: float, que
         out.append(np.column_stack([males[i], females[j]]))
     else:
         fq, mq = females[query[females]], males[query[males]]
+        if len(fq) + len(mq) <= _BRUTE_QUERIES:
+            # a few queried rows (an appended part): only rows in the box of the queries grown by ``r``
+            # can pair; the subsets keep the row order, so the pairs and their order are the same
+            qp = pos[np.concatenate([fq, mq])]
+            if len(qp):
+                lo, hi = qp.min(axis=0) - r, qp.max(axis=0) + r
+                near = np.all((pos >= lo) & (pos <= hi), axis=1)
+                males, females = males[near[males]], females[near[females]]
         i, j = _pairs_within(pos[males], pos[fq], r)
         out.append(np.column_stack([males[i], fq[j]]))
         i, j = _pairs_within(pos[females], pos[mq], r)

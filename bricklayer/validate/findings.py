@@ -451,11 +451,13 @@ def report_of(build, *, source: str = "build", expected_components: int | None =
     # and whether they are scaled do not change when parts are appended
     rows: dict = build.derived_data("findings.collision_rows", dict, lambda old, k: old)
     for r in collision_details(build, max_depth_estimates):
-        ia, ib = index_of(r.a), index_of(r.b)
+        got = rows.get(id(r))
+        if got is not None and got[0] is not r:
+            got = None
+        ia, ib = (index_of(r.a), index_of(r.b)) if got is None else got[3]
         if ia in dup_any and ib in dup_any:
             continue  # the same part twice: reported once, as DUPLICATE
-        got = rows.get(id(r))
-        if got is not None and got[0] is r:
+        if got is not None:
             c = got[1]
             cols.append({**c, "a": dict(c["a"]), "b": dict(c["b"]), "direction": list(c["direction"])})
             col_lines.append(got[2])
@@ -475,7 +477,7 @@ def report_of(build, *, source: str = "build", expected_components: int | None =
                          + (" (mated, but deeper than a press fit allows)" if c["mated"] else "")
                          + (f"; try: {hint}" if hint else ""))
         rows[id(r)] = (r, {**c, "a": dict(c["a"]), "b": dict(c["b"]), "direction": list(c["direction"])},
-                       col_lines[-1])
+                       col_lines[-1], (ia, ib))
     sup = support_graph(build)
     below = sup.below_ground if sup.below_ground is not None else np.zeros(len(flat), dtype=bool)
     floating, below_ground = [], []
