@@ -164,6 +164,13 @@ def _names_index() -> dict:
     return out
 
 
+class _Faults(list):
+    """The list of :func:`placement_faults`, with the number of placements it covers
+    (``n_placements``), so that it can be extended after append-only edits."""
+
+    n_placements = 0
+
+
 def placement_faults(build) -> list:
     """Mirrored chiral, distorted and duplicate placements of a build (module rules).
 
@@ -178,37 +185,56 @@ def placement_faults(build) -> list:
         never reported mirrored or distorted, parts without geometry never mirrored.
     """
 
-    def make() -> list:
+    def make(start: int = 0, old: list | None = None) -> list:
+        """The faults of placements ``start`` and later appended to ``old`` (the faults of the first
+        ``start``): an appended placement comes after every earlier one, so it changes no earlier
+        placement's faults (a duplicate names the lowest index of its class)."""
         from ._world import flexible_mask, world_arrays
 
         wa = world_arrays(build)
         n = len(wa.placements)
-        out: list = []
-        if not n:
+        out = _Faults(old or ())
+        out.n_placements = n
+        if n <= start:
             return out
         flex = flexible_mask(build)
-        r = wa.mesh_transforms[:, :3, :3]
+        r = wa.mesh_transforms[start:, :3, :3]
         # singular values only where the matrix may be off a rotation: the squared singular values are
         # the eigenvalues of R^T R, within its Frobenius distance d from I of 1, so d < 2 t - t^2
         # (t = DISTORTION_TOL) keeps every singular value within t of 1; exact SVD for the rest
         gram = np.einsum("nki,nkj->nij", r, r) - np.eye(3)
         safe = 0.95 * (2 * DISTORTION_TOL - DISTORTION_TOL ** 2)
         maybe = np.flatnonzero(~(np.sqrt((gram ** 2).sum(axis=(1, 2))) < safe))  # NaN matrices go to the SVD
-        s = np.ones((n, 3))
+        s = np.ones((n - start, 3))
         if len(maybe):
             s[maybe] = np.linalg.svd(r[maybe], compute_uv=False)
         dev = np.abs(s - 1).max(axis=1)
         det = np.linalg.det(r)
-        for i in np.flatnonzero(~flex & (dev > DISTORTION_TOL)).tolist():
-            out.append(PlacementFault("distorted", i, None, {"singular_values": [round(float(x), 4) for x in s[i]]}))
-        for i in np.flatnonzero(~flex & (det < 0)).tolist():
+        new: list = []
+        for i in (np.flatnonzero(~flex[start:] & (dev > DISTORTION_TOL)) + start).tolist():
+            new.append(PlacementFault("distorted", i, None,
+                                      {"singular_values": [round(float(x), 4) for x in s[i - start]]}))
+        for i in (np.flatnonzero(~flex[start:] & (det < 0)) + start).tolist():
             key = wa.keys[i]
             if key.startswith("?") or _symmetric_key(key):
                 continue
-            out.append(PlacementFault("mirrored", i, None, {"mirror_part": mirror_part(key)}))
+            new.append(PlacementFault("mirrored", i, None, {"mirror_part": mirror_part(key)}))
         # duplicates: same part key, same pose (rounded), sorted by a hash of the rounded pose
         pos_q = np.round(wa.poses[:, :3, 3] / max(TOL.connector_position, 1e-6)).astype(np.int64)
         rot_q = np.round(wa.poses[:, :3, :3].reshape(n, 9) / _DUP_ROT).astype(np.int64)
+        if start:  # each appended placement against the earlier ones of its part
+            q = np.column_stack([pos_q, rot_q])
+            for i in range(start, n):
+                if flex[i]:
+                    continue
+                idx = np.asarray(wa.groups[wa.keys[i]])
+                idx = idx[idx < i]
+                same = idx[np.all(q[idx] == q[i], axis=1)] if len(idx) else idx
+                if len(same):
+                    new.append(PlacementFault("duplicate", i, int(same.min()), {}))
+            new.sort(key=lambda f: (f.index, f.kind))
+            out.extend(new)
+            return out
         multi = [idx for idx in wa.groups.values() if len(idx) >= 2]
         if multi:
             # rows (part key, rounded pose); each row after the first of its class (lowest index) is a duplicate
@@ -222,10 +248,15 @@ def placement_faults(build) -> list:
             j = first[cls]
             dup = (rows != j) & ~np.asarray(flex, dtype=bool)[rows]
             for i, jj in zip(rows[dup].tolist(), j[dup].tolist()):
-                out.append(PlacementFault("duplicate", i, jj, {}))
-        out.sort(key=lambda f: (f.index, f.kind))
+                new.append(PlacementFault("duplicate", i, jj, {}))
+        new.sort(key=lambda f: (f.index, f.kind))
+        out.extend(new)
         return out
 
-    return build._cached("validate.placement_faults", make)
+    def extend(old, k):
+        n0 = getattr(old, "n_placements", None)
+        return None if n0 is None else make(n0, old)
+
+    return build.derived_data("validate.placement_faults", make, extend)
 
 

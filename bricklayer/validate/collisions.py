@@ -728,9 +728,11 @@ def collision_details(build, max_depth_estimates: int = 200) -> list[CollisionRe
         return d
 
     records: dict = build.derived_data("validate.records", dict, lambda old, k: old)
-    for k, (i, j) in enumerate(sorted(map(tuple, eng.reported().tolist()))):
+    rep = sorted(map(tuple, eng.reported().tolist()))
+    mated_all = g.mated_pairs(np.array(rep, dtype=np.int64).reshape(-1, 2)).tolist()
+    for k, (i, j) in enumerate(rep):
         a, b = flat[i], flat[j]
-        mated = g.mated(i, j)
+        mated = mated_all[k]
         # a record is kept across append-only edits while its placements, instances, estimate and
         # mating are the same (indices of the earlier parts do not move)
         rkey = (i, j, int(inst[i]), int(inst[j]), k < max_depth_estimates, mated)

@@ -366,6 +366,18 @@ class ConnectionGraph:
             found = self._edge_set = set(map(tuple, self._edges.tolist()))
         return (a, b) in found
 
+    def mated_pairs(self, ij: np.ndarray) -> np.ndarray:
+        """(m,) bool: :meth:`mated` of each row ``(i, j)`` of ``ij`` ((m, 2) int part indices), by one
+        binary search of the sorted part pairs (for the thousands of colliding pairs of a large build)."""
+        ij = np.asarray(ij, dtype=np.int64).reshape(-1, 2)
+        e, n = self._edges, max(self._n, 1)
+        if not len(ij) or not len(e):
+            return np.zeros(len(ij), dtype=bool)
+        keys = e[:, 0] * n + e[:, 1]  # sorted: the edges are unique rows in (lo, hi) order
+        q = np.minimum(ij[:, 0], ij[:, 1]) * n + np.maximum(ij[:, 0], ij[:, 1])
+        pos = np.minimum(np.searchsorted(keys, q), len(keys) - 1)
+        return keys[pos] == q
+
     def _component_labels(self) -> np.ndarray:
         """(n,) component label of each part: the connected components of :attr:`graph`, computed
         in numpy over the same edges (:func:`.graphs.component_labels`, scipy's labels; no networkx graph needed)."""
@@ -391,6 +403,15 @@ class ConnectionGraph:
         segment joints of :mod:`ldraw_data.segments`: 44 in 6285's chest), which are pieces of one
         flexible whole, not separate objects of the model.
         """
+        return [[self.placements[i] for i in c] for c in self.component_indices]
+
+    @property
+    def component_indices(self) -> list:
+        """:attr:`components` as lists of indices into :attr:`placements` (the flattened placements),
+        in the same order (computed once per graph)."""
+        got = self.__dict__.get("_component_idx")
+        if got is not None:
+            return [list(c) for c in got]
         ex = self.exempt
         labels = self._component_labels()
         order = np.argsort(labels, kind="stable")
@@ -398,7 +419,8 @@ class ConnectionGraph:
         comps = [c.tolist() for c in np.split(order, cuts)] if self._n else []
         comps = [c for c in comps if not ex[c].all()]
         comps.sort(key=lambda c: (-len(c), c[0]))
-        return [[self.placements[i] for i in c] for c in comps]
+        self.__dict__["_component_idx"] = comps
+        return [list(c) for c in comps]
 
     def pair_codes(self) -> np.ndarray:
         """(m, 2) int: global type codes of the two connectors of each row of :attr:`pairs`."""
@@ -617,7 +639,8 @@ class _ConnectionIndex:
         else:
             self.unseated_inst = np.zeros((0, 4))
         uns: list = []
-        pairs, kind_codes = _mated(w, query, uns)
+        self._ranks = _coincident_ranks(w)
+        pairs, kind_codes = _mated(w, query, uns, self._ranks[0])
         self._add_unseated(uns, inst)
         # pairs found now are in placement indices; store by instance
         new_inst_pairs = np.column_stack([inst[pairs[:, 0]], pairs[:, 1], inst[pairs[:, 2]], pairs[:, 3]]) \
@@ -691,7 +714,9 @@ class _ConnectionIndex:
         query = np.zeros(len(w["code"]), dtype=bool)
         query[len(old["code"]):] = True
         uns: list = []
-        pairs, kind_codes = _mated(w, query, uns)
+        prev = getattr(self, "_ranks", None)
+        self._ranks = _coincident_ranks(w, prev if prev is not None and len(prev[0]) == len(old["code"]) else None)
+        pairs, kind_codes = _mated(w, query, uns, self._ranks[0])
         self._add_unseated(uns, inst)
         new_inst_pairs = np.column_stack([inst[pairs[:, 0]], pairs[:, 1], inst[pairs[:, 2]], pairs[:, 3]]) \
             if len(pairs) else np.zeros((0, 4), dtype=np.int64)
@@ -827,6 +852,14 @@ def _point_candidates(pos, males: np.ndarray, females: np.ndarray, r: float, que
         out.append(np.column_stack([males[i], females[j]]))
     else:
         fq, mq = females[query[females]], males[query[males]]
+        if len(fq) + len(mq) <= _BRUTE_QUERIES:
+            # a few queried rows (an appended part): only rows in the box of the queries grown by ``r``
+            # can pair; the subsets keep the row order, so the pairs and their order are the same
+            qp = pos[np.concatenate([fq, mq])]
+            if len(qp):
+                lo, hi = qp.min(axis=0) - r, qp.max(axis=0) + r
+                near = np.all((pos >= lo) & (pos <= hi), axis=1)
+                males, females = males[near[males]], females[near[females]]
         i, j = _pairs_within(pos[males], pos[fq], r)
         out.append(np.column_stack([males[i], fq[j]]))
         i, j = _pairs_within(pos[females], pos[mq], r)
@@ -871,6 +904,56 @@ def _slide_candidates(pos, length, sm: np.ndarray, sf: np.ndarray, query) -> lis
     return out
 
 
+def _coincident_hash(w: dict, start: int = 0) -> np.ndarray:
+    """(N - start,) uint64 key of rows ``start`` and later: connector type, 0.5 LDU origin cell
+    (``TOL.connector_position``) and axis rounded to quarters (splitmix-style mixing)."""
+    code = w["code"][start:]
+    cell = np.floor(w["pos"][start:] / TOL.connector_position).astype(np.int64)
+    ax = np.round(w["axis"][start:] * 4).astype(np.int64)
+    cols = [code.astype(np.int64), cell[:, 0], cell[:, 1], cell[:, 2], ax[:, 0], ax[:, 1], ax[:, 2]]
+    with np.errstate(over="ignore"):
+        h = np.full(len(code), 0x9E3779B97F4A7C15, dtype=np.uint64)
+        for c in cols:
+            h = h ^ c.astype(np.uint64)
+            h = h * np.uint64(0xBF58476D1CE4E5B9)
+            h = h ^ (h >> np.uint64(29))
+    return h
+
+
+def _coincident_ranks(w: dict, prev: tuple | None = None) -> tuple[np.ndarray, np.ndarray | None]:
+    """(rank (N,) int of :func:`_coincident_rank`, the N row keys sorted) of ``w``.
+
+    ``prev``: the same pair for the first ``len(prev[0])`` rows, when the rows after them belong to
+    parts appended after every part of those rows (:meth:`_ConnectionIndex.append`): ranks go by
+    owning part, so the old rows keep theirs and a new row's rank is the number of old rows with
+    its key plus its place among the new rows with that key (in row order, which is part order).
+    Costs the new rows plus one merge of the sorted keys, not a sort of all rows. The sorted keys
+    are None when there are too few rows to rank (all ranks 0)."""
+    n = len(w["code"])
+    if n <= COINCIDENT_CONNECTORS:
+        return np.zeros(n, dtype=np.int64), None
+    if prev is not None and prev[1] is not None and len(prev[0]) <= n:
+        n0 = len(prev[0])
+        h = _coincident_hash(w, n0)
+        hs0 = prev[1]
+        before = np.searchsorted(hs0, h, "right") - np.searchsorted(hs0, h, "left")
+        o = np.argsort(h, kind="stable")
+        hn = h[o]
+        start = np.flatnonzero(np.r_[True, hn[1:] != hn[:-1]]) if len(hn) else np.zeros(0, np.int64)
+        within = np.empty(len(h), dtype=np.int64)
+        within[o] = np.arange(len(h)) - np.repeat(start, np.diff(np.r_[start, len(h)]))
+        rank = np.concatenate([prev[0], before + within])
+        return rank, np.insert(hs0, np.searchsorted(hs0, hn), hn)
+    h = _coincident_hash(w)
+    o = np.lexsort((np.arange(n), w["owner"], h))
+    hs = h[o]
+    start = np.flatnonzero(np.r_[True, hs[1:] != hs[:-1]])
+    size = np.diff(np.r_[start, n])
+    rank = np.empty(n, dtype=np.int64)
+    rank[o] = np.arange(n) - np.repeat(start, size)
+    return rank, hs
+
+
 def _coincident_rank(w: dict) -> np.ndarray:
     """(N,) int: rank of each connector row among the rows of its type, pointing the same way, with origins
     in the same 0.5 LDU cell (``TOL.connector_position``), by owning part (then row).
@@ -880,30 +963,14 @@ def _coincident_rank(w: dict) -> np.ndarray:
     place belong to parts drawn inside each other (overlaps, reported as collisions), not joints; and
     matching each of N coincident connectors with the N others costs N squared.
     """
-    code = w["code"]
-    n = len(code)
-    if n <= COINCIDENT_CONNECTORS:
-        return np.zeros(n, dtype=np.int64)
-    cell = np.floor(w["pos"] / TOL.connector_position).astype(np.int64)
-    ax = np.round(w["axis"] * 4).astype(np.int64)
-    cols = [code.astype(np.int64), cell[:, 0], cell[:, 1], cell[:, 2], ax[:, 0], ax[:, 1], ax[:, 2]]
-    with np.errstate(over="ignore"):
-        h = np.full(n, 0x9E3779B97F4A7C15, dtype=np.uint64)
-        for c in cols:
-            h = h ^ c.astype(np.uint64)
-            h = h * np.uint64(0xBF58476D1CE4E5B9)
-            h = h ^ (h >> np.uint64(29))
-    o = np.lexsort((np.arange(n), w["owner"], h))
-    hs = h[o]
-    start = np.flatnonzero(np.r_[True, hs[1:] != hs[:-1]])
-    size = np.diff(np.r_[start, n])
-    rank = np.empty(n, dtype=np.int64)
-    rank[o] = np.arange(n) - np.repeat(start, size)
-    return rank
+    return _coincident_ranks(w)[0]
 
 
-def _mated(w: dict, query=None, unseated: list | None = None) -> tuple[np.ndarray, np.ndarray]:
+def _mated(w: dict, query=None, unseated: list | None = None, rank: np.ndarray | None = None
+           ) -> tuple[np.ndarray, np.ndarray]:
     """Mated pairs ``(part_i, conn_i, part_j, conn_j)`` and their JointKind indices (module rules).
+
+    ``rank``: :func:`_coincident_rank` of ``w`` when already known (computed here otherwise).
 
     With ``query`` ((N,) bool over rows), only pairs with at least one queried row are returned.
     Stud-family mates of part pairs that are not seated (:func:`_unseated_rows`) are dropped; with
@@ -918,7 +985,7 @@ def _mated(w: dict, query=None, unseated: list | None = None) -> tuple[np.ndarra
     # only connectors of a type that mates with something present can pair
     present = np.flatnonzero(np.bincount(code, minlength=len(mm)))  # sorted type codes present (np.unique)
     useful = present[(mm[np.ix_(present, present)] >= 0).any(axis=1)]
-    usable = np.isin(code, useful) & (_coincident_rank(w) < COINCIDENT_CONNECTORS)
+    usable = np.isin(code, useful) & ((_coincident_rank(w) if rank is None else rank) < COINCIDENT_CONNECTORS)
     is_slide = sliding_t[code]
     side = side_t[code]
     joint = joint_t[code]

@@ -481,10 +481,22 @@ def report_of(build, *, source: str = "build", expected_components: int | None =
         return dict(d)
 
     cols, col_lines = [], []
+    # record -> (record, row, line): a kept record (collision_details keeps them across append-only
+    # edits) keeps its row and line; its parts' descriptions, whether they were placed with connect()
+    # and whether they are scaled do not change when parts are appended
+    rows: dict = build.derived_data("findings.collision_rows", dict, lambda old, k: old)
     for r in collision_details(build, max_depth_estimates):
-        ia, ib = index_of(r.a), index_of(r.b)
+        got = rows.get(id(r))
+        if got is not None and got[0] is not r:
+            got = None
+        ia, ib = (index_of(r.a), index_of(r.b)) if got is None else got[3]
         if ia in dup_any and ib in dup_any:
             continue  # the same part twice: reported once, as DUPLICATE
+        if got is not None:
+            c = got[1]
+            cols.append({**c, "a": dict(c["a"]), "b": dict(c["b"]), "direction": list(c["direction"])})
+            col_lines.append(got[2])
+            continue
         hint = _collision_hint(build, r, connected, distorted)
         inter = None if r.interference != r.interference else (
             None if r.interference == float("inf") else round(float(r.interference), 2))
@@ -499,6 +511,8 @@ def report_of(build, *, source: str = "build", expected_components: int | None =
                          + (": " + "; ".join(words) if words else "")
                          + (" (mated, but deeper than a press fit allows)" if c["mated"] else "")
                          + (f"; try: {hint}" if hint else ""))
+        rows[id(r)] = (r, {**c, "a": dict(c["a"]), "b": dict(c["b"]), "direction": list(c["direction"])},
+                       col_lines[-1], (ia, ib))
     sup = support_graph(build)
     below = sup.below_ground if sup.below_ground is not None else np.zeros(len(flat), dtype=bool)
     floating, below_ground = [], []
@@ -527,6 +541,8 @@ def report_of(build, *, source: str = "build", expected_components: int | None =
         d["same_as"] = _line_at(describe_placement(build, flat[j]), oj)
         duplicates.append(d)
     comps = build.connected_components
+    # the indices of the listed components, without a look-up per part (the flattened placements are cg's)
+    comp_idx = cg.component_indices if cg.placements is flat and len(comps) > 1 else None
     sizes = [len(c) for c in comps]
     unknown = [describe_placement(build, p) for p in unknown]
     not_parts = [describe_placement(build, p) for p in not_parts]
@@ -599,7 +615,7 @@ def report_of(build, *, source: str = "build", expected_components: int | None =
                         "joined to it:")
         told = {f.index for f in faults if f.kind == "duplicate"} | set(np.flatnonzero(below).tolist())
         for k, c in enumerate(comps[1:MAX_LISTED + 1], start=2):
-            idx = [index_of(fp) for fp in c]
+            idx = comp_idx[k - 1] if comp_idx is not None else [index_of(fp) for fp in c]
             if all(i in told for i in idx):  # already named (DUPLICATE, BELOW GROUND): one defect, one message
                 continue
             who = "; ".join(_where(describe_placement(build, fp)) for fp in c[:4])
@@ -613,7 +629,15 @@ def report_of(build, *, source: str = "build", expected_components: int | None =
     head = (f"{source}: {len(flat)} parts{unread}, {count_of(len(cols), 'colliding pair')}{more}, "
             f"{len(floating) + len(below_ground)} floating, {len(comps)} connected component(s)")
     problems = [clean_text(p) for p in problems]  # names come from files and model code: no terminal escapes
-    contents = list({id(p.content): p.content for p in flat}.values())  # each shared element object once
+    def element_objects(start: int = 0, into: dict | None = None) -> tuple:
+        """(placements seen, id -> content): each shared element object once; extended after appends."""
+        into = {} if into is None else into
+        into.update((id(p.content), p.content) for p in flat[start:])
+        return len(flat), into
+
+    _, seen = build.derived_data("findings.contents", element_objects,
+                                 lambda old, k: None if old[0] > len(flat) else element_objects(old[0], old[1]))
+    contents = list(seen.values())
     return ValidationReport(
         source=source, summary=clean_text(head), parts=len(flat),
         unique_parts=len({c.ldraw_id for c in contents}), unique_elements=len(set(contents)),

@@ -127,6 +127,11 @@ class SupportResult:
     below_ground : (n,) bool
         Stray parts lying below the ground (:func:`_below_ground`); they are among
         :attr:`floating` (nothing holds them to the build), reported as below the ground.
+    reuse : dict or None
+        Bookkeeping for re-validation after append-only edits (:func:`_extend_support`): the part
+        count, the base edges (connections, held panes, resting and intersecting pairs), the sticker
+        mask and edges, the parts supported by the base edges alone and the later passes' edges.
+        None for the ``separate_objects`` analysis (always recomputed).
     """
 
     ground: float
@@ -137,6 +142,7 @@ class SupportResult:
     objects: np.ndarray
     own_ground: dict
     below_ground: np.ndarray = None
+    reuse: dict = None
 
 
 def _reach(n: int, e: np.ndarray, roots: np.ndarray) -> np.ndarray:
@@ -521,20 +527,27 @@ def _own_ground(eng, labels: np.ndarray, supported: np.ndarray, ground: float) -
 STICKER_THICKNESS = 0.3
 
 
-def _stickers(eng) -> np.ndarray:
+def _stickers(eng, start: int = 0) -> np.ndarray:
     """(n,) bool: placements whose part is a sticker (trait "sticker" of :mod:`ldraw_data.traits`, whole
     words: the title starts with "Sticker"): library stickers by their catalog name, MPD-embedded ones
     (``10252 - 6153754q.dat``, "Sticker 3.4 x 0.9 with Dark Azur Rear Window Shape" in 10252
     Volkswagen Beetle) by the first line of their block (:func:`._world.part_title`), or, whatever
     their title, by their shape: a slab at most :data:`STICKER_THICKNESS` thick (5542's
-    ``5542 - 4111899i.dat`` on a tile 2431)."""
+    ``5542 - 4111899i.dat`` on a tile 2431). With ``start`` only placements ``start`` and later are
+    looked at (the rest are False): the parts appended by an edit."""
     from ldraw_data.traits import title_traits
 
     from ._world import _embedded_doc, part_title
 
     out = np.zeros(eng.n, dtype=bool)
     emb = None
-    for key, idx in eng.wa.groups.items():
+    if start:
+        groups: dict = {}
+        for i in range(start, eng.n):
+            groups.setdefault(eng.wa.keys[i], []).append(i)
+    else:
+        groups = eng.wa.groups
+    for key, idx in groups.items():
         if key.startswith("?") and emb is None:
             emb = _embedded_doc(eng._build)
         title = part_title(key, eng.wa.placements[idx[0]].content, emb)
@@ -731,8 +744,130 @@ def _hanging_edges(eng, supported: np.ndarray, cand: np.ndarray) -> np.ndarray:
 _CAPTURE_REACH = 8.0
 
 
+def _base_edges(eng, cg) -> np.ndarray:
+    """(e, 2) int directed support edges ``(supporter, supported)`` that hold whatever else is
+    supported: mated connectors and held panes both ways, resting pairs (lower part first) and
+    intersecting pairs both ways, in this order (the first stage of :func:`support_graph`)."""
+    edges = []
+    if len(cg.pairs):
+        e = cg.pairs[:, [0, 2]]
+        edges += [e, e[:, ::-1]]
+    if len(cg.held):  # a pane held in its frame (.held): support passes both ways, as through connectors
+        edges += [cg.held, cg.held[:, ::-1]]
+    if len(eng.pairs):
+        r = eng.rests
+        edges += [eng.pairs[r[:, 0]][:, ::-1], eng.pairs[r[:, 1]]]
+        hit = eng.pairs[eng.hit]
+        edges += [hit, hit[:, ::-1]]
+    return np.vstack(edges).astype(np.intp) if edges else np.zeros((0, 2), dtype=np.intp)
+
+
+def _grounded(eng, ground: float, below: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """(len(rows),) bool: parts ``rows`` standing on the ground (module rules: within
+    ``TOL.ground_band`` of ``ground`` (LDU), or on an unknown part's origin within
+    :data:`UNKNOWN_BASE_REACH`)."""
+    has, mz = eng.has_shape[rows], eng.min_z[rows]
+    out = has & ~below[rows] & (mz <= ground + TOL.ground_band)
+    unknown = eng.wa.poses[~eng.has_shape, :3, 3]
+    if len(unknown):
+        dz = mz[:, None] - unknown[None, :, 2]
+        mid = (eng.box_lo[rows, :2] + eng.box_hi[rows, :2]) / 2
+        dxy = np.abs(mid[:, None, :] - unknown[None, :, :2]).max(axis=2)
+        out |= has & np.any((dz >= -0.5) & (dz <= TOL.ground_band) & (dxy <= UNKNOWN_BASE_REACH), axis=1)
+    return out
+
+
+#: Box distance (LDU) beyond which an appended supported part cannot change the later passes of
+#: the support analysis (settle, hollow studs, flexible carry, hanging, capture, hair) for another
+#: part: over twice :data:`HAIR_MATE_REACH_LDU` (the longest reach among them: 20 LDU between
+#: connectors) plus ``TOL.settle_drop`` (6 LDU). See :func:`_extend_support`.
+SUPPORT_REACH_LDU = 48.0
+
+
+def _extend_support(build, old: SupportResult) -> SupportResult | None:
+    """The support analysis after parts were appended, from the one before; None when it must be
+    recomputed (:func:`support_graph`'s ``make``).
+
+    Rule: a new part that stands on the ground or is joined by a base edge (:func:`_base_edges`) to
+    a part the base edges already held up is supported in every stage of the analysis, so it is never
+    a candidate of the later passes; it can change their answers only for a part they look at
+    (one not held up by the base edges) within :data:`SUPPORT_REACH_LDU` of it, and it cannot make
+    another part float. So when, after the edit, the ground and the parts below it are the same, the
+    base edges among the old parts are the same (in the same order), no new part is a sticker, a
+    flexible piece or without geometry, every new part is held up by the base edges, and none lies
+    within :data:`SUPPORT_REACH_LDU` of an old part the base edges did not hold up or touches a
+    sticker, the result is the old one with the new parts supported: edges, objects, supported and
+    floating parts equal those of a full analysis (``tests/bricklayer/test_validate_incremental.py``).
+    """
+    from .connections import connection_graph
+
+    r = old.reuse
+    if r is None:
+        return None
+    eng = collision_engine(build)
+    n, n0 = eng.n, r["n"]
+    if n <= n0:
+        return None
+    new = np.arange(n0, n)
+    has = eng.has_shape
+    if not has[new].all() or flexible_mask(build)[new].any() or _stickers(eng, n0)[new].any():
+        return None
+    below = _below_ground(eng)
+    if below[new].any() or not np.array_equal(below[:n0], old.below_ground):
+        return None
+    ground = float(eng.min_z[has & ~below].min())
+    if ground != old.ground:
+        return None
+    p = eng.pairs
+    sticker = np.concatenate([r["sticker"], np.zeros(n - n0, dtype=bool)])
+    if len(p) and sticker.any():
+        touch = (p >= n0).any(axis=1)
+        if (sticker[p[touch]]).any():  # a new part touching a sticker may hold it
+            return None
+    cg = connection_graph(build)
+    base = _base_edges(eng, cg)
+    old_rows = (base < n0).all(axis=1)
+    if not np.array_equal(base[old_rows], r["base"]):
+        return None
+    grounded_new = _grounded(eng, ground, below, new)
+    sup0 = np.concatenate([r["sup0"], grounded_new])
+    fresh = base[~old_rows]
+    if (~sup0[fresh[:, 1]] & (fresh[:, 1] < n0)).any():  # a new part holds up an old loose one
+        return None
+    while True:  # held up along base edges from the old supported parts and the new grounded ones
+        step = fresh[sup0[fresh[:, 0]] & ~sup0[fresh[:, 1]]]
+        if not len(step):
+            break
+        sup0[step[:, 1]] = True
+    if not sup0[new].all():
+        return None
+    loose = np.flatnonzero(~r["sup0"])  # old parts the later passes look at
+    if len(loose):
+        g = SUPPORT_REACH_LDU
+        lo, hi = eng.box_lo, eng.box_hi
+        if np.any(np.all(lo[new, None, :] <= hi[None, loose, :] + g, axis=2)
+                  & np.all(hi[new, None, :] >= lo[None, loose, :] - g, axis=2)):
+            return None
+    e = np.vstack([base, r["sticker_edges"]] + r["later"]).astype(np.intp)
+    nb = fresh[(fresh < n0).any(axis=1)]
+    nb = np.where(nb[:, 0] < n0, nb[:, 0], nb[:, 1])
+    labs = np.unique(old.objects[nb])
+    if n - n0 == 1 and len(labs) <= 1:  # labels by smallest part: the new (last) part joins one or starts one
+        lab = int(labs[0]) if len(labs) else (int(old.objects.max()) + 1 if n0 else 0)
+        labels = np.concatenate([old.objects, [lab]]).astype(np.intp)
+    else:
+        labels = _labels(n, e).astype(np.intp)
+    return SupportResult(ground, np.concatenate([old.grounded, grounded_new]),
+                         np.concatenate([old.supported, np.ones(n - n0, dtype=bool)]), old.floating, e,
+                         labels, {}, below,
+                         dict(r, n=n, base=base, sticker=sticker, sup0=sup0))
+
+
 def support_graph(build, *, separate_objects: bool = False) -> SupportResult:
     """The (cached) support analysis of a build (see module rules).
+
+    After append-only edits the analysis is extended rather than redone when the new parts cannot
+    change it (:func:`_extend_support`).
 
     Parameters
     ----------
@@ -757,80 +892,65 @@ def support_graph(build, *, separate_objects: bool = False) -> SupportResult:
         mz = eng.min_z
         below = _below_ground(eng)
         ground = float(mz[has & ~below].min()) if has.any() else float(mz.min())
-        grounded = has & ~below & (mz <= ground + TOL.ground_band)
-        unknown = eng.wa.poses[~has, :3, 3]
-        if len(unknown):
-            dz = mz[:, None] - unknown[None, :, 2]
-            mid = (eng.box_lo[:, :2] + eng.box_hi[:, :2]) / 2
-            dxy = np.abs(mid[:, None, :] - unknown[None, :, :2]).max(axis=2)
-            grounded |= has & np.any((dz >= -0.5) & (dz <= TOL.ground_band) & (dxy <= UNKNOWN_BASE_REACH), axis=1)
-        edges = []
+        grounded = _grounded(eng, ground, below, np.arange(n))
         cg = connection_graph(build)
-        if len(cg.pairs):
-            e = cg.pairs[:, [0, 2]]
-            edges += [e, e[:, ::-1]]
-        if len(cg.held):  # a pane held in its frame (.held): support passes both ways, as through connectors
-            edges += [cg.held, cg.held[:, ::-1]]
-        if len(eng.pairs):
-            r = eng.rests
-            edges += [eng.pairs[r[:, 0]][:, ::-1], eng.pairs[r[:, 1]]]
-            hit = eng.pairs[eng.hit]
-            edges += [hit, hit[:, ::-1]]
-            sticker = _stickers(eng)
-            if sticker.any():
-                edges.append(_sticker_surface_edges(eng, sticker))
-        e = np.vstack(edges).astype(np.intp) if edges else np.zeros((0, 2), dtype=np.intp)
+        base = _base_edges(eng, cg)
+        sticker = _stickers(eng) if len(eng.pairs) else np.zeros(n, dtype=bool)
+        sticker_e = _sticker_surface_edges(eng, sticker) if sticker.any() else np.zeros((0, 2), dtype=np.intp)
+        e = np.vstack([base, sticker_e]).astype(np.intp)
+        later = []  # edges of the later passes, in order
+
+        def add(extra):
+            nonlocal e, supported, labels
+            later.append(np.asarray(extra, dtype=np.intp).reshape(-1, 2))
+            e = np.vstack([e, extra])
+            supported = _reach(n, e, np.flatnonzero(grounded))
+            labels = _labels(n, e)
+
         supported = _reach(n, e, np.flatnonzero(grounded))
+        sup0 = supported.copy()
         labels = _labels(n, e)
         settle = _settle_edges(eng, labels, supported)
         if len(settle):
-            e = np.vstack([e, settle])
-            supported = _reach(n, e, np.flatnonzero(grounded))
-            labels = _labels(n, e)
+            add(settle)
         flexible = flexible_mask(build)
         cand = np.flatnonzero(~supported & has & ~flexible)
         if len(cand):
             hollow = hollow_stud_edges(eng, cg.world_connectors, supported, np.flatnonzero(~supported & has))
             if len(hollow):
-                e = np.vstack([e, hollow])
-                supported = _reach(n, e, np.flatnonzero(grounded))
-                labels = _labels(n, e)
+                add(hollow)
                 cand = np.flatnonzero(~supported & has & ~flexible)
         if len(cand):
             carry = _flexible_carry_edges(eng, supported, flexible)
             if len(carry):
-                e = np.vstack([e, carry])
-                supported = _reach(n, e, np.flatnonzero(grounded))
-                labels = _labels(n, e)
+                add(carry)
                 cand = np.flatnonzero(~supported & has & ~flexible)
         if len(cand):
             hang = _hanging_edges(eng, supported, np.flatnonzero(~supported & has))
             if len(hang):
-                e = np.vstack([e, hang])
-                supported = _reach(n, e, np.flatnonzero(grounded))
-                labels = _labels(n, e)
+                add(hang)
                 cand = np.flatnonzero(~supported & has & ~flexible)
         if len(cand):
             cap = _captured(build, eng, supported, cand)
             if len(cap):
-                e = np.vstack([e, cap])
-                supported = _reach(n, e, np.flatnonzero(grounded))
-                labels = _labels(n, e)
+                add(cap)
         if len(cand):
             hair = _hair_settle_edges(eng, e, supported, cg)
             if len(hair):
-                e = np.vstack([e, hair])
-                supported = _reach(n, e, np.flatnonzero(grounded))
-                labels = _labels(n, e)
+                add(hair)
         own_base, own = (_own_ground(eng, labels, supported, ground) if separate_objects
                          else (np.zeros(n, dtype=bool), {}))
         if own_base.any():
             grounded = grounded | own_base
             supported = _reach(n, e, np.flatnonzero(grounded))
         floating = np.flatnonzero(~supported & has & ~flexible)
-        return SupportResult(ground, grounded, supported, floating, e, labels.astype(np.intp), own, below)
+        reuse = None if separate_objects else dict(n=n, base=base, sticker=sticker, sticker_edges=sticker_e,
+                                                   sup0=sup0, later=later)
+        return SupportResult(ground, grounded, supported, floating, e, labels.astype(np.intp), own, below, reuse)
 
-    return build._cached("validate.support" + (".apart" if separate_objects else ""), make)
+    if separate_objects:
+        return build._cached("validate.support.apart", make)
+    return build.derived_data("validate.support", make, lambda old, k: _extend_support(build, old))
 
 
 def floating_placements(build) -> list:

@@ -177,3 +177,76 @@ def test_report_after_appends_equals_the_report_from_empty_caches(official_dir):
     r2 = validation_report(b)
     assert len(r2["floating"]) == len(r1["floating"]) + 1 and r2["parts"] == n + 2
     assert same(r2, fresh(b))
+
+
+def test_support_after_appends_equals_a_full_analysis(official_dir, monkeypatch):
+    """The support analysis is extended, not redone, when appended parts are held up by the base
+    edges and lie away from every part those do not hold up (``support._extend_support``); otherwise
+    it is redone. Either way the report equals the one of the same build with every cache emptied.
+    Geometry worked out by hand (z up, LDU): a 2 x 4 brick 3001 spans x -40..40, y -20..20, z 0..24,
+    its studs at x = +-10, +-30, y = +-10, z = 24; a 2 x 4 plate 3020 is 8 LDU high; a 1 x 1 brick
+    3005 has one stud at z = 24 and its anti-stud at its origin."""
+    import json
+
+    from brickwright.validation import validation_report
+    from bricklayer.validate import support
+
+    ran = []
+    ext = support._extend_support
+
+    def spy(build, old):
+        out = ext(build, old)
+        ran.append(out is not None)
+        return out
+
+    monkeypatch.setattr(support, "_extend_support", spy)
+
+    def check(b):
+        r = validation_report(b)
+        s = _summary(b)
+        fresh = b.copy()
+        assert s == _summary(fresh)
+        b._cache.clear()  # the report from empty caches (the next edit extends this full analysis)
+        assert json.dumps(r, sort_keys=True, default=str) == json.dumps(validation_report(b), sort_keys=True,
+                                                                        default=str)
+        return r, s
+
+    b = from_ldraw((official_dir / "1788_Treasure_Chest.mpd").read_text())
+    r0, s0 = check(b)
+    n = r0["parts"]
+    g = float(support.support_graph(b).ground)
+    ran.clear()
+    # 1. two 2 x 4 bricks on the ground 1,000 LDU from the chest, side by side: two more components,
+    #    neither floats (each stands on the ground: extended)
+    b.add_raw(Element("3001"), Pose(translation=(1000, 0, g)))
+    r1, s1 = check(b)
+    b.add_raw(Element("3001"), Pose(translation=(1080, 0, g)))
+    r2, s2 = check(b)
+    assert r2["components"] == r0["components"] + 2 and s2["floating"] == s0["floating"]
+    assert [n] in s2["components"] and [n + 1] in s2["components"]
+    # 2. a 2 x 4 plate across both (x 1000..1080, on their studs x = 1010, 1030 and 1050, 1070): it
+    #    joins the two groups into one component (held up by both: extended, labels merged)
+    b.add_raw(Element("3020"), Pose(translation=(1040, 0, g + 24)))
+    r3, s3 = check(b)
+    assert r3["components"] == r0["components"] + 1 and [n, n + 1, n + 2] in s3["components"]
+    assert s3["floating"] == s0["floating"]
+    assert ran[-3:] == [True, True, True]
+    # 3. a 1 x 1 brick 24 LDU above the plate's stud at (1070, 10): it floats (redone)
+    b.add_raw(Element("3005"), Pose(translation=(1070, 10, g + 32 + 24)))
+    r4, s4 = check(b)
+    assert n + 3 in s4["floating"] and len(s4["floating"]) == len(s0["floating"]) + 1
+    assert ran[-1] is False
+    # 4. a 1 x 1 brick on that stud, under the floating one: it joins both groups, nothing new floats
+    #    (it touches a part the base edges did not hold up: redone)
+    b.add_raw(Element("3005"), Pose(translation=(1070, 10, g + 32)))
+    r5, s5 = check(b)
+    assert s5["floating"] == s0["floating"] and r5["components"] == r0["components"] + 1
+    assert [n, n + 1, n + 2, n + 3, n + 4] in s5["components"]
+    assert ran[-1] is False
+    # 5. the first 2 x 4 brick again at its pose: a duplicate of it (the placement faults are extended)
+    b.add_raw(Element("3001"), Pose(translation=(1000, 0, g)))
+    r6, _ = check(b)
+    assert len(r6["duplicates"]) == len(r0["duplicates"]) + 1
+    from bricklayer.validate.catalog_checks import placement_faults
+
+    assert [(f.index, f.other) for f in placement_faults(b) if f.kind == "duplicate"][-1] == (n + 5, n)
