@@ -56,6 +56,8 @@ from typing import Iterable, Iterator
 from .fileio import atomic_writer, discard_cache_file
 from .errors import LDrawError, PartNotFoundError
 from .library import LDrawLibrary, cache_dir, data_dir, get_library, normalize_name, read_ldraw_text
+from .ranking import rank_parts
+from .titles import parse_dims
 from .errors import LDrawValueError
 
 log = logging.getLogger(__name__)
@@ -82,67 +84,6 @@ TITLE_PREFIXES = "~_=|"
 _PATTERN_ID = re.compile(r"^[a-z]*\d+[a-z]{0,2}p[0-9a-z]{1,4}(?:c\d{2})?$")
 _PRINT_WORDS = re.compile(r"\b(?:pattern(?:ed)?|print(?:ed)?|stickers?)\b", re.IGNORECASE)
 _MOVED = re.compile(r"^~moved\s+to\s+(\S+)", re.IGNORECASE)
-
-# Numbers in titles: "2", "0.667", "2 1/3" (mixed), "1/2".
-_NUM = r"(?:\d+(?:\.\d+)?(?:\s+\d+/\d+)?|\d+/\d+)"
-_DIMS = re.compile(rf"(?<![\w./])({_NUM})\s*[xX]\s*({_NUM})(?:\s*[xX]\s*({_NUM}))?(?![\w/])")
-
-
-def _num(text: str) -> float:
-    parts = text.split()
-    total = 0.0
-    for p in parts:
-        if "/" in p:
-            a, b = p.split("/")
-            total += float(a) / float(b) if float(b) else 0.0
-        else:
-            total += float(p)
-    return round(total, 4)
-
-
-def parse_dims(title: str) -> tuple[float, ...]:
-    """Nominal size written in a part title.
-
-    Parameters
-    ----------
-    title : str
-        Part title, e.g. ``"Brick  2 x  4"``.
-
-    Returns
-    -------
-    tuple of float
-        The first run of two or three numbers joined by ``x`` in the title,
-        in the order written (studs for bricks and plates; bricks' third
-        number is the height in bricks). Numbers may be decimals (``0.667``)
-        or mixed fractions (``2 1/3``). Empty when the title has no such run.
-
-    Notes
-    -----
-    Rule: LDraw titles give sizes as ``W x L [x H]`` (Official Library
-    Header Specification, "Part title" conventions), usually after the part
-    type and optional angle. Numbers that are not joined by ``x`` (slope
-    angles such as the ``45`` of ``Slope Brick 45 2 x 2``) are skipped; only
-    the first ``x`` run counts, so sizes mentioned later (``... with 2 x 2
-    Cutout``) are ignored.
-
-    Examples
-    --------
-    >>> parse_dims("Brick  2 x  4")
-    (2.0, 4.0)
-    >>> parse_dims("Slope Brick 45  2 x  2")
-    (2.0, 2.0)
-    >>> parse_dims("Brick  1 x  2 x  5")
-    (1.0, 2.0, 5.0)
-    >>> parse_dims("Electric 9V Battery Box  4 x  8 x  2 1/3 Lid")
-    (4.0, 8.0, 2.3333)
-    >>> parse_dims("Minifig Hat")
-    ()
-    """
-    m = _DIMS.search(title)
-    if not m:
-        return ()
-    return tuple(_num(g) for g in m.groups() if g is not None)
-
 
 def normalize_part_id(name: str) -> str:
     """Catalog key of a part reference.
@@ -492,7 +433,7 @@ class Catalog:
             specs.sort(key=lambda s: s.part_id)
         self._specs: dict[str, PartSpec] = {s.part_id: s for s in specs}
         self.fingerprint = fingerprint
-        #: Derived data (search indexes) keyed by their owner module; see :mod:`ldraw_data.search`.
+        #: Derived data (search indexes) keyed by their owner module; see :mod:`ldraw_data.ranking`.
         self._derived: dict = {}
 
     def __repr__(self) -> str:
@@ -506,7 +447,7 @@ class Catalog:
         Parameters
         ----------
         key : hashable
-            Names the data; its first item names the module computing it (``("search", True)``).
+            Names the data; its first item names the module computing it (``("ranking", True)``).
         fn : callable
             ``fn()`` computes the value the first time.
 
@@ -579,7 +520,8 @@ class Catalog:
             text or start like it, usable (listed) parts, plain parts and
             popular parts come first. When no id is close and the text has
             letters and blanks, the top results of
-            :func:`ldraw_data.search.search_parts` are returned.
+            :func:`ldraw_data.ranking.rank_parts` over this catalog (the ranking of
+            :func:`ldraw_data.search.search_parts`) are returned.
         """
         key = normalize_part_id(text)
         if not key:
@@ -599,9 +541,7 @@ class Catalog:
 
             return (exact + [c for c in sorted(close, key=rank) if c not in exact])[:n]
         if " " in key.strip() and re.search(r"[a-z]", key):
-            from .search import search_parts
-
-            return [s.part_id for s in search_parts(text, limit=n, catalog=self)]
+            return [s.part_id for s in rank_parts(self, text, limit=n)]
         return []
 
     def resolve_moved(self, part_id: str) -> PartSpec:

@@ -63,9 +63,6 @@ def _imports(path: Path, module: str):
 #: Import edges ``(importer, imported)`` that still close a cycle, each with the way out. May only shrink:
 #: an entry whose edge is gone fails the test, so remove it.
 CYCLE_ALLOWLIST = {
-    # Catalog.suggest falls back to free-text search for a multi-word description; search ranks catalog
-    # specs (get_catalog, parse_dims). Way out: the ranking over a list of specs in a module below catalog.
-    ("ldraw_data.catalog", "ldraw_data.search"): "Catalog.suggest -> search_parts",
     # render_file reads an LDraw file (bricklayer.io builds a LegoBuild, whose render() draws with this
     # module). Way out: render_file in a module above io, re-exported by bricklayer.render.
     ("bricklayer.render.render", "bricklayer.io"): "render_file -> read_ldraw",
