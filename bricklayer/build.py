@@ -13,9 +13,10 @@ Layering (no import cycle, counting imports inside functions: ``tests/test_archi
   They never import it; where they take "an element, a placement or a build" they tell them apart by
   what they have (``describe_connectors``).
 - Consumers of a build, which :class:`LegoBuild`'s convenience methods call: ``validate/*``,
-  ``stability``, ``articulation``, ``render``. They take the build as an argument and never import this
-  module at run time (type hints under ``if TYPE_CHECKING:``); a build they need is made by the build
-  itself (:meth:`LegoBuild.flat_snapshot`, ``type(build)(...)``). Rule numbers both sides use live below
+  ``stability``, ``articulation``, ``render`` (all of it but ``render.render``, see below). They take the
+  build as an argument and never import this module at run time (type hints under
+  ``if TYPE_CHECKING:``); a build they need is made by the build itself
+  (:meth:`LegoBuild.flat_snapshot`, ``type(build)(...)``). Rule numbers both sides use live below
   (``bricklayer.constants``; :func:`~bricklayer.connector.slide_limit_studs`).
 - The planner (``assembly.sequence``, ``assembly.search``, ``assembly.strategies.*`` and what they use)
   is a consumer too: it tells a sub-build from an element by ``Element`` and makes the builds of a plan
@@ -24,6 +25,8 @@ Layering (no import cycle, counting imports inside functions: ``tests/test_archi
   strategy protocol (``assembly.strategies.base``).
 - Makers and writers of builds: ``io``, ``construction``, ``export``, ``assembly.instructions`` (and the
   package ``bricklayer.assembly``, which re-exports it) import this module; it never imports them.
+  ``render.render`` (``render_file``: an LDraw file read with ``io``, then drawn) sits above ``io`` for
+  the same reason; the notebook picture draws with ``render.draw``, never with ``render.render``.
 - The convenience methods here (``connectors``, ``colliding_placements``, ``floating_placements``,
   ``connected_components``, ``is_valid``, ``posed``, ``check_motion``, ``stability``,
   ``assembly_sequence`` (from ``assembly.sequence``, not the package, which also holds the writer
@@ -569,7 +572,7 @@ class LegoBuild(LegoGeometry):
         try:
             import io as _io
 
-            from .render import render_build
+            from .render.draw import render_build
 
             img = render_build(self, view="iso", size=self.NOTEBOOK_PICTURE_SIZE)
             buf = _io.BytesIO()

@@ -128,7 +128,7 @@ def render_steps(build, *, size=(800, 600), view="iso", projection: str = "ortho
     from ._gl import import_pyrender
     from .camera import fit_camera
     from .geometry import embedded_document, instanced_geometry, render_meshes
-    from .render import _Scene, _font, parse_size, _pil
+    from .draw import _Scene, _font, parse_size, _pil
 
     Image, ImageDraw, ImageFont = _pil()
     pyrender = import_pyrender()

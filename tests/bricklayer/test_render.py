@@ -186,7 +186,7 @@ def test_face_lit_shader_matches_pyrender_shader(render, small_build, monkeypatc
     normals, so its picture is drawn with a vertex per triangle corner and normal."""
     from pyrender.shader_program import ShaderProgramCache
 
-    import bricklayer.render.render as rr
+    import bricklayer.render.draw as rr
     from bricklayer.render import _gl
 
     b, _, _ = small_build
@@ -225,7 +225,7 @@ def test_subpixel_edges_dropped_only_below_a_pixel(render, small_build):
     320x240 front view, xmag 42.1 LDU) all stay, at 2.5 LDU a pixel the circle segments go and the
     80 LDU plate edges stay."""
     from bricklayer.render.geometry import instanced_geometry
-    from bricklayer.render.render import drop_subpixel_edges
+    from bricklayer.render.draw import drop_subpixel_edges
 
     b, _, _ = small_build
     geo = instanced_geometry(b)
@@ -248,7 +248,7 @@ def test_hidden_placements_left_out_without_changing_the_picture(render, monkeyp
     every side, 6 px at 240 px for 80 LDU) cannot be seen from above: the top view leaves it out (its stud
     tops lie 4 LDU under the top plate's upper face, beyond the 1.5 LDU margin) and the picture is the
     one drawn with every part; from the front its sides show, so it stays."""
-    import bricklayer.render.render as rr
+    import bricklayer.render.draw as rr
 
     b = LegoBuild()
     base = b.add(Element("3031", Color.GREEN))
@@ -281,7 +281,7 @@ def test_flat_shared_vertices_keep_each_triangle_and_its_shading():
     most 6 picked vertices plus one for each of the 8 corners no face picked (at least 8, the corners),
     against 24 with one vertex per corner and normal; every triangle keeps its corners in the same cyclic
     order (so the same winding) and its last vertex carries its own normal."""
-    from bricklayer.render.render import _flat_shared_vertices
+    from bricklayer.render.draw import _flat_shared_vertices
 
     c = np.array([[x, y, z] for x in (0, 20) for y in (0, 20) for z in (0, 20)], dtype=np.float32)
     quads = [(0, 1, 3, 2), (4, 6, 7, 5), (0, 4, 5, 1), (2, 3, 7, 6), (0, 2, 6, 4), (1, 5, 7, 3)]
