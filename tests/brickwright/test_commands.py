@@ -213,7 +213,7 @@ def test_instructions_warn_of_drawn_collisions_and_check_out_first(tmp_path):
     twice = tmp_path / "twice.ldr"
     twice.write_text(BRICK + BRICK.replace("1 4 ", "1 1 "))
     r = run("instructions", str(twice), "--out", str(tmp_path / "ins"), "--no-images")
-    assert "warning: 1 pairs of parts collide in the model as drawn" in _stderr(r)
+    assert "warning: 1 pair of parts collides in the model as drawn" in _stderr(r)
     plan = json.loads((tmp_path / "ins" / "plan.json").read_text())
     assert plan["colliding_pairs"] == 1
     # steps: what a viewer pages through in steps.mpd; both bricks go straight down in one step
