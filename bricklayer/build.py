@@ -159,6 +159,17 @@ class FlatPlacement(Placement):
     def __repr__(self) -> str:
         return f"FlatPlacement({self.content!r}, depth={len(self.path)})"
 
+    @classmethod
+    def _of_leaf(cls, content: Element, pose: Pose, path: tuple) -> "FlatPlacement":
+        """What ``FlatPlacement(content, pose, path)`` makes, without the argument checks: for
+        :meth:`LegoBuild._flatten`, whose element, product pose and tuple path are known valid
+        (one object per leaf; 100,000 of them for a 100k-part build, issue 20)."""
+        f = object.__new__(cls)
+        f.content, f.pose, f.color, f.origin, f.ldraw_notes = content, pose, None, None, ()
+        f._uid = next(_ids)
+        f.path = path
+        return f
+
     @property
     def leaf(self) -> Placement:
         """The original element placement (in its own sub-build)."""
@@ -1373,7 +1384,7 @@ class LegoBuild(LegoGeometry):
                     el = p.content
                     if color is not None and int(el.color) == 16:
                         el = el.with_color(color)
-                    out.append(FlatPlacement(el, w, path + (p,)))
+                    out.append(FlatPlacement._of_leaf(el, w, path + (p,)))
 
         walk(self._placements[start:], Pose(), (), None)
         return out

@@ -62,6 +62,7 @@ from ldraw_data.connectors import JointKind, connector_types, is_sliding_type, m
 from ..connector import Connector
 from ..constants import AXLE_MIN_HALF, AXLE_MIN_OVERLAP, COINCIDENT_CONNECTORS, SLIDE_END_EPS, TOL
 from ._world import _embedded_doc, flexible_mask, world_arrays
+from .graphs import sorted_unique
 from .held import held_in_frame_edges
 
 #: Every distance test against a tolerance of :data:`bricklayer.constants.TOL` is inclusive ("within 0.5
@@ -320,7 +321,7 @@ class ConnectionGraph:
         if len(pairs):
             lo = np.minimum(pairs[:, 0], pairs[:, 2]).astype(np.int64)
             hi = np.maximum(pairs[:, 0], pairs[:, 2]).astype(np.int64)
-            u = np.unique(lo * max(n, 1) + hi)  # lexicographic (lo, hi) order, as unique(axis=0)
+            u = sorted_unique(lo * max(n, 1) + hi)  # lexicographic (lo, hi) order, as unique(axis=0)
             self._edges = np.column_stack([u // max(n, 1), u % max(n, 1)])
         else:
             self._edges = np.zeros((0, 2), dtype=np.int64)
@@ -618,7 +619,7 @@ class _ConnectionIndex:
             old = self.rows
             known = np.zeros(n_ids, dtype=bool)
             known[old["inst"]] = True
-            known[np.unique(self.pairs_inst[:, [0, 2]])] = True
+            known[sorted_unique(self.pairs_inst[:, [0, 2]])] = True
             known[self._seen] = True
             new_idx = np.flatnonzero(~known[inst])
             keep = alive[old["inst"]]
@@ -648,7 +649,7 @@ class _ConnectionIndex:
         self.pairs_inst = np.vstack([old_pairs, new_inst_pairs]).astype(np.int64)
         self.kind_codes = np.concatenate([old_kinds, kind_codes]).astype(np.int64)
         self.rows = {f: w[f] for f in _FIELDS}
-        self._seen = np.unique(inst)
+        self._seen = sorted_unique(inst)
         return self._output(w, inst)
 
     def _add_unseated(self, rows: list, inst: np.ndarray) -> None:
@@ -1007,7 +1008,7 @@ def _mated(w: dict, query=None, unseated: list | None = None, rank: np.ndarray |
     if not cands:
         return empty
     cand = np.vstack(cands).astype(np.int64)
-    u = np.unique(cand[:, 0] * len(pos) + cand[:, 1])  # the rows of np.unique(axis=0), in their order
+    u = sorted_unique(cand[:, 0] * len(pos) + cand[:, 1])  # the rows of np.unique(axis=0), in their order
     cand = np.column_stack([u // len(pos), u % len(pos)])
     a, b = cand[:, 0], cand[:, 1]
     jk = mm[code[a], code[b]]
@@ -1085,11 +1086,11 @@ def _unseated_rows(pa, pb, stud, mated, dist, dots, proj, perp, out: list | None
         return bad
     n = int(max(pa.max(), pb.max())) + 1
     key = np.minimum(pa, pb).astype(np.int64) * n + np.maximum(pa, pb)
-    mated_keys = np.unique(key[ok])
+    mated_keys = sorted_unique(key[ok])
     judged = tilted | (miss & np.isin(key, mated_keys))
     if not judged.any():
         return bad
-    bad_keys = np.unique(key[judged])
+    bad_keys = sorted_unique(key[judged])
     bad = stud & np.isin(key, bad_keys)
     if out is not None:
         rows = np.flatnonzero(judged)
