@@ -564,6 +564,65 @@ def _transform_rows(wa, idx_all: np.ndarray, inst: np.ndarray, aliases=None) -> 
                 turns=np.concatenate(turns).astype(bool))
 
 
+def _all_rows_sorted(wa, inst: np.ndarray, aliases=None) -> dict:
+    """``_finish(_transform_rows(wa, all placements, inst, aliases), inst, ...)`` in one pass.
+
+    The rows of every placement are written straight to their place in (placement, connector
+    index) order (the offsets of each placement's rows known from the connector count of its part),
+    instead of being stacked part by part and then gathered by a sort: at 100,000 parts (1.8 M
+    rows, issue 20) that saves the stacking, the sort and a gather of every field. Each row's
+    values are computed as :func:`_transform_rows` computes them (the same product per part
+    group), so the arrays are identical."""
+    n = len(wa.placements)
+    stud_like = _stud_codes()
+    per_group = []
+    counts = np.zeros(n, dtype=np.int64)
+    for key, idx in wa.groups.items():
+        if not len(idx):
+            continue
+        arr = aliases.get(key) if aliases and key.startswith("?") else None
+        if arr is None:
+            arr = part_connector_arrays(wa.placements[idx[0]].content)
+        k = len(arr.code)
+        if not k:
+            continue
+        counts[idx] = k
+        per_group.append((idx, arr, k))
+    start = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(counts, out=start[1:])
+    total = int(start[-1])
+    if not per_group:
+        z3 = np.zeros((0, 3))
+        zi = np.zeros(0, dtype=np.int64)
+        return dict(pos=z3, axis=z3.copy(), length=np.zeros(0), code=zi, cidx=zi.copy(), inst=zi.copy(),
+                    loose=np.zeros(0, dtype=bool), turns=np.zeros(0, dtype=bool), owner=zi.copy(), start=start)
+    length_t = np.result_type(*[g[1].length for g in per_group])
+    pos = np.empty((total, 3))
+    ax = np.empty((total, 3))
+    length = np.empty(total, dtype=length_t)
+    code = np.empty(total, dtype=np.int64)
+    cidx = np.empty(total, dtype=np.int64)
+    loose = np.empty(total, dtype=bool)
+    turns = np.empty(total, dtype=bool)
+    for idx, arr, k in per_group:
+        at = (start[idx][:, None] + np.arange(k)).ravel()
+        r = wa.poses[idx, :3, :3]
+        t = wa.poses[idx, :3, 3]
+        pos[at] = (np.einsum("nij,kj->nki", r, arr.pos) + t[:, None, :]).reshape(-1, 3)
+        ax[at] = np.einsum("nij,kj->nki", r, arr.axis).reshape(-1, 3)
+        length[at] = np.tile(arr.length, len(idx))
+        code[at] = np.tile(arr.code, len(idx))
+        cidx[at] = np.tile(np.arange(k), len(idx))
+        head = _is_minifig_head(wa.placements[idx[0]].content)
+        loose[at] = np.tile(stud_like[arr.code] & head, len(idx))
+        turns[at] = _turns_on_studs(wa.placements[idx[0]].content)
+    owner = np.repeat(np.arange(n, dtype=np.int64), counts)
+    nrm = np.linalg.norm(ax, axis=1, keepdims=True)
+    nrm[nrm == 0] = 1
+    return dict(pos=pos, axis=ax / nrm, length=length, code=code, cidx=cidx, inst=inst[owner], loose=loose,
+                turns=turns, owner=owner, start=start)
+
+
 def _finish(rows: dict, inst: np.ndarray, n_ids: int) -> dict:
     """Sort rows by (placement, connector index) and add ``owner`` and ``start`` (CSR offsets)."""
     id_to_idx = np.full(n_ids, -1, dtype=np.int64)
@@ -612,7 +671,7 @@ class _ConnectionIndex:
         alive = np.zeros(n_ids, dtype=bool)
         alive[inst] = True
         if self.rows is None:
-            rows = _transform_rows(wa, np.arange(len(inst)), inst, aliases)
+            rows = None  # all rows, made in order by _all_rows_sorted below
             query = None
             old_pairs, old_kinds = np.zeros((0, 4), dtype=np.int64), np.zeros(0, dtype=np.int64)
         else:
@@ -630,7 +689,7 @@ class _ConnectionIndex:
             old_pairs, old_kinds = self.pairs_inst[pk], self.kind_codes[pk]
             uk = self.unseated_inst
             self.unseated_inst = uk[np.all(alive[uk[:, :2].astype(np.int64)], axis=1)] if len(uk) else uk
-        w = _finish(rows, inst, n_ids)
+        w = _all_rows_sorted(wa, inst, aliases) if rows is None else _finish(rows, inst, n_ids)
         if query is not None:
             id_to_idx = np.full(n_ids, -1, dtype=np.int64)
             id_to_idx[inst] = np.arange(len(inst))
@@ -912,12 +971,13 @@ def _coincident_hash(w: dict, start: int = 0) -> np.ndarray:
     cell = np.floor(w["pos"][start:] / TOL.connector_position).astype(np.int64)
     ax = np.round(w["axis"][start:] * 4).astype(np.int64)
     cols = [code.astype(np.int64), cell[:, 0], cell[:, 1], cell[:, 2], ax[:, 0], ax[:, 1], ax[:, 2]]
+    k, s29 = np.uint64(0xBF58476D1CE4E5B9), np.uint64(29)
     with np.errstate(over="ignore"):
         h = np.full(len(code), 0x9E3779B97F4A7C15, dtype=np.uint64)
-        for c in cols:
-            h = h ^ c.astype(np.uint64)
-            h = h * np.uint64(0xBF58476D1CE4E5B9)
-            h = h ^ (h >> np.uint64(29))
+        for c in cols:  # in place: no temporaries of 1.8 M rows per step at 100k parts
+            h ^= c.astype(np.uint64)
+            h *= k
+            h ^= h >> s29
     return h
 
 
