@@ -1375,18 +1375,19 @@ class LegoBuild(LegoGeometry):
         """Flattened placements of the top-level placements from index ``start`` on."""
         out: list[FlatPlacement] = []
 
-        def walk(placements, pose: Pose, path: tuple, color):
+        def walk(placements, m: np.ndarray, path: tuple, color):
+            # m: the (4, 4) pose matrix of the container; products as Pose.__matmul__ makes them
             for p in placements:
-                w = pose @ p.pose
+                w = m @ p.pose._m
                 if isinstance(p.content, LegoBuild):
                     walk(p.content._placements, w, path + (p,), p.color if p.color is not None else color)
                 else:
                     el = p.content
                     if color is not None and int(el.color) == 16:
                         el = el.with_color(color)
-                    out.append(FlatPlacement._of_leaf(el, w, path + (p,)))
+                    out.append(FlatPlacement._of_leaf(el, Pose._trusted(w), path + (p,)))
 
-        walk(self._placements[start:], Pose(), (), None)
+        walk(self._placements[start:], Pose()._m, (), None)
         return out
 
     @property
