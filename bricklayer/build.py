@@ -162,6 +162,17 @@ class FlatPlacement(Placement):
     def __repr__(self) -> str:
         return f"FlatPlacement({self.content!r}, depth={len(self.path)})"
 
+    @classmethod
+    def _of_leaf(cls, content: Element, pose: Pose, path: tuple) -> "FlatPlacement":
+        """What ``FlatPlacement(content, pose, path)`` makes, without the argument checks: for
+        :meth:`LegoBuild._flatten`, whose element, product pose and tuple path are known valid
+        (one object per leaf; 100,000 of them for a 100k-part build, issue 20)."""
+        f = object.__new__(cls)
+        f.content, f.pose, f.color, f.origin, f.ldraw_notes = content, pose, None, None, ()
+        f._uid = next(_ids)
+        f.path = path
+        return f
+
     @property
     def leaf(self) -> Placement:
         """The original element placement (in its own sub-build)."""
@@ -1367,18 +1378,19 @@ class LegoBuild(LegoGeometry):
         """Flattened placements of the top-level placements from index ``start`` on."""
         out: list[FlatPlacement] = []
 
-        def walk(placements, pose: Pose, path: tuple, color):
+        def walk(placements, m: np.ndarray, path: tuple, color):
+            # m: the (4, 4) pose matrix of the container; products as Pose.__matmul__ makes them
             for p in placements:
-                w = pose @ p.pose
+                w = m @ p.pose._m
                 if isinstance(p.content, LegoBuild):
                     walk(p.content._placements, w, path + (p,), p.color if p.color is not None else color)
                 else:
                     el = p.content
                     if color is not None and int(el.color) == 16:
                         el = el.with_color(color)
-                    out.append(FlatPlacement(el, w, path + (p,)))
+                    out.append(FlatPlacement._of_leaf(el, Pose._trusted(w), path + (p,)))
 
-        walk(self._placements[start:], Pose(), (), None)
+        walk(self._placements[start:], Pose()._m, (), None)
         return out
 
     @property

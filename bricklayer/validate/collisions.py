@@ -218,7 +218,7 @@ class CollisionEngine(BroadPhase, PressFits):
             self._parents = {}
         parents = self._parents
         ids = self._ids
-        paths = [tuple(map(id, fp.path)) for fp in wa.placements[start:]]
+        paths = wa.path_ids[start:]
         parent = np.fromiter((parents.setdefault(p[:-1], len(parents)) for p in paths), dtype=np.int64, count=m)
         ik = zip(paths, wa.keys[start:], map(bytes, np.ascontiguousarray(t).reshape(m, 16)))
         inst = np.fromiter((ids.setdefault(k, len(ids)) for k in ik), dtype=np.int64, count=m)

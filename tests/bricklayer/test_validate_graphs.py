@@ -38,3 +38,16 @@ def test_long_chain_goes_past_the_numpy_levels():
     assert reachable(n, chain, np.array([0])).all()
     assert reachable(n, chain, np.array([10])).sum() == n - 10
     assert component_labels(n, chain[::-1]).max() == 0
+
+
+def test_sorted_unique_values_in_order():
+    """sorted_unique gives np.unique's answer (sorted distinct values, same dtype) by a sort."""
+    from bricklayer.validate.graphs import sorted_unique
+
+    got = sorted_unique(np.array([7, -3, 7, 0, -3, 12, 0], dtype=np.int64))
+    assert got.tolist() == [-3, 0, 7, 12] and got.dtype == np.int64
+    assert sorted_unique(np.array([[5, 1], [1, 5]])).tolist() == [1, 5]  # flattened, as np.unique
+    assert sorted_unique(np.zeros(0, dtype=np.int64)).tolist() == []
+    assert sorted_unique(np.array([4])).tolist() == [4]
+    keys = np.random.default_rng(20).integers(0, 1000, 5000).astype(np.uint64)
+    assert np.array_equal(sorted_unique(keys), np.unique(keys))

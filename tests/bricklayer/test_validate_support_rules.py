@@ -288,3 +288,20 @@ def test_a_round_plate_seated_between_four_studs_on_its_side_is_held():
     assert _mate_near(cg, np.array([2]), np.array([1])).tolist() == [True]
     assert _mate_near(cg, np.array([2]), np.array([1]), 14.0).tolist() == [False]  # the stud is 14.14 LDU off
     assert sg.floating.tolist() == []
+
+
+def test_centre_of_mass_over_contacts_hull():
+    """support._over: a point in (or on) the convex hull of contact points; outside the points' box it
+    is answered without the hull. Worked by hand on a 10 x 10 square and the triangle of its lower-left half."""
+    import numpy as np
+
+    from bricklayer.validate.support import _over
+
+    square = np.array([[0.0, 0.0], [10.0, 0.0], [10.0, 10.0], [0.0, 10.0]])
+    assert _over(np.array([5.0, 5.0]), square)
+    assert _over(np.array([10.0, 5.0]), square)  # on the border
+    assert not _over(np.array([10.5, 5.0]), square)  # outside the box
+    tri = np.array([[0.0, 0.0], [10.0, 0.0], [0.0, 10.0]])
+    assert _over(np.array([2.0, 2.0]), tri)
+    assert not _over(np.array([6.0, 6.0]), tri)  # inside the box, outside the hull (beyond x + y = 10)
+    assert not _over(np.array([1.0, 1.0]), tri[:2])  # two points hold nothing up
