@@ -172,6 +172,26 @@ def normalize_highlight(highlight) -> dict:
     return out
 
 
+
+def _colour_definitions(table):
+    """A memoized lookup ``code -> ((r, g, b, a) 0-255, finish code, edge (r, g, b))`` over colour table
+    ``table`` (LDConfig); an unknown code is drawn grey (128) with a dark grey edge and logged once."""
+    cache: dict[int, tuple] = {}
+
+    def cdef(code: int):
+        r = cache.get(code)
+        if r is None:
+            c = table.get(code)
+            if c is None:
+                log.warning("unknown colour %d drawn grey", code)
+                r = ((128, 128, 128, 255), 0, (51, 51, 51))
+            else:
+                r = ((*c.rgb, c.alpha), _FINISH_OF.get(c.finish.upper(), 0), tuple(c.edge))
+            cache[code] = r
+        return r
+
+    return cdef
+
 def build_geometry(build, *, highlight=None, edges: bool = True, fade_alpha: int = 90,
                    library=None) -> RenderGeometry:
     """Gather a build's part meshes into world-space, coloured triangles and edges.
@@ -210,19 +230,7 @@ def build_geometry(build, *, highlight=None, edges: bool = True, fade_alpha: int
     names = [p.content.ldraw_id + ".dat" for p in flat]
     meshes = load_meshes(names, library, embedded=embedded_document(build), on_missing="warn")
 
-    cache: dict[int, tuple] = {}
-
-    def cdef(code: int):
-        r = cache.get(code)
-        if r is None:
-            c = table.get(code)
-            if c is None:
-                log.warning("unknown colour %d drawn grey", code)
-                r = ((128, 128, 128, 255), 0, (51, 51, 51))
-            else:
-                r = ((*c.rgb, c.alpha), _FINISH_OF.get(c.finish.upper(), 0), tuple(c.edge))
-            cache[code] = r
-        return r
+    cdef = _colour_definitions(table)
 
     groups: dict[str, list[int]] = {}
     for i, n in enumerate(names):
@@ -508,19 +516,7 @@ def instanced_geometry(placements, *, looks=None, edges: bool = True, fade_alpha
     elif resolution not in ("standard", "low", "auto"):
         raise BrickLayerValueError(f"resolution must be 'standard', 'low' or 'auto', not {resolution!r}")
 
-    cache: dict[int, tuple] = {}
-
-    def cdef(code: int):
-        r = cache.get(code)
-        if r is None:
-            c = table.get(code)
-            if c is None:
-                log.warning("unknown colour %d drawn grey", code)
-                r = ((128, 128, 128, 255), 0, (51, 51, 51))
-            else:
-                r = ((*c.rgb, c.alpha), _FINISH_OF.get(c.finish.upper(), 0), tuple(c.edge))
-            cache[code] = r
-        return r
+    cdef = _colour_definitions(table)
 
     groups: dict[tuple, list] = {}
     for i, p in enumerate(flat):
