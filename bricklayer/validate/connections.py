@@ -520,6 +520,28 @@ def _is_minifig_head(element) -> bool:
     return _head_id(element.ldraw_id)
 
 
+def _group_arrays(wa, key, idx: np.ndarray, aliases=None):
+    """Connector arrays of the part group ``key`` (placements ``idx`` of one part): the MPD-embedded copy's
+    alias arrays where ``aliases`` has them (:func:`embedded_aliases`), else the part's own."""
+    arr = aliases.get(key) if aliases and key.startswith("?") else None
+    return arr if arr is not None else part_connector_arrays(wa.placements[idx[0]].content)
+
+
+def _group_rows(wa, idx: np.ndarray, arr, stud_like: np.ndarray) -> tuple:
+    """World connector rows of placements ``idx`` of one part with connector arrays ``arr`` (k rows), in
+    (placement, connector index) order: ``pos`` and unnormalised ``axis`` ((n*k, 3), LDU), ``length``,
+    ``code``, ``cidx``, ``loose`` (studs of a minifigure head) and ``turns`` ((n*k,) each)."""
+    k, n = len(arr.code), len(idx)
+    r = wa.poses[idx, :3, :3]
+    t = wa.poses[idx, :3, 3]
+    el = wa.placements[idx[0]].content
+    return ((np.einsum("nij,kj->nki", r, arr.pos) + t[:, None, :]).reshape(-1, 3),
+            np.einsum("nij,kj->nki", r, arr.axis).reshape(-1, 3),
+            np.tile(arr.length, n), np.tile(arr.code, n), np.tile(np.arange(k), n),
+            np.tile(stud_like[arr.code] & _is_minifig_head(el), n),
+            np.full(n * k, _turns_on_studs(el)))
+
+
 def _transform_rows(wa, idx_all: np.ndarray, inst: np.ndarray, aliases=None) -> dict:
     """World connector rows of placements ``idx_all`` (unsorted), with their instance ids.
 
@@ -532,23 +554,13 @@ def _transform_rows(wa, idx_all: np.ndarray, inst: np.ndarray, aliases=None) -> 
         idx = gidx[sel[gidx]]
         if not len(idx):
             continue
-        arr = aliases.get(key) if aliases and key.startswith("?") else None
-        if arr is None:
-            arr = part_connector_arrays(wa.placements[idx[0]].content)
+        arr = _group_arrays(wa, key, idx, aliases)
         k = len(arr.code)
         if not k:
             continue
-        r = wa.poses[idx, :3, :3]
-        t = wa.poses[idx, :3, 3]
-        pos.append((np.einsum("nij,kj->nki", r, arr.pos) + t[:, None, :]).reshape(-1, 3))
-        axis.append(np.einsum("nij,kj->nki", r, arr.axis).reshape(-1, 3))
-        length.append(np.tile(arr.length, len(idx)))
-        code.append(np.tile(arr.code, len(idx)))
-        cidx.append(np.tile(np.arange(k), len(idx)))
+        for out, v in zip((pos, axis, length, code, cidx, loose, turns), _group_rows(wa, idx, arr, stud_like)):
+            out.append(v)
         owner.append(np.repeat(idx, k))
-        head = _is_minifig_head(wa.placements[idx[0]].content)
-        loose.append(np.tile(stud_like[arr.code] & head, len(idx)))
-        turns.append(np.full(len(idx) * k, _turns_on_studs(wa.placements[idx[0]].content)))
     if not pos:
         z3 = np.zeros((0, 3))
         zi = np.zeros(0, dtype=np.int64)
@@ -580,9 +592,7 @@ def _all_rows_sorted(wa, inst: np.ndarray, aliases=None) -> dict:
     for key, idx in wa.groups.items():
         if not len(idx):
             continue
-        arr = aliases.get(key) if aliases and key.startswith("?") else None
-        if arr is None:
-            arr = part_connector_arrays(wa.placements[idx[0]].content)
+        arr = _group_arrays(wa, key, idx, aliases)
         k = len(arr.code)
         if not k:
             continue
@@ -606,16 +616,8 @@ def _all_rows_sorted(wa, inst: np.ndarray, aliases=None) -> dict:
     turns = np.empty(total, dtype=bool)
     for idx, arr, k in per_group:
         at = (start[idx][:, None] + np.arange(k)).ravel()
-        r = wa.poses[idx, :3, :3]
-        t = wa.poses[idx, :3, 3]
-        pos[at] = (np.einsum("nij,kj->nki", r, arr.pos) + t[:, None, :]).reshape(-1, 3)
-        ax[at] = np.einsum("nij,kj->nki", r, arr.axis).reshape(-1, 3)
-        length[at] = np.tile(arr.length, len(idx))
-        code[at] = np.tile(arr.code, len(idx))
-        cidx[at] = np.tile(np.arange(k), len(idx))
-        head = _is_minifig_head(wa.placements[idx[0]].content)
-        loose[at] = np.tile(stud_like[arr.code] & head, len(idx))
-        turns[at] = _turns_on_studs(wa.placements[idx[0]].content)
+        for out, v in zip((pos, ax, length, code, cidx, loose, turns), _group_rows(wa, idx, arr, stud_like)):
+            out[at] = v
     owner = np.repeat(np.arange(n, dtype=np.int64), counts)
     nrm = np.linalg.norm(ax, axis=1, keepdims=True)
     nrm[nrm == 0] = 1
