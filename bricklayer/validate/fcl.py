@@ -28,7 +28,15 @@ _MIRROR = np.diag([-1.0, 1.0, 1.0, 1.0])
 
 
 class _ShapeStore:
-    """Collision shapes and FCL BVHs per (part key, mirrored), built lazily."""
+    """Collision shapes and FCL BVHs of parts, built lazily and kept for the process.
+
+    ``shape(key, embedded)``: the part's :class:`ldraw_data.collision.CollisionShape` (key ``"3001"``, or
+    ``"?name"`` for an MPD-embedded part found in ``embedded``), or None when the part has no geometry
+    (not in the library, or empty; logged, never raised). ``model(shape, mirrored, inset)``: an
+    ``fcl.BVHModel`` of the shape's mesh with every face moved inward by ``inset`` LDU (the validator uses
+    ``TOL.collision_inset`` = 0.25 LDU), mirrored in x for det < 0 placements, keyed by (shape, mirrored,
+    inset rounded to 1e-4 LDU). Thread-safe for the worker's threads (one lock).
+    """
 
     def __init__(self):
         self.shapes: dict = {}
@@ -129,7 +137,20 @@ _collide = collide
 
 
 def inv_rigid(t: np.ndarray) -> np.ndarray:
-    """Inverses of rigid transforms ``t`` ((n, 4, 4) float, LDU): rotation transposed."""
+    """Inverses of rigid transforms.
+
+    Parameters
+    ----------
+    t : (n, 4, 4) float array
+        Rigid transforms (rotation, translation in LDU); not checked to be rigid.
+
+    Returns
+    -------
+    (n, 4, 4) float array
+        ``[R^T, -R^T p; 0 0 0 1]`` for each ``[R, p; 0 0 0 1]``: exact for rigid transforms, cheaper and
+        steadier than :func:`numpy.linalg.inv`; wrong for scaled or sheared ones (catalog checks report
+        those, :mod:`.catalog_checks`).
+    """
     out = np.zeros_like(t)
     rt = np.transpose(t[:, :3, :3], (0, 2, 1))
     out[:, :3, :3] = rt

@@ -165,7 +165,22 @@ def _ldraw_transforms(build, idx: np.ndarray) -> np.ndarray:
 
 
 def mesh_pairs(build, pairs: np.ndarray) -> list[GearMesh]:
-    """The gear meshes among candidate placement pairs ``pairs`` ((m, 2) int)."""
+    """The gear meshes among candidate placement pairs.
+
+    Parameters
+    ----------
+    build : LegoBuild
+    pairs : (m, 2) int array
+        Indices into the build's flattened placements (e.g. the collision broad phase's candidates).
+
+    Returns
+    -------
+    list of GearMesh
+        One per pair of gears (:func:`gear_spec`: catalog gears with a known tooth count) whose axes and
+        distance mesh by :func:`gear_mesh` (spur: parallel axes at the sum of the pitch radii; bevel:
+        crossing axes), with ``ratio`` = teeth of ``b`` / teeth of ``a``; pairs that are not gears, or do
+        not mesh, are left out.
+    """
     from ._world import world_arrays
 
     if not len(pairs):
