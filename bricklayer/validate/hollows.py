@@ -245,6 +245,43 @@ def clamped_in_hollow(eng, world: dict, p: int, q: int, tri_q=None, rows: tuple 
     return clamped(np.vstack(contacts), axis0)
 
 
+class _SamePairPose:
+    """Key of a pair of parts for answers that depend only on the two parts and their relative pose.
+
+    The key of (s, h) is (part key of s, part key of h, the pose of s in the frame of h: its rotation
+    rounded to 1e-3 and its translation to 0.01 LDU), the rounding of the narrow-phase pair memo
+    (:mod:`.memo`). Copies of one sub-model repeat the same pairs at other world poses: the second copy's
+    pair has the first one's key. The relative pose is ``R_h^T (M_s)`` as for the pair memo (``inv_rigid``):
+    the same for any rigid motion of both parts, also for the rounded rotations of official files (their
+    ``R^T R`` is off ``I`` by up to 1e-4). Only placements within the catalog checks' distortion tolerance
+    get a key (every entry of ``R^T R - I`` at most ``2 * DISTORTION_TOL``: singular values within about
+    ``DISTORTION_TOL`` = 0.01 of 1, :mod:`.catalog_checks`); scaled or sheared ones (reported SCALED) get
+    None and are computed directly.
+    """
+
+    def __init__(self, eng):
+        from .catalog_checks import DISTORTION_TOL
+
+        t = eng.wa.mesh_transforms
+        r = t[:, :3, :3]
+        self._t = t
+        off = np.abs(np.einsum("nji,njk->nik", r, r) - np.eye(3))
+        self._rigid = np.all(off <= 2 * DISTORTION_TOL, axis=(1, 2))
+        self._keys = eng.keys
+
+    def key(self, s: int, h: int) -> tuple | None:
+        """Key of part ``s`` seen from part ``h`` (indices of the flattened placements), or None when
+        either placement is not rigid."""
+        if not (self._rigid[s] and self._rigid[h]):
+            return None
+        th, ts = self._t[h], self._t[s]
+        rt = th[:3, :3].T
+        rel_r = rt @ ts[:3, :3]
+        rel_p = rt @ (ts[:3, 3] - th[:3, 3])
+        q = np.concatenate([np.round(rel_r.ravel() / 1e-3), np.round(rel_p / 1e-2)]).astype(np.int64)
+        return self._keys[s], self._keys[h], q.tobytes()
+
+
 def hollow_stud_edges(eng, world: dict, supported: np.ndarray, cand: np.ndarray) -> np.ndarray:
     """Support edges of studs clamped in unlabelled hollows, for parts not yet supported (module rule).
 
@@ -264,7 +301,8 @@ def hollow_stud_edges(eng, world: dict, supported: np.ndarray, cand: np.ndarray)
     (e, 2) int ndarray
         Directed support edges ``(holder, held)``, both ways for each clamped pair whose one part was
         supported (newly held parts may hold others in turn). Broad-phase pairs only; a pair is tested
-        when one part owns studs lying in the other's box.
+        when one part owns studs lying in the other's box. A pair of the same two parts at the same
+        relative pose as one tested before (copies of a sub-model; :class:`_SamePairPose`) takes that answer.
     """
     none = np.zeros((0, 2), dtype=np.intp)
     sup = np.asarray(supported, dtype=bool).copy()
@@ -279,6 +317,8 @@ def hollow_stud_edges(eng, world: dict, supported: np.ndarray, cand: np.ndarray)
     tested: set = set()
     tris: dict = {}
     edges: list = []
+    same_pose = _SamePairPose(eng)
+    answers: dict = {}  # same_pose key -> clamped_in_hollow answer
     while len(left):
         is_left = np.zeros(eng.n, dtype=bool)
         is_left[left] = True
@@ -294,7 +334,13 @@ def hollow_stud_edges(eng, world: dict, supported: np.ndarray, cand: np.ndarray)
                     if h not in tris:
                         tris[h] = _world_triangles(eng, h)
                     return tris[h]
-                if clamped_in_hollow(eng, world, s, h, tri_h, rows):
+                key = same_pose.key(s, h)
+                got = answers.get(key) if key is not None else None
+                if got is None:
+                    got = clamped_in_hollow(eng, world, s, h, tri_h, rows)
+                    if key is not None:
+                        answers[key] = got
+                if got:
                     new.append((j, i))
                     break
         if not new:

@@ -913,11 +913,12 @@ def support_graph(build, *, separate_objects: bool = False) -> SupportResult:
         later = []  # edges of the later passes, in order
 
         def add(extra):
+            # the object labels are only read after the last pass: made once, from the final edges
             nonlocal e, supported, labels
             later.append(np.asarray(extra, dtype=np.intp).reshape(-1, 2))
             e = np.vstack([e, extra])
             supported = _reach(n, e, np.flatnonzero(grounded))
-            labels = _labels(n, e)
+            labels = None
 
         supported = _reach(n, e, np.flatnonzero(grounded))
         sup0 = supported.copy()
@@ -950,6 +951,8 @@ def support_graph(build, *, separate_objects: bool = False) -> SupportResult:
             hair = _hair_settle_edges(eng, e, supported, cg)
             if len(hair):
                 add(hair)
+        if labels is None:
+            labels = _labels(n, e)
         own_base, own = (_own_ground(eng, labels, supported, ground) if separate_objects
                          else (np.zeros(n, dtype=bool), {}))
         if own_base.any():

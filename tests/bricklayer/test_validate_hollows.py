@@ -137,3 +137,24 @@ def test_plates_pushed_up_into_the_hinge_panels_top_bar_are_held():
 
 def test_a_plate_1_ldu_below_the_hinge_panels_bar_floats():
     assert support_graph(from_ldraw(_PANEL + "1 1 0 9 0 1 0 0 0 1 0 0 0 1 3023.dat\n")).floating.tolist() == [1]
+
+
+def test_copies_of_a_submodel_share_the_answer_of_the_first_and_other_poses_are_computed():
+    # the windscreen scene as a sub-model placed three times (at the origin, 3,000.5 LDU away, and turned
+    # 90 degrees about the vertical far away) and a fourth sub-model with the slope 1 LDU lower (floats)
+    from bricklayer.validate.hollows import _SamePairPose
+
+    held = _COLUMN + "1 1 0 40 -80 1 0 0 0 1 0 0 0 1 3298.dat\n"
+    low = _COLUMN + "1 1 0 41 -80 1 0 0 0 1 0 0 0 1 3298.dat\n"
+    text = ("0 FILE main.ldr\n"
+            "1 16 0 0 0 1 0 0 0 1 0 0 0 1 held.ldr\n"
+            "1 16 3000.5 0 0 1 0 0 0 1 0 0 0 1 held.ldr\n"
+            "1 16 -2000 0 7000 0 0 1 0 1 0 -1 0 0 held.ldr\n"
+            "1 16 0 0 -5000 1 0 0 0 1 0 0 0 1 low.ldr\n"
+            "0 FILE held.ldr\n" + held + "0 FILE low.ldr\n" + low)
+    b = from_ldraw(text)
+    assert support_graph(b).floating.tolist() == [3 * 6 + _HUNG]  # only the lowered slope
+    keys = _SamePairPose(collision_engine(b))
+    k = [keys.key(c * 6 + _HUNG, c * 6) for c in range(4)]  # (slope, windscreen) of each copy
+    assert k[0] == k[1] == k[2] and k[0][:2] == ("3298", "6070")
+    assert k[3] != k[0]  # 1 LDU lower: another key, answered by its own test
