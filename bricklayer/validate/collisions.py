@@ -127,6 +127,30 @@ _SHIFTS = np.vstack([np.eye(3), -np.eye(3)])
 # ----------------------------------------------------------------------------------------------
 # the per-build engine
 
+def _hull_boxes(t: np.ndarray, hull: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """World boxes of one part's hull at many placements: ``(lo, hi)``, each (n, 3) LDU.
+
+    ``t``: (n, 4, 4) world transforms; ``hull``: (k, 3) hull points (LDU, part frame). The box of a
+    placement is the min / max over the hull points of ``R p + t``. Placements of one part share few
+    rotations (a large build repeats the same orientations thousands of times), so ``R p`` and its
+    min / max are computed once per distinct rotation (by its bytes) and the translation added after:
+    floating-point addition is monotonic, so ``min(x_k) + t`` equals ``min(x_k + t)`` bit for bit, and
+    the boxes are those of transforming every point of every placement.
+    """
+    n = len(t)
+    rot = np.ascontiguousarray(t[:, :3, :3]).reshape(n, 9)
+    first: dict = {}
+    inv = np.fromiter((first.setdefault(b, len(first)) for b in map(bytes, rot)), dtype=np.intp, count=n)
+    if len(first) == n:
+        uniq = np.arange(n)
+    else:
+        uniq = np.zeros(len(first), dtype=np.intp)
+        uniq[inv] = np.arange(n)  # a placement of each rotation (any: their rotations are the same bytes)
+    w = np.einsum("nij,kj->nki", t[uniq, :3, :3], hull)
+    move = t[:, :3, 3]
+    return w.min(axis=1)[inv] + move, w.max(axis=1)[inv] + move
+
+
 class CollisionEngine(BroadPhase, PressFits):
     """Broad phase, narrow phase and resting contacts of one build, kept between edits.
 
@@ -212,8 +236,7 @@ class CollisionEngine(BroadPhase, PressFits):
                 if not len(sel):
                     continue
                 h = hull * np.array([-1.0, 1.0, 1.0]) if mir else hull
-                w = np.einsum("nij,kj->nki", t[sel, :3, :3], h) + t[sel, None, :3, 3]
-                lo[sel], hi[sel] = w.min(axis=1), w.max(axis=1)
+                lo[sel], hi[sel] = _hull_boxes(t[sel], h)
         if not start:
             self._parents = {}
         parents = self._parents

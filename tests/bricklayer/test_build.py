@@ -144,3 +144,27 @@ def test_connectors_hidden_across_nested_builds():
     # between four studs, mates with none (BrickNet: a tube takes a stud only at its centre)
     assert [c.type for c in parent.find_connectors("antistud") if c.position.z == 8] == ["tube"]
     assert parent.num_connected_components == 1
+
+
+def test_flattened_poses_are_the_products_along_each_path(official_dir):
+    # 10179 Millennium Falcon: sub-models placed several times and nested; each flattened pose is the
+    # product of the poses along its path, bit for bit, and a part of colour 16 takes its container's
+    import numpy as np
+
+    from bricklayer import read_ldraw
+
+    b = read_ldraw(official_dir / "10179_1_Millennium_Falcon_UCS.mpd")
+    flat = b.flattened_placements
+    assert len(flat) == 5247
+    nested = 0
+    for fp in flat:
+        m = np.eye(4)
+        for p in fp.path:
+            m = m @ p.pose.matrix
+        assert np.array_equal(fp.pose.matrix, m)
+        assert not fp.pose.matrix.flags.writeable
+        nested += len(fp.path) > 2
+        colour = next((p.color for p in reversed(fp.path[:-1]) if p.color is not None), None)
+        if int(fp.leaf.content.color) == 16 and colour is not None:
+            assert int(fp.content.color) == colour
+    assert nested > 100

@@ -215,3 +215,22 @@ def test_pin_collar_pushed_into_the_bore_is_a_collision():
     assert not pair(-1).colliding_placements and not pair(0).colliding_placements
     for z in (1, 2, 5, 10):
         assert len(pair(z).colliding_placements) == 1, z
+
+
+# ------------------------------------------------------------------ hull boxes per distinct rotation
+def test_hull_boxes_equal_transforming_every_point_of_every_placement(official_dir):
+    # 1180 Moon Buggy: every placement of its most placed part, bit for bit against R p + t per point
+    from bricklayer.validate.collisions import _hull_boxes
+    from bricklayer.validate.fcl import SHAPE_STORE
+
+    eng = collision_engine(read_ldraw(official_dir / "1180_1_Space_Port_Moon_Buggy.mpd"))
+    key, idx = max(eng.wa.groups.items(), key=lambda kv: len(kv[1]))
+    idx = idx[~eng.mirrored[idx]]
+    hull = SHAPE_STORE.shape(key, eng.embedded).hull_points
+    t = eng.transforms[idx]
+    rots = {bytes(np.ascontiguousarray(r)) for r in t[:, :3, :3]}
+    assert len(idx) >= 4 and len(rots) < len(idx)  # rotations repeat: the shared path is taken
+    lo, hi = _hull_boxes(t, hull)
+    w = np.stack([hull @ m[:3, :3].T + m[:3, 3] for m in t])  # each point of each placement
+    assert np.array_equal(lo, w.min(axis=1)) and np.array_equal(hi, w.max(axis=1))
+    assert np.array_equal(lo, eng.box_lo[idx]) and np.array_equal(hi, eng.box_hi[idx])
