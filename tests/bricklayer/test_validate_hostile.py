@@ -91,3 +91,25 @@ def test_plates_stacked_on_one_stud(tmp_path):
     rep = json.loads(r.output)
     assert rep["parts"] == 65 and len(rep["duplicates"]) == 63
     assert max(rep["component_sizes"]) == 1 + COINCIDENT_CONNECTORS
+
+
+def test_coincident_ranks_count_the_earlier_rows_with_the_same_key(official_dir):
+    # 10179 Millennium Falcon: every row's rank is the number of earlier rows (row order is part order)
+    # with its key (type, 0.5 LDU cell, axis in quarters), counted here by a dict in row order
+    import numpy as np
+
+    from bricklayer import read_ldraw
+    from bricklayer.validate._world import world_arrays
+    from bricklayer.validate.connections import (_all_rows_sorted, _coincident_hash, _coincident_ranks,
+                                                 embedded_aliases)
+
+    b = read_ldraw(official_dir / "10179_1_Millennium_Falcon_UCS.mpd")
+    wa = world_arrays(b)
+    w = _all_rows_sorted(wa, np.arange(len(wa.placements)), embedded_aliases(b))
+    rank, keys = _coincident_ranks(w)
+    h = _coincident_hash(w)
+    seen: dict = {}
+    want = [seen.__setitem__(k, seen.get(k, -1) + 1) or seen[k] for k in h.tolist()]
+    assert rank.tolist() == want
+    assert max(want) == 2  # keys repeated up to three times: the ranking of repeated keys ran
+    assert np.array_equal(keys, np.sort(h))
