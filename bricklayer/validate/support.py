@@ -44,10 +44,13 @@ Rules (issue #4, docs/bricklayer-api.md "Validation semantics"):
     rigging of 6285 Black Seas Barracuda);
   * a hair above (:func:`_hair_settle_edges`): a group of unsupported parts (joined by the edges
     above, either way) that, lowered as one rigid body by ``SETTLE_LDU`` (2 LDU) plus both
-    meshes' insets, meets a supported part is held by it, whatever the group's size: official
+    meshes' insets, meets a supported part is held by it, whatever the group's size, when it rests
+    there (:func:`_rests_balanced`: drawn touching, near a mating connector, enclosed on every
+    horizontal side, or balanced from no higher than :data:`HAIR_BALANCED_GAP_LDU`): official
     files draw parts a hair above what they rest on (a minifigure 0.9 LDU above its chair in 6977,
     a container 0.5 LDU above a tile in 7150; :data:`bricklayer.constants.SETTLE_LDU`). A part
-    lifted 3 LDU, or a plate, still floats;
+    lifted 3 LDU, or a plate, still floats, and so does a group left 2 LDU above a part by its
+    deleted holder;
 - **Separate objects drawn apart** (off by default: ``support_graph(build,
   separate_objects=True)``; the official-set report uses it to classify what
   it finds). Physically an object with nothing under it floats, and that is
