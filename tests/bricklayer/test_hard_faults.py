@@ -161,6 +161,16 @@ def test_a_tilted_or_turned_part_on_studs_is_not_seated(tmp_path, text, line):
     f"1 2 0 0 0 {I} 3024.dat\n1 4 0 -24 0 {I} 3003.dat\n",                  # a 2x2 brick's tube on one stud
     f"1 7 0 0 0 {I} 3700.dat\n1 7 0 0 20 {I} 3700.dat\n1 0 0 10 10 0 0 -1 0 1 0 1 0 0 2780.dat\n",  # pin
     f"1 4 0 0 0 {_rot_y(90)} 3001.dat\n1 2 0 -24 0 {I} 3001.dat\n",           # quarter turns are seated
+    f"1 2 0 0 0 {I} 3020.dat\n1 4 30 -24 -10 {_rot_y(60)} 3062b.dat\n",     # round 1x1 brick turned 60 degrees
+    f"1 7 0 0 0 {I} 3700.dat\n1 7 0 0 20 {I} 3700.dat\n1 0 0 10 20 0 0 -1 0 1 0 1 0 0 3705.dat\n",  # axle, 2 holes
+    f"1 7 0 0 0 {I} 3700.dat\n1 0 0 10 0 0 0 -1 0 1 0 1 0 0 4519.dat\n",   # 3L axle in a round hole
+    f"1 2 0 0 0 {I} 3020.dat\n1 4 0 -8 10 {I} 3794b.dat\n",                  # jumper between two studs
+    f"1 2 0 0 0 {I} 3020.dat\n1 4 -30 -8 0 0 0 1 0 1 0 -1 0 0 3794b.dat\n",  # jumper turned, across the plate
+    f"1 2 0 0 0 {I} 3024.dat\n1 4 20 -24 0 {I} 3001.dat\n",                 # a 2x4 brick's end tube on one stud
+    f"1 2 0 0 0 {I} 3024.dat\n1 4 0 -8 0 {I} 3022.dat\n",                   # a 2x2 plate's tube on one stud
+    f"1 7 0 0 0 {I} 3700.dat\n1 7 0 0 20 {I} 3700.dat\n1 0 0 10 10 0 0 -1 0 1 0 1 0 0 3673.dat\n",  # pin
+    f"1 7 0 0 0 {I} 3700.dat\n1 7 0 0 20 {I} 3700.dat\n1 7 0 0 40 {I} 3700.dat\n"
+    f"1 0 0 10 20 0 0 -1 0 1 0 1 0 0 6558.dat\n",                             # long pin through three holes
 ])
 def test_controls_stay_clean(tmp_path, text):
     b, r = _validate(tmp_path, text)
