@@ -306,6 +306,27 @@ def test_interference_and_clearing_move_of_pushed_parts(tmp_path, text, depth, d
     assert f"interfering about {depth:.1f} LDU deep" in _cited(r, "COLLISION", 2)[0]
 
 
+@pytest.mark.parametrize("text,push", [
+    (f"1 2 0 0 0 {I} 3001.dat\n1 4 0 -21 0 {I} 3001.dat\n", 3.0),   # brick 3 LDU into the brick below
+    (f"1 2 0 0 0 {I} 3020.dat\n1 4 0 -5 0 {I} 3020.dat\n", 3.0),    # plate 3 LDU into the plate below
+    (f"1 2 0 0 0 {I} 3001.dat\n1 4 0 0 35 {I} 3001.dat\n", 5.0),    # brick 5 LDU into its neighbour
+])
+def test_a_part_pushed_deeper_than_its_walls_is_not_drawn_through(tmp_path, text, push):
+    # the inset steps of the interference estimate stop separating walls 1.5-2 LDU thick; the move that
+    # clears the pair (the push plus the 0.06 LDU step of the shift search) bounds the interference
+    b, r = _validate(tmp_path, text)
+    (c,) = r["collisions"]
+    assert not c["through"] and c["interference_ldu"] == pytest.approx(push, abs=0.1)
+    line = _cited(r, "COLLISION", 2)[0]
+    assert "interfering about" in line and "drawn through" not in line
+
+
+def test_a_part_drawn_through_another_says_so(tmp_path):
+    b, r = _validate(tmp_path, f"1 2 0 0 0 {I} 3001.dat\n1 4 0 -12 0 {I} 3001.dat\n")  # half a brick deep
+    (c,) = r["collisions"]
+    assert c["through"] and c["interference_ldu"] is None and "drawn through each other" in r["text"]
+
+
 def test_a_collision_reports_interference_apart_from_the_clearing_move(tmp_path):
     # a brick pushed 1 LDU down into the brick below: 1 LDU of interference
     b, r = _validate(tmp_path, f"1 2 0 0 0 {I} 3001.dat\n1 4 0 -23 0 {I} 3001.dat\n")
