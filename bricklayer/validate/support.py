@@ -413,7 +413,26 @@ ENCLOSED_PLAY_LDU = 6.0
 ENCLOSED_STEP_LDU = 0.5
 
 
-def _enclosed(eng, members: np.ndarray, supported: np.ndarray, play: float = ENCLOSED_PLAY_LDU) -> bool:
+def _enclosure_pairs(eng, members: np.ndarray, supported: np.ndarray, play: float = ENCLOSED_PLAY_LDU
+                     ) -> np.ndarray:
+    """(m, 2) int pairs ``(member, supported part)``, sorted, whose boxes overlap once the member's box is
+    grown by ``play`` LDU along world x and y: the parts :func:`_enclosed` moves the members against.
+
+    ``members``: (k,) part indices; ``supported``: (n,) bool. One broad phase for any number of groups:
+    the pairs of a group are the rows of its members (each pair depends only on its two boxes)."""
+    members = np.asarray(members, dtype=np.intp)
+    others = np.flatnonzero(np.asarray(supported, dtype=bool) & eng.has_shape)
+    if not len(members) or not len(others):
+        return np.zeros((0, 2), dtype=np.intp)
+    lo, hi = eng.box_lo.copy(), eng.box_hi.copy()
+    lo[members, :2] -= play
+    hi[members, :2] += play
+    near = _box_pairs(lo, hi, members, others)
+    return near[near[:, 0] != near[:, 1]]
+
+
+def _enclosed(eng, members: np.ndarray, supported: np.ndarray, play: float = ENCLOSED_PLAY_LDU,
+              near: np.ndarray | None = None) -> bool:
     """True when the group ``members`` ((k,) part indices), moved horizontally as drawn in each of the
     four directions +x, -x, +y, -y (world, z up), meets a part of ``supported`` ((n,) bool) within
     ``play`` LDU (steps of :data:`ENCLOSED_STEP_LDU`, inset meshes ``TOL.collision_inset``).
@@ -422,17 +441,19 @@ def _enclosed(eng, members: np.ndarray, supported: np.ndarray, play: float = ENC
     side): it cannot slide or tip off what it lands on, wherever its centre of mass lies; see
     :data:`ENCLOSED_PLAY_LDU` for the measurements. Diagonal escapes are not tested (as in
     :mod:`.capture`).
+
+    ``near``: :func:`_enclosure_pairs` of a superset of ``members`` (same ``supported`` and ``play``),
+    when the caller tests many groups: its rows of these members are taken instead of a broad phase
+    over the whole build per group (thousands of groups in a 100,000-part build).
     """
     members = np.asarray(members, dtype=np.intp)
-    others = np.flatnonzero(np.asarray(supported, dtype=bool) & eng.has_shape)
-    if not len(members) or not len(others):
-        return False
-    lo, hi = eng.box_lo.copy(), eng.box_hi.copy()
-    lo[members, :2] -= play
-    hi[members, :2] += play
-    near = _box_pairs(lo, hi, members, others)
-    near = near[near[:, 0] != near[:, 1]]
-    if not len(near):
+    if near is None:
+        near = _enclosure_pairs(eng, members, supported, play)
+    else:
+        mine = np.zeros(eng.n, dtype=bool)
+        mine[members] = True
+        near = near[mine[near[:, 0]]]
+    if not len(members) or not len(near):
         return False
     t = eng.transforms
     steps = np.arange(ENCLOSED_STEP_LDU, play + 1e-9, ENCLOSED_STEP_LDU)
@@ -483,6 +504,7 @@ def _rests_balanced(eng, pairs: np.ndarray, group: np.ndarray, cand: np.ndarray,
     t = eng.transforms
     free = np.zeros(eng.n, dtype=bool)
     free[cand] = True
+    enclosing = None  # _enclosure_pairs of all of cand, made when the first group needs it
     for g in np.unique(group[pairs[:, 0]]).tolist():
         sel = np.flatnonzero(group[pairs[:, 0]] == g)
         a, b = pairs[sel, 0], pairs[sel, 1]
@@ -492,7 +514,9 @@ def _rests_balanced(eng, pairs: np.ndarray, group: np.ndarray, cand: np.ndarray,
             keep[sel] = True
             continue
         members = cand[group[cand] == g]
-        if _enclosed(eng, members, ~free):
+        if enclosing is None:  # one broad phase for every group tested (all of cand's parts)
+            enclosing = _enclosure_pairs(eng, cand, ~free)
+        if _enclosed(eng, members, ~free, near=enclosing):
             keep[sel] = True
             continue
         near = t[a].copy()

@@ -411,3 +411,24 @@ def test_a_cone_drawn_4_ldu_off_the_stud_its_three_twins_sit_on_floats(official_
         b = from_ldraw(plates + cones.replace("30 -36 70", f"30 {fourth_y} 70"))
         assert support_graph(b).floating.tolist() == floating
         assert len({(a, c) for a, _, c, _ in connection_graph(b).pairs.tolist()}) == pairs
+
+
+def test_enclosure_pairs_made_once_for_many_groups_give_each_groups_verdict(official_dir):
+    # the barrel scene of 21325 as a sub-model placed twice, 300 LDU apart: the broad phase made once for
+    # all four swords gives each pair of swords the verdict of its own broad phase (5.5 LDU: held, 5.0: not)
+    import numpy as np
+
+    from bricklayer.validate.support import _enclosed, _enclosure_pairs
+
+    scene = _lines(official_dir, "21325_Medieval_Blacksmith", 1138, 1140, 1141)
+    b = from_ldraw("0 FILE main.ldr\n1 16 0 0 0 1 0 0 0 1 0 0 0 1 scene.ldr\n"
+                   "1 16 300 0 0 1 0 0 0 1 0 0 0 1 scene.ldr\n0 FILE scene.ldr\n" + scene)
+    assert [p.content.ldraw_id for p in b.flattened_placements] == ["2489", "59", "59"] * 2
+    eng = collision_engine(b)
+    barrels = np.array([True, False, False] * 2)
+    swords = np.flatnonzero(~barrels)
+    for play, held in ((5.5, True), (5.0, False)):
+        near = _enclosure_pairs(eng, swords, barrels, play)
+        assert sorted(map(tuple, near.tolist())) == [(1, 0), (2, 0), (4, 3), (5, 3)]  # each sword, its barrel
+        for group in (np.array([1, 2]), np.array([4, 5])):
+            assert _enclosed(eng, group, barrels, play, near=near) is _enclosed(eng, group, barrels, play) is held
