@@ -234,3 +234,18 @@ def test_hull_boxes_equal_transforming_every_point_of_every_placement(official_d
     w = np.stack([hull @ m[:3, :3].T + m[:3, 3] for m in t])  # each point of each placement
     assert np.array_equal(lo, w.min(axis=1)) and np.array_equal(hi, w.max(axis=1))
     assert np.array_equal(lo, eng.box_lo[idx]) and np.array_equal(hi, eng.box_hi[idx])
+
+
+def test_interference_depths_of_many_pairs_in_one_batch():
+    # bricks 2 x 4 pushed into the brick below by 1, 3 and 12 LDU, and plates 2 x 4 by 2 LDU, side by side
+    # (200 LDU apart): batched, each pair gets what it gets alone (1.0, 3 LDU is past the inset steps:
+    # inf, 12: inf; 2.0)
+    from bricklayer import from_ldraw
+
+    text = "".join(f"1 2 {x} 0 0 1 0 0 0 1 0 0 0 1 {p}.dat\n1 4 {x} {y} 0 1 0 0 0 1 0 0 0 1 {p}.dat\n"
+                   for x, p, y in ((0, 3001, -23), (200, 3001, -21), (400, 3001, -12), (600, 3020, -6)))
+    eng = collision_engine(from_ldraw(text))
+    pairs = np.array([[0, 1], [2, 3], [4, 5], [6, 7]])
+    batch = eng.interference_depths(pairs)
+    assert batch.tolist() == [eng.interference_depth(i, j) for i, j in pairs.tolist()]
+    assert batch.tolist() == [1.0, float("inf"), float("inf"), 2.0]
