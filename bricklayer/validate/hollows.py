@@ -245,13 +245,20 @@ def clamped_in_hollow(eng, world: dict, p: int, q: int, tri_q=None, rows: tuple 
     return clamped(np.vstack(contacts), axis0)
 
 
+#: Rounding of the relative rotation (entries) and translation (LDU) in :class:`_SamePairPose` keys.
+_KEY_ROT_Q, _KEY_POS_Q = 1e-6, 1e-4
+
+
 class _SamePairPose:
     """Key of a pair of parts for answers that depend only on the two parts and their relative pose.
 
     The key of (s, h) is (part key of s, part key of h, the pose of s in the frame of h: its rotation
-    rounded to 1e-3 and its translation to 0.01 LDU), the rounding of the narrow-phase pair memo
-    (:mod:`.memo`). Copies of one sub-model repeat the same pairs at other world poses: the second copy's
-    pair has the first one's key. The relative pose is ``R_h^T (M_s)`` as for the pair memo (``inv_rigid``):
+    rounded to :data:`_KEY_ROT_Q` (1e-6) and its translation to :data:`_KEY_POS_Q` (1e-4 LDU), a thousand
+    and a hundred times finer than the narrow-phase pair memo's, :mod:`.memo`). Copies of one sub-model
+    repeat the same pairs at other world poses (their relative poses differ by float rounding, about
+    1e-12): the second copy's pair has the first one's key. Two pairs that share a key are the same
+    geometry within 1e-4 LDU, far inside the rule's 0.5 LDU contact tolerance; only a pair that sits
+    within that of a threshold could be answered otherwise than by its own test. The relative pose is ``R_h^T (M_s)`` as for the pair memo (``inv_rigid``):
     the same for any rigid motion of both parts, also for the rounded rotations of official files (their
     ``R^T R`` is off ``I`` by up to 1e-4). Only placements within the catalog checks' distortion tolerance
     get a key (every entry of ``R^T R - I`` at most ``2 * DISTORTION_TOL``: singular values within about
@@ -278,7 +285,7 @@ class _SamePairPose:
         rt = th[:3, :3].T
         rel_r = rt @ ts[:3, :3]
         rel_p = rt @ (ts[:3, 3] - th[:3, 3])
-        q = np.concatenate([np.round(rel_r.ravel() / 1e-3), np.round(rel_p / 1e-2)]).astype(np.int64)
+        q = np.concatenate([np.round(rel_r.ravel() / _KEY_ROT_Q), np.round(rel_p / _KEY_POS_Q)]).astype(np.int64)
         return self._keys[s], self._keys[h], q.tobytes()
 
 
