@@ -1283,14 +1283,45 @@ class LegoBuild(LegoGeometry):
             n = next((k for k, v in self._names.items() if v is p), None)
         return n
 
-    def describe(self, placement) -> str:
-        """Short human description of a placement: name path (or index path), part id, colour."""
+    def citation(self, placement) -> str:
+        """How every message names a placement: the one numbering of reports, errors and hints.
+
+        One entry per level of the placement's path (top-level placement first, then down through sub-builds),
+        joined with ``/``: the level's name when it has one (``"door/hinge"``, the handle ``get``, ``pose`` and
+        ``connect`` take); else, for a build read from an LDraw file, the line that placed it (``"car.mpd:12"``;
+        deeper levels in the same file give just their line: ``"car.mpd:12/:40"``, the submodel reference on
+        line 12, the part on line 40); else ``"#i"``, its 0-based index in that build's :attr:`placements`
+        (``"#3"``, ``"#1/#0"``). ``"?"`` for a placement not in this build.
+
+        Parameters
+        ----------
+        placement : Placement or FlatPlacement
+
+        Returns
+        -------
+        str
+        """
         path = placement.path if isinstance(placement, FlatPlacement) else (self._find_path(placement) or ())
-        label, build = [], self
+        label, build, last_file = [], self, None
         for p in path:
             n = build._name_of_placement(p)
-            label.append(n if n is not None else f"#{build._index_of_placement(p)}")
+            origin = p.origin
+            if n is not None:
+                label.append(n)
+            elif origin:
+                label.append(f"{'' if origin[0] == last_file else origin[0]}:{origin[1]}")
+                last_file = origin[0]
+            else:
+                label.append(f"#{build._index_of_placement(p)}")
             build = p.content
+        return "/".join(label) or "?"
+
+    def describe(self, placement) -> str:
+        """Short human description of a placement: ``"<citation>: <part id> (<part name>, <colour>)"``, the
+        citation as :meth:`citation` writes it; a part id longer than
+        :data:`ldraw_data.text.ID_SHOWN_CHARS` is cut (:func:`ldraw_data.text.short_id`)."""
+        from ldraw_data.text import short_id
+
         el = placement.content
         if isinstance(el, Element):
             # one catalog look-up per part id and colour (a large build describes thousands of parts)
@@ -1298,10 +1329,10 @@ class LegoBuild(LegoGeometry):
             k = (el.ldraw_id, repr(el.color), getattr(el, "_known", True))
             what = memo.get(k)
             if what is None:
-                what = memo[k] = f"{el.ldraw_id} ({el.spec.name}, {el.color!r})"
+                what = memo[k] = f"{short_id(el.ldraw_id)} ({short_id(el.spec.name)}, {el.color!r})"
         else:
             what = repr(el)
-        return f"{'/'.join(label) or '?'}: {what}"
+        return f"{self.citation(placement)}: {what}"
 
     @property
     def names(self) -> dict[str, Placement]:

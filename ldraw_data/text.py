@@ -9,7 +9,7 @@ and isolates (Unicode Bidirectional Algorithm, UAX #9) and zero-width characters
 
 from __future__ import annotations
 
-__all__ = ["clean_text", "count_of"]
+__all__ = ["clean_text", "count_of", "short_id", "ID_SHOWN_CHARS"]
 
 import re
 from typing import Any
@@ -56,3 +56,29 @@ def count_of(n: int, noun: str, plural: str | None = None) -> str:
         The plural when it is not ``noun + "s"``.
     """
     return f"{n} {noun if n == 1 else (plural or noun + 's')}"
+
+
+#: Characters of a part id (or file name) a message shows before cutting it (:func:`short_id`). The longest
+#: file name in the LDraw library is far shorter (official names are a few to about 25 characters, e.g.
+#: ``973pb1234c01.dat``), so only a malformed or hostile id is ever cut.
+ID_SHOWN_CHARS = 60
+
+
+def short_id(text: Any, limit: int = ID_SHOWN_CHARS) -> str:
+    """A part id or name cut for a message: ``text`` unchanged when at most ``limit`` characters, else its first
+    ``limit`` characters, ``...`` and the full length, e.g. ``"xxxx...(5004 characters)"``, so a 5,000-character
+    id on a type-1 line does not fill the screen while the message still cites its file and line.
+
+    Parameters
+    ----------
+    text : any
+        Converted with ``str``.
+    limit : int
+        Characters kept, :data:`ID_SHOWN_CHARS` (60) by default.
+
+    Returns
+    -------
+    str
+    """
+    s = str(text)
+    return s if len(s) <= limit else f"{s[:limit]}...({len(s)} characters)"

@@ -13,7 +13,7 @@ from __future__ import annotations
 __all__ = ["report_of", "describe_placement", "instance_key", "out_of_range_placements", "MAX_LISTED",
            "MAX_COORDINATE_LDU"]
 
-from ldraw_data.text import clean_text, count_of
+from ldraw_data.text import clean_text, count_of, short_id
 
 from .report import ValidationReport
 
@@ -112,7 +112,12 @@ def _grid_number(v) -> int | float:
 
 
 def _where(d: dict) -> str:
-    loc = f" [{d['file']}:{d['line']}]" if d.get("line") else ""
+    """``d`` (a :func:`describe_placement` dict) as a problem line names it: its label (citation, part, colour),
+    sub-models, grid corner, and ``[file:line]`` only when the line to fix is not the one the citation already
+    gives (a duplicate or a scaling sub-model line, :func:`_line_at`): one numbering per part."""
+    cited = d["label"].split(": ", 1)[0].rsplit("/", 1)[-1]
+    own = d.get("line") and cited in (f"{d['file']}:{d['line']}", f":{d['line']}")
+    loc = f" [{d['file']}:{d['line']}]" if d.get("line") and not own else ""
     sub = f" in {' > '.join(d['submodels'])}" if d["submodels"] else ""
     g = ", ".join(str(v) for v in d["grid"])
     return f"{d['label']}{sub} at grid ({g}){loc}"
@@ -259,7 +264,8 @@ def _component_advice(build, comp_idx, eng, sup) -> str:
         return cat.get(pid).name if pid in cat else pid
 
     for dn, up in held.tolist():
-        who = f"#{up} {flat[up].content.ldraw_id} rests on #{dn} {flat[dn].content.ldraw_id}"
+        who = (f"{build.citation(flat[up])} {short_id(flat[up].content.ldraw_id)} rests on "
+               f"{build.citation(flat[dn])} {short_id(flat[dn].content.ldraw_id)}")
         if not rests_on(up, dn):
             continue
         if float(eng.wa.poses[up, 2, 2]) < -0.9:
@@ -276,7 +282,8 @@ def _component_advice(build, comp_idx, eng, sup) -> str:
         return joint_note
     if len(held):
         dn, up = held[0].tolist()
-        return (f"#{up} {flat[up].content.ldraw_id} hangs on or is held by #{dn} {flat[dn].content.ldraw_id} "
+        return (f"{build.citation(flat[up])} {short_id(flat[up].content.ldraw_id)} hangs on or is held by "
+                f"{build.citation(flat[dn])} {short_id(flat[dn].content.ldraw_id)} "
                 "without a connector the validator knows: connect() it, or check the joint")
     outside = np.flatnonzero(~inside & eng.has_shape)
     side = len(eng.pairs) and bool(np.any(inside[eng.pairs[:, 0]] != inside[eng.pairs[:, 1]]))
@@ -302,7 +309,8 @@ def _span(box) -> str:
 
 
 def _short(build, fp) -> str:
-    """``base: 3958 (Plate 6 x 6)`` or ``#3: 3958 (Plate 6 x 6)``: a part's name or index path, id and name."""
+    """``base: 3958 (Plate 6 x 6)``, ``m.ldr:4: 3958 (Plate 6 x 6)`` or ``#3: 3958 (Plate 6 x 6)``: a part's
+    citation (:meth:`bricklayer.LegoBuild.citation`), id and name."""
     text = build.describe(fp)
     return text.split(", Color.")[0] + ")" if ", Color." in text else text
 
