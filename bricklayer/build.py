@@ -116,6 +116,22 @@ class Placement(LegoGeometry):
         """A point of the content frame in the container frame (LDU)."""
         return self.pose.apply_point(p)
 
+    def _connectors_for(self, on, free_in) -> list:
+        """:meth:`find_connectors`'s candidates: all of :attr:`connectors`, or with ``free_in`` (the build
+        holding this placement at its top level) those still free in it."""
+        if on is not None:
+            raise BrickLayerTypeError("on= is for a build: build.find_connectors(..., on=placement)")
+        if free_in is None:
+            return list(self.connectors)
+        if not isinstance(free_in, LegoBuild):
+            raise BrickLayerTypeError(f"free_in= takes the LegoBuild holding the placement, got "
+                                      f"{type(free_in).__name__}")
+        if not any(q is self for q in free_in._placements):
+            raise BrickLayerValueError(
+                "free_in: this placement is not a top-level placement of that build; pass the build add() "
+                "returned it from, or ask the root: root.find_connectors(..., on=placement)")
+        return free_in._connectors_for(self, None)
+
     @property
     def element(self) -> Element | None:
         """The element, when the content is one."""
@@ -925,7 +941,9 @@ class LegoBuild(LegoGeometry):
         if to.key() not in free:
             raise BrickLayerValueError(
                 "target connector is not a free connector of this build (occupied, or from another build); "
-                "take it from build.connectors or build.find_connector(...)")
+                "ask for free ones: build.find_connector(type, on=placement, toward=...), or "
+                "placement.find_connector(type, toward=..., free_in=build) (a placement alone lists its "
+                "occupied connectors too)")
         if motion is not None:
             allowed = {JointKind.REVOLUTE: (JointKind.REVOLUTE,),
                        JointKind.CYLINDRICAL: (JointKind.REVOLUTE, JointKind.PRISMATIC, JointKind.CYLINDRICAL),
@@ -1458,6 +1476,23 @@ class LegoBuild(LegoGeometry):
             return Box(Vec3(0, 0, 0), Vec3(0, 0, 0))
         corners = np.concatenate([p.pose.apply(getattr(p.content, attr).corners()) for p in flat])
         return Box.around(corners)
+
+    def _connectors_for(self, on, free_in) -> list:
+        """:meth:`find_connectors`'s candidates: the free connectors (:attr:`connectors`), with ``on`` only
+        those of that placement (its path is a prefix of theirs: a sub-build keeps all its parts')."""
+        if free_in is not None:
+            raise BrickLayerTypeError("free_in= is for a placement; a build's connectors are its free ones")
+        conns = list(self.connectors)
+        if on is None:
+            return conns
+        if isinstance(on, str):
+            on = self.named(on)
+        path = on.path if isinstance(on, FlatPlacement) else self._find_path(on)
+        if not path:
+            raise BrickLayerValueError(f"on={on!r} is not a placement of this build; pass one add()/connect() "
+                                       "returned, or its name")
+        ids = tuple(id(p) for p in path)
+        return [c for c in conns if tuple(id(p) for p in c.path[:len(ids)]) == ids]
 
     @property
     def connectors(self) -> list[Connector]:

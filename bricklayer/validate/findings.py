@@ -224,8 +224,49 @@ def _collision_hint(build, rec, connected: set, distorted: set) -> str:
         return ("placed with connect(): try another target_rotation, mounting=Mounting.FLIPPED, or another "
                 "connector of either part")
     if rec.mated:
+        if _seated_on_a_connector(rec.a, rec.b):
+            return ("seated right on its connector, so the joint is not what collides: another feature of one of "
+                    "them (a clip, bar, handle or overhang on one side) reaches into the other; turn that part "
+                    "(rotation=, target_rotation=) so the feature faces away, or move it to an edge where it "
+                    "overhangs nothing")
         return "mated, but pressed deeper than the joint allows: seat it on its connector (connect())"
     return ""
+
+
+#: How far (LDU) two mating connector origins may lie apart, their axes parallel within 1 degree, for a part to
+#: count as sitting exactly on its seat (:func:`_seated_on_a_connector`): ``stack()`` and ``connect()`` place
+#: them at 0; rounded matrices of LDraw files stay well under it, a part pressed 1 LDU deeper is over it.
+SEATED_LDU = 0.1
+
+
+def _seated_on_a_connector(fa, fb) -> bool:
+    """Whether parts ``fa`` and ``fb`` (FlatPlacements, world poses) have a pair of connectors that mate (their
+    types, :func:`bricklayer.connector.mate_kind`) with origins within :data:`SEATED_LDU` and axes parallel:
+    the joint sits at its nominal seat, so a collision of the two comes from elsewhere on the parts (a
+    clip or overhang on the wrong side), not from a joint pressed too deep."""
+    import numpy as np
+
+    from bricklayer.connector import mate_kind
+
+    def world(fp):
+        m = np.asarray(fp.pose.matrix, dtype=float)
+        out = []
+        for c in fp.content.connectors:
+            w = m @ np.asarray(c.frame.matrix, dtype=float)
+            out.append((c.type, w[:3, 3], w[:3, 2]))
+        return out
+
+    try:
+        ca, cb = world(fa), world(fb)
+    except Exception:  # noqa: BLE001 - a part without connector data: nothing tells it is seated
+        return False
+    cos_1deg = float(np.cos(np.radians(1.0)))
+    for ta, pa, za in ca:
+        for tb, pb, zb in cb:
+            if float(np.linalg.norm(pa - pb)) <= SEATED_LDU and abs(float(np.dot(za, zb))) >= cos_1deg \
+                    and mate_kind(ta, tb) is not None:
+                return True
+    return False
 
 
 def _component_advice(build, comp_idx, eng, sup) -> str:
