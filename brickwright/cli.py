@@ -537,7 +537,7 @@ def validate(models: list[Path] = typer.Argument(..., help=".ldr, .mpd or build.
              as_json: bool = typer.Option(False, "--json", help="Print one JSON object per file, one per line "
                                                                 "(JSON Lines), in the order given, one file or "
                                                                 "many: the full report plus file, status, "
-                                                                "exit_code (below)."),
+                                                                "exit_code (see above)."),
              stability: bool = typer.Option(False, "--stability", help="Also check stability (when available)."),
              no_sandbox: bool = typer.Option(False, "--no-sandbox", help=NO_SANDBOX_HELP),
              inventory: Optional[Path] = typer.Option(None, help="Parts the model may use (CSV: part id, LDraw "
