@@ -1336,9 +1336,10 @@ class LegoBuild(LegoGeometry):
 
     def describe(self, placement) -> str:
         """Short human description of a placement: ``"<citation>: <part id> (<part name>, <colour>)"``, the
-        citation as :meth:`citation` writes it; a part id longer than
-        :data:`ldraw_data.text.ID_SHOWN_CHARS` is cut (:func:`ldraw_data.text.short_id`)."""
-        from ldraw_data.text import short_id
+        citation as :meth:`citation` writes it; a part id longer than :data:`ldraw_data.text.ID_SHOWN_CHARS`
+        (60) and a name longer than :data:`ldraw_data.text.NAME_SHOWN_CHARS` (200) are cut
+        (:func:`ldraw_data.text.short_id`)."""
+        from ldraw_data.text import NAME_SHOWN_CHARS, short_id
 
         el = placement.content
         if isinstance(el, Element):
@@ -1347,7 +1348,9 @@ class LegoBuild(LegoGeometry):
             k = (el.ldraw_id, repr(el.color), getattr(el, "_known", True))
             what = memo.get(k)
             if what is None:
-                what = memo[k] = f"{short_id(el.ldraw_id)} ({short_id(el.spec.name)}, {el.color!r})"
+                name = el.spec.name  # an unknown part's name is its id: cut as an id
+                name = short_id(name) if name == el.ldraw_id else short_id(name, NAME_SHOWN_CHARS)
+                what = memo[k] = f"{short_id(el.ldraw_id)} ({name}, {el.color!r})"
         else:
             what = repr(el)
         return f"{self.citation(placement)}: {what}"

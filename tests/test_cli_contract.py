@@ -99,6 +99,16 @@ def test_a_5000_character_part_id_is_cut_in_messages_and_its_line_cited(tmp_path
     assert rep["unknown_parts"][0]["part_id"] == pid  # the data keeps the id whole
 
 
+def test_real_part_names_are_never_cut():
+    from bricklayer import Element, LegoBuild
+    from ldraw_data.catalog import get_catalog
+
+    longest = max(get_catalog(), key=lambda p: len(p.name))  # 159 characters in the installed library
+    b = LegoBuild()
+    pl = b.add(Element(longest.part_id, 4), (0, 0, 0))
+    assert b.describe(pl) == f"#0: {longest.part_id} ({longest.name}, Color.RED)"
+
+
 def test_a_part_has_one_citation_in_text_and_json(tmp_path, official_dir):
     model = tmp_path / "m.ldr"
     model.write_text(FLOATING)
