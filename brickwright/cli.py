@@ -421,7 +421,8 @@ def validate_record(path: str, sandbox: bool = True, inventory: str | None = Non
     dict
         Always ``file`` (the path as given), ``status`` (``"valid"``, ``"not valid"``, ``"failed"``: the build.py
         raised or the judge gave no verdict, ``"timed out"``: ``--time-budget`` ran out first (added by the CLI),
-        ``"unreadable"``: missing, not LDraw, no parts), ``exit_code`` (0, 1, 1, 1, 2: the CLI's contract,
+        ``"unreadable"``: missing, not LDraw, no parts, or a build.py that cannot be run here: no sandbox,
+        pass ``--no-sandbox`` for trusted code), ``exit_code`` (0, 1, 1, 1, 2: the CLI's contract,
         :data:`VALIDATE_STATUS_EXIT`), ``valid`` (bool; true only for ``"valid"``) and ``warnings`` (import
         warnings, list of str). When the file was judged: every key of the validation report
         (:meth:`bricklayer.validate.report.ValidationReport.to_dict`: ``source``, ``parts``, ``collisions``,
@@ -487,26 +488,51 @@ def validate_record(path: str, sandbox: bool = True, inventory: str | None = Non
 
 
 def _validate_in_pool(models: list[str], args: tuple, workers: int, budget_s: float | None):
-    """Yield :func:`validate_record` of each path in the order given, computed in ``workers`` processes. With
-    ``budget_s`` (wall seconds for the whole command), files not judged when it runs out get a ``"timed out"``
-    record and the workers are terminated (SIGTERM; a build.py's sandboxed worker ends at its own time limit)."""
-    import multiprocessing
+    """Yield :func:`validate_record` of each path in the order given, computed in ``workers`` processes.
+
+    With ``budget_s`` (wall seconds for the whole command), files not judged when it runs out get a
+    ``"timed out"`` record and the worker processes are terminated (SIGTERM; a build.py's sandboxed worker
+    ends at its own time limit). A worker that dies (killed for memory, a crash) gives its file a ``"failed"``
+    record rather than a hang or a traceback."""
     import time
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures import TimeoutError as FutureTimeout
+    from concurrent.futures.process import BrokenProcessPool
 
     deadline = None if budget_s is None else time.monotonic() + budget_s
-    pool = multiprocessing.get_context("fork").Pool(processes=max(1, workers))
+    pool = ProcessPoolExecutor(max_workers=max(1, workers))
     try:
-        pending = [pool.apply_async(validate_record, (m, *args)) for m in models]
-        for m, job in zip(models, pending):
+        futures = [pool.submit(validate_record, m, *args) for m in models]
+        for m, fut in zip(models, futures):
             try:
-                yield job.get(timeout=None if deadline is None else max(0.0, deadline - time.monotonic()))
-            except multiprocessing.TimeoutError:
+                yield fut.result(timeout=None if deadline is None else max(0.0, deadline - time.monotonic()))
+            except FutureTimeout:
                 yield _record(m, "timed out", warnings=[],
                               error=f"{m}: no verdict: --time-budget {budget_s:g} s ran out before it was judged; "
                                     "give more time (or validate it alone)")
+            except BrokenProcessPool:
+                yield _record(m, "failed", warnings=[],
+                              error=f"{m}: no verdict: the worker process judging it died (out of memory or "
+                                    "killed); validate it alone to see why")
     finally:
-        pool.terminate()
-        pool.join()
+        _stop_pool(pool)
+
+
+def _stop_pool(pool) -> None:
+    """Shut a ProcessPoolExecutor down without waiting for files still being judged: queued work is cancelled
+    and running workers are terminated (``terminate_workers()`` from Python 3.14; before it, each worker
+    process of the executor is sent SIGTERM)."""
+    stop = getattr(pool, "terminate_workers", None)
+    if stop is not None:  # pragma: no cover - Python 3.14+
+        stop()
+        return
+    procs = list((getattr(pool, "_processes", None) or {}).values())  # shutdown() forgets them
+    pool.shutdown(wait=False, cancel_futures=True)
+    for proc in procs:
+        if proc.is_alive():
+            proc.terminate()
+    for proc in procs:
+        proc.join(timeout=5)
 
 
 def _say_record(r: dict, many: bool) -> None:

@@ -60,6 +60,13 @@ def test_validate_time_budget(tmp_path, official_dir):
     assert "--time-budget 0.001 s ran out" in rows[0]["error"]
     r = runner.invoke(app, ["validate", "--time-budget", "0.001", str(good)])
     assert r.exit_code == 1 and "--time-budget 0.001 s ran out before it was judged" in r.output
+    # a build.py that never returns (its own limit is 30 s): no verdict when the budget runs out; the file
+    # given with it keeps its verdict
+    loop = tmp_path / "loop.py"
+    loop.write_text("def create_build():\n    while True:\n        pass\n")
+    r = runner.invoke(app, ["validate", "--json", "--time-budget", "10", str(loop), str(good)])
+    rows = [json.loads(line) for line in r.stdout.splitlines()]
+    assert r.exit_code == 1 and [x["status"] for x in rows] == ["timed out", "valid"]
     # enough time: the verdict, as without a budget
     r = runner.invoke(app, ["validate", "--json", "--time-budget", "600", str(good)])
     assert r.exit_code == 0 and json.loads(r.stdout)["status"] == "valid"
