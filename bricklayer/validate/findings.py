@@ -241,30 +241,35 @@ SEATED_LDU = 0.1
 
 def _seated_on_a_connector(fa, fb) -> bool:
     """Whether parts ``fa`` and ``fb`` (FlatPlacements, world poses) have a pair of connectors that mate (their
-    types, :func:`bricklayer.connector.mate_kind`) with origins within :data:`SEATED_LDU` and axes parallel:
-    the joint sits at its nominal seat, so a collision of the two comes from elsewhere on the parts (a
-    clip or overhang on the wrong side), not from a joint pressed too deep."""
+    types, :func:`bricklayer.connector.mate_kind`) with origins within :data:`SEATED_LDU` and axes parallel
+    within 1 degree: the joint sits at its nominal seat, so a collision of the two comes from elsewhere on the
+    parts (a clip or overhang on the wrong side), not from a joint pressed too deep. Near origins are found
+    with a k-d tree (scipy), so a baseplate's thousands of studs cost little."""
     import numpy as np
 
     from bricklayer.connector import mate_kind
 
     def world(fp):
-        m = np.asarray(fp.pose.matrix, dtype=float)
-        out = []
-        for c in fp.content.connectors:
-            w = m @ np.asarray(c.frame.matrix, dtype=float)
-            out.append((c.type, w[:3, 3], w[:3, 2]))
-        return out
+        conns = list(fp.content.connectors)
+        if not conns:
+            return [], np.zeros((0, 3)), np.zeros((0, 3))
+        frames = np.asarray(fp.pose.matrix, dtype=float) @ np.stack(
+            [np.asarray(c.frame.matrix, dtype=float) for c in conns])
+        return [c.type for c in conns], frames[:, :3, 3], frames[:, :3, 2]
 
     try:
-        ca, cb = world(fa), world(fb)
+        ta, pa, za = world(fa)
+        tb, pb, zb = world(fb)
     except Exception:  # noqa: BLE001 - a part without connector data: nothing tells it is seated
         return False
-    cos_1deg = float(np.cos(np.radians(1.0)))
-    for ta, pa, za in ca:
-        for tb, pb, zb in cb:
-            if float(np.linalg.norm(pa - pb)) <= SEATED_LDU and abs(float(np.dot(za, zb))) >= cos_1deg \
-                    and mate_kind(ta, tb) is not None:
+    if not ta or not tb:
+        return False
+    from scipy.spatial import cKDTree
+
+    parallel = float(np.cos(np.radians(1.0)))
+    for i, js in enumerate(cKDTree(pa).query_ball_tree(cKDTree(pb), SEATED_LDU)):
+        for j in js:
+            if abs(float(za[i] @ zb[j])) >= parallel and mate_kind(ta[i], tb[j]) is not None:
                 return True
     return False
 
