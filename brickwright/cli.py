@@ -545,7 +545,8 @@ def _say_record(r: dict, many: bool) -> None:
         else:
             what = {"unreadable": "cannot be read", "failed": "build.py failed",
                     "timed out": "timed out"}[r["status"]]
-            typer.echo(f"{r['file']}: {what}: {r['error'].splitlines()[0]}")
+            first = r["error"].splitlines()[0] if r["error"] else ""
+            typer.echo(f"{r['file']}: {what}: {first.removeprefix(r['file'] + ': ')}")
     elif not many:
         typer.echo(r["text"])
     else:
