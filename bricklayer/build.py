@@ -894,7 +894,9 @@ class LegoBuild(LegoGeometry):
             takes a Mat3). Stud joints snap only at multiples of 90 degrees
             when more than one stud should engage.
         target_position : float, optional
-            Slide along the axis in studs (sliding joints: axle, pin, bar, clip).
+            Slide along the axis in studs (20 LDU; sliding joints: axle, pin, bar, clip): positive
+            moves the new content toward the target connector's ``axis`` (as ``find_connector`` and
+            ``describe_connectors`` print it), e.g. +1 moves an axle 20 LDU along a hole whose axis is +y.
         name, index : see :meth:`add`.
         facing : str or Direction, optional
             World direction for the new content's front (its -Y): ``"+x"``/``"right"``, ``"-x"``/``"left"``,
@@ -1414,7 +1416,9 @@ class LegoBuild(LegoGeometry):
         Raises
         ------
         ValueError
-            When the range's kind does not fit the joint.
+            When the range's kind does not fit the joint. A range fits when it is of the joint's own
+            kind, or Revolute (turning only: a cylindrical joint then turns without sliding) or
+            Prismatic (sliding only).
         """
         if motion is not None and motion.kind not in (joint.kind, JointKind.REVOLUTE, JointKind.PRISMATIC):
             raise BrickLayerValueError(f"a {joint.kind.name.lower()} joint cannot move as {motion.kind.name.lower()}")

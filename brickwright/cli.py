@@ -976,7 +976,8 @@ def tool_prompt(no_sandbox: bool = typer.Option(False, "--no-sandbox", help=NO_S
                                                               "read it in parts)."),
                 section: Optional[str] = typer.Option(None, help="Print only the section whose heading starts with "
                                                                   "this (case-insensitive), e.g. Tools, TestContext, "
-                                                                  "Worked, bricklayer.")):
+                                                                  "Worked, bricklayer; or the API entries whose name "
+                                                                  "starts with it, e.g. LegoBuild, slope.")):
     """Print the system prompt the harness gives a model (loop, build.py contract, TestContext, bricklayer API).
 
     It starts with a table of contents: the line where each section begins."""
@@ -997,15 +998,27 @@ def tool_prompt(no_sandbox: bool = typer.Option(False, "--no-sandbox", help=NO_S
     if section is not None:
         want = section.strip().lower()
         hit = next((k for k, (_i, ln) in enumerate(heads) if ln.lstrip("# ").lower().startswith(want)), None)
-        if hit is None:
-            _fail(f"no section starts with {section!r}; the sections are: "
-                  + "; ".join(ln.lstrip('# ').rstrip(':')[:40] for _i, ln in heads), code=2)
-        start = heads[hit][0]
-        end = next((i for i, _ln in heads[hit + 1:] if i > start + 1), len(lines))
-        typer.echo("\n".join(lines[start:end]))
+        if hit is not None:
+            start = heads[hit][0]
+            end = next((i for i, _ln in heads[hit + 1:] if i > start + 1), len(lines))
+            typer.echo("\n".join(lines[start:end]))
+            return
+        # one API entry ("## class LegoBuild(...)", "## slope(...)"): up to the next entry or section
+        entries = [i for i, ln in enumerate(lines) if ln.startswith(("## ", "# "))]
+        found = [i for i in entries if lines[i].startswith("## ")
+                 and lines[i][3:].removeprefix("class ").lower().startswith(want)]
+        if not found:
+            _fail(f"no section or API entry starts with {section!r}; the sections are: "
+                  + "; ".join(ln.lstrip('# ').rstrip(':')[:40] for _i, ln in heads)
+                  + "; API entries are the '## ' lines (e.g. LegoBuild, Element, slope)", code=2)
+        for start in found:
+            end = next((i for i in entries if i > start), len(lines))
+            typer.echo("\n".join(lines[start:end]))
         return
     toc = [f"(this prompt has {len(lines)} lines; sections start at: "
-           + "; ".join(f"line {i + 2}: {ln.lstrip('# ').rstrip(':')[:60]}" for i, ln in heads) + ")"]
+           + "; ".join(f"line {i + 3}: {ln.lstrip('# ').rstrip(':')[:60]}" for i, ln in heads) + ")",
+           "(to read a part: `brickwright tool prompt --section NAME` prints one section or one API entry, "
+           "e.g. --section LegoBuild, --section slope; --out FILE writes the whole prompt)"]
     text = "\n".join(toc + lines) if heads else text
     if out is not None:
         from ldraw_data.fileio import atomic_write
