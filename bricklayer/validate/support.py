@@ -835,8 +835,12 @@ def _hangs_from(eng, part: int, holder: int, fall: float, members=None) -> bool:
     and 12 LDU beside them), a bar 6020 whose clip's handle plate is deleted caught at one end on the plate
     below (49 LDU above, 10 LDU beside them; fault injection "delete" on 1788,
     ``benchmarks/fault_injection_support.py``). Measured on the 67 official models, every part the hanging
-    test holds has its centre of mass below its contacts (0.8 to 52 LDU) or over them, but three held
-    otherwise as well (1180's dish 3960 in a Technic brick's hole, 10228's 3878, 21321's plate 3020).
+    test held before this check (79 pairs) has its centre of mass, lowered with it, 1.75 LDU (flower petals
+    24866 on a stem 24855, 21325) to 53 LDU (a monkey 2550c01 on the rigging, 6285) below its contacts, or
+    over them (2959c01 on 2607, 6898 and 6973), but three, each held by another rule as well: a dish 3960 in
+    a Technic brick 3700 (1180) and a plate 3020 under a plate 2445 (21321) by other paths, a top hat 3878
+    lying in a chest 4738a against its open lid 4739 (10228) by the balance test of :func:`_rests_balanced`
+    on the chest and lid together.
 
     Returns True as well when FCL reports the pair met but gives no contact point.
     """
