@@ -516,3 +516,42 @@ def test_a_round_plate_in_a_saucepan_is_held_by_the_pan_wall_not_a_near_mate(off
     held = sg.supported.copy()
     held[plate] = False
     assert _enclosed(collision_engine(b), np.array([plate]), held)
+
+
+def test_a_top_hat_leaning_in_a_chest_against_its_open_lid_is_held(official_dir):
+    """10228 Haunted House: top hat 3878 (file line 772) tilted 45 degrees in chest 4738a (line 770), against the
+    open lid 4739 (line 771). Lowered 1 LDU it meets the lid, which it reaches lower than, below its centre of
+    mass and beside it: alone that contact would let it tip (``_hangs_from``); with the chest under it, where
+    it lands after the hair fall, its centre of mass lies over the contacts and it stays (the balance test)."""
+    import numpy as np
+
+    from bricklayer.validate.collisions import collision_engine
+    from bricklayer.validate.support import _hangs_from
+
+    b = from_ldraw(_lines(official_dir, "10228_HAUNTED_HOUSE", 770, 771, 772))
+    assert [p.content.ldraw_id for p in b.flattened_placements] == ["4738a", "4739", "3878"]
+    eng = collision_engine(b)
+    chest, lid, hat = 0, 1, 2
+    assert eng.min_z[hat] < eng.min_z[lid]
+    low = eng.transforms[[hat]].copy()
+    low[:, 2, 3] -= 1.0
+    assert eng._query([hat], [lid], low, eng.transforms[[lid]], 0.25)[0]
+    assert not _hangs_from(eng, hat, lid, 1.0)
+    sg = support_graph(b)
+    assert sg.grounded.tolist() == [True, False, False] and sg.floating.tolist() == []
+    assert np.any((sg.edges[:, 1] == hat) & np.isin(sg.edges[:, 0], [chest, lid]))
+
+
+def test_a_dish_on_a_tilted_technic_brick_falls_with_it_when_the_hinge_top_is_deleted(official_dir):
+    """1180 Space Port Moon Buggy: hinge base 3937 (file line 15), hinge top 3938 (line 16) at 30 degrees, Technic
+    brick 3700 (line 22) and its antenna 2412b (line 23) on it, dish 3960 (line 25) leaning on the brick with a
+    round plate 6141 (line 26) on it. Intact nothing floats; the dish rests (balanced) on the brick and the hinge
+    base. Deleting the hinge top leaves the brick, its antenna, the dish and its plate floating; deleting the dish,
+    its plate."""
+    path = official_dir / "1180_1_Space_Port_Moon_Buggy.mpd"
+    text = path.read_text().splitlines()
+    assert text[15].endswith("3938.dat") and text[24].endswith("3960.dat")
+    assert _floating_lines(_read_without(path, None), path) == []
+    assert _floating_lines(_read_without(path, 16), path) == [(22, "3700"), (23, "2412b"), (25, "3960"),
+                                                                (26, "6141")]
+    assert _floating_lines(_read_without(path, 25), path) == [(26, "6141")]
