@@ -3,7 +3,7 @@
 Each model is a complete LDraw file written to a temporary folder and read with the real reader
 (``read_ldraw``), then validated with the report users and agents read
 (:func:`brickwright.validation.validation_report`). Each fault must be flagged on a problem line
-that cites its culprit's file line (``[m.ldr:<line>]``); each control must stay clean.
+that cites its culprit's file line (``m.ldr:<line>``); each control must stay clean.
 
 Geometry by hand (LDraw frame, -Y up, LDU): a part's origin is the top of its body; a brick is 24
 high, a plate or tile 8, a stud 4 high on a 20 LDU pitch. 3020 Plate 2 x 4 and 3001 Brick 2 x 4 have
@@ -32,9 +32,15 @@ def _validate(tmp_path, text: str, name: str = "m.ldr"):
     return build, validation_report(build, source=str(path))
 
 
+def _cites(problem: str, line: int, name: str = "m.ldr") -> bool:
+    """Whether a problem line cites ``name:line``: as the part's citation (``m.ldr:3: 3001 (...)``,
+    ``LegoBuild.citation``) or as the line to fix when that is another line (``[m.ldr:3]``)."""
+    return f"{name}:{line}: " in problem or f"[{name}:{line}]" in problem
+
+
 def _cited(report: dict, kind: str, line: int, name: str = "m.ldr") -> list:
     """Problem lines of ``kind`` that cite ``name:line``."""
-    return [p for p in report["problems"] if p.startswith(kind) and f"[{name}:{line}]" in p]
+    return [p for p in report["problems"] if p.startswith(kind) and _cites(p, line, name)]
 
 
 def _rot_y(deg: float) -> str:
@@ -100,7 +106,7 @@ def test_links_of_one_chain_are_not_collisions(tmp_path, n, pitch):
 
 def test_a_chain_link_pushed_into_a_brick_still_collides(tmp_path):
     b, r = _validate(tmp_path, _chain(2, 8) .replace("0 FILE chain.ldr", f"1 4 -5 0 0 {I} 3005.dat\n0 FILE chain.ldr"))
-    assert any(p.startswith("COLLISION") and "[m.ldr:3]" in p for p in r["problems"])
+    assert any(p.startswith("COLLISION") and _cites(p, 3) for p in r["problems"])
 
 
 # ---------------------------------------------------------------- item 5: one trait table, whole words
@@ -242,7 +248,7 @@ _SUB = "0 FILE sub.ldr\n1 4 0 0 0 " + I + " 3001.dat\n1 1 0 -24 0 " + I + " 3001
 def test_a_part_or_submodel_placed_twice_at_the_same_pose(tmp_path, text, line, first):
     b, r = _validate(tmp_path, text)
     hits = _cited(r, "DUPLICATE", line)
-    assert hits and f"[m.ldr:{first}]" in hits[0] and not r["valid"]
+    assert hits and _cites(hits[0], first) and not r["valid"]
     assert "delete one of the two lines" in r["text"]
 
 
@@ -260,7 +266,7 @@ def test_a_submodel_placed_twice_at_different_poses_is_fine(tmp_path):
 ])
 def test_parts_resting_without_hold_are_listed_with_fitting_advice(tmp_path, text, line, advice):
     b, r = _validate(tmp_path, text)
-    k = next(i for i, p in enumerate(r["problems"]) if p.startswith("COMPONENT ") and f"[m.ldr:{line}]" in p)
+    k = next(i for i, p in enumerate(r["problems"]) if p.startswith("COMPONENT ") and _cites(p, line))
     assert advice in r["problems"][k + 1]
     assert r["floating"] == []  # it rests: held up, only not joined
 

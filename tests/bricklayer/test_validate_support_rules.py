@@ -413,6 +413,150 @@ def test_a_cone_drawn_4_ldu_off_the_stud_its_three_twins_sit_on_floats(official_
         assert len({(a, c) for a, _, c, _ in connection_graph(b).pairs.tolist()}) == pairs
 
 
+# ------------------------------------------------------------------ left where a deleted part held it (1788)
+# Fault injection "delete" on every holder of the 9 models of benchmarks/fault_injection_support.py (not a sample):
+# 1788 Treasure Chest, three dependants the support rules still held after their holder was deleted.
+# - hats whose heads are deleted: the helmet 30105 (file line 175) on the head 3626bp3k (line 166) of the torso
+#   973pac (line 161); the rag 2543 (line 213) on the head 3626bp31 (line 212) beside the palm leaf 6148;
+# - the bar 6020 (line 67) clipped on the handle of plate 2540 (line 66), leaning at 16 degrees on plate 3028.
+
+def _read_without(path, line: int | None):
+    """The official model at ``path`` read, with the placement drawn at file ``line`` (1-based) removed."""
+    from bricklayer import read_ldraw
+
+    b = read_ldraw(path)
+    if line is not None:
+        fp = _at_line(b, line)
+        owner = b
+        for p in fp.path[:-1]:
+            owner = p.content
+        owner.remove(fp.leaf)
+    return b
+
+
+def _at_line(b, line: int):
+    """The flattened placement of build ``b`` drawn at file ``line`` (its leaf's origin)."""
+    return next(p for p in b.flattened_placements if p.leaf.origin and p.leaf.origin[1] == line)
+
+
+def _floating_lines(b, path) -> list:
+    from brickwright.validation import validation_report
+
+    return sorted((f["line"], f["part_id"]) for f in validation_report(b, source=str(path))["floating"])
+
+
+def test_a_hat_left_16_ldu_above_the_neck_stud_by_its_deleted_head_floats(official_dir):
+    import numpy as np
+
+    from bricklayer.validate.connections import connection_graph
+    from bricklayer.validate.support import HAIR_MATE_AXIAL_GAP_LDU, _mate_near
+
+    path = official_dir / "1788_Treasure_Chest.mpd"
+    text = path.read_text().splitlines()
+    assert text[165].endswith("3626bp3k.dat") and text[174].endswith("30105.dat") and text[160].endswith("973pac.dat")
+    assert not [f for f in _floating_lines(_read_without(path, None), path) if f[0] in (175, 213)]
+    b = _read_without(path, 166)  # the head under the helmet deleted
+    assert (175, "30105") in _floating_lines(b, path)
+    flat = b.flattened_placements
+    hat, torso = flat.index(_at_line(b, 175)), flat.index(_at_line(b, 161))
+    cg = connection_graph(b)
+    # the helmet's tube is coaxial with the torso's neck stud, 16 LDU above it: a head's height, not a hair
+    hat_a, torso_b = np.array([hat]), np.array([torso])
+    assert _mate_near(cg, hat_a, torso_b, axial_gap=16.0).tolist() == [True]
+    assert _mate_near(cg, hat_a, torso_b, axial_gap=15.9).tolist() == [False]
+    assert HAIR_MATE_AXIAL_GAP_LDU == 6.0 and _mate_near(cg, hat_a, torso_b).tolist() == [False]
+    b = _read_without(path, 212)  # the head under the rag deleted: its brim caught on the palm leaf, it tips off
+    assert (213, "2543") in _floating_lines(b, path)
+
+
+def test_a_bar_leaning_on_a_plate_by_one_end_floats_when_its_handle_plate_is_deleted(official_dir):
+    from bricklayer.validate.collisions import collision_engine
+    from bricklayer.validate.support import _hangs_from
+
+    path = official_dir / "1788_Treasure_Chest.mpd"
+    text = path.read_text().splitlines()
+    assert text[65].endswith("2540.dat") and text[66].endswith("6020.dat") and text[44].endswith("3028.dat")
+    b = _read_without(path, 66)  # the plate with handle the bar is clipped on, deleted
+    assert (67, "6020") in _floating_lines(b, path)
+    flat = b.flattened_placements
+    bar, plate = flat.index(_at_line(b, 67)), flat.index(_at_line(b, 45))
+    eng = collision_engine(b)
+    t = eng.transforms
+    met = []
+    for dz in (0.0, 1.0):  # drawn touching: lowered 1 LDU its inset mesh meets the plate's
+        low = t[[bar]].copy()
+        low[:, 2, 3] -= dz
+        met.append(bool(eng._query([bar], [plate], low, t[[plate]], 0.25)[0]))
+    assert met == [False, True]
+    assert eng.min_z[bar] < eng.min_z[plate]  # it reaches lower than the plate: not resting on top of it
+    # where it touches, its centre of mass is 50 LDU above the contact line and 10 LDU beside it: it tips off
+    assert not _hangs_from(eng, bar, plate, 1.0)
+
+
+def test_a_round_plate_in_a_saucepan_is_held_by_the_pan_wall_not_a_near_mate(official_dir):
+    """6278 Enchanted Island: round plate 4073 (file line 311) drawn in the saucepan 4529 (line 135), 8 LDU
+    below the pan's origin. Its stud reads as a near mate of the pan's tube 16 LDU along the axis (no joint);
+    it is held because the pan's wall encloses it."""
+    import numpy as np
+
+    from bricklayer.validate.collisions import collision_engine
+    from bricklayer.validate.connections import connection_graph
+    from bricklayer.validate.support import _enclosed, _mate_near, support_graph
+
+    path = official_dir / "6278_6292_Enchanted_Island.mpd"
+    b = _read_without(path, None)
+    flat = b.flattened_placements
+    plate, pan = flat.index(_at_line(b, 311)), flat.index(_at_line(b, 135))
+    assert (flat[plate].content.ldraw_id, flat[pan].content.ldraw_id) == ("4073", "4529")
+    cg = connection_graph(b)
+    assert _mate_near(cg, np.array([plate]), np.array([pan]), axial_gap=16.0).tolist() == [True]
+    assert _mate_near(cg, np.array([plate]), np.array([pan])).tolist() == [False]
+    sg = support_graph(b)
+    assert sg.supported[plate] and sg.supported[pan]
+    held = sg.supported.copy()
+    held[plate] = False
+    assert _enclosed(collision_engine(b), np.array([plate]), held)
+
+
+def test_a_top_hat_leaning_in_a_chest_against_its_open_lid_is_held(official_dir):
+    """10228 Haunted House: top hat 3878 (file line 772) tilted 45 degrees in chest 4738a (line 770), against the
+    open lid 4739 (line 771). Lowered 1 LDU it meets the lid, which it reaches lower than, below its centre of
+    mass and beside it: alone that contact would let it tip (``_hangs_from``); with the chest under it, where
+    it lands after the hair fall, its centre of mass lies over the contacts and it stays (the balance test)."""
+    import numpy as np
+
+    from bricklayer.validate.collisions import collision_engine
+    from bricklayer.validate.support import _hangs_from
+
+    b = from_ldraw(_lines(official_dir, "10228_HAUNTED_HOUSE", 770, 771, 772))
+    assert [p.content.ldraw_id for p in b.flattened_placements] == ["4738a", "4739", "3878"]
+    eng = collision_engine(b)
+    chest, lid, hat = 0, 1, 2
+    assert eng.min_z[hat] < eng.min_z[lid]
+    low = eng.transforms[[hat]].copy()
+    low[:, 2, 3] -= 1.0
+    assert eng._query([hat], [lid], low, eng.transforms[[lid]], 0.25)[0]
+    assert not _hangs_from(eng, hat, lid, 1.0)
+    sg = support_graph(b)
+    assert sg.grounded.tolist() == [True, False, False] and sg.floating.tolist() == []
+    assert np.any((sg.edges[:, 1] == hat) & np.isin(sg.edges[:, 0], [chest, lid]))
+
+
+def test_a_dish_on_a_tilted_technic_brick_falls_with_it_when_the_hinge_top_is_deleted(official_dir):
+    """1180 Space Port Moon Buggy: hinge base 3937 (file line 15), hinge top 3938 (line 16) at 30 degrees, Technic
+    brick 3700 (line 22) and its antenna 2412b (line 23) on it, dish 3960 (line 25) leaning on the brick with a
+    round plate 6141 (line 26) on it. Intact nothing floats; the dish rests (balanced) on the brick and the hinge
+    base. Deleting the hinge top leaves the brick, its antenna, the dish and its plate floating; deleting the dish,
+    its plate."""
+    path = official_dir / "1180_1_Space_Port_Moon_Buggy.mpd"
+    text = path.read_text().splitlines()
+    assert text[15].endswith("3938.dat") and text[24].endswith("3960.dat")
+    assert _floating_lines(_read_without(path, None), path) == []
+    assert _floating_lines(_read_without(path, 16), path) == [(22, "3700"), (23, "2412b"), (25, "3960"),
+                                                                (26, "6141")]
+    assert _floating_lines(_read_without(path, 25), path) == [(26, "6141")]
+
+
 def test_enclosure_pairs_made_once_for_many_groups_give_each_groups_verdict(official_dir):
     # the barrel scene of 21325 as a sub-model placed twice, 300 LDU apart: the broad phase made once for
     # all four swords gives each pair of swords the verdict of its own broad phase (5.5 LDU: held, 5.0: not)

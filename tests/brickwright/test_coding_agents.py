@@ -209,8 +209,8 @@ def test_mcp_server_through_the_sdk_stdio_client(tmp_path):
     bad = got["part_info"][1]
     dumped = bad.model_dump()  # mcp 2.x names the field is_error, 1.x isError
     assert dumped.get("is_error", dumped.get("isError")) is True and "did you mean '3001'" in text(bad)
-    toc, _, cli_prompt = prompt_cli.stdout.partition("\n")  # the CLI starts with a table of contents line
-    assert toc.startswith("(this prompt has ") and "Tools" in toc
+    toc, how_to, cli_prompt = prompt_cli.stdout.split("\n", 2)  # the CLI starts with two table of contents lines
+    assert toc.startswith("(this prompt has ") and "Tools" in toc and how_to.startswith("(to read a part: ")
     assert text(got["system_prompt"][0]) == cli_prompt.rstrip("\n")
     assert text(got["system_prompt"][0]).startswith(INSTRUCTIONS)
     if gl:
