@@ -157,3 +157,33 @@ def test_hinge_brick_top_lifted_1_ldu_is_no_longer_mated():
     # off its hinge it is a second component; 1 LDU above the base it is not floating: a part drawn up to
     # SETTLE_LDU (2 LDU) above a supported part settles onto it (support rule "a hair above")
     assert lifted.num_connected_components == 2 and lifted.floating_placements == []
+
+
+def test_seated_on_a_connector_without_scipy():
+    # a brick 2 x 4 stacked exactly on another (studs in its anti-studs, 0 LDU apart) is seated; pressed 1 LDU
+    # deeper, or 0.2 LDU aside, it is not (SEATED_LDU = 0.1); a baseplate 32 x 32 (1,024 studs) with a brick on it
+    # is answered the same; the answers match a k-d tree search of the same connector origins (scipy)
+    import numpy as np
+    from scipy.spatial import cKDTree
+
+    from bricklayer import from_ldraw
+    from bricklayer.connector import mate_kind
+    from bricklayer.validate.findings import SEATED_LDU, _seated_on_a_connector
+
+    def reference(fa, fb):
+        def world(fp):
+            cs = list(fp.content.connectors)
+            f = np.asarray(fp.pose.matrix) @ np.stack([np.asarray(c.frame.matrix) for c in cs])
+            return [c.type for c in cs], f[:, :3, 3], f[:, :3, 2]
+        (ta, pa, za), (tb, pb, zb) = world(fa), world(fb)
+        return any(abs(float(za[i] @ zb[j])) >= np.cos(np.radians(1.0)) and mate_kind(ta[i], tb[j]) is not None
+                   for i, js in enumerate(cKDTree(pa).query_ball_tree(cKDTree(pb), SEATED_LDU)) for j in js)
+
+    cases = {"1 4 0 -24 0": True, "1 4 0 -23 0": False, "1 4 0.2 -24 0": False}
+    for place, seated in cases.items():
+        for base in ("3001", "3811"):
+            flat = from_ldraw(f"1 1 0 0 0 1 0 0 0 1 0 0 0 1 {base}.dat\n{place} 1 0 0 0 1 0 0 0 1 3001.dat\n"
+                              ).flattened_placements
+            got = _seated_on_a_connector(flat[1], flat[0])
+            want = seated if base == "3001" else reference(flat[1], flat[0])
+            assert got is want and got == reference(flat[1], flat[0]), (place, base)
