@@ -325,6 +325,7 @@ def _lean_forward_pass(renderer, pyrender_pass):
             return renderer._read_main_framebuffer(scene, flags)
         return None
 
+    forward_pass.pyrender_pass = pyrender_pass
     return forward_pass
 
 
