@@ -309,6 +309,31 @@ def test_hidden_placements_left_out_without_changing_the_picture(render, monkeyp
     assert hue_fraction(front, table.rgba(4)) > 0.02
 
 
+def test_cut_instance_buffers_made_whole_for_an_uncut_picture(render, monkeypatch):
+    """One scene drawn from the top (the boxed-in brick left out, as in the test above), then from the front
+    in perspective (no culling there): the second picture is the one a fresh scene draws, with the brick."""
+    import bricklayer.render.draw as rr
+
+    b = LegoBuild()
+    base = b.add(Element("3031", Color.GREEN))
+    brick = b.stack(Element("3003", Color.RED), on=base, offset=(1, 1, 0))
+    b.stack(Element("3031", Color.BLUE), on=brick, offset=(-1, -1, 0))
+    monkeypatch.setattr(rr, "CULL_HIDDEN_ABOVE_TRIANGLES", 0)
+    pyrender = rr.import_pyrender()
+    geo = rr.instanced_geometry(b)
+    sc = rr._Scene(pyrender)
+    sc.add("build", geo)
+    sc.render(rr.fit_camera(geo.bounds, "top", (240, 240)))
+    assert sc.hidden == 1
+    persp = rr.fit_camera(geo.bounds, (20, 10), (240, 240), projection="perspective")
+    again = sc.render(persp)
+    assert sc.hidden == 0
+    fresh = rr._Scene(pyrender)
+    fresh.add("build", geo)
+    np.testing.assert_array_equal(again, fresh.render(persp))
+    assert hue_fraction(again, get_color_table().rgba(4)) > 0.01
+
+
 def test_flat_shared_vertices_keep_each_triangle_and_its_shading():
     """A 20 LDU cube (12 triangles, 6 normals): the two triangles of a face pick the same corner, so at
     most 6 picked vertices plus one for each of the 8 corners no face picked (at least 8, the corners),
