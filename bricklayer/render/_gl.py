@@ -222,6 +222,9 @@ def _lean_forward_pass(renderer, pyrender_pass):
     value in its program object until set again, so the draws see the same
     values. Passes with flags or primitives this does not cover (segmentation,
     flat shading, shadows, normals, textures, points) are pyrender's own.
+    A colour pass reads back the colour picture only: its depth picture (which
+    pyrender resolves, reads and converts to distances, about 10 ms at 800x600)
+    is returned as None, since pictures never use it.
 
     Parameters
     ----------
@@ -322,11 +325,30 @@ def _lean_forward_pass(renderer, pyrender_pass):
             program._unbind()
         GL.glFlush()
         if flags & RenderFlags.OFFSCREEN:
-            return renderer._read_main_framebuffer(scene, flags)
+            if depth_only or sys.platform == "darwin":
+                return renderer._read_main_framebuffer(scene, flags)
+            return _read_colour(renderer, flags), None
         return None
 
     forward_pass.pyrender_pass = pyrender_pass
     return forward_pass
+
+
+def _read_colour(renderer, flags):
+    """(h, w, 3|4) uint8 colour picture of pyrender 0.1.45's multisampled main framebuffer, top row first:
+    its ``_read_main_framebuffer`` without the depth picture."""
+    import numpy as np  # noqa: PLC0415
+    from OpenGL import GL  # noqa: PLC0415
+    from pyrender.constants import RenderFlags  # noqa: PLC0415
+
+    width, height = renderer._main_fb_dims
+    GL.glBindFramebuffer(GL.GL_READ_FRAMEBUFFER, renderer._main_fb_ms)
+    GL.glBindFramebuffer(GL.GL_DRAW_FRAMEBUFFER, renderer._main_fb)
+    GL.glBlitFramebuffer(0, 0, width, height, 0, 0, width, height, GL.GL_COLOR_BUFFER_BIT, GL.GL_LINEAR)
+    GL.glBindFramebuffer(GL.GL_READ_FRAMEBUFFER, renderer._main_fb)
+    channels = 4 if flags & RenderFlags.RGBA else 3
+    buf = GL.glReadPixels(0, 0, width, height, GL.GL_RGBA if channels == 4 else GL.GL_RGB, GL.GL_UNSIGNED_BYTE)
+    return np.flip(np.frombuffer(buf, dtype=np.uint8).reshape(height, width, channels), axis=0)
 
 
 def backend_info() -> dict:
