@@ -221,7 +221,8 @@ def _lean_forward_pass(renderer, pyrender_pass):
     the material when it changes, the state when it changes. A uniform keeps its
     value in its program object until set again, so the draws see the same
     values. Passes with flags or primitives this does not cover (segmentation,
-    flat shading, shadows, normals, textures, points) are pyrender's own.
+    flat shading, shadows, normals, textures, points, more lights than the
+    shader holds) are pyrender's own.
     A colour pass reads back the colour picture only: its depth picture (which
     pyrender resolves, reads and converts to distances, about 10 ms at 800x600)
     is returned as None, since pictures never use it.
@@ -248,7 +249,11 @@ def _lean_forward_pass(renderer, pyrender_pass):
 
     def forward_pass(scene, flags, seg_node_map=None):
         nodes = [n for n in renderer._sorted_mesh_nodes(scene) if n.mesh.is_visible]
-        if flags & ~covered or any(
+        max_lights = renderer._compute_max_n_lights(flags)
+        too_many_lights = (len(scene.directional_light_nodes) > max_lights[0]  # pyrender then picks per node
+                           or len(scene.spot_light_nodes) > max_lights[1]
+                           or len(scene.point_light_nodes) > max_lights[2])
+        if flags & ~covered or too_many_lights or any(
                 p.mode == 0 or p.material.tex_flags or p.material.wireframe
                 or not isinstance(p.material, MetallicRoughnessMaterial) for n in nodes for p in n.mesh.primitives):
             return pyrender_pass(scene, flags, seg_node_map)
