@@ -500,7 +500,11 @@ def posed(build, positions=None):
     Notes
     -----
     Coordinates are not clamped to the declared ``MotionRange``; posing
-    outside it is allowed (``check_motion`` stays inside).
+    outside it is allowed (``check_motion`` stays inside). Everything held
+    rigidly to a joint's child (parts on its studs, placed with ``add`` /
+    ``stack`` or a fixed ``connect``) moves with the child, found through
+    the connection graph: a drawbridge plate on the studs of two hinge tops
+    rises with them.
     """
     positions = dict(positions or {})
     joints = build.flattened_joints

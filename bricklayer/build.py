@@ -870,8 +870,9 @@ class LegoBuild(LegoGeometry):
         turned 90 degrees too. To ask for a world result instead, give ``facing`` (the new content's
         front, -Y of its own frame, points that way in this build's frame) or ``away=True`` (the new
         content extends away from the target part: the pose among the quarter turns and mountings whose
-        bounding-box centre is farthest from the target part's, preferring poses that collide with
-        nothing). When the mated part collides with a part of the build, a :class:`ConnectCollisionWarning`
+        bounding-box centre is farthest from the target part's, preferring poses that do not collide with
+        it; of poses equally far, the one farthest from the centre of the whole build, so a symmetric pin
+        through a hole sticks out of the build's side, not into it). When the mated part collides with a part of the build, a :class:`ConnectCollisionWarning`
         says so at once and names rotations/mountings that do not collide with the target part.
 
         Parameters
@@ -1034,15 +1035,22 @@ class LegoBuild(LegoGeometry):
                                  "Choose another target connector or face another way.")
             return best
         target_box = _target_box(to)
+        # ties (a symmetric pin through a hole: both ways stick out as far from the target part) go to the
+        # pose farther from the centre of the whole build, so the new part extends outward, not into the build
+        build_centre = None
+        if self.placements:
+            box = self.bounding_box
+            build_centre = (np.asarray(tuple(box.min), float) + np.asarray(tuple(box.max), float)) / 2
         scored = []
         for n, (deg, mnt) in enumerate(cands):
             m = _mated_pose(connector, to, rotation_about((0, 0, 1), deg).matrix, mnt == Mounting.FLIPPED, None,
                                 content)
             c = Pose.from_matrix(m).apply(np.asarray([tuple(content.bounding_box.center)], float))[0]
             dist = float(np.linalg.norm(c - target_box)) if target_box is not None else 0.0
-            scored.append((dist, -n, deg, mnt, m))
-        scored.sort(key=lambda t: (-round(t[0], 3), -t[1]))
-        for dist, _, deg, mnt, m in scored:
+            outward = float(np.linalg.norm(c - build_centre)) if build_centre is not None else 0.0
+            scored.append((dist, -n, deg, mnt, m, outward))
+        scored.sort(key=lambda t: (-round(t[0], 3), -round(t[5], 3), -t[1]))
+        for dist, _, deg, mnt, m, _out in scored:
             if not _collides_with_target(content, m, to):
                 return deg, mnt
         return scored[0][2], scored[0][3]

@@ -27,6 +27,10 @@ logger = logging.getLogger(__name__)
 
 #: Largest PNG accepted from the worker's render, bytes.
 MAX_RENDER_BYTES = 32 * 1024**2
+
+#: Passing checks whose detail (what they covered, e.g. the motion check's joints and poses) a passing
+#: validate prints, one line each; kept short so the verdict stays on the first screen.
+PASSED_DETAILS_SHOWN = 5
 #: Checks of run_tests() kept in a record, and characters of a check's name or detail.
 MAX_CHECKS, MAX_CHECK_TEXT = 200, 500
 
@@ -283,6 +287,13 @@ def format_validation(data: dict, *, limit_note: str | None = None) -> str:
         if data.get("passed"):
             lines.append(f"VALIDATE: PASSED - {stats}; run_tests {n_ok}/{n_all} checks passed. "
                          "Call finalize if the model is complete.")
+            # what a passing check covered, when it says so (e.g. the motion check's joints and poses)
+            said = [c for c in tests["checks"] if c.get("detail")] if tests else []
+            for c in said[:PASSED_DETAILS_SHOWN]:
+                detail = " ".join(str(c["detail"]).split())
+                lines.append(f"- {c['name']}: {detail[:200]}" + ("..." if len(detail) > 200 else ""))
+            if len(said) > PASSED_DETAILS_SHOWN:
+                lines.append(f"- and {len(said) - PASSED_DETAILS_SHOWN} more checks with details")
         else:
             lines.append(f"VALIDATE: FAILED - {stats}.")
             for p in (fixed or {}).get("problems", []):

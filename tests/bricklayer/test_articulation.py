@@ -224,3 +224,30 @@ def test_blocked_drawer_is_reported_once_it_reaches_the_wall():
     for f in report.failures:
         assert ("drawer_floor", "blocker_high") in {(a.split(":")[0], b_.split(":")[0]) for a, b_ in f.colliding}
         assert not any("blocker_low" in a + b_ for a, b_ in f.colliding)  # 24 LDU tall, below the floor
+
+
+def test_parts_on_the_studs_of_a_joint_child_move_with_it():
+    """``posed`` docstring: a plate stacked on a hinge top (3938, joint "lid") turns with it. At 90 degrees the
+    top's box goes from y 0..20, z 8..28 to y -4..16, z 4..24: the rigid turn y' = 24 - z, z' = y + 4. The 1 x 2
+    plate 3023 on its studs (y 0..20, z 24..36 with studs) must follow the same turn: y -12..0, z 4..24."""
+    from bricklayer import Color, Element, LegoBuild, MotionRange, Revolute, posed
+
+    b = LegoBuild()
+    b.add(Element("3937", Color.LIGHT_GREY), (0, 0, 0))
+    top = Element("3938", Color.LIGHT_GREY)
+    b.connect(top, top.find_connector("hinge_brick_top"), b.find_connector("hinge_brick_base"), away=True,
+              motion=MotionRange(Revolute(0), Revolute(90)), name="lid")
+    b.stack(Element("3023", Color.RED), on="lid", name="deck")
+
+    def boxes(angle):
+        q = posed(b, {"lid": Revolute(angle)})
+        return {f.element.ldraw_id: (f.bounding_box.min.y, f.bounding_box.min.z, f.bounding_box.max.y,
+                                     f.bounding_box.max.z) for f in q.flattened_placements}
+
+    flat, up = boxes(0), boxes(90)
+    assert flat["3938"] == pytest.approx((0, 8, 20, 28), abs=0.01)
+    assert up["3938"] == pytest.approx((-4, 4, 16, 24), abs=0.01)
+    assert flat["3023"] == pytest.approx((0, 24, 20, 36), abs=0.01)
+    y0, z0, y1, z1 = flat["3023"]
+    assert up["3023"] == pytest.approx((24 - z1, y0 + 4, 24 - z0, y1 + 4), abs=0.01)
+    assert up["3937"] == flat["3937"]

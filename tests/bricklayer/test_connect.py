@@ -124,3 +124,27 @@ def test_occupied_target_refused():
     with pytest.raises(ValueError, match="not a free connector"):
         b.connect(brick, brick.find_connector("antistud", toward=(0, 0, 0)), covered.moved(plate.pose.inverse() @ plate.pose))
     assert len(b) == 2
+
+
+@pytest.mark.parametrize("pin_end", [0, 1])
+def test_away_sends_a_symmetric_pin_out_of_the_build_side(pin_end):
+    """A played run put Technic pins 2780 through the holes of two 3700 hubs under a 6 x 10 plate with
+    ``away=True``; both ways stick out of a hub as far, and the tie went into the build. Of equally far poses,
+    ``away`` now takes the one farther from the build's centre: the hub whose hole is at y = 50 (build y 0..180)
+    gets the pin at y 19..59 (outward, -y); the hub at y = 170 gets y 161..201 (+y); whichever pin end is used."""
+    import warnings
+
+    from bricklayer import Color, Element, LegoBuild
+
+    b = LegoBuild()
+    b.add(Element("3033", Color.BROWN), (0, 0, 1))
+    hubs = [b.add(Element("3700"), (0, 2, 0)), b.add(Element("3700"), (0, 8, 0))]
+    got = []
+    for hub in hubs:
+        hole = next(c for c in hub.connectors if c.type == "pin_hole")
+        pin = Element("2780")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            p = b.connect(pin, pin.find_connectors("pin")[pin_end], hole, away=True)
+        got.append((round(hole.position.y), round(p.bounding_box.min.y), round(p.bounding_box.max.y)))
+    assert got == [(50, 19, 59), (170, 161, 201)]

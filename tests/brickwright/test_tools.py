@@ -137,3 +137,34 @@ def test_explore_with_a_failing_build_py_says_why_build_is_none(box):
     assert "Hint: `build` is None in this snippet: build.py failed (see above)" in r.text
     # a snippet that does not use `build` still runs
     assert "42" in box.run("explore", {"code": "print(6 * 7)"}).text
+
+
+HINGE_BUILD = '''from bricklayer import *
+from brickwright import TestContext
+
+
+def create_build():
+    build = LegoBuild()
+    build.add(Element("3937", Color.LIGHT_GREY), (0, 0, 0))
+    top = Element("3938", Color.LIGHT_GREY)
+    build.connect(top, top.find_connector("hinge_brick_top"), build.find_connector("hinge_brick_base"),
+                  away=True, motion=MotionRange(Revolute(0), Revolute(90)), name="lid")
+    return build
+
+
+def run_tests():
+    ctx = TestContext(create_build())
+    ctx.check_no_floating()
+    ctx.check_motion()
+    return ctx.report()
+'''
+
+
+def test_passing_validate_says_what_the_motion_check_covered(box):
+    """A played run spent a posed render to learn whether check_motion moved its drawbridge: a passing
+    validate now prints each passing check's detail (the hinge: one joint named "lid", its sampled poses)."""
+    box.run("write_build", {"content": HINGE_BUILD})
+    text = box.run("validate", {}).text
+    first, *rest = text.splitlines()
+    assert first.startswith("VALIDATE: PASSED - 2 parts (2 distinct part ids)")
+    assert any(ln.startswith("- motion: 1 joint(s), ") and ln.endswith(" poses: lid") for ln in rest), text
