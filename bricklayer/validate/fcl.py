@@ -157,8 +157,16 @@ def inv_rigid(t: np.ndarray) -> np.ndarray:
         both parts of one sub-model share the rounding and their relative pose is a rotation again.
     """
     out = np.zeros_like(t)
-    m = np.linalg.inv(t[:, :3, :3])
-    out[:, :3, :3] = m
+    # inverse by the adjugate (transposed cofactors over the determinant), vectorized: a fraction of the
+    # time of numpy.linalg.inv on many 3 x 3 matrices
+    a, b, c = t[:, 0, 0], t[:, 0, 1], t[:, 0, 2]
+    d, e, f = t[:, 1, 0], t[:, 1, 1], t[:, 1, 2]
+    g, h, k = t[:, 2, 0], t[:, 2, 1], t[:, 2, 2]
+    m = out[:, :3, :3]
+    m[:, 0, 0], m[:, 0, 1], m[:, 0, 2] = e * k - f * h, c * h - b * k, b * f - c * e
+    m[:, 1, 0], m[:, 1, 1], m[:, 1, 2] = f * g - d * k, a * k - c * g, c * d - a * f
+    m[:, 2, 0], m[:, 2, 1], m[:, 2, 2] = d * h - e * g, b * g - a * h, a * e - b * d
+    m /= (a * m[:, 0, 0] + b * m[:, 1, 0] + c * m[:, 2, 0])[:, None, None]
     out[:, :3, 3] = -np.einsum("nij,nj->ni", m, t[:, :3, 3])
     out[:, 3, 3] = 1
     return out
