@@ -147,7 +147,9 @@ def inv_rigid(t: np.ndarray) -> np.ndarray:
     Returns
     -------
     (n, 4, 4) float array
-        ``[M^-1, -M^-1 p; 0 0 0 1]`` for each ``[M, p; 0 0 0 1]``, with the exact inverse of ``M``. Official
+        ``[M^-1, -M^-1 p; 0 0 0 1]`` for each ``[M, p; 0 0 0 1]`` whose determinant is within 1% of +-1
+        (a rotation, possibly rounded), ``[M^T, -M^T p; 0 0 0 1]`` for the others (scaled, sheared or
+        singular matrices: reported by the catalog checks, :mod:`.catalog_checks`). Official
         files round rotation matrices to 3-4 decimals (singular values up to 1.0004: 10030 Imperial Star
         Destroyer, a sub-model turned 5 and 9 degrees); the transpose of such a matrix is not its
         inverse, so ``R_A^T R_B`` of two parts of one turned sub-model is not a rotation and FCL answered
@@ -166,7 +168,12 @@ def inv_rigid(t: np.ndarray) -> np.ndarray:
     m[:, 0, 0], m[:, 0, 1], m[:, 0, 2] = e * k - f * h, c * h - b * k, b * f - c * e
     m[:, 1, 0], m[:, 1, 1], m[:, 1, 2] = f * g - d * k, a * k - c * g, c * d - a * f
     m[:, 2, 0], m[:, 2, 1], m[:, 2, 2] = d * h - e * g, b * g - a * h, a * e - b * d
-    m /= (a * m[:, 0, 0] + b * m[:, 1, 0] + c * m[:, 2, 0])[:, None, None]
+    det = a * m[:, 0, 0] + b * m[:, 1, 0] + c * m[:, 2, 0]
+    # exact inverse only for rotations rounded in the file (|det| within 1% of 1); the transpose, as
+    # before, for scaled, sheared or singular matrices (flattened stickers), which the catalog checks report
+    rounded = np.abs(np.abs(det) - 1.0) < 0.01
+    m[rounded] /= det[rounded, None, None]
+    m[~rounded] = np.transpose(t[~rounded, :3, :3], (0, 2, 1))
     out[:, :3, 3] = -np.einsum("nij,nj->ni", m, t[:, :3, 3])
     out[:, 3, 3] = 1
     return out

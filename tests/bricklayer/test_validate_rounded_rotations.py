@@ -37,3 +37,11 @@ def test_the_same_pair_moved_to_the_origin_is_a_collision_too():
     pin = _PIN.replace("-596.888 -192.257 -215.038", "0 0 0")
     plate = _PLATE.replace("-735.354 -168.955 -221.375", "-138.466 23.302 -6.337")
     assert _pairs(pin + plate) == [(1, 2)]
+
+
+def test_a_flattened_part_beside_another_is_checked_without_error():
+    # a singular matrix (y row zero: a part squashed flat, as some official files draw stickers) has no
+    # inverse; such a transform keeps the transpose and the catalog checks report the scaling
+    rep = validation_report(from_ldraw("1 4 0 0 0 1 0 0 0 0 0 0 0 1 3001.dat\n"
+                                       "1 4 0 -24 0 1 0 0 0 1 0 0 0 1 3001.dat\n"))
+    assert rep["collisions"] == []
