@@ -62,7 +62,11 @@ Pipeline (issue #4; validator notes)
    A colliding pair the graph leaves unmated but whose sliding connectors
    (clip / bar, axle, pin) mate within :data:`LOOSE_MATE` (0.7 LDU off the
    axis: hand-posed minifigure hands and rounded matrices) gets the same
-   (radial) allowance. Verdicts are kept per pair of placements, so after an
+   (radial) allowance. A colliding pair with no allowance is reported only
+   when it still meets with both meshes inset a further
+   :data:`~.press_fit.ROUNDING_MARGIN` (0.05 LDU each): an overlap of at most
+   0.6 LDU is the 0.5 LDU clearance plus coordinates rounded in the file.
+   Verdicts are kept per pair of placements, so after an
    edit only new colliding pairs are decided (:meth:`CollisionEngine.reported`).
 4b. **Flexible parts.** Segments of one flexible part (hose, string, belt,
    LSynth output: "segment" in the part title, following "~Moved to"
@@ -117,8 +121,9 @@ from .spatial import _REST_DROP, BroadPhase
 log = logging.getLogger(__name__)
 
 #: Insets (LDU) tried by :meth:`CollisionEngine.interference_depth`, in order (the common 0.25 LDU first:
-#: a reported pair always meets there).
-INTERFERENCE_INSETS = (0.5, 0.75, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0)
+#: a reported pair always meets there; 0.3 LDU: pairs without a press-fit allowance are reported only
+#: when they meet there too, :data:`~.press_fit.ROUNDING_MARGIN`, so they read at least 0.6 LDU deep).
+INTERFERENCE_INSETS = (0.3, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0)
 _SHIFTS = np.vstack([np.eye(3), -np.eye(3)])
 
 
