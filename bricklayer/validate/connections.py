@@ -303,7 +303,10 @@ class ConnectionGraph:
 
     unseated = np.zeros((0, 4))
 
-    def __init__(self, placements, pairs: np.ndarray, kinds, world: dict, exempt=None, held=None):
+    def __init__(self, placements, pairs: np.ndarray, kinds, world: dict, exempt=None, held=None, edges=None):
+        """``edges``: the part pairs of ``pairs`` and ``held`` when the caller already has them ((e, 2) int,
+        unique ``(lo, hi)`` rows in lexicographic order, as computed here otherwise; the append path of
+        :func:`connection_graph` merges the new pairs into the old graph's)."""
         self.placements = placements
         self.held = np.zeros((0, 2), dtype=np.int64) if held is None else np.asarray(held, dtype=np.int64)
         self.exempt = np.zeros(len(placements), dtype=bool) if exempt is None else np.asarray(exempt, dtype=bool)
@@ -318,6 +321,10 @@ class ConnectionGraph:
         self._world = world
         self._graph = None
         n = len(placements)
+        self._n = n
+        if edges is not None:
+            self._edges = np.asarray(edges, dtype=np.int64).reshape(-1, 2)
+            return
         if len(pairs):
             lo = np.minimum(pairs[:, 0], pairs[:, 2]).astype(np.int64)
             hi = np.maximum(pairs[:, 0], pairs[:, 2]).astype(np.int64)
@@ -327,7 +334,6 @@ class ConnectionGraph:
             self._edges = np.zeros((0, 2), dtype=np.int64)
         if len(self.held):
             self._edges = np.unique(np.vstack([self._edges, self.held]), axis=0)
-        self._n = n
 
     @property
     def graph(self) -> nx.Graph:
@@ -386,6 +392,30 @@ class ConnectionGraph:
 
         return component_labels(self._n, self._edges)
 
+    def component_roots(self) -> np.ndarray:
+        """(n,) int64: the smallest part index of each part's connected component (computed once per
+        graph; the append path of :func:`connection_graph` extends the old graph's by the new edges)."""
+        got = self.__dict__.get("_roots")
+        if got is None:
+            labels = self._component_labels()
+            first = np.full(int(labels.max()) + 1 if self._n else 0, self._n, dtype=np.int64)
+            np.minimum.at(first, labels, np.arange(self._n, dtype=np.int64))
+            got = self._roots = first[labels]
+        return got
+
+    def _extended_roots(self, n: int, new_edges: np.ndarray) -> np.ndarray:
+        """:meth:`component_roots` of the graph of this graph's ``self._n`` parts plus parts up to ``n``
+        and the edges ``new_edges`` ((k, 2) int; every edge of this graph is kept): each new edge joins
+        two components by giving every part of the one with the larger root the smaller root (one pass
+        over the roots per join, so the cost grows with the joins the edit makes, not the edges)."""
+        root = np.concatenate([self.component_roots(), np.arange(self._n, n, dtype=np.int64)])
+        for a, b in np.asarray(new_edges, dtype=np.int64).reshape(-1, 2).tolist():
+            ra, rb = int(root[a]), int(root[b])
+            if ra != rb:
+                lo, hi = min(ra, rb), max(ra, rb)
+                root[root == hi] = lo
+        return root
+
     @property
     def kinds(self) -> list:
         """JointKind made by each row of :attr:`pairs` (list, length m)."""
@@ -414,7 +444,7 @@ class ConnectionGraph:
         if got is not None:
             return [list(c) for c in got]
         ex = self.exempt
-        labels = self._component_labels()
+        labels = self.component_roots()  # ordered as the labels (components by their smallest part)
         order = np.argsort(labels, kind="stable")
         cuts = np.flatnonzero(np.diff(labels[order])) + 1
         comps = [c.tolist() for c in np.split(order, cuts)] if self._n else []
@@ -607,22 +637,28 @@ def _all_rows_sorted(wa, inst: np.ndarray, aliases=None) -> dict:
         return dict(pos=z3, axis=z3.copy(), length=np.zeros(0), code=zi, cidx=zi.copy(), inst=zi.copy(),
                     loose=np.zeros(0, dtype=bool), turns=np.zeros(0, dtype=bool), owner=zi.copy(), start=start)
     length_t = np.result_type(*[g[1].length for g in per_group])
-    pos = np.empty((total, 3))
-    ax = np.empty((total, 3))
-    length = np.empty(total, dtype=length_t)
-    code = np.empty(total, dtype=np.int64)
-    cidx = np.empty(total, dtype=np.int64)
-    loose = np.empty(total, dtype=bool)
-    turns = np.empty(total, dtype=bool)
+    room = total + max(4096, total // 4)  # unused rows after the arrays, for appended parts (_grown)
+    pos = np.empty((room, 3))
+    ax = np.empty((room, 3))
+    length = np.empty(room, dtype=length_t)
+    code = np.empty(room, dtype=np.int64)
+    cidx = np.empty(room, dtype=np.int64)
+    loose = np.empty(room, dtype=bool)
+    turns = np.empty(room, dtype=bool)
     for idx, arr, k in per_group:
         at = (start[idx][:, None] + np.arange(k)).ravel()
         for out, v in zip((pos, ax, length, code, cidx, loose, turns), _group_rows(wa, idx, arr, stud_like)):
             out[at] = v
-    owner = np.repeat(np.arange(n, dtype=np.int64), counts)
+    owner = np.empty(room, dtype=np.int64)
+    owner[:total] = np.repeat(np.arange(n, dtype=np.int64), counts)
+    ax = ax[:total]
     nrm = np.linalg.norm(ax, axis=1, keepdims=True)
     nrm[nrm == 0] = 1
-    return dict(pos=pos, axis=ax / nrm, length=length, code=code, cidx=cidx, inst=inst[owner], loose=loose,
-                turns=turns, owner=owner, start=start)
+    np.divide(ax, nrm, out=ax)
+    inst_rows = np.empty(room, dtype=inst.dtype)
+    np.take(inst, owner[:total], out=inst_rows[:total])
+    return dict(pos=pos[:total], axis=ax, length=length[:total], code=code[:total], cidx=cidx[:total],
+                inst=inst_rows[:total], loose=loose[:total], turns=turns[:total], owner=owner[:total], start=start)
 
 
 def _finish(rows: dict, inst: np.ndarray, n_ids: int) -> dict:
@@ -744,14 +780,22 @@ class _ConnectionIndex:
         out = np.column_stack([id_to_idx[pi[:, 0]], pi[:, 1], id_to_idx[pi[:, 2]], pi[:, 3]]) \
             if len(pi) else np.zeros((0, 4), dtype=np.int64)
         order = np.lexsort((out[:, 3], out[:, 2], out[:, 1], out[:, 0])) if len(out) else np.zeros(0, np.int64)
-        return w, out[order], self.kind_codes[order]
+        self._out = out[order], self.kind_codes[order]  # kept for the merge of appended pairs (append)
+        self.new_pairs = None
+        return (w, *self._out)
 
     def append(self, build, n_old: int):
         """Fast path of :meth:`refresh` after append-only edits (``LegoBuild._appended_since``):
         the first ``n_old`` placements are those of the last refresh, unchanged; only the
         connectors of the placements after them are transformed and matched. Returns None when
-        the index is not in that state (then :meth:`refresh` is used)."""
-        if self.rows is None or getattr(self, "_n", -1) != n_old:
+        the index is not in that state (then :meth:`refresh` is used).
+
+        Its cost grows with the edit, not the build (issue 20): the world rows are written into
+        growable buffers (:func:`_grown`); the new rows are matched within the rows near them
+        (:func:`_near_rows`, the same pairs as against all rows); their coincident-connector ranks
+        come from the kept sorted keys (:class:`_SortedKeys`); the new mated pairs are merged into
+        the kept sorted output (:func:`_merge_sorted_rows`) instead of a sort of all pairs."""
+        if self.rows is None or getattr(self, "_n", -1) != n_old or getattr(self, "_out", None) is None:
             return None
         wa = world_arrays(build)
         n = len(wa.placements)
@@ -768,24 +812,204 @@ class _ConnectionIndex:
         owner = new_idx[np.searchsorted(new_ids, rows["inst"])]
         order = np.lexsort((rows["cidx"], owner))
         old = self._w
-        w = {f: np.concatenate([old[f], rows[f][order]]) for f in _FIELDS}
-        w["owner"] = np.concatenate([old["owner"], owner[order]])
-        counts = np.bincount(owner - n_old, minlength=n - n_old) if len(owner) else np.zeros(n - n_old, np.int64)
-        w["start"] = np.concatenate([old["start"], old["start"][-1] + np.cumsum(counts)])
-        query = np.zeros(len(w["code"]), dtype=bool)
-        query[len(old["code"]):] = True
-        uns: list = []
+        n0, k = len(old["code"]), len(owner)
+        caps = self.__dict__.setdefault("_caps", {})
+        w = {f: _grown(caps, f, old[f], rows[f][order]) for f in _FIELDS}
+        w["owner"] = _grown(caps, "owner", old["owner"], owner[order])
+        counts = np.bincount(owner - n_old, minlength=n - n_old) if k else np.zeros(n - n_old, np.int64)
+        w["start"] = _grown(caps, "start", old["start"], old["start"][-1] + np.cumsum(counts))
         prev = getattr(self, "_ranks", None)
-        self._ranks = _coincident_ranks(w, prev if prev is not None and len(prev[0]) == len(old["code"]) else None)
-        pairs, kind_codes = _mated(w, query, uns, self._ranks[0])
+        if prev is not None and len(prev[0]) == n0 and (prev[1] is None) == (n0 <= COINCIDENT_CONNECTORS):
+            rank_new, keys_sorted = _appended_ranks(w, n0, prev[1])
+            rank = _grown(caps, "rank", prev[0], rank_new)
+        else:
+            rank, keys_sorted = _coincident_ranks(w)
+            keys_sorted = None if keys_sorted is None else _SortedKeys(keys_sorted)
+        self._ranks = (rank, keys_sorted)
+        types = self.__dict__.get("_type_count")
+        if types is None or int(types.sum()) != n0:
+            types = np.bincount(old["code"], minlength=len(mate_matrix()))
+        types = types + np.bincount(w["code"][n0:], minlength=len(types))
+        self._type_count = types
+        sub = _near_rows(w, n0, self.__dict__)
+        ws = {f: w[f][sub] for f in ("pos", "axis", "code", "owner", "length", "cidx", "loose", "turns")}
+        query = sub >= n0
+        uns: list = []
+        pairs, kind_codes = _mated(ws, query, uns, rank[sub], type_count=types)
         self._add_unseated(uns, inst)
         new_inst_pairs = np.column_stack([inst[pairs[:, 0]], pairs[:, 1], inst[pairs[:, 2]], pairs[:, 3]]) \
             if len(pairs) else np.zeros((0, 4), dtype=np.int64)
-        self.pairs_inst = np.vstack([self.pairs_inst, new_inst_pairs]).astype(np.int64)
-        self.kind_codes = np.concatenate([self.kind_codes, kind_codes]).astype(np.int64)
+        self._extend_pairs(new_inst_pairs, kind_codes)
         self.rows = {f: w[f] for f in _FIELDS}
         self._seen = np.concatenate([self._seen, new_ids])
-        return self._output(w, inst)
+        self._inst, self._n, self._w = inst, len(inst), w
+        out_pairs, out_kinds = self._out
+        if len(pairs):
+            o = np.lexsort((pairs[:, 3], pairs[:, 2], pairs[:, 1], pairs[:, 0]))
+            at = _merge_sorted_rows(out_pairs, pairs[o])
+            out_pairs = np.insert(out_pairs, at, pairs[o], axis=0)
+            out_kinds = np.insert(out_kinds, at, kind_codes[o].astype(np.int64))
+        self._out = out_pairs, out_kinds
+        self.new_pairs = pairs
+        return w, out_pairs, out_kinds
+
+    @property
+    def pairs_inst(self) -> np.ndarray:
+        """(m, 4) int: mated pairs ``(inst_a, conn_a, inst_b, conn_b)`` by instance id (the chunks
+        appended by :meth:`append` joined on first use)."""
+        chunks = self.__dict__.get("_pair_chunks")
+        if chunks and len(chunks) > 1:
+            self._pair_chunks = [np.vstack(chunks).astype(np.int64)]
+            self._kind_chunks = [np.concatenate(self._kind_chunks).astype(np.int64)]
+        return self._pair_chunks[0]
+
+    @pairs_inst.setter
+    def pairs_inst(self, value) -> None:
+        self._pair_chunks = [value]
+
+    @property
+    def kind_codes(self) -> np.ndarray:
+        """(m,) int JointKind indices of :attr:`pairs_inst`."""
+        self.pairs_inst  # joins the chunks
+        return self._kind_chunks[0]
+
+    @kind_codes.setter
+    def kind_codes(self, value) -> None:
+        self._kind_chunks = [value]
+
+    def _extend_pairs(self, pairs_inst: np.ndarray, kind_codes: np.ndarray) -> None:
+        """Append mated pairs (by instance id) and their kinds without copying the kept ones."""
+        if len(pairs_inst):
+            self._pair_chunks.append(pairs_inst.astype(np.int64))
+            self._kind_chunks.append(kind_codes.astype(np.int64))
+
+
+def _grown(caps: dict, name: str, old: np.ndarray, new: np.ndarray) -> np.ndarray:
+    """``np.concatenate([old, new])`` without copying ``old`` when it is the start of the growable buffer
+    ``caps[name]`` (kept by :class:`_ConnectionIndex`): ``new`` is written after it and a view of the
+    buffer is returned. Otherwise (first append after a refresh, or the buffer is full) a new buffer with
+    room for a quarter more rows (at least 4,096) is made. Rows before ``len(old)`` are never written, so
+    arrays handed out for an earlier state stay valid."""
+    n0, k = len(old), len(new)
+    buf = caps.get(name)
+    base = old.base
+    if (isinstance(base, np.ndarray) and base.ndim == old.ndim and old.flags.c_contiguous
+            and old.__array_interface__["data"][0] == base.__array_interface__["data"][0]):
+        buf = caps[name] = base  # rows made with room after them (_all_rows_sorted)
+    if (buf is None or len(buf) < n0 + k or buf.dtype != np.result_type(old, new)
+            or old.__array_interface__["data"][0] != buf.__array_interface__["data"][0]
+            or buf.shape[1:] != old.shape[1:]):
+        buf = np.empty((n0 + k + max(4096, (n0 + k) // 4),) + old.shape[1:], dtype=np.result_type(old, new))
+        buf[:n0] = old
+        caps[name] = buf
+    buf[n0:n0 + k] = new
+    return buf[:n0 + k]
+
+
+class _SortedKeys:
+    """Sorted uint64 row keys of :func:`_coincident_hash`, kept as a long sorted base and a short sorted
+    tail so that appending a few keys does not copy all of them (the tail is merged into the base when it
+    grows past a sixteenth of it)."""
+
+    def __init__(self, base: np.ndarray, tail: np.ndarray | None = None):
+        self.base = base
+        self.tail = np.zeros(0, dtype=base.dtype) if tail is None else tail
+
+    def __len__(self) -> int:
+        return len(self.base) + len(self.tail)
+
+    def count(self, h: np.ndarray) -> np.ndarray:
+        """(k,) int: how many kept keys equal each of ``h``."""
+        out = np.searchsorted(self.base, h, "right") - np.searchsorted(self.base, h, "left")
+        if len(self.tail):
+            out += np.searchsorted(self.tail, h, "right") - np.searchsorted(self.tail, h, "left")
+        return out
+
+    def added(self, hs: np.ndarray) -> "_SortedKeys":
+        """A new key set with the sorted keys ``hs`` added (this one is left unchanged)."""
+        tail = np.insert(self.tail, np.searchsorted(self.tail, hs), hs)
+        if len(tail) * 16 > len(self.base):
+            return _SortedKeys(np.insert(self.base, np.searchsorted(self.base, tail), tail))
+        return _SortedKeys(self.base, tail)
+
+
+def _appended_ranks(w: dict, n0: int, kept) -> tuple:
+    """Coincident-connector ranks (:func:`_coincident_ranks`) of the rows ``n0`` and later of ``w``, whose
+    parts come after every part of the first ``n0`` rows, and the sorted keys of all rows (``kept``: those of
+    the first ``n0`` rows, a :class:`_SortedKeys` or sorted array, or None when they were too few to rank).
+    A new row's rank is the number of kept rows with its key plus its place among the new rows with that
+    key (row order is part order, as the ranks go by owning part)."""
+    n = len(w["code"])
+    if n <= COINCIDENT_CONNECTORS:
+        return np.zeros(n - n0, dtype=np.int64), None
+    if kept is None:
+        rank, hs = _coincident_ranks(w)
+        return rank[n0:], _SortedKeys(hs)
+    kept = kept if isinstance(kept, _SortedKeys) else _SortedKeys(kept)
+    h = _coincident_hash(w, n0)
+    o = np.argsort(h, kind="stable")
+    hn = h[o]
+    start = np.flatnonzero(np.r_[True, hn[1:] != hn[:-1]]) if len(hn) else np.zeros(0, np.int64)
+    within = np.empty(len(h), dtype=np.int64)
+    within[o] = np.arange(len(h)) - np.repeat(start, np.diff(np.r_[start, len(h)]))
+    return kept.count(h) + within, kept.added(hn)
+
+
+def _near_rows(w: dict, n0: int, memo: dict) -> np.ndarray:
+    """Ascending rows of ``w`` that can take part in a mate with a row ``n0`` or later: those rows and
+    every earlier row inside their box grown by the farthest reach of the search (:func:`_mated`):
+    ``STUD_SEAT_REACH`` for stud-family rows, ``TOL.joint_position`` for joint labels and loose studs,
+    and, when a new row slides, the slide search radius of the longest sliding row
+    (``2 * half_length - AXLE_MIN_OVERLAP`` plus the line tolerance). Matching the new rows within
+    these rows gives the pairs (and their order) of matching them against all rows: the subset keeps
+    the row order and holds every row within each search radius. ``memo`` keeps the longest
+    half-length (LDU) of the earlier rows."""
+    n = len(w["code"])
+    if n0 >= n:
+        return np.arange(n0, n)
+    reach = max(TOL.connector_position, STUD_SEAT_REACH, TOL.joint_position) + TOL_EPS
+    sliding = _type_tables()[0]
+    new_slide = sliding[w["code"][n0:]]
+    longest = memo.get("_longest_slide") if memo.get("_longest_rows") == n0 else None
+    if new_slide.any():
+        if longest is None:
+            m = sliding[w["code"][:n0]]
+            longest = float(w["length"][:n0][m].max()) if m.any() else 0.0
+        longest = max(longest, float(w["length"][n0:][new_slide].max()))
+        half = max(longest, _AXLE_MIN_HALF)
+        reach = max(reach, max(2 * half - _AXLE_MIN_OVERLAP, 0) + TOL.connector_line + TOL_EPS + SLIDE_END_EPS)
+    if longest is not None:
+        memo["_longest_slide"], memo["_longest_rows"] = longest, n
+    qp = w["pos"][n0:]
+    lo, hi = qp.min(axis=0) - reach, qp.max(axis=0) + reach
+    pos = w["pos"][:n0]
+    x = pos[:, 0]
+    cand = np.flatnonzero((x >= lo[0]) & (x <= hi[0]))
+    p = pos[cand]
+    cand = cand[(p[:, 1] >= lo[1]) & (p[:, 1] <= hi[1]) & (p[:, 2] >= lo[2]) & (p[:, 2] <= hi[2])]
+    return np.concatenate([cand, np.arange(n0, n)])
+
+
+def _merge_sorted_rows(old: np.ndarray, new: np.ndarray) -> np.ndarray:
+    """(k,) insertion indices for ``np.insert(old, at, new, axis=0)`` keeping the rows of ``old`` ((m, c)
+    int, lexicographically sorted) and ``new`` ((k, c), sorted) in lexicographic order, a new row after the
+    equal old ones (as a stable sort of the old rows followed by the new ones). One binary search on the
+    first column, then a comparison within the rows sharing its first value."""
+    first = old[:, 0] if len(old) else np.zeros(0, dtype=np.int64)
+    lo = np.searchsorted(first, new[:, 0], "left")
+    hi = np.searchsorted(first, new[:, 0], "right")
+    at = np.empty(len(new), dtype=np.int64)
+    for r, (a, b) in enumerate(zip(lo.tolist(), hi.tolist())):
+        blk = old[a:b]
+        if not len(blk):
+            at[r] = a
+            continue
+        le = np.ones(len(blk), dtype=bool)  # rows of the block <= the new row, column by column from the last
+        for c in range(old.shape[1] - 1, 0, -1):
+            v = new[r, c]
+            le = (blk[:, c] < v) | ((blk[:, c] == v) & le)
+        at[r] = a + int(le.sum())
+    return at
 
 
 def _world_connectors(build) -> dict:
@@ -1035,11 +1259,13 @@ def _coincident_rank(w: dict) -> np.ndarray:
     return _coincident_ranks(w)[0]
 
 
-def _mated(w: dict, query=None, unseated: list | None = None, rank: np.ndarray | None = None
-           ) -> tuple[np.ndarray, np.ndarray]:
+def _mated(w: dict, query=None, unseated: list | None = None, rank: np.ndarray | None = None,
+           type_count: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Mated pairs ``(part_i, conn_i, part_j, conn_j)`` and their JointKind indices (module rules).
 
     ``rank``: :func:`_coincident_rank` of ``w`` when already known (computed here otherwise).
+    ``type_count``: (types,) int rows per type code of the whole build when ``w`` holds only some of its
+    rows (:func:`_near_rows`; a type mates only when a type it mates with is present in the build).
 
     With ``query`` ((N,) bool over rows), only pairs with at least one queried row are returned.
     Stud-family mates of part pairs that are not seated (:func:`_unseated_rows`) are dropped; with
@@ -1052,7 +1278,8 @@ def _mated(w: dict, query=None, unseated: list | None = None, rank: np.ndarray |
     sliding_t, directional_t, ball_t, _, side_t, joint_t = _type_tables()
     mm = mate_matrix()
     # only connectors of a type that mates with something present can pair
-    present = np.flatnonzero(np.bincount(code, minlength=len(mm)))  # sorted type codes present (np.unique)
+    # sorted type codes present (np.unique); ``type_count`` counts them over all rows when ``w`` is a subset
+    present = np.flatnonzero(np.bincount(code, minlength=len(mm)) if type_count is None else type_count)
     useful = present[(mm[np.ix_(present, present)] >= 0).any(axis=1)]
     usable = np.isin(code, useful) & ((_coincident_rank(w) if rank is None else rank) < COINCIDENT_CONNECTORS)
     is_slide = sliding_t[code]
@@ -1217,7 +1444,25 @@ def connection_graph(build) -> ConnectionGraph:
         got = idx.append(build, old._n) if old is not None else None
         w, pairs, kinds = got if got is not None else idx.refresh(build)
         wa = world_arrays(build)
-        g = ConnectionGraph(wa.placements, pairs, kinds, w, flexible_mask(build), held=held_in_frame_edges(wa))
+        held = held_in_frame_edges(wa)
+        edges = roots = None
+        if got is not None:
+            # append-only: the old graph's part pairs stay; the new mated pairs and held panes add edges
+            # touching the new parts, merged into the sorted edges, and join components (no pass over all)
+            new = idx.new_pairs
+            add = np.column_stack([np.minimum(new[:, 0], new[:, 2]), np.maximum(new[:, 0], new[:, 2])])
+            add = np.vstack([add.astype(np.int64), held[held.max(axis=1) >= old._n] if len(held) else held])
+            edges = old._edges
+            if len(add):
+                add = np.unique(add, axis=0)
+                at = _merge_sorted_rows(edges, add)
+                dup = (at > 0) & np.all(edges[np.maximum(at - 1, 0)] == add, axis=1) if len(edges) else \
+                    np.zeros(len(add), dtype=bool)
+                edges = np.insert(edges, at[~dup], add[~dup], axis=0)
+            roots = old._extended_roots(len(wa.placements), add)
+        g = ConnectionGraph(wa.placements, pairs, kinds, w, flexible_mask(build), held=held, edges=edges)
+        if roots is not None:
+            g._roots = roots
         g.unseated = idx.unseated()
         return g
 
