@@ -48,9 +48,18 @@ def out_of_range_placements(build, origins=None) -> list:
     import numpy as np
 
     flat = build.flattened_placements
-    if origins is None:
-        origins = np.array([fp.pose.matrix[:3, 3] for fp in flat]).reshape(-1, 3)
-    return [flat[i] for i in np.flatnonzero(~np.all(np.abs(origins) <= MAX_COORDINATE_LDU, axis=1)).tolist()]
+    if origins is not None:
+        return [flat[i] for i in np.flatnonzero(~np.all(np.abs(origins) <= MAX_COORDINATE_LDU, axis=1)).tolist()]
+
+    def scan(start: int, found: list) -> tuple:
+        """(placements scanned, indices out of range): ``found`` and those from ``start`` on."""
+        o = np.array([fp.pose.matrix[:3, 3] for fp in flat[start:]]).reshape(-1, 3)
+        return len(flat), found + (start + np.flatnonzero(~np.all(np.abs(o) <= MAX_COORDINATE_LDU, axis=1))).tolist()
+
+    # append-only edits keep the earlier placements: only the new ones are scanned (once per build state)
+    _, far = build.derived_data("findings.out_of_range", lambda: scan(0, []),
+                                lambda old, k: None if old[0] > len(flat) else scan(old[0], old[1]))
+    return [flat[i] for i in far]
 
 
 def instance_key(fp) -> tuple:
@@ -550,8 +559,7 @@ def report_of(build, *, source: str = "build", expected_components: int | None =
                    singular_values=sv) for fp, sv in scaled_fp]
     unreadable = [{"file": w.path, "line": w.line, "message": w.message}
                   for w in getattr(build, "unreadable_lines", None) or ()]
-    origins = eng.wa.poses[:, :3, 3] if len(eng.wa.placements) == len(flat) else None
-    far = [describe_placement(build, fp) for fp in out_of_range_placements(build, origins)]
+    far = [describe_placement(build, fp) for fp in out_of_range_placements(build)]  # kept across appends
     problems = []
 
     def section(lines: list, more: str, hint: str):
