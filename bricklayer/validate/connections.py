@@ -61,7 +61,7 @@ from ldraw_data.connectors import JointKind, connector_types, is_sliding_type, m
 
 from ..connector import Connector
 from ..constants import AXLE_MIN_HALF, AXLE_MIN_OVERLAP, COINCIDENT_CONNECTORS, SLIDE_END_EPS, TOL
-from ._world import _embedded_doc, flexible_mask, world_arrays
+from ._world import _embedded_doc, appended_rows, flexible_mask, room_buffer, world_arrays
 from .graphs import sorted_unique
 from .held import held_in_frame_edges
 
@@ -637,25 +637,25 @@ def _all_rows_sorted(wa, inst: np.ndarray, aliases=None) -> dict:
         return dict(pos=z3, axis=z3.copy(), length=np.zeros(0), code=zi, cidx=zi.copy(), inst=zi.copy(),
                     loose=np.zeros(0, dtype=bool), turns=np.zeros(0, dtype=bool), owner=zi.copy(), start=start)
     length_t = np.result_type(*[g[1].length for g in per_group])
-    room = total + max(4096, total // 4)  # unused rows after the arrays, for appended parts (_grown)
-    pos = np.empty((room, 3))
-    ax = np.empty((room, 3))
-    length = np.empty(room, dtype=length_t)
-    code = np.empty(room, dtype=np.int64)
-    cidx = np.empty(room, dtype=np.int64)
-    loose = np.empty(room, dtype=bool)
-    turns = np.empty(room, dtype=bool)
+    # unused rows after the arrays, for the rows of appended parts (_world.appended_rows)
+    pos = room_buffer(total, (3,))
+    ax = room_buffer(total, (3,))
+    length = room_buffer(total, dtype=length_t)
+    code = room_buffer(total, dtype=np.int64)
+    cidx = room_buffer(total, dtype=np.int64)
+    loose = room_buffer(total, dtype=bool)
+    turns = room_buffer(total, dtype=bool)
     for idx, arr, k in per_group:
         at = (start[idx][:, None] + np.arange(k)).ravel()
         for out, v in zip((pos, ax, length, code, cidx, loose, turns), _group_rows(wa, idx, arr, stud_like)):
             out[at] = v
-    owner = np.empty(room, dtype=np.int64)
+    owner = room_buffer(total, dtype=np.int64)
     owner[:total] = np.repeat(np.arange(n, dtype=np.int64), counts)
     ax = ax[:total]
     nrm = np.linalg.norm(ax, axis=1, keepdims=True)
     nrm[nrm == 0] = 1
     np.divide(ax, nrm, out=ax)
-    inst_rows = np.empty(room, dtype=inst.dtype)
+    inst_rows = room_buffer(total, dtype=inst.dtype)
     np.take(inst, owner[:total], out=inst_rows[:total])
     return dict(pos=pos[:total], axis=ax, length=length[:total], code=code[:total], cidx=cidx[:total],
                 inst=inst_rows[:total], loose=loose[:total], turns=turns[:total], owner=owner[:total], start=start)
@@ -747,6 +747,7 @@ class _ConnectionIndex:
         self.kind_codes = np.concatenate([old_kinds, kind_codes]).astype(np.int64)
         self.rows = {f: w[f] for f in _FIELDS}
         self._seen = sorted_unique(inst)
+        self._reach = _connector_reach(wa, 0, aliases)  # for the append path (_near_rows), one look-up per part
         return self._output(w, inst)
 
     def _add_unseated(self, rows: list, inst: np.ndarray) -> None:
@@ -791,7 +792,7 @@ class _ConnectionIndex:
         the index is not in that state (then :meth:`refresh` is used).
 
         Its cost grows with the edit, not the build (issue 20): the world rows are written into
-        growable buffers (:func:`_grown`); the new rows are matched within the rows near them
+        growable buffers (:func:`._world.appended_rows`); the new rows are matched within the rows near them
         (:func:`_near_rows`, the same pairs as against all rows); their coincident-connector ranks
         come from the kept sorted keys (:class:`_SortedKeys`); the new mated pairs are merged into
         the kept sorted output (:func:`_merge_sorted_rows`) instead of a sort of all pairs."""
@@ -813,15 +814,14 @@ class _ConnectionIndex:
         order = np.lexsort((rows["cidx"], owner))
         old = self._w
         n0, k = len(old["code"]), len(owner)
-        caps = self.__dict__.setdefault("_caps", {})
-        w = {f: _grown(caps, f, old[f], rows[f][order]) for f in _FIELDS}
-        w["owner"] = _grown(caps, "owner", old["owner"], owner[order])
+        w = {f: appended_rows(old[f], rows[f][order]) for f in _FIELDS}
+        w["owner"] = appended_rows(old["owner"], owner[order])
         counts = np.bincount(owner - n_old, minlength=n - n_old) if k else np.zeros(n - n_old, np.int64)
-        w["start"] = _grown(caps, "start", old["start"], old["start"][-1] + np.cumsum(counts))
+        w["start"] = appended_rows(old["start"], old["start"][-1] + np.cumsum(counts))
         prev = getattr(self, "_ranks", None)
         if prev is not None and len(prev[0]) == n0 and (prev[1] is None) == (n0 <= COINCIDENT_CONNECTORS):
             rank_new, keys_sorted = _appended_ranks(w, n0, prev[1])
-            rank = _grown(caps, "rank", prev[0], rank_new)
+            rank = appended_rows(prev[0], rank_new)
         else:
             rank, keys_sorted = _coincident_ranks(w)
             keys_sorted = None if keys_sorted is None else _SortedKeys(keys_sorted)
@@ -831,7 +831,12 @@ class _ConnectionIndex:
             types = np.bincount(old["code"], minlength=len(mate_matrix()))
         types = types + np.bincount(w["code"][n0:], minlength=len(types))
         self._type_count = types
-        sub = _near_rows(w, n0, self.__dict__)
+        aliases = embedded_aliases(build)
+        reach_of = self.__dict__.get("_reach")
+        if reach_of is None or len(reach_of) != n_old:
+            reach_of = _connector_reach(wa, 0, aliases)[:n_old]
+        self._reach = reach_of = appended_rows(reach_of, _connector_reach(wa, n_old, aliases))
+        sub = _near_rows(w, n0, self.__dict__, wa.poses[:n_old, :3, 3], reach_of[:n_old])
         ws = {f: w[f][sub] for f in ("pos", "axis", "code", "owner", "length", "cidx", "loose", "turns")}
         query = sub >= n0
         uns: list = []
@@ -884,28 +889,6 @@ class _ConnectionIndex:
             self._kind_chunks.append(kind_codes.astype(np.int64))
 
 
-def _grown(caps: dict, name: str, old: np.ndarray, new: np.ndarray) -> np.ndarray:
-    """``np.concatenate([old, new])`` without copying ``old`` when it is the start of the growable buffer
-    ``caps[name]`` (kept by :class:`_ConnectionIndex`): ``new`` is written after it and a view of the
-    buffer is returned. Otherwise (first append after a refresh, or the buffer is full) a new buffer with
-    room for a quarter more rows (at least 4,096) is made. Rows before ``len(old)`` are never written, so
-    arrays handed out for an earlier state stay valid."""
-    n0, k = len(old), len(new)
-    buf = caps.get(name)
-    base = old.base
-    if (isinstance(base, np.ndarray) and base.ndim == old.ndim and old.flags.c_contiguous
-            and old.__array_interface__["data"][0] == base.__array_interface__["data"][0]):
-        buf = caps[name] = base  # rows made with room after them (_all_rows_sorted)
-    if (buf is None or len(buf) < n0 + k or buf.dtype != np.result_type(old, new)
-            or old.__array_interface__["data"][0] != buf.__array_interface__["data"][0]
-            or buf.shape[1:] != old.shape[1:]):
-        buf = np.empty((n0 + k + max(4096, (n0 + k) // 4),) + old.shape[1:], dtype=np.result_type(old, new))
-        buf[:n0] = old
-        caps[name] = buf
-    buf[n0:n0 + k] = new
-    return buf[:n0 + k]
-
-
 class _SortedKeys:
     """Sorted uint64 row keys of :func:`_coincident_hash`, kept as a long sorted base and a short sorted
     tail so that appending a few keys does not copy all of them (the tail is merged into the base when it
@@ -955,7 +938,8 @@ def _appended_ranks(w: dict, n0: int, kept) -> tuple:
     return kept.count(h) + within, kept.added(hn)
 
 
-def _near_rows(w: dict, n0: int, memo: dict) -> np.ndarray:
+def _near_rows(w: dict, n0: int, memo: dict, origins: np.ndarray | None = None,
+               reach_of: np.ndarray | None = None) -> np.ndarray:
     """Ascending rows of ``w`` that can take part in a mate with a row ``n0`` or later: those rows and
     every earlier row inside their box grown by the farthest reach of the search (:func:`_mated`):
     ``STUD_SEAT_REACH`` for stud-family rows, ``TOL.joint_position`` for joint labels and loose studs,
@@ -963,7 +947,9 @@ def _near_rows(w: dict, n0: int, memo: dict) -> np.ndarray:
     (``2 * half_length - AXLE_MIN_OVERLAP`` plus the line tolerance). Matching the new rows within
     these rows gives the pairs (and their order) of matching them against all rows: the subset keeps
     the row order and holds every row within each search radius. ``memo`` keeps the longest
-    half-length (LDU) of the earlier rows."""
+    half-length (LDU) of the earlier rows. With ``origins`` ((parts, 3) LDU, the placements' origins) and
+    ``reach_of`` (:func:`_connector_reach` of each), only the rows of parts that can reach the box are
+    tested."""
     n = len(w["code"])
     if n0 >= n:
         return np.arange(n0, n)
@@ -982,12 +968,47 @@ def _near_rows(w: dict, n0: int, memo: dict) -> np.ndarray:
         memo["_longest_slide"], memo["_longest_rows"] = longest, n
     qp = w["pos"][n0:]
     lo, hi = qp.min(axis=0) - reach, qp.max(axis=0) + reach
-    pos = w["pos"][:n0]
-    x = pos[:, 0]
-    cand = np.flatnonzero((x >= lo[0]) & (x <= hi[0]))
-    p = pos[cand]
-    cand = cand[(p[:, 1] >= lo[1]) & (p[:, 1] <= hi[1]) & (p[:, 2] >= lo[2]) & (p[:, 2] <= hi[2])]
+    if origins is not None and reach_of is not None and len(origins) == len(reach_of):
+        # the parts whose connectors can lie in the box: a part's rows lie within its connector reach of
+        # its origin (one pass over the parts, not the rows), then the box test on their rows only
+        r = reach_of + 1e-3  # room for the rounding of the composed world positions
+        m = (origins[:, 0] >= lo[0] - r) & (origins[:, 0] <= hi[0] + r)
+        for a in (1, 2):  # column by column: a bool (n, 3) reduction costs several times more
+            m &= (origins[:, a] >= lo[a] - r) & (origins[:, a] <= hi[a] + r)
+        near = np.flatnonzero(m)
+        start = w["start"]
+        near = near[start[near] < np.minimum(start[near + 1], n0)]
+        if not len(near):
+            return np.arange(n0, n)
+        ends = np.minimum(start[near + 1], n0)
+        lens = ends - start[near]
+        cand = np.repeat(start[near] - np.cumsum(lens) + lens, lens) + np.arange(int(lens.sum()))
+    else:
+        x = w["pos"][:n0, 0]
+        cand = np.flatnonzero((x >= lo[0]) & (x <= hi[0]))
+    p = w["pos"][cand]
+    cand = cand[np.all((p >= lo) & (p <= hi), axis=1)]
     return np.concatenate([cand, np.arange(n0, n)])
+
+
+def _connector_reach(wa, start: int = 0, aliases=None) -> np.ndarray:
+    """(n - start,) float: for each placement from ``start`` on, the largest distance (LDU) of its connector
+    origins from the placement's origin (0 without connectors): its world rows lie within this distance
+    of the origin, since a placement's pose is rigid (:func:`_near_rows`). One look-up per part group."""
+    n = len(wa.placements)
+    out = np.zeros(n - start)
+    if start == 0:
+        groups = wa.groups
+    else:
+        groups = {}
+        for i in range(start, n):
+            groups.setdefault(wa.keys[i], []).append(i)
+    for key, idx in groups.items():
+        idx = np.asarray(idx)
+        arr = _group_arrays(wa, key, idx, aliases)
+        if len(arr.code):
+            out[idx - start] = float(np.sqrt((arr.pos ** 2).sum(axis=1)).max())
+    return out
 
 
 def _merge_sorted_rows(old: np.ndarray, new: np.ndarray) -> np.ndarray:
@@ -1242,7 +1263,7 @@ def _coincident_ranks(w: dict, prev: tuple | None = None) -> tuple[np.ndarray, n
     hs = h[o]
     start = np.flatnonzero(np.r_[True, hs[1:] != hs[:-1]])
     size = np.diff(np.r_[start, n])
-    rank = np.empty(n, dtype=np.int64)
+    rank = room_buffer(n, dtype=np.int64)[:n]  # room for the ranks of appended rows (_appended_ranks)
     rank[o] = np.arange(n) - np.repeat(start, size)
     return rank, hs
 
@@ -1444,8 +1465,12 @@ def connection_graph(build) -> ConnectionGraph:
         got = idx.append(build, old._n) if old is not None else None
         w, pairs, kinds = got if got is not None else idx.refresh(build)
         wa = world_arrays(build)
-        held = held_in_frame_edges(wa)
         edges = roots = None
+        if got is None:
+            held = held_in_frame_edges(wa)
+        else:  # the held pairs of the old parts stay; those with a new part are added
+            held = held_in_frame_edges(wa, since=old._n)
+            held = np.unique(np.vstack([old.held, held]), axis=0) if len(held) else old.held
         if got is not None:
             # append-only: the old graph's part pairs stay; the new mated pairs and held panes add edges
             # touching the new parts, merged into the sorted edges, and join components (no pass over all)
