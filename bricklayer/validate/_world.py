@@ -40,6 +40,14 @@ def room_buffer(rows: int, tail: tuple = (), dtype=np.float64, room: int | None 
     return buf
 
 
+def with_room(arr: np.ndarray) -> np.ndarray:
+    """``arr`` copied into a :func:`room_buffer` (a view of its first ``len(arr)`` rows), so that later
+    :func:`appended_rows` calls write after it instead of copying it."""
+    buf = room_buffer(len(arr), arr.shape[1:], arr.dtype)
+    buf[:len(arr)] = arr
+    return buf[:len(arr)]
+
+
 def appended_rows(old: np.ndarray, new: np.ndarray) -> np.ndarray:
     """``np.concatenate([old, new])`` (arrays of the same row shape), without copying ``old`` when it is the
     used start of a :func:`room_buffer` with room for ``new``: then ``new`` is written after it and a view

@@ -232,34 +232,81 @@ def _collision_hint(build, rec, connected: set, distorted: set) -> str:
     return ""
 
 
-def _component_advice(build, comp_idx, eng, sup) -> str:
+def _advice_contexts(eng, sup, listed: dict) -> dict:
+    """For the listed components (``listed``: number -> (k,) flat indices), what :func:`_component_advice`
+    needs from the whole build, found in one pass over the support edges and the narrow-phase pairs for
+    all of them instead of one pass per component: number -> dict of ``held`` (the support edges
+    ``(down, up)`` into the component from outside it, in edge order) and ``side`` (a narrow-phase pair
+    joins it to a part outside it)."""
+    import numpy as np
+
+    label = np.full(eng.n, -1, dtype=np.int64)
+    for k, idx in listed.items():
+        label[np.asarray(idx, dtype=np.int64)] = k
+    e = sup.edges
+    out = {k: {"held": e[:0] if len(e) else e, "side": False} for k in listed}
+    if len(e):
+        l0, l1 = label[e[:, 0]], label[e[:, 1]]
+        cross = np.flatnonzero((l1 >= 0) & (l0 != l1))
+        for k in listed:
+            out[k]["held"] = e[cross[l1[cross] == k]]
+    if len(eng.pairs):
+        p0, p1 = label[eng.pairs[:, 0]], label[eng.pairs[:, 1]]
+        cross = np.flatnonzero(p0 != p1)
+        touched = set(p0[cross].tolist()) | set(p1[cross].tolist())
+        for k in listed:
+            out[k]["side"] = k in touched
+    return out
+
+
+def _rest_key(up, dn):
+    """Key of "part ``up`` rests on part ``dn``" (flat indices below 2**31): ``up * 2**32 + dn``, the same for
+    a part pair whatever the number of parts (so the keys are kept across appended parts)."""
+    return (up << 32) + dn
+
+
+def _component_advice(build, comp_idx, eng, sup, ctx: dict | None = None) -> str:
     """Why an extra connected component is not joined to the rest, and what to do (issue 16 item 11).
 
     Looks at what holds the component up from outside it (``sup.edges``, support edges of
     :func:`bricklayer.validate.support.support_graph`): a resting contact on a tile or another part
     without studs up there, stud tips on stud tips (upside down), a part hanging on another, or
-    nothing but side contact.
+    nothing but side contact. ``ctx``: this component's entry of :func:`_advice_contexts` when the
+    caller has it (else found here, one pass over the support edges and the pairs).
     """
     import numpy as np
 
     from ldraw_data.catalog import get_catalog
 
     cat = get_catalog()
-    inside = np.zeros(eng.n, dtype=bool)
-    inside[comp_idx] = True
-    e = sup.edges
-    held = e[inside[e[:, 1]] & ~inside[e[:, 0]]] if len(e) else e
+    if ctx is None:
+        ctx = _advice_contexts(eng, sup, {0: comp_idx})[0]
+    held = ctx["held"]
     flat = eng.wa.placements
 
-    def resting_pairs() -> np.ndarray:
-        """Sorted keys ``a * n + b`` of flat indices where part a rests on part b (the narrow phase)."""
-        p, r = eng.pairs.astype(np.int64).reshape(-1, 2), np.asarray(eng.rests, dtype=bool).reshape(-1, 2)
-        return np.unique(np.concatenate([p[r[:, 0], 0] * eng.n + p[r[:, 0], 1], p[r[:, 1], 1] * eng.n + p[r[:, 1], 0]]))
+    def resting_pairs(start: int = 0, old: np.ndarray | None = None) -> tuple:
+        """(pairs seen, sorted :func:`_rest_key` of flat indices where part a rests on part b in the narrow
+        phase's pairs ``start`` and later, merged with ``old``, those of the earlier pairs)."""
+        p = eng.pairs[start:].astype(np.int64).reshape(-1, 2)
+        r = np.asarray(eng.rests[start:], dtype=bool).reshape(-1, 2)
+        new = np.unique(np.concatenate([_rest_key(p[r[:, 0], 0], p[r[:, 0], 1]),
+                                        _rest_key(p[r[:, 1], 1], p[r[:, 1], 0])]))
+        if old is not None:  # both sorted and unique: insert the keys not there yet (no sort of all keys)
+            at = np.searchsorted(old, new)
+            there = np.zeros(len(new), dtype=bool)
+            there[at < len(old)] = old[at[at < len(old)]] == new[at < len(old)]
+            new = np.insert(old, at[~there], new[~there]) if (~there).any() else old
+        return len(eng.pairs), new
 
-    rest_keys = build.derived_data("brickwright.advice_rests", resting_pairs)  # once per state, not per component
+    def extend_rests(old, k):
+        # append-only edits: the engine kept its old pairs first, in their order (kept_pairs of them)
+        return resting_pairs(old[0], old[1]) if getattr(eng, "kept_pairs", 0) == old[0] else None
+
+    # once per state, not per component; extended after appends
+    _, rest_keys = build.derived_data("brickwright.advice_rests", resting_pairs, extend_rests)
 
     def rests_on(up: int, dn: int) -> bool:
-        k = up * eng.n + dn
+        k = _rest_key(up, dn)
         pos = int(np.searchsorted(rest_keys, k))
         return pos < len(rest_keys) and int(rest_keys[pos]) == k
 
@@ -287,11 +334,10 @@ def _component_advice(build, comp_idx, eng, sup) -> str:
         dn, up = held[0].tolist()
         return (f"#{up} {flat[up].content.ldraw_id} hangs on or is held by #{dn} {flat[dn].content.ldraw_id} "
                 "without a connector the validator knows: connect() it, or check the joint")
-    outside = np.flatnonzero(~inside & eng.has_shape)
-    side = len(eng.pairs) and bool(np.any(inside[eng.pairs[:, 0]] != inside[eng.pairs[:, 1]]))
+    side = ctx["side"]
     low = [i for i in comp_idx if eng.has_shape[i]]
     below = ""
-    if low and len(outside):
+    if low and int(np.count_nonzero(eng.has_shape)) > len(low):  # a part with a shape outside it
         i = min(low, key=lambda k: float(eng.box_lo[k, 2]))
         who = "" if len(comp_idx) == 1 else f" (under its lowest part, {_short(build, flat[i])})"
         below = f"; {who.strip(' ()') + ': ' if who else ''}" + _below_hint(
@@ -622,14 +668,20 @@ def report_of(build, *, source: str = "build", expected_components: int | None =
                         f"{' ...' if len(sizes) > 10 else ''}); the largest is the model, the others are not "
                         "joined to it:")
         told = {f.index for f in faults if f.kind == "duplicate"} | set(np.flatnonzero(below).tolist())
+        listed = {}
         for k, c in enumerate(comps[1:MAX_LISTED + 1], start=2):
             idx = comp_idx[k - 1] if comp_idx is not None else [index_of(fp) for fp in c]
             if all(i in told for i in idx):  # already named (DUPLICATE, BELOW GROUND): one defect, one message
                 continue
-            who = "; ".join(_where(describe_placement(build, fp)) for fp in c[:4])
+            listed[k] = idx
+        ctx = _advice_contexts(eng, sup, listed) if listed else {}
+        for k, idx in listed.items():
+            c = comps[k - 1]
+            who = "; ".join(_where(about(i, fp) if i is not None else describe_placement(build, fp))
+                            for i, fp in zip(idx[:4], c[:4]))
             more = f" and {len(c) - 4} more" if len(c) > 4 else ""
             problems.append(f"COMPONENT {k} ({len(c)} part{'s' if len(c) > 1 else ''}): {who}{more}")
-            problems.append(f"  {_component_advice(build, idx, eng, sup)}")
+            problems.append(f"  {_component_advice(build, idx, eng, sup, ctx[k])}")
         if len(comps) > MAX_LISTED + 1:
             problems.append(f"... and {len(comps) - MAX_LISTED - 1} more components")
     unread = f", {len(unreadable)} unreadable part line(s)" if unreadable else ""
