@@ -302,6 +302,10 @@ class ConnectionGraph:
     """
 
     unseated = np.zeros((0, 4))
+    #: After append-only edits (:func:`connection_graph`): how :attr:`pairs` and :attr:`held` extend those
+    #: of the graph before the edit, ``{"parts": old part count, "pairs": (old rows, insertion indices,
+    #: rows), "held": (...)}``; None for a graph computed from scratch.
+    appended = None
 
     def __init__(self, placements, pairs: np.ndarray, kinds, world: dict, exempt=None, held=None, edges=None):
         """``edges``: the part pairs of ``pairs`` and ``held`` when the caller already has them ((e, 2) int,
@@ -782,7 +786,7 @@ class _ConnectionIndex:
             if len(pi) else np.zeros((0, 4), dtype=np.int64)
         order = np.lexsort((out[:, 3], out[:, 2], out[:, 1], out[:, 0])) if len(out) else np.zeros(0, np.int64)
         self._out = out[order], self.kind_codes[order]  # kept for the merge of appended pairs (append)
-        self.new_pairs = None
+        self.new_pairs = self.inserted = None
         return (w, *self._out)
 
     def append(self, build, n_old: int):
@@ -849,11 +853,14 @@ class _ConnectionIndex:
         self._seen = np.concatenate([self._seen, new_ids])
         self._inst, self._n, self._w = inst, len(inst), w
         out_pairs, out_kinds = self._out
+        at = np.zeros(0, dtype=np.int64)
+        o = np.lexsort((pairs[:, 3], pairs[:, 2], pairs[:, 1], pairs[:, 0])) if len(pairs) else at
         if len(pairs):
-            o = np.lexsort((pairs[:, 3], pairs[:, 2], pairs[:, 1], pairs[:, 0]))
             at = _merge_sorted_rows(out_pairs, pairs[o])
             out_pairs = np.insert(out_pairs, at, pairs[o], axis=0)
             out_kinds = np.insert(out_kinds, at, kind_codes[o].astype(np.int64))
+        # where the new pairs went: (old row count, insertion indices into the old rows, the rows inserted)
+        self.inserted = (len(self._out[0]), at, pairs[o])
         self._out = out_pairs, out_kinds
         self.new_pairs = pairs
         return w, out_pairs, out_kinds
@@ -1469,8 +1476,9 @@ def connection_graph(build) -> ConnectionGraph:
         if got is None:
             held = held_in_frame_edges(wa)
         else:  # the held pairs of the old parts stay; those with a new part are added
-            held = held_in_frame_edges(wa, since=old._n)
-            held = np.unique(np.vstack([old.held, held]), axis=0) if len(held) else old.held
+            held_new = held_in_frame_edges(wa, since=old._n)  # sorted unique, each with a new part
+            held_at = _merge_sorted_rows(old.held, held_new) if len(held_new) else np.zeros(0, np.int64)
+            held = np.insert(old.held, held_at, held_new, axis=0) if len(held_new) else old.held
         if got is not None:
             # append-only: the old graph's part pairs stay; the new mated pairs and held panes add edges
             # touching the new parts, merged into the sorted edges, and join components (no pass over all)
@@ -1488,6 +1496,9 @@ def connection_graph(build) -> ConnectionGraph:
         g = ConnectionGraph(wa.placements, pairs, kinds, w, flexible_mask(build), held=held, edges=edges)
         if roots is not None:
             g._roots = roots
+            # how this graph's rows extend the old graph's (for the support analysis' append path):
+            # (old row count, insertion indices into the old rows, the rows inserted) of pairs and held
+            g.appended = {"parts": old._n, "pairs": idx.inserted, "held": (len(old.held), held_at, held_new)}
         g.unseated = idx.unseated()
         return g
 
