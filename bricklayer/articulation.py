@@ -739,13 +739,31 @@ def unmated_joints(build) -> list[tuple[Joint, str]]:
     from .connector import slide_limit_studs
     from .validate.connections import connection_graph, is_sliding_type
 
+    joints = build.flattened_joints
+    if not joints:
+        return []
+    from .validate._world import world_arrays
+
     g = connection_graph(build)
-    index = {tuple(id(p) for p in fp.path): i for i, fp in enumerate(g.placements)}
+    flat = g.placements
+    path_ids = world_arrays(build).path_ids  # tuple(map(id, fp.path)) of each flattened placement
+
+    def path_index(start: int = 0, into: dict | None = None) -> tuple:
+        """(placements seen, path of Placement ids -> flat index), extended after append-only edits."""
+        into = {} if into is None else into
+        into.update(zip(path_ids[start:], range(start, len(flat))))
+        return len(flat), into
+
+    _, index = build.derived_data("articulation.path_index", path_index,
+                                  lambda old, k: None if old[0] > len(flat) else path_index(old[0], old[1]))
+    found = [(j, index.get(tuple(id(p) for p in j.parent.path)), index.get(tuple(id(p) for p in j.child.path)))
+             for j in joints]
+    found = [(j, pi, ci) for j, pi, ci in found if pi is not None and ci is not None]
+    # mated or held (an edge of the part graph): one binary search for all joints, no networkx graph
+    joined = g.mated_pairs(np.array([(pi, ci) for _, pi, ci in found], dtype=np.int64).reshape(-1, 2)).tolist()
     out = []
-    for j in build.flattened_joints:
-        pi = index.get(tuple(id(p) for p in j.parent.path))
-        ci = index.get(tuple(id(p) for p in j.child.path))
-        if pi is None or ci is None or g.graph.has_edge(pi, ci):
+    for (j, pi, ci), ok in zip(found, joined):
+        if ok:
             continue
         parent, child = j.parent, j.child
         d = np.asarray(tuple(child.position), float) - np.asarray(tuple(parent.position), float)

@@ -437,10 +437,13 @@ def _unmated_joint_note(build, comp_idx) -> str:
     connectors no longer mate (:func:`bricklayer.articulation.unmated_joints`), else ""."""
     from bricklayer.articulation import unmated_joints
 
-    try:
-        bad = unmated_joints(build)
-    except Exception:  # noqa: BLE001 - advice only; the validation result stands without it
-        return ""
+    def find() -> list:
+        try:
+            return unmated_joints(build)
+        except Exception:  # noqa: BLE001 - advice only; the validation result stands without it
+            return []
+
+    bad = build.derived_data("findings.unmated_joints", find)  # once per state, not per listed component
     if not bad:
         return ""
     flat = build.flattened_placements
