@@ -458,14 +458,12 @@ def _has_upward_studs(eng, i: int) -> bool:
     """True when part ``i`` has a stud connector pointing up (world +Z)."""
     import numpy as np
 
-    from bricklayer.validate.connections import part_connector_arrays
-    from ldraw_data.connectors import connector_types
+    from bricklayer.validate.connections import _stud_codes, part_connector_arrays
 
     arr = part_connector_arrays(eng.wa.placements[i].content)
     if not len(arr.code):
         return False
-    names = connector_types()
-    stud = np.array([names[c] in ("stud", "open_stud") for c in arr.code.tolist()])
+    stud = _stud_codes()[arr.code]  # type codes of "stud" and "open_stud" (memoized table)
     up = (arr.axis @ eng.wa.poses[i, :3, :3].T)[:, 2] > 0.9
     return bool((stud & up).any())
 
@@ -550,9 +548,11 @@ def report_of(build, *, source: str = "build", expected_components: int | None =
         ia, ib = (index_of(r.a), index_of(r.b)) if got is None else got[3]
         if ia in dup_any and ib in dup_any:
             continue  # the same part twice: reported once, as DUPLICATE
-        if got is not None:
+        if got is not None:  # a copy of the kept row (the caller may change the report's rows)
             c = got[1]
-            cols.append({**c, "a": dict(c["a"]), "b": dict(c["b"]), "direction": list(c["direction"])})
+            d = c.copy()
+            d["a"], d["b"], d["direction"] = c["a"].copy(), c["b"].copy(), c["direction"][:]
+            cols.append(d)
             col_lines.append(got[2])
             continue
         hint = _collision_hint(build, r, connected, distorted)
