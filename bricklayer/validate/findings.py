@@ -13,6 +13,8 @@ from __future__ import annotations
 __all__ = ["report_of", "describe_placement", "instance_key", "out_of_range_placements", "MAX_LISTED",
            "MAX_COORDINATE_LDU"]
 
+from functools import lru_cache
+
 from ldraw_data.text import clean_text, count_of
 
 from .report import ValidationReport
@@ -454,16 +456,27 @@ def _unmated_joint_note(build, comp_idx) -> str:
     return ""
 
 
+@lru_cache(maxsize=1)
+def _stud_type_mask():
+    """(types,) bool over the connector type codes of :func:`ldraw_data.connectors.connector_types`: "stud"
+    and "open_stud" (made once: the type table is rebuilt on every call of ``connector_types``)."""
+    import numpy as np
+
+    from ldraw_data.connectors import connector_types
+
+    return np.array([n in ("stud", "open_stud") for n in connector_types()])
+
+
 def _has_upward_studs(eng, i: int) -> bool:
     """True when part ``i`` has a stud connector pointing up (world +Z)."""
     import numpy as np
 
-    from bricklayer.validate.connections import _stud_codes, part_connector_arrays
+    from bricklayer.validate.connections import part_connector_arrays
 
     arr = part_connector_arrays(eng.wa.placements[i].content)
     if not len(arr.code):
         return False
-    stud = _stud_codes()[arr.code]  # type codes of "stud" and "open_stud" (memoized table)
+    stud = _stud_type_mask()[arr.code]
     up = (arr.axis @ eng.wa.poses[i, :3, :3].T)[:, 2] > 0.9
     return bool((stud & up).any())
 
