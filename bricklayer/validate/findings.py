@@ -373,10 +373,14 @@ def _stud_miss(upper, lower) -> tuple | None:
     the smallest such shift; None when either has none."""
     import numpy as np
 
-    anti = np.array([tuple(c.position)[:2] for c in upper.connectors
-                     if c.type in ("antistud", "tube") and c.axis.z > 0.9]).reshape(-1, 2)
-    studs = np.array([tuple(c.position)[:2] for c in lower.connectors
-                      if c.type in ("stud", "open_stud") and c.axis.z > 0.9]).reshape(-1, 2)
+    def facing_up(fp, types) -> list:
+        """World (x, y) of the connectors of ``fp`` of ``types`` pointing up (only those are moved to the
+        world frame: a baseplate has hundreds of connectors)."""
+        moved = [c.moved(fp.pose, fp) for c in fp.content.connectors if c.type in types]
+        return [tuple(c.position)[:2] for c in moved if c.axis.z > 0.9]
+
+    anti = np.array(facing_up(upper, ("antistud", "tube"))).reshape(-1, 2)
+    studs = np.array(facing_up(lower, ("stud", "open_stud"))).reshape(-1, 2)
     if not len(anti) or not len(studs):
         return None
     d = studs[None, :, :] - anti[:, None, :]

@@ -95,7 +95,8 @@ def held_in_frame_edges(wa, since: int = 0) -> np.ndarray:
     placements = wa.placements
     if len(placements) < 2:
         return none
-    bare_groups, frame_groups = [], []
+    new_keys = set(wa.keys[since:]) if since else None  # part keys of the appended placements
+    bare_groups, frame_groups, new_frames, new_pane = [], [], [], False
     for key, idx in wa.groups.items():
         el = placements[idx[0]].content
         if not getattr(el, "_known", True):
@@ -103,11 +104,14 @@ def held_in_frame_edges(wa, since: int = 0) -> np.ndarray:
         radius = _frame_radius(el.ldraw_id)
         if radius is not None:
             frame_groups.append((idx, radius))
+            if since and key in new_keys:
+                new_frames.append((idx[idx >= since], radius))
         else:
             bare_groups.append((el, idx))
-    if since and not any(idx[-1] >= since for _, idx in bare_groups):
+            new_pane = new_pane or bool(since and key in new_keys)
+    if since and not new_pane:
         # no new pane: only the new frames can hold (a pane of the old parts)
-        frame_groups = [(idx[idx >= since], r) for idx, r in frame_groups if idx[-1] >= since]
+        frame_groups = new_frames
     if not bare_groups or not frame_groups:
         return none
     frame_idx = [idx for idx, _ in frame_groups]
