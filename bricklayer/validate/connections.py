@@ -401,10 +401,11 @@ class ConnectionGraph:
         graph; the append path of :func:`connection_graph` extends the old graph's by the new edges)."""
         got = self.__dict__.get("_roots")
         if got is None:
-            labels = self._component_labels()
-            first = np.full(int(labels.max()) + 1 if self._n else 0, self._n, dtype=np.int64)
-            np.minimum.at(first, labels, np.arange(self._n, dtype=np.int64))
-            got = self._roots = first[labels]
+            labels = self._component_labels().astype(np.int64)
+            # labels are numbered in the order of their smallest part, so a label's first part is where the
+            # running maximum of the labels grows
+            grows = labels > np.maximum.accumulate(np.r_[-1, labels[:-1]]) if self._n else np.zeros(0, bool)
+            got = self._roots = np.flatnonzero(grows)[labels]
         return got
 
     def _extended_roots(self, n: int, new_edges: np.ndarray) -> np.ndarray:
