@@ -24,7 +24,13 @@ after run alternately in the same minutes, load 5-6 on the 2 cores, medians of
 3): sheet 13.95 s -> 10.15 s CPU, 24.4 s -> 19.2 s wall (loaded; 6.3 s quiet
 before), 504 -> 480 MB; iso view 6.5 -> 5.5-6.6 s CPU; WALL-E
 ``instructions`` 55.5 -> 54.8 s CPU (its scenes are mostly below the culling
-threshold). Each line prints ``cpu``, the
+threshold). Round 3 (a lean forward pass instead of pyrender's per-draw
+Python, culled instance buffers rewritten only on change, colour-only read
+back; session-start checkout 6e9fca3 and the round's last commit run
+alternately 20:42-21:02, load 5-8.5, medians of 3): sheet 11.57 -> 10.39 s
+CPU (18.7 s wall loaded), 476 MB; iso view 6.07 -> 6.04 s CPU; WALL-E
+``instructions`` 65.3 -> 53.0 s CPU, pictures 161 -> 96 s wall (loaded),
+550 MB; the sheet's pixels identical. Each line prints ``cpu``, the
 child's user + system time. The first render of a process also starts the
 OpenGL context (included in the render time). Part meshes come from the disk
 cache when warm; run once to warm it.

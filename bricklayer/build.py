@@ -116,6 +116,22 @@ class Placement(LegoGeometry):
         """A point of the content frame in the container frame (LDU)."""
         return self.pose.apply_point(p)
 
+    def _connectors_for(self, on, free_in) -> list:
+        """:meth:`find_connectors`'s candidates: all of :attr:`connectors`, or with ``free_in`` (the build
+        holding this placement at its top level) those still free in it."""
+        if on is not None:
+            raise BrickLayerTypeError("on= is for a build: build.find_connectors(..., on=placement)")
+        if free_in is None:
+            return list(self.connectors)
+        if not isinstance(free_in, LegoBuild):
+            raise BrickLayerTypeError(f"free_in= takes the LegoBuild holding the placement, got "
+                                      f"{type(free_in).__name__}")
+        if not any(q is self for q in free_in._placements):
+            raise BrickLayerValueError(
+                "free_in: this placement is not a top-level placement of that build; pass the build add() "
+                "returned it from, or ask the root: root.find_connectors(..., on=placement)")
+        return free_in._connectors_for(self, None)
+
     @property
     def element(self) -> Element | None:
         """The element, when the content is one."""
@@ -878,7 +894,9 @@ class LegoBuild(LegoGeometry):
             takes a Mat3). Stud joints snap only at multiples of 90 degrees
             when more than one stud should engage.
         target_position : float, optional
-            Slide along the axis in studs (sliding joints: axle, pin, bar, clip).
+            Slide along the axis in studs (20 LDU; sliding joints: axle, pin, bar, clip): positive
+            moves the new content toward the target connector's ``axis`` (as ``find_connector`` and
+            ``describe_connectors`` print it), e.g. +1 moves an axle 20 LDU along a hole whose axis is +y.
         name, index : see :meth:`add`.
         facing : str or Direction, optional
             World direction for the new content's front (its -Y): ``"+x"``/``"right"``, ``"-x"``/``"left"``,
@@ -925,7 +943,9 @@ class LegoBuild(LegoGeometry):
         if to.key() not in free:
             raise BrickLayerValueError(
                 "target connector is not a free connector of this build (occupied, or from another build); "
-                "take it from build.connectors or build.find_connector(...)")
+                "ask for free ones: build.find_connector(type, on=placement, toward=...), or "
+                "placement.find_connector(type, toward=..., free_in=build) (a placement alone lists its "
+                "occupied connectors too)")
         if motion is not None:
             allowed = {JointKind.REVOLUTE: (JointKind.REVOLUTE,),
                        JointKind.CYLINDRICAL: (JointKind.REVOLUTE, JointKind.PRISMATIC, JointKind.CYLINDRICAL),
@@ -1283,14 +1303,46 @@ class LegoBuild(LegoGeometry):
             n = next((k for k, v in self._names.items() if v is p), None)
         return n
 
-    def describe(self, placement) -> str:
-        """Short human description of a placement: name path (or index path), part id, colour."""
+    def citation(self, placement) -> str:
+        """How every message names a placement: the one numbering of reports, errors and hints.
+
+        One entry per level of the placement's path (top-level placement first, then down through sub-builds),
+        joined with ``/``: the level's name when it has one (``"door/hinge"``, the handle ``get``, ``pose`` and
+        ``connect`` take); else, for a build read from an LDraw file, the line that placed it (``"car.mpd:12"``;
+        deeper levels in the same file give just their line: ``"car.mpd:12/:40"``, the submodel reference on
+        line 12, the part on line 40); else ``"#i"``, its 0-based index in that build's :attr:`placements`
+        (``"#3"``, ``"#1/#0"``). ``"?"`` for a placement not in this build.
+
+        Parameters
+        ----------
+        placement : Placement or FlatPlacement
+
+        Returns
+        -------
+        str
+        """
         path = placement.path if isinstance(placement, FlatPlacement) else (self._find_path(placement) or ())
-        label, build = [], self
+        label, build, last_file = [], self, None
         for p in path:
             n = build._name_of_placement(p)
-            label.append(n if n is not None else f"#{build._index_of_placement(p)}")
+            origin = p.origin
+            if n is not None:
+                label.append(n)
+            elif origin:
+                label.append(f"{'' if origin[0] == last_file else origin[0]}:{origin[1]}")
+                last_file = origin[0]
+            else:
+                label.append(f"#{build._index_of_placement(p)}")
             build = p.content
+        return "/".join(label) or "?"
+
+    def describe(self, placement) -> str:
+        """Short human description of a placement: ``"<citation>: <part id> (<part name>, <colour>)"``, the
+        citation as :meth:`citation` writes it; a part id longer than :data:`ldraw_data.text.ID_SHOWN_CHARS`
+        (60) and a name longer than :data:`ldraw_data.text.NAME_SHOWN_CHARS` (200) are cut
+        (:func:`ldraw_data.text.short_id`)."""
+        from ldraw_data.text import NAME_SHOWN_CHARS, short_id
+
         el = placement.content
         if isinstance(el, Element):
             # one catalog look-up per part id and colour (a large build describes thousands of parts)
@@ -1298,10 +1350,12 @@ class LegoBuild(LegoGeometry):
             k = (el.ldraw_id, repr(el.color), getattr(el, "_known", True))
             what = memo.get(k)
             if what is None:
-                what = memo[k] = f"{el.ldraw_id} ({el.spec.name}, {el.color!r})"
+                name = el.spec.name  # an unknown part's name is its id: cut as an id
+                name = short_id(name) if name == el.ldraw_id else short_id(name, NAME_SHOWN_CHARS)
+                what = memo[k] = f"{short_id(el.ldraw_id)} ({name}, {el.color!r})"
         else:
             what = repr(el)
-        return f"{'/'.join(label) or '?'}: {what}"
+        return f"{self.citation(placement)}: {what}"
 
     @property
     def names(self) -> dict[str, Placement]:
@@ -1372,7 +1426,9 @@ class LegoBuild(LegoGeometry):
         Raises
         ------
         ValueError
-            When the range's kind does not fit the joint.
+            When the range's kind does not fit the joint. A range fits when it is of the joint's own
+            kind, or Revolute (turning only: a cylindrical joint then turns without sliding) or
+            Prismatic (sliding only).
         """
         if motion is not None and motion.kind not in (joint.kind, JointKind.REVOLUTE, JointKind.PRISMATIC):
             raise BrickLayerValueError(f"a {joint.kind.name.lower()} joint cannot move as {motion.kind.name.lower()}")
@@ -1437,6 +1493,23 @@ class LegoBuild(LegoGeometry):
             return Box(Vec3(0, 0, 0), Vec3(0, 0, 0))
         corners = np.concatenate([p.pose.apply(getattr(p.content, attr).corners()) for p in flat])
         return Box.around(corners)
+
+    def _connectors_for(self, on, free_in) -> list:
+        """:meth:`find_connectors`'s candidates: the free connectors (:attr:`connectors`), with ``on`` only
+        those of that placement (its path is a prefix of theirs: a sub-build keeps all its parts')."""
+        if free_in is not None:
+            raise BrickLayerTypeError("free_in= is for a placement; a build's connectors are its free ones")
+        conns = list(self.connectors)
+        if on is None:
+            return conns
+        if isinstance(on, str):
+            on = self.named(on)
+        path = on.path if isinstance(on, FlatPlacement) else self._find_path(on)
+        if not path:
+            raise BrickLayerValueError(f"on={on!r} is not a placement of this build; pass one add()/connect() "
+                                       "returned, or its name")
+        ids = tuple(id(p) for p in path)
+        return [c for c in conns if tuple(id(p) for p in c.path[:len(ids)]) == ids]
 
     @property
     def connectors(self) -> list[Connector]:

@@ -235,7 +235,8 @@ class LegoGeometry:
         w, d = self.alignment_width, self.alignment_depth
         return (d, w) if Rotation(rotation).value in (90, 270) else (w, d)
 
-    def find_connectors(self, connector_type=None, toward=None, *, facing=None, count=None) -> list[Connector]:
+    def find_connectors(self, connector_type=None, toward=None, *, facing=None, count=None, on=None,
+                        free_in=None) -> list[Connector]:
         """Connectors filtered by type and direction, optionally ranked.
 
         Parameters
@@ -250,13 +251,32 @@ class LegoGeometry:
             Keep connectors whose axis points within 30 degrees of this direction.
         count : int, optional
             Return at most this many.
+        on : Placement, FlatPlacement or str, optional
+            Builds only: keep the connectors of this placement of the build (a placement, or its name or
+            name path ``"sub/part"``; a sub-build placement keeps those of all its parts). They are free ones,
+            in the build's frame: what ``connect(..., to=...)`` takes. ``build.find_connector("stud",
+            on=plate, toward=...)`` is the way to ask for an open stud of one part.
+        free_in : LegoBuild, optional
+            Placements only: keep the connectors still free in this build (the build holding the placement
+            at its top level), so a stud already covered by a mated part is not returned. Without it a
+            placement lists all its content's connectors, occupied or not (it does not know its build).
 
         Returns
         -------
         list of Connector
-            Only unoccupied connectors for builds.
+            Only unoccupied connectors for builds (the contract, docs bricklayer-api.md) and, with
+            ``free_in``, for a placement.
+
+        Raises
+        ------
+        TypeError
+            ``on`` for an element or placement, ``free_in`` for anything but a placement.
+        KeyError
+            ``on`` names no placement of the build.
+        ValueError
+            ``on`` is not in the build, or the placement is not a top-level placement of ``free_in``.
         """
-        conns = list(self.connectors)
+        conns = self._connectors_for(on, free_in)
         if connector_type is not None:
             types = [connector_type] if isinstance(connector_type, str) else list(connector_type)
             conns = [c for c in conns if any(type_matches(t, c.type) for t in types)]
@@ -274,8 +294,18 @@ class LegoGeometry:
             conns = conns[:count]
         return conns
 
-    def find_connector(self, connector_type=None, toward=None, *, facing=None) -> Connector:
-        """Exactly one connector (see :meth:`find_connectors`).
+    def _connectors_for(self, on, free_in) -> list:
+        """The connectors :meth:`find_connectors` filters: :attr:`connectors` here; builds and placements
+        override it to honour ``on`` and ``free_in``."""
+        if on is not None:
+            raise BrickLayerTypeError("on= is for a build: build.find_connectors(..., on=placement)")
+        if free_in is not None:
+            raise BrickLayerTypeError("free_in= is for a placement: placement.find_connectors(..., free_in=build)")
+        return list(self.connectors)
+
+    def find_connector(self, connector_type=None, toward=None, *, facing=None, on=None,
+                       free_in=None) -> Connector:
+        """Exactly one connector (see :meth:`find_connectors`; ``on`` and ``free_in`` as there).
 
         With ``toward`` the best-ranked one is returned; without it exactly one
         must match.
@@ -286,9 +316,9 @@ class LegoGeometry:
             When none matches (listing the types present), or several match
             and ``toward`` was not given.
         """
-        found = self.find_connectors(connector_type, toward, facing=facing)
+        found = self.find_connectors(connector_type, toward, facing=facing, on=on, free_in=free_in)
         if not found:
-            present = sorted({c.type for c in self.connectors})
+            present = sorted({c.type for c in self._connectors_for(on, free_in)})
             raise BrickLayerValueError(
                 f"no free connector of type {connector_type!r}"
                 + (f" facing {facing}" if facing is not None else "")

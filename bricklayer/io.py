@@ -35,6 +35,7 @@ from ldraw_data.io.limits import measure_submodels
 from ldraw_data.io.model import file_beside
 from ldraw_data.io.parse import LDrawDocument, LDrawFile, parse_document
 from ldraw_data.library import read_ldraw_text
+from ldraw_data.text import short_id
 
 from .build import LegoBuild
 from .element import Element
@@ -182,7 +183,7 @@ def _doc_to_build(doc: LDrawDocument, library, warnings: list, lines: list[str])
                 if blk is None and not known and key not in warned:
                     warned.add(key)
                     warnings.append(LDrawWarning(doc.source, it.line,
-                        f"unknown part {it.name!r} kept as a placement without geometry or connectors"))
+                        f"unknown part {short_id(it.name)!r} kept as a placement without geometry or connectors"))
                 try:
                     el = _element_for(pid, it.color, known, elements)
                 except ValueError:

@@ -97,7 +97,9 @@ class MotionRange:
     ----------
     lower, upper : Revolute, Prismatic, Cylindrical or Ball
         Two values of the same kind; the range must contain zero, e.g.
-        ``MotionRange(Revolute(-45), Revolute(90))``.
+        ``MotionRange(Revolute(-45), Revolute(90))``. A Revolute range on a cylindrical joint
+        (an axle or pin turning in a hole) turns it without sliding; a Prismatic range slides it
+        without turning; Cylindrical gives both.
 
     Raises
     ------

@@ -11,7 +11,7 @@ from typing import Optional
 import typer
 
 from ldraw_data.errors import ToolkitError
-from ldraw_data.text import count_of
+from ldraw_data.text import count_of, short_id
 
 _HELP = {"help_option_names": ["-h", "--help"]}
 app = typer.Typer(no_args_is_help=True, add_completion=True, rich_markup_mode=None, context_settings=_HELP,
@@ -237,7 +237,10 @@ def search(query: str = typer.Argument(..., help='Free text, e.g. "brick 2 x 4" 
 @friendly
 def info(model: Path = typer.Argument(..., help=".ldr or .mpd file"),
          as_json: bool = typer.Option(False, "--json", help="Print JSON.")):
-    """Submodels, parts, bill of materials, size and unknown parts of a model."""
+    """Submodels, parts, bill of materials, size and unknown parts of a model.
+
+    Exits 2 (unreadable input) for a file with no part in it (only comments, or every part line unreadable),
+    as `validate` and `render` do: there is no model to describe."""
     from .inspect_model import model_info
 
     _input_file(model, "an .ldr or .mpd file")
@@ -245,6 +248,11 @@ def info(model: Path = typer.Argument(..., help=".ldr or .mpd file"),
         _fail(f"{model}: info reads LDraw models (.ldr/.mpd); for a build.py use `brickwright validate` "
               "or export it with write_ldraw()")
     mi = model_info(model)
+    if mi.parts == 0:  # the exit-code contract: a file with no part is not a model (exit 2), as validate says
+        skipped = mi.unreadable_lines
+        why = (f"; {count_of(len(skipped), 'part line')} could not be read (first: {skipped[0]})" if skipped
+               else " (is it an LDraw model? every part is a '1 ...' line)")
+        _fail(f"{model}: no parts found{why}")
     if as_json:
         typer.echo(json.dumps(mi.to_dict(), indent=2))
         return
@@ -258,10 +266,10 @@ def info(model: Path = typer.Argument(..., help=".ldr or .mpd file"),
     if mi.embedded_parts:
         typer.echo("embedded parts: " + ", ".join(mi.embedded_parts))
     if mi.unknown_parts:
-        typer.echo("unknown parts (not in the library): " + ", ".join(mi.unknown_parts))
+        typer.echo("unknown parts (not in the library): " + ", ".join(short_id(p) for p in mi.unknown_parts))
     typer.echo("bill of materials:")
     for pid, c, n, name, cname in mi.bom:
-        typer.echo(f"  {n:>5} x {pid:<14} {name[:44]:<44} {cname} ({c})")
+        typer.echo(f"  {n:>5} x {short_id(pid):<14} {name[:44]:<44} {cname} ({c})")
     for wmsg in mi.warnings:
         typer.echo(f"warning: {wmsg}", err=True)
     _say_unreadable(mi.unreadable_lines, "the counts above")
@@ -381,132 +389,232 @@ def _load_model_or_script(model: Path):
 
 
 # ----------------------------------------------------------------------------- validate
-@app.command("validate")
-@friendly
-def validate(models: list[Path] = typer.Argument(..., help=".ldr, .mpd or build.py files (several: validated "
-                                                          "in parallel, one summary line each)."),
-             as_json: bool = typer.Option(False, "--json", help="Print the report as JSON (several files: one "
-                                                                "JSON line each)."),
-             stability: bool = typer.Option(False, "--stability", help="Also check stability (when available)."),
-             no_sandbox: bool = typer.Option(False, "--no-sandbox", help=NO_SANDBOX_HELP),
-             inventory: Optional[Path] = typer.Option(None, help="Parts the model may use (CSV: part id, LDraw "
-                                                                 "colour code, quantity); more is not valid."),
-             workers: int = typer.Option(0, min=0, help="Parallel processes for several files (0: one per CPU).")):
-    """Check collisions, floating parts and connectivity; exit 1 when the build is not valid.
-
-    A build.py runs in the sandbox; the verdict is computed in another process, on the LDraw text of the
-    build it returns (its own run_tests() results are printed beside it and can only fail it). An .ldr/.mpd
-    file runs no code at all. With several files: exit 1 when any is not valid, 2 when any cannot be read."""
-    from .inspect_model import run_build_script
-    from .validation import validation_report
-
-    inv = None
-    if inventory is not None:
-        from bricklayer.inventory import read_inventory
-
-        inv = read_inventory(inventory)
-    if len(models) > 1:
-        _validate_many(models, as_json=as_json, sandbox=not no_sandbox, inventory=inventory, workers=workers)
-    model = models[0]
-    build, tests = _load_model_or_script(model)
-    if model.suffix.lower() == ".py":
-        res = run_build_script(model, sandbox=not no_sandbox)
-        build, tests = res["build"], res.get("tests")
-        if not res.get("report"):  # the judge failed (its limits): say so, never judge in this process
-            problems = (res.get("fixed") or {}).get("problems") or ["the judge gave no verdict"]
-            _fail(f"{model}: no verdict: {'; '.join(problems)}", EXIT_FAILED)
-        rep = res["report"]
-        rep["source"] = str(model)
-    else:
-        rep = validation_report(build, source=str(model))
-    if inv is not None:
-        from .validation import add_inventory_check
-
-        add_inventory_check(rep, build, inv)
-    ok = rep["valid"]
-    if tests is not None:
-        rep["tests"] = tests
-        ok = ok and bool(tests.get("passed"))
-        rep["text"] += "\nrun_tests: " + ", ".join(
-            f"{c['name']} {'ok' if c['passed'] else 'FAILED'}" + (f" ({c['detail']})" if c.get("detail") and not c["passed"] else "")
-            for c in tests.get("checks", []))
-    if stability:
-        from bricklayer.stability import stability_report
-
-        st = stability_report(build)
-        rep["stability"] = st.to_dict()
-        ok = ok and st.stable
-    if as_json:
-        typer.echo(json.dumps(rep, indent=2, default=str))
-    else:
-        typer.echo(rep["text"])
-        if stability:
-            typer.echo(st.text())
-    raise typer.Exit(0 if ok else 1)
+#: What ``validate --json`` prints for each file, and what ``status`` and ``exit_code`` mean (docstring of
+#: :func:`validate_record`; ``brickwright validate --help``).
+VALIDATE_STATUS_EXIT = {"valid": EXIT_OK, "not valid": EXIT_FAILED, "failed": EXIT_FAILED,
+                        "timed out": EXIT_FAILED, "unreadable": EXIT_USAGE}
 
 
-def _validate_one(path: str, sandbox: bool, inventory: str | None) -> dict:
-    """One file's summary for ``validate`` of several files (runs in a pool process)."""
-    from bricklayer.inventory import read_inventory
+def _record(path: str, status: str, **fields) -> dict:
+    """A :func:`validate_record` with ``file``, ``status``, ``exit_code`` and ``valid`` first."""
+    return {"file": path, "status": status, "exit_code": VALIDATE_STATUS_EXIT[status],
+            "valid": status == "valid", **fields}
 
+
+def validate_record(path: str, sandbox: bool = True, inventory: str | None = None, stability: bool = False) -> dict:
+    """The result of ``brickwright validate`` for one file: the one JSON object ``--json`` prints for it, alone
+    or as one line among several files.
+
+    Parameters
+    ----------
+    path : str
+        An .ldr/.mpd file (read, no code runs) or a build.py (run in the sandbox, judged in another process).
+    sandbox : bool
+        False runs a build.py with process limits only (``--no-sandbox``).
+    inventory : str, optional
+        CSV of the parts the model may use (:func:`bricklayer.inventory.read_inventory`).
+    stability : bool
+        Also run :func:`bricklayer.stability.stability_report` (key ``stability``; unstable = not valid).
+
+    Returns
+    -------
+    dict
+        Always ``file`` (the path as given), ``status`` (``"valid"``, ``"not valid"``, ``"failed"``: the build.py
+        raised or the judge gave no verdict, ``"timed out"``: ``--time-budget`` ran out first (added by the CLI),
+        ``"unreadable"``: missing, not LDraw, no parts, or a build.py that cannot be run here: no sandbox,
+        pass ``--no-sandbox`` for trusted code), ``exit_code`` (0, 1, 1, 1, 2: the CLI's contract,
+        :data:`VALIDATE_STATUS_EXIT`), ``valid`` (bool; true only for ``"valid"``) and ``warnings`` (import
+        warnings, list of str). When the file was judged: every key of the validation report
+        (:meth:`bricklayer.validate.report.ValidationReport.to_dict`: ``source``, ``parts``, ``collisions``,
+        ``floating``, ..., ``problems``, ``text``), ``tests`` for a build.py with run_tests(), ``stability`` when
+        asked; ``valid`` is then the report's verdict and the tests' and stability's. Otherwise ``error``: one
+        line saying what went wrong. Never raises for a bad file; the caller prints.
+    """
     from .inspect_model import BuildScriptError, run_build_script
     from .validation import validation_report
 
     p = Path(path)
-    out: dict = {"file": path}
+    warnings: list[str] = []
     try:
+        if not p.exists():
+            return _record(path, "unreadable", warnings=warnings, error=f"{path}: no such file")
+        if p.is_dir():
+            return _record(path, "unreadable", warnings=warnings, error=f"{path} is a folder; give {MODEL_FILE}")
+        tests = None
         if p.suffix.lower() == ".py":
             res = run_build_script(p, sandbox=sandbox)
-            build, rep = res["build"], res.get("report")
-            if rep is None:
-                return {**out, "valid": False, "error": "the judge gave no verdict"}
-            tests = res.get("tests")
-            out["tests_passed"] = bool(tests and tests.get("passed"))
+            build, rep, tests = res["build"], res.get("report"), res.get("tests")
+            if not rep:  # the judge failed (its limits): say so, never judge in this process
+                problems = (res.get("fixed") or {}).get("problems") or ["the judge gave no verdict"]
+                return _record(path, "failed", warnings=warnings, error=f"{path}: no verdict: {'; '.join(problems)}")
+            rep["source"] = path
         else:
             from bricklayer import read_ldraw
 
             build = read_ldraw(p)
-            rep = validation_report(build, source=p.name)
+            warnings = [str(w) for w in getattr(build, "import_warnings", [])]
+            if build.brick_count == 0:
+                skipped = getattr(build, "unreadable_lines", None) or []
+                why = (f"; {count_of(len(skipped), 'part line')} could not be read (first: {skipped[0]})"
+                       if skipped else " (is it an LDraw model? every part is a '1 ...' line)")
+                return _record(path, "unreadable", warnings=warnings, error=f"{path}: no parts found{why}")
+            rep = validation_report(build, source=path)
         if inventory:
+            from bricklayer.inventory import read_inventory
+
             from .validation import add_inventory_check
 
-            out["over_inventory"] = len(add_inventory_check(rep, build, read_inventory(inventory)))
-        out.update(valid=bool(rep["valid"]), parts=rep["parts"], collisions=len(rep["collisions"]),
-                   floating=len(rep["floating"]), components=rep["components"], problems=rep["problems"][:20])
+            add_inventory_check(rep, build, read_inventory(inventory))
+        ok = bool(rep["valid"])
+        if tests is not None:
+            rep["tests"] = tests
+            ok = ok and bool(tests.get("passed"))
+            rep["text"] += "\nrun_tests: " + ", ".join(
+                f"{c['name']} {'ok' if c['passed'] else 'FAILED'}"
+                + (f" ({c['detail']})" if c.get("detail") and not c["passed"] else "")
+                for c in tests.get("checks", []))
+        if stability:
+            from bricklayer.stability import stability_report
+
+            st = stability_report(build)
+            rep["stability"] = st.to_dict()
+            rep["text"] += "\n" + st.text()
+            ok = ok and st.stable
+        return {**_record(path, "valid" if ok else "not valid", warnings=warnings), **rep, "valid": ok}
     except BuildScriptError as exc:
-        out.update(valid=False, failed=str(exc).splitlines()[0] if str(exc) else "build.py failed")
+        return _record(path, "failed", warnings=warnings, error=str(exc) or f"{path}: build.py failed")
     except (ToolkitError, OSError) as exc:
-        out.update(valid=False, error=str(exc))
-    return out
+        return _record(path, "unreadable", warnings=warnings, error=str(exc))
 
 
-def _validate_many(models: list[Path], *, as_json: bool, sandbox: bool, inventory: Path | None, workers: int):
-    """Validate several files in parallel processes; one line (or JSON line) each, in the order given."""
-    import os
+def _validate_in_pool(models: list[str], args: tuple, workers: int, budget_s: float | None):
+    """Yield :func:`validate_record` of each path in the order given, computed in ``workers`` processes.
+
+    With ``budget_s`` (wall seconds for the whole command), files not judged when it runs out get a
+    ``"timed out"`` record and the worker processes are terminated (SIGTERM; a build.py's sandboxed worker
+    ends at its own time limit). A worker that dies (killed for memory, a crash) gives its file a ``"failed"``
+    record rather than a hang or a traceback."""
+    import time
     from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures import TimeoutError as FutureTimeout
+    from concurrent.futures.process import BrokenProcessPool
 
-    n = workers or min(len(models), os.cpu_count() or 1)
-    with ProcessPoolExecutor(max_workers=max(1, n)) as pool:
-        futures = [pool.submit(_validate_one, str(m), sandbox, str(inventory) if inventory else None)
-                   for m in models]
-        results = []
-        for m, f in zip(models, futures):
-            r = f.result()
-            results.append(r)
-            if as_json:
-                typer.echo(json.dumps(r, default=str))
-            elif "error" in r:
-                typer.echo(f"{m}: cannot be read: {r['error']}")
-            elif "failed" in r:
-                typer.echo(f"{m}: build.py failed: {r['failed']}")
-            else:
-                extra = f", {r['over_inventory']} beyond the inventory" if r.get("over_inventory") else ""
-                typer.echo(f"{m}: {r['parts']} parts, {count_of(r['collisions'], 'colliding pair')}, {r['floating']} floating, "
-                           f"{r['components']} connected component(s){extra} -> "
-                           f"{'VALID' if r['valid'] else 'NOT VALID'}")
-    if any("error" in r for r in results):
-        raise typer.Exit(EXIT_USAGE)
-    raise typer.Exit(EXIT_OK if all(r["valid"] for r in results) else EXIT_FAILED)
+    deadline = None if budget_s is None else time.monotonic() + budget_s
+    pool = ProcessPoolExecutor(max_workers=max(1, workers))
+    try:
+        futures = [pool.submit(validate_record, m, *args) for m in models]
+        for m, fut in zip(models, futures):
+            try:
+                yield fut.result(timeout=None if deadline is None else max(0.0, deadline - time.monotonic()))
+            except FutureTimeout:
+                yield _record(m, "timed out", warnings=[],
+                              error=f"{m}: no verdict: --time-budget {budget_s:g} s ran out before it was judged; "
+                                    "give more time (or validate it alone)")
+            except BrokenProcessPool:
+                yield _record(m, "failed", warnings=[],
+                              error=f"{m}: no verdict: the worker process judging it died (out of memory or "
+                                    "killed); validate it alone to see why")
+    finally:
+        _stop_pool(pool)
+
+
+def _stop_pool(pool) -> None:
+    """Shut a ProcessPoolExecutor down without waiting for files still being judged: queued work is cancelled
+    and running workers are terminated (``terminate_workers()`` from Python 3.14; before it, each worker
+    process of the executor is sent SIGTERM)."""
+    stop = getattr(pool, "terminate_workers", None)
+    if stop is not None:  # pragma: no cover - Python 3.14+
+        stop()
+        return
+    procs = list((getattr(pool, "_processes", None) or {}).values())  # shutdown() forgets them
+    pool.shutdown(wait=False, cancel_futures=True)
+    for proc in procs:
+        if proc.is_alive():
+            proc.terminate()
+    for proc in procs:
+        proc.join(timeout=5)
+
+
+def _say_record(r: dict, many: bool) -> None:
+    """Print one :func:`validate_record` for people: the whole report for one file, one line each for several."""
+    for w in r.get("warnings") or ():
+        typer.echo(f"warning: {w}", err=True)
+    if "error" in r:
+        if not many:
+            typer.echo(f"error: {r['error']}", err=True)
+        else:
+            what = {"unreadable": "cannot be read", "failed": "build.py failed",
+                    "timed out": "timed out"}[r["status"]]
+            first = r["error"].splitlines()[0] if r["error"] else ""
+            typer.echo(f"{r['file']}: {what}: {first.removeprefix(r['file'] + ': ')}")
+    elif not many:
+        typer.echo(r["text"])
+    else:
+        over = len(r.get("over_inventory") or ())
+        extra = f", {over} beyond the inventory" if over else ""
+        typer.echo(f"{r['file']}: {r['parts']} parts, {count_of(len(r['collisions']), 'colliding pair')}, "
+                   f"{len(r['floating'])} floating, {r['components']} connected component(s){extra} -> "
+                   f"{'VALID' if r['valid'] else 'NOT VALID'}")
+
+
+@app.command("validate")
+@friendly
+def validate(models: list[Path] = typer.Argument(..., help=".ldr, .mpd or build.py files (several: validated "
+                                                          "in parallel, one summary line each)."),
+             as_json: bool = typer.Option(False, "--json", help="Print one JSON object per file, one per line "
+                                                                "(JSON Lines), in the order given, one file or "
+                                                                "many: the full report plus file, status, "
+                                                                "exit_code (see above)."),
+             stability: bool = typer.Option(False, "--stability", help="Also check stability (when available)."),
+             no_sandbox: bool = typer.Option(False, "--no-sandbox", help=NO_SANDBOX_HELP),
+             inventory: Optional[Path] = typer.Option(None, help="Parts the model may use (CSV: part id, LDraw "
+                                                                 "colour code, quantity); more is not valid."),
+             workers: int = typer.Option(0, min=0, help="Parallel processes for several files (0: one per CPU)."),
+             time_budget: Optional[float] = typer.Option(
+                 None, "--time-budget", help="Wall seconds for the whole command; files not judged by then get "
+                                             "status \"timed out\" (no verdict, exit 1), those judged keep "
+                                             "theirs.")):
+    """Check collisions, floating parts and connectivity; exit 1 when the build is not valid.
+
+    A build.py runs in the sandbox; the verdict is computed in another process, on the LDraw text of the
+    build it returns (its own run_tests() results are printed beside it and can only fail it). An .ldr/.mpd
+    file runs no code at all.
+
+    --json: each file's result is one JSON object on its own line (JSON Lines), the same object for one
+    file or many: "file", "status" ("valid", "not valid", "failed": the build.py raised or got no verdict,
+    "timed out", "unreadable"), "exit_code" (that file's own: 0, 1, 1, 1, 2), "valid", "warnings", then
+    either the whole report ("parts", "collisions", "floating", ..., "problems", "text") or "error" (one
+    line). Pretty-print with `jq .`.
+
+    Exit code: 2 when any file cannot be read (missing, not LDraw, no parts), else 1 when any is not valid,
+    failed or timed out, else 0. A file that runs out of --time-budget exits 1 as a build.py that exceeds its
+    own time limit does (the work failed; no verdict, never a pass), not 2, which says the command line or
+    the input is wrong."""
+    if time_budget is not None and not 0.0 < time_budget < float("inf"):
+        _fail(f"--time-budget {time_budget}: give a finite number of seconds > 0, e.g. 60")
+    if inventory is not None:
+        from bricklayer.inventory import read_inventory
+
+        read_inventory(inventory)  # a bad inventory is a usage error before any file is read
+    paths = [str(m) for m in models]
+    args = (not no_sandbox, str(inventory) if inventory else None, stability)
+    if len(paths) == 1 and time_budget is None:
+        records = iter([validate_record(paths[0], *args)])  # in this process: no pool to start
+    else:
+        import os
+
+        n = workers or min(len(paths), os.cpu_count() or 1)
+        records = _validate_in_pool(paths, args, n, time_budget)
+    codes = []
+    for r in records:
+        codes.append(r["exit_code"])
+        if as_json:
+            for w in r.get("warnings") or ():
+                typer.echo(f"warning: {w}", err=True)
+            typer.echo(json.dumps(r, default=str))
+        else:
+            _say_record(r, many=len(paths) > 1)
+    raise typer.Exit(EXIT_USAGE if EXIT_USAGE in codes else max(codes))
 
 
 @app.command("instructions")
@@ -868,7 +976,8 @@ def tool_prompt(no_sandbox: bool = typer.Option(False, "--no-sandbox", help=NO_S
                                                               "read it in parts)."),
                 section: Optional[str] = typer.Option(None, help="Print only the section whose heading starts with "
                                                                   "this (case-insensitive), e.g. Tools, TestContext, "
-                                                                  "Worked, bricklayer.")):
+                                                                  "Worked, bricklayer; or the API entries whose name "
+                                                                  "starts with it, e.g. LegoBuild, slope.")):
     """Print the system prompt the harness gives a model (loop, build.py contract, TestContext, bricklayer API).
 
     It starts with a table of contents: the line where each section begins."""
@@ -889,15 +998,27 @@ def tool_prompt(no_sandbox: bool = typer.Option(False, "--no-sandbox", help=NO_S
     if section is not None:
         want = section.strip().lower()
         hit = next((k for k, (_i, ln) in enumerate(heads) if ln.lstrip("# ").lower().startswith(want)), None)
-        if hit is None:
-            _fail(f"no section starts with {section!r}; the sections are: "
-                  + "; ".join(ln.lstrip('# ').rstrip(':')[:40] for _i, ln in heads), code=2)
-        start = heads[hit][0]
-        end = next((i for i, _ln in heads[hit + 1:] if i > start + 1), len(lines))
-        typer.echo("\n".join(lines[start:end]))
+        if hit is not None:
+            start = heads[hit][0]
+            end = next((i for i, _ln in heads[hit + 1:] if i > start + 1), len(lines))
+            typer.echo("\n".join(lines[start:end]))
+            return
+        # one API entry ("## class LegoBuild(...)", "## slope(...)"): up to the next entry or section
+        entries = [i for i, ln in enumerate(lines) if ln.startswith(("## ", "# "))]
+        found = [i for i in entries if lines[i].startswith("## ")
+                 and lines[i][3:].removeprefix("class ").lower().startswith(want)]
+        if not found:
+            _fail(f"no section or API entry starts with {section!r}; the sections are: "
+                  + "; ".join(ln.lstrip('# ').rstrip(':')[:40] for _i, ln in heads)
+                  + "; API entries are the '## ' lines (e.g. LegoBuild, Element, slope)", code=2)
+        for start in found:
+            end = next((i for i in entries if i > start), len(lines))
+            typer.echo("\n".join(lines[start:end]))
         return
     toc = [f"(this prompt has {len(lines)} lines; sections start at: "
-           + "; ".join(f"line {i + 2}: {ln.lstrip('# ').rstrip(':')[:60]}" for i, ln in heads) + ")"]
+           + "; ".join(f"line {i + 3}: {ln.lstrip('# ').rstrip(':')[:60]}" for i, ln in heads) + ")",
+           "(to read a part: `brickwright tool prompt --section NAME` prints one section or one API entry, "
+           "e.g. --section LegoBuild, --section slope; --out FILE writes the whole prompt)"]
     text = "\n".join(toc + lines) if heads else text
     if out is not None:
         from ldraw_data.fileio import atomic_write
@@ -1119,7 +1240,7 @@ def export(model: Path = typer.Argument(..., help=".ldr, .mpd or build.py"),
                                                              if suffix == ".obj" else ""))
     if res.skipped:
         typer.echo(f"warning: {len(res.skipped)} parts have no geometry and are not in the file: "
-                   + ", ".join(sorted(set(res.skipped))[:10]), err=True)
+                   + ", ".join(short_id(p) for p in sorted(set(res.skipped))[:10]), err=True)
 
 
 @app.command("parts")
@@ -1165,7 +1286,7 @@ def parts(model: Path = typer.Argument(..., help=".ldr, .mpd or build.py"),
 
         atomic_write(out, res.text)
     for r, why in res.left_out[:MAX_LEFT_OUT]:
-        typer.echo(f"left out: {r.quantity} x {r.part_id} ({r.name}) in {r.color_name} ({r.color}): {why}", err=True)
+        typer.echo(f"left out: {r.quantity} x {short_id(r.part_id)} ({r.name}) in {r.color_name} ({r.color}): {why}", err=True)
     if len(res.left_out) > MAX_LEFT_OUT:
         typer.echo(f"left out: ... and {len(res.left_out) - MAX_LEFT_OUT} more rows (--json lists all)", err=True)
     if as_json:
@@ -1178,7 +1299,7 @@ def parts(model: Path = typer.Argument(..., help=".ldr, .mpd or build.py"),
                    f"{res.rows_written} rows -> {out}")
     elif fmt == "csv":
         for r in rows:
-            typer.echo(f"{r.quantity:>5} x {r.part_id:<14} {r.name[:44]:<44} {r.color_name} ({r.color})"
+            typer.echo(f"{r.quantity:>5} x {short_id(r.part_id):<14} {r.name[:44]:<44} {r.color_name} ({r.color})"
                        + ("" if r.kind == "part" else f"  [{r.kind}]"))
         typer.echo(f"{sum(r.quantity for r in rows)} parts, {len(rows)} part/colour rows")
     else:

@@ -9,7 +9,7 @@ and isolates (Unicode Bidirectional Algorithm, UAX #9) and zero-width characters
 
 from __future__ import annotations
 
-__all__ = ["clean_text", "count_of"]
+__all__ = ["clean_text", "count_of", "short_id", "ID_SHOWN_CHARS", "NAME_SHOWN_CHARS"]
 
 import re
 from typing import Any
@@ -56,3 +56,32 @@ def count_of(n: int, noun: str, plural: str | None = None) -> str:
         The plural when it is not ``noun + "s"``.
     """
     return f"{n} {noun if n == 1 else (plural or noun + 's')}"
+
+
+#: Characters of a part id (or file name) a message shows before cutting it (:func:`short_id`). Part ids of the
+#: installed LDraw library are at most 12 characters (``u9328ap02c01``; counted over the catalog), so only a
+#: malformed or hostile id is ever cut.
+ID_SHOWN_CHARS = 60
+#: Characters of a part name (the title line of its file) a message shows: the longest title of the installed
+#: library has 159 (``14397p02c01``), so real names are never cut; an unknown part's name is its id.
+NAME_SHOWN_CHARS = 200
+
+
+def short_id(text: Any, limit: int = ID_SHOWN_CHARS) -> str:
+    """A part id or name cut for a message: ``text`` unchanged when at most ``limit`` characters, else its first
+    ``limit`` characters, ``...`` and the full length, e.g. ``"xxxx...(5004 characters)"``, so a 5,000-character
+    id on a type-1 line does not fill the screen while the message still cites its file and line.
+
+    Parameters
+    ----------
+    text : any
+        Converted with ``str``.
+    limit : int
+        Characters kept, :data:`ID_SHOWN_CHARS` (60) by default.
+
+    Returns
+    -------
+    str
+    """
+    s = str(text)
+    return s if len(s) <= limit else f"{s[:limit]}...({len(s)} characters)"

@@ -65,11 +65,11 @@ def _count_unplaceable(build, summary: dict) -> None:
     if not unknown and not unreadable:
         return
     failures = list(summary.get("failures") or [])
-    for fp in unknown:
-        origin = fp.path[-1].origin if getattr(fp, "path", None) else None
-        loc = f" [{origin[0]}:{origin[1]}]" if origin else ""
-        failures.append({"part": f"{build.describe(fp)}{loc}",
-                         "reason": f"unknown part {fp.content.ldraw_id!r}: not in the LDraw library nor embedded in "
+    from ldraw_data.text import short_id
+
+    for fp in unknown:  # named as every report names a part (LegoBuild.citation: the file line when read)
+        failures.append({"part": build.describe(fp),
+                         "reason": f"unknown part {short_id(fp.content.ldraw_id)!r}: not in the LDraw library nor embedded in "
                                    "the file; use a real part id (`brickwright search`)"})
     for w in unreadable:
         failures.append({"part": f"{w.path}:{w.line}", "reason": f"unreadable part line ({w.message}); fix the line"})

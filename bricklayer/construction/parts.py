@@ -327,7 +327,9 @@ def slope(run: int = 2, width: int = 1, angle: int = 45, h: float = 1, color=_DE
     front edge to the back (the slope plus the row of studs at its top),
     then ``width`` studs along the ridge, then the height ``h`` in bricks.
     In the element's frame the slope falls toward -Y (front), the studs are
-    at the back (+Y) and the ridge runs along X.
+    at the back (+Y) and the ridge runs along X. Placed with a quarter turn
+    (counter-clockwise seen from above): ``Rotation.DEG_90`` makes it fall
+    toward +X, ``DEG_180`` toward +Y, ``DEG_270`` toward -X.
 
     Parameters
     ----------

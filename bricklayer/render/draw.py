@@ -350,13 +350,7 @@ class _Scene:
         r = offscreen_renderer(cam.width, cam.height)
         culled = self._hide_occluded(r, cam)
         self.hidden = sum(int((~mask).sum()) for _p, _q, mask in culled)
-        try:
-            color, _depth = r.render(self.scene)
-        finally:
-            if culled:
-                r._platform.make_current()
-                for prims, poses, _mask in culled:
-                    _set_instances(prims, poses)
+        color, _depth = r.render(self.scene)
         return np.ascontiguousarray(color[:, :, :3])
 
     def _hide_occluded(self, r, cam: Camera) -> list:
@@ -370,22 +364,29 @@ class _Scene:
         :data:`_CULL_MARGIN` LDU behind the farthest occluder depth over that
         rectangle, the depth map first widened to the farthest of each 3 x 3
         pixels (the picture samples 4 points per pixel). Hidden placements are
-        left out of the instance buffers for this picture only. Orthographic
+        left out of the instance buffers for this picture; a batch's buffer is
+        written only when the placements it should hold differ from those it
+        holds (after the previous picture), and made whole again before a
+        picture drawn without culling. Orthographic
         views of scenes above :data:`CULL_HIDDEN_ABOVE_TRIANGLES` triangles,
         with pyrender 0.1.45's internals (:func:`face_lit_active`); otherwise
-        nothing is done.
+        every placement is drawn.
 
         Returns
         -------
         list of (primitives, full poses (k, 4, 4) float32, visible mask)
-            One per batch whose instances were cut.
+            One per batch whose instances are cut for this picture.
         """
         layers = [c for _f, _e, _t, c in self.layers.values()]
-        if (cam.projection != "ortho" or not self.flat  # self.flat: pyrender's internals are the known ones
-                or sum(c["n_tris"] for c in layers) <= CULL_HIDDEN_ABOVE_TRIANGLES):
-            return []
         occluders = [c["node"] for c in layers if c["node"] is not None]
-        if not occluders:
+        if (cam.projection != "ortho" or not self.flat  # self.flat: pyrender's internals are the known ones
+                or sum(c["n_tris"] for c in layers) <= CULL_HIDDEN_ABOVE_TRIANGLES or not occluders):
+            cut = [entry for c in layers for entry in c["batches"] if entry[2] is not None]
+            if cut:
+                r._platform.make_current()
+                for entry in cut:
+                    _set_instances(entry[0], entry[1])
+                    entry[2] = None
             return []
         shown = [(n.mesh, n.mesh.is_visible) for n in self.scene.mesh_nodes]
         for mesh, _v in shown:
@@ -403,12 +404,19 @@ class _Scene:
         out, start = [], 0
         r._platform.make_current()
         for c in layers:
-            for prims, poses in c["batches"]:
+            for entry in c["batches"]:
+                prims, poses, now = entry
                 mask = visible[start:start + len(poses)]
                 start += len(poses)
-                if not mask.all():
+                if mask.all():
+                    if now is not None:
+                        _set_instances(prims, poses)
+                        entry[2] = None
+                    continue
+                if now is None or not np.array_equal(now, mask):
                     _set_instances(prims, poses[mask])
-                    out.append((prims, poses, mask))
+                    entry[2] = mask
+                out.append((prims, poses, mask))
         log.debug("view %s: %d of %d placements hidden", cam.direction.round(2), int((~visible).sum()), len(visible))
         return out
 
@@ -422,7 +430,7 @@ def _cull_batch(cull: dict, b, poses: np.ndarray, prims: list) -> None:
     lo, hi = pts.min(axis=0), pts.max(axis=0)
     box = np.array([[x, y, z, 1.0] for x in (lo[0], hi[0]) for y in (lo[1], hi[1]) for z in (lo[2], hi[2])])
     cull["corners"].append(np.einsum("kij,cj->kci", b.poses[:, :3, :], box))  # (k, 8, 3) world
-    cull["batches"].append((prims, poses))
+    cull["batches"].append([prims, poses, None])  # the visible mask its instance buffer holds (None: all)
     cull["n_tris"] += len(b.triangles) * len(poses)
     if len(b.triangles):
         t = b.triangles

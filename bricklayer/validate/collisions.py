@@ -655,8 +655,10 @@ class CollisionRecord:
     mated : bool
         True when the two parts are also mated (the overlap exceeds the press-fit allowance).
     interference : float, LDU
-        How deep the material overlaps (:meth:`CollisionEngine.interference_depth`; ``inf`` when
-        drawn through each other), ``nan`` when not estimated.
+        How deep the material overlaps (:meth:`CollisionEngine.interference_depth`; when its inset
+        steps do not separate the pair, the move that clears it, ``depth``, if that is under
+        ``2 * INTERFERENCE_INSETS[-1]`` (12 LDU): an upper bound, exact for a part pushed along an
+        axis; otherwise ``inf``: drawn through each other), ``nan`` when not estimated.
     """
 
     a: object
@@ -754,6 +756,10 @@ def collision_details(build, max_depth_estimates: int = 200) -> list[CollisionRe
                 depth, direction = eng.overlap_depth(i, j)
                 got = depths[key] = (depth, direction, eng.interference_depth(i, j))
             depth, direction, inter = got
+            if inter == float("inf") and depth < 2 * INTERFERENCE_INSETS[-1]:
+                # the inset steps stop separating thin walls (a brick pushed 3 LDU into the one below
+                # meets at every step), but the move that clears the pair bounds how deep they interfere
+                inter = depth
         else:
             depth, direction, inter = float("nan"), (0.0, 0.0, 0.0), float("nan")
         rec = records[rkey] = CollisionRecord(

@@ -15,7 +15,7 @@ __all__ = ["report_of", "describe_placement", "instance_key", "out_of_range_plac
 
 from functools import lru_cache
 
-from ldraw_data.text import clean_text, count_of
+from ldraw_data.text import clean_text, count_of, short_id
 
 from .report import ValidationReport
 
@@ -123,7 +123,12 @@ def _grid_number(v) -> int | float:
 
 
 def _where(d: dict) -> str:
-    loc = f" [{d['file']}:{d['line']}]" if d.get("line") else ""
+    """``d`` (a :func:`describe_placement` dict) as a problem line names it: its label (citation, part, colour),
+    sub-models, grid corner, and ``[file:line]`` only when the line to fix is not the one the citation already
+    gives (a duplicate or a scaling sub-model line, :func:`_line_at`): one numbering per part."""
+    cited = d["label"].split(": ", 1)[0].rsplit("/", 1)[-1]
+    own = d.get("line") and cited in (f"{d['file']}:{d['line']}", f":{d['line']}")
+    loc = f" [{d['file']}:{d['line']}]" if d.get("line") and not own else ""
     sub = f" in {' > '.join(d['submodels'])}" if d["submodels"] else ""
     g = ", ".join(str(v) for v in d["grid"])
     return f"{d['label']}{sub} at grid ({g}){loc}"
@@ -230,8 +235,54 @@ def _collision_hint(build, rec, connected: set, distorted: set) -> str:
         return ("placed with connect(): try another target_rotation, mounting=Mounting.FLIPPED, or another "
                 "connector of either part")
     if rec.mated:
+        if _seated_on_a_connector(rec.a, rec.b):
+            return ("seated right on its connector, so the joint is not what collides: another feature of one of "
+                    "them (a clip, bar, handle or overhang on one side) reaches into the other; turn that part "
+                    "(rotation=, target_rotation=) so the feature faces away, or move it to an edge where it "
+                    "overhangs nothing")
         return "mated, but pressed deeper than the joint allows: seat it on its connector (connect())"
     return ""
+
+
+#: How far (LDU) two mating connector origins may lie apart, their axes parallel within 1 degree, for a part to
+#: count as sitting exactly on its seat (:func:`_seated_on_a_connector`): ``stack()`` and ``connect()`` place
+#: them at 0; rounded matrices of LDraw files stay well under it, a part pressed 1 LDU deeper is over it.
+SEATED_LDU = 0.1
+
+
+def _seated_on_a_connector(fa, fb) -> bool:
+    """Whether parts ``fa`` and ``fb`` (FlatPlacements, world poses) have a pair of connectors that mate (their
+    types, :func:`bricklayer.connector.mate_kind`) with origins within :data:`SEATED_LDU` and axes parallel
+    within 1 degree: the joint sits at its nominal seat, so a collision of the two comes from elsewhere on the
+    parts (a clip or overhang on the wrong side), not from a joint pressed too deep. Near origins are found
+    with a k-d tree (scipy), so a baseplate's thousands of studs cost little."""
+    import numpy as np
+
+    from bricklayer.connector import mate_kind
+
+    def world(fp):
+        conns = list(fp.content.connectors)
+        if not conns:
+            return [], np.zeros((0, 3)), np.zeros((0, 3))
+        frames = np.asarray(fp.pose.matrix, dtype=float) @ np.stack(
+            [np.asarray(c.frame.matrix, dtype=float) for c in conns])
+        return [c.type for c in conns], frames[:, :3, 3], frames[:, :3, 2]
+
+    try:
+        ta, pa, za = world(fa)
+        tb, pb, zb = world(fb)
+    except Exception:  # noqa: BLE001 - a part without connector data: nothing tells it is seated
+        return False
+    if not ta or not tb:
+        return False
+    from scipy.spatial import cKDTree
+
+    parallel = float(np.cos(np.radians(1.0)))
+    for i, js in enumerate(cKDTree(pa).query_ball_tree(cKDTree(pb), SEATED_LDU)):
+        for j in js:
+            if abs(float(za[i] @ zb[j])) >= parallel and mate_kind(ta[i], tb[j]) is not None:
+                return True
+    return False
 
 
 def _advice_contexts(eng, sup, listed: dict) -> dict:
@@ -317,7 +368,8 @@ def _component_advice(build, comp_idx, eng, sup, ctx: dict | None = None) -> str
         return cat.get(pid).name if pid in cat else pid
 
     for dn, up in held.tolist():
-        who = f"#{up} {flat[up].content.ldraw_id} rests on #{dn} {flat[dn].content.ldraw_id}"
+        who = (f"{build.citation(flat[up])} {short_id(flat[up].content.ldraw_id)} rests on "
+               f"{build.citation(flat[dn])} {short_id(flat[dn].content.ldraw_id)}")
         if not rests_on(up, dn):
             continue
         if float(eng.wa.poses[up, 2, 2]) < -0.9:
@@ -334,7 +386,8 @@ def _component_advice(build, comp_idx, eng, sup, ctx: dict | None = None) -> str
         return joint_note
     if len(held):
         dn, up = held[0].tolist()
-        return (f"#{up} {flat[up].content.ldraw_id} hangs on or is held by #{dn} {flat[dn].content.ldraw_id} "
+        return (f"{build.citation(flat[up])} {short_id(flat[up].content.ldraw_id)} hangs on or is held by "
+                f"{build.citation(flat[dn])} {short_id(flat[dn].content.ldraw_id)} "
                 "without a connector the validator knows: connect() it, or check the joint")
     side = ctx["side"]
     low = [i for i in comp_idx if eng.has_shape[i]]
@@ -359,7 +412,8 @@ def _span(box) -> str:
 
 
 def _short(build, fp) -> str:
-    """``base: 3958 (Plate 6 x 6)`` or ``#3: 3958 (Plate 6 x 6)``: a part's name or index path, id and name."""
+    """``base: 3958 (Plate 6 x 6)``, ``m.ldr:4: 3958 (Plate 6 x 6)`` or ``#3: 3958 (Plate 6 x 6)``: a part's
+    citation (:meth:`bricklayer.LegoBuild.citation`), id and name."""
     text = build.describe(fp)
     return text.split(", Color.")[0] + ")" if ", Color." in text else text
 

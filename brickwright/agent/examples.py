@@ -103,9 +103,28 @@ def seated_minifigure_example() -> LegoBuild:
     return build
 
 
+def small_details_example() -> LegoBuild:
+    """Food and small details are held by a connector, never just set down: a carrot's bar in the hollow
+    stud of round plate 85861 (its ``clip``), a cup's tube on a plate stud, a popsicle's bar in the clip of
+    plate 4085c. The clip hangs off one side of its 1 x 1 plate (-y), so that plate sits on the front edge
+    with the clip outside; over the plate below it would collide: turn it so the clip faces out.
+    ``on=`` asks for the free connectors of one part."""
+    build = LegoBuild()
+    table = build.add(Element("3020", Color.TAN), (0, 0, 0))  # plate 2 x 4
+    holder = build.stack(Element("85861", Color.WHITE), on=table)
+    carrot = Element("33172", Color.ORANGE)
+    build.connect(carrot, carrot.find_connector("bar"), build.find_connector("clip", on=holder))
+    cup = Element("3899", Color.WHITE)
+    build.connect(cup, cup.find_connector("tube"), build.find_connector("stud", on=table, toward=(50, 30, 8)))
+    clip_plate = build.stack(Element("4085c", Color.LIGHT_GREY), on=table, offset=(3, 0, 0))
+    popsicle = Element("30222", Color.YELLOW)
+    build.connect(popsicle, popsicle.find_connector("bar"), build.find_connector("clip", on=clip_plate))
+    return build
+
+
 #: The examples, in the order the prompt shows them.
 EXAMPLES = (studs_example, hinge_example, turntable_example, pin_example, wheel_example, clip_example,
-            ball_joint_example, seated_minifigure_example)
+            ball_joint_example, seated_minifigure_example, small_details_example)
 
 
 def examples_source() -> str:

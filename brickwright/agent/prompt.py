@@ -32,7 +32,8 @@ build.py. Use explore to search parts or try code, render to look at the model.
 
 build.py contract: `create_build()` returns the LegoBuild (deterministic, writes no files); `run_tests()` returns \
 `TestContext(create_build()).report()` (`from brickwright import TestContext`) and should check what the request \
-asks for. validate also always checks collisions and floating parts."""
+asks for. validate also always checks collisions and floating parts. The build stands on its lowest parts \
+(z = 0 is not special); bricklayer units are LDU (1 stud = 20, 1 plate = 8, 1 brick = 24), +Z up."""
 
 NEW_BUILD_TEMPLATE = '''\
 from bricklayer import *
@@ -86,7 +87,9 @@ def run_tests():
 
 def testcontext_reference() -> str:
     """One line per public :class:`TestContext` method: signature and the docstring's first sentence."""
-    lines = []
+    lines = ["- TestContext(build).build: the build under test, for checks of your own, e.g. "
+             "`ctx.check(\"four wheels\", sum(p.element.ldraw_id == \"56903c01\" for p in "
+             "ctx.build.flattened_placements) == 4)`."]
     for name, fn in inspect.getmembers(TestContext, inspect.isfunction):
         if name.startswith("_"):
             continue

@@ -32,6 +32,7 @@ from ..errors import LDrawFileNotFoundError, LDrawParseError, LDrawWarning
 from ..library import LDrawLibrary, read_ldraw_text
 from .limits import measure_submodels
 from .parse import LDrawDocument, LDrawFile, parse_document
+from ..text import short_id
 
 #: Largest ``max |R^T R - I|`` of one type-1 line's own matrix accepted
 #: silently. Official models round rotation entries to 2-6 decimals: over the
@@ -340,7 +341,7 @@ def flatten(
                 if source == "unknown" and key not in warned_unknown:
                     warned_unknown.add(key)
                     model.warnings.append(LDrawWarning(doc.source, ref.line,
-                        f"unknown part {ref.name!r} (in {f.name!r}) is not in the LDraw library; "
+                        f"unknown part {short_id(ref.name)!r} (in {short_id(f.name)!r}) is not in the LDraw library; "
                         "kept as a placement without geometry or connectors"))
             model.parts.append(FlatPart(pid, ref.name, c, t, path, f.name, ref.line, source, prim))
 

@@ -196,3 +196,24 @@ def test_helpers_reject_bad_arguments_with_hints():
         door(swing=-90)
     with pytest.raises(ValueError, match="not minifigure headwear"):
         minifigure(Color.RED, Color.BLUE, headgear="3001")
+
+
+@pytest.mark.parametrize("rotation, falls_toward", [("DEG_0", (0, -1)), ("DEG_90", (1, 0)),
+                                                    ("DEG_180", (0, 1)), ("DEG_270", (-1, 0))])
+def test_slope_docstring_quarter_turns_say_where_it_falls(rotation, falls_toward):
+    """``slope()``'s docstring: a quarter turn is counter-clockwise seen from above; the slope falls away from
+    its studs, so the studs lie on the side opposite to where it falls (3040 slope 45 2 x 1: one stud)."""
+    from bricklayer import LegoBuild, Rotation
+    from bricklayer.construction import slope
+
+    build = LegoBuild()
+    p = build.add(slope(2, 1), (0, 0, 0), getattr(Rotation, rotation))
+    studs = [c for c in p.connectors if c.type == "stud"]
+    assert len(studs) == 1
+    box = p.bounding_box
+    centre = ((box.min.x + box.max.x) / 2, (box.min.y + box.max.y) / 2)
+    pos = studs[0].position
+    offset = (pos.x - centre[0], pos.y - centre[1])
+    # the stud sits 10 LDU behind the middle of the 2-stud run, on the side the slope does not fall to
+    assert offset[0] == pytest.approx(-10 * falls_toward[0], abs=0.5)
+    assert offset[1] == pytest.approx(-10 * falls_toward[1], abs=0.5)

@@ -3,7 +3,7 @@
 Each model is a complete LDraw file written to a temporary folder and read with the real reader
 (``read_ldraw``), then validated with the report users and agents read
 (:func:`brickwright.validation.validation_report`). Each fault must be flagged on a problem line
-that cites its culprit's file line (``[m.ldr:<line>]``); each control must stay clean.
+that cites its culprit's file line (``m.ldr:<line>``); each control must stay clean.
 
 Geometry by hand (LDraw frame, -Y up, LDU): a part's origin is the top of its body; a brick is 24
 high, a plate or tile 8, a stud 4 high on a 20 LDU pitch. 3020 Plate 2 x 4 and 3001 Brick 2 x 4 have
@@ -32,9 +32,15 @@ def _validate(tmp_path, text: str, name: str = "m.ldr"):
     return build, validation_report(build, source=str(path))
 
 
+def _cites(problem: str, line: int, name: str = "m.ldr") -> bool:
+    """Whether a problem line cites ``name:line``: as the part's citation (``m.ldr:3: 3001 (...)``,
+    ``LegoBuild.citation``) or as the line to fix when that is another line (``[m.ldr:3]``)."""
+    return f"{name}:{line}: " in problem or f"[{name}:{line}]" in problem
+
+
 def _cited(report: dict, kind: str, line: int, name: str = "m.ldr") -> list:
     """Problem lines of ``kind`` that cite ``name:line``."""
-    return [p for p in report["problems"] if p.startswith(kind) and f"[{name}:{line}]" in p]
+    return [p for p in report["problems"] if p.startswith(kind) and _cites(p, line, name)]
 
 
 def _rot_y(deg: float) -> str:
@@ -100,7 +106,7 @@ def test_links_of_one_chain_are_not_collisions(tmp_path, n, pitch):
 
 def test_a_chain_link_pushed_into_a_brick_still_collides(tmp_path):
     b, r = _validate(tmp_path, _chain(2, 8) .replace("0 FILE chain.ldr", f"1 4 -5 0 0 {I} 3005.dat\n0 FILE chain.ldr"))
-    assert any(p.startswith("COLLISION") and "[m.ldr:3]" in p for p in r["problems"])
+    assert any(p.startswith("COLLISION") and _cites(p, 3) for p in r["problems"])
 
 
 # ---------------------------------------------------------------- item 5: one trait table, whole words
@@ -161,6 +167,16 @@ def test_a_tilted_or_turned_part_on_studs_is_not_seated(tmp_path, text, line):
     f"1 2 0 0 0 {I} 3024.dat\n1 4 0 -24 0 {I} 3003.dat\n",                  # a 2x2 brick's tube on one stud
     f"1 7 0 0 0 {I} 3700.dat\n1 7 0 0 20 {I} 3700.dat\n1 0 0 10 10 0 0 -1 0 1 0 1 0 0 2780.dat\n",  # pin
     f"1 4 0 0 0 {_rot_y(90)} 3001.dat\n1 2 0 -24 0 {I} 3001.dat\n",           # quarter turns are seated
+    f"1 2 0 0 0 {I} 3020.dat\n1 4 30 -24 -10 {_rot_y(60)} 3062b.dat\n",     # round 1x1 brick turned 60 degrees
+    f"1 7 0 0 0 {I} 3700.dat\n1 7 0 0 20 {I} 3700.dat\n1 0 0 10 20 0 0 -1 0 1 0 1 0 0 3705.dat\n",  # axle, 2 holes
+    f"1 7 0 0 0 {I} 3700.dat\n1 0 0 10 0 0 0 -1 0 1 0 1 0 0 4519.dat\n",   # 3L axle in a round hole
+    f"1 2 0 0 0 {I} 3020.dat\n1 4 0 -8 10 {I} 3794b.dat\n",                  # jumper between two studs
+    f"1 2 0 0 0 {I} 3020.dat\n1 4 -30 -8 0 0 0 1 0 1 0 -1 0 0 3794b.dat\n",  # jumper turned, across the plate
+    f"1 2 0 0 0 {I} 3024.dat\n1 4 20 -24 0 {I} 3001.dat\n",                 # a 2x4 brick's end tube on one stud
+    f"1 2 0 0 0 {I} 3024.dat\n1 4 0 -8 0 {I} 3022.dat\n",                   # a 2x2 plate's tube on one stud
+    f"1 7 0 0 0 {I} 3700.dat\n1 7 0 0 20 {I} 3700.dat\n1 0 0 10 10 0 0 -1 0 1 0 1 0 0 3673.dat\n",  # pin
+    f"1 7 0 0 0 {I} 3700.dat\n1 7 0 0 20 {I} 3700.dat\n1 7 0 0 40 {I} 3700.dat\n"
+    f"1 0 0 10 20 0 0 -1 0 1 0 1 0 0 6558.dat\n",                             # long pin through three holes
 ])
 def test_controls_stay_clean(tmp_path, text):
     b, r = _validate(tmp_path, text)
@@ -232,7 +248,7 @@ _SUB = "0 FILE sub.ldr\n1 4 0 0 0 " + I + " 3001.dat\n1 1 0 -24 0 " + I + " 3001
 def test_a_part_or_submodel_placed_twice_at_the_same_pose(tmp_path, text, line, first):
     b, r = _validate(tmp_path, text)
     hits = _cited(r, "DUPLICATE", line)
-    assert hits and f"[m.ldr:{first}]" in hits[0] and not r["valid"]
+    assert hits and _cites(hits[0], first) and not r["valid"]
     assert "delete one of the two lines" in r["text"]
 
 
@@ -250,12 +266,73 @@ def test_a_submodel_placed_twice_at_different_poses_is_fine(tmp_path):
 ])
 def test_parts_resting_without_hold_are_listed_with_fitting_advice(tmp_path, text, line, advice):
     b, r = _validate(tmp_path, text)
-    k = next(i for i, p in enumerate(r["problems"]) if p.startswith("COMPONENT ") and f"[m.ldr:{line}]" in p)
+    k = next(i for i, p in enumerate(r["problems"]) if p.startswith("COMPONENT ") and _cites(p, line))
     assert advice in r["problems"][k + 1]
     assert r["floating"] == []  # it rests: held up, only not joined
 
 
+# ---------------------------------------------------------------- items 3 and 12: the faults cite their line
+@pytest.mark.parametrize("text", [
+    "1 70 0 0 0 1 0 0 0 1 0 0 0 1 3666.dat\n1 0 0 -62 0 1 0 0 0 1 0 0 0 1 32333.dat\n",   # 32333 sunk 2 LDU
+    "1 70 0 0 0 1 0 0 0 1 0 0 0 1 3666.dat\n1 0 10 -64 0 1 0 0 0 1 0 0 0 1 32333.dat\n",  # half a stud off
+    "1 14 0 24 0 1 0 0 0 1 0 0 0 1 3626b.dat\n1 0 0 28 0 1 0 0 0 1 0 0 0 1 93249.dat\n",  # headdress 4 LDU down
+])
+def test_a_part_pushed_off_its_canonical_pose_is_flagged_on_its_line(tmp_path, text):
+    # item 3: 32333 seated on a 1 x 6 plate at y = -64 and the headdress 93249 at the head's origin are clean
+    # (tests/bricklayer/test_validate_joints.py); pushed off those poses they collide, citing the moved line
+    b, r = _validate(tmp_path, text)
+    assert _cited(r, "COLLISION", 2) and not r["valid"]
+
+
+@pytest.mark.parametrize("gear", [
+    "1 16 50 0 0 1 0 0 0 1 0 0 0 1 3648b.dat",   # 24 + 24 teeth at 50 LDU, not the 60 their pitch radii give
+    "1 16 36 0 0 1 0 0 0 1 0 0 0 1 3647.dat",    # 24 + 8 teeth at 36, not 40
+    "1 16 40 0 6 1 0 0 0 1 0 0 0 1 3647.dat",    # 24 + 8 at 40 but 6 LDU out of the plane
+])
+def test_gears_at_the_wrong_distance_are_flagged_on_their_line(tmp_path, gear):
+    # item 12: meshing gears are a gear connection (tests/bricklayer/test_validate_gears.py, official pairs);
+    # teeth pushed into each other are a collision that names the moved gear's line
+    b, r = _validate(tmp_path, f"1 16 0 0 0 {I} 3648b.dat\n{gear}\n")
+    assert _cited(r, "COLLISION", 2) and not r["valid"]
+
+
 # ---------------------------------------------------------------- item 13: messages
+@pytest.mark.parametrize("text,depth,direction", [
+    (f"1 2 0 0 0 {I} 3020.dat\n1 4 0 -6 0 {I} 3020.dat\n", 2.0, [0.0, 0.0, 1.0]),   # plate 2 LDU into a plate
+    (f"1 2 0 0 0 {I} 3001.dat\n1 4 0 0 39 {I} 3001.dat\n", 1.0, [0.0, 1.0, 0.0]),   # brick 1 LDU into its neighbour
+    (f"1 2 0 0 0 {I} 3001.dat\n1 4 78 0 0 {I} 3001.dat\n", 2.0, [1.0, 0.0, 0.0]),   # 2 LDU, end to end
+])
+def test_interference_and_clearing_move_of_pushed_parts(tmp_path, text, depth, direction):
+    # faces drawn on the grid: the interference is the push, the move that clears it the push plus both insets'
+    # margin (world axes, z up: x, y = LDraw z, z = -LDraw y; the second part moves away from the first)
+    b, r = _validate(tmp_path, text)
+    (c,) = r["collisions"]
+    assert c["interference_ldu"] == pytest.approx(depth)
+    assert c["move_ldu"] == pytest.approx(depth, abs=0.15) and c["direction"] == direction
+    assert f"interfering about {depth:.1f} LDU deep" in _cited(r, "COLLISION", 2)[0]
+
+
+@pytest.mark.parametrize("text,push", [
+    (f"1 2 0 0 0 {I} 3001.dat\n1 4 0 -21 0 {I} 3001.dat\n", 3.0),   # brick 3 LDU into the brick below
+    (f"1 2 0 0 0 {I} 3020.dat\n1 4 0 -5 0 {I} 3020.dat\n", 3.0),    # plate 3 LDU into the plate below
+    (f"1 2 0 0 0 {I} 3001.dat\n1 4 0 0 35 {I} 3001.dat\n", 5.0),    # brick 5 LDU into its neighbour
+])
+def test_a_part_pushed_deeper_than_its_walls_is_not_drawn_through(tmp_path, text, push):
+    # the inset steps of the interference estimate stop separating walls 1.5-2 LDU thick; the move that
+    # clears the pair (the push plus the 0.06 LDU step of the shift search) bounds the interference
+    b, r = _validate(tmp_path, text)
+    (c,) = r["collisions"]
+    assert not c["through"] and c["interference_ldu"] == pytest.approx(push, abs=0.1)
+    line = _cited(r, "COLLISION", 2)[0]
+    assert "interfering about" in line and "drawn through" not in line
+
+
+def test_a_part_drawn_through_another_says_so(tmp_path):
+    b, r = _validate(tmp_path, f"1 2 0 0 0 {I} 3001.dat\n1 4 0 -12 0 {I} 3001.dat\n")  # half a brick deep
+    (c,) = r["collisions"]
+    assert c["through"] and c["interference_ldu"] is None and "drawn through each other" in r["text"]
+
+
 def test_a_collision_reports_interference_apart_from_the_clearing_move(tmp_path):
     # a brick pushed 1 LDU down into the brick below: 1 LDU of interference
     b, r = _validate(tmp_path, f"1 2 0 0 0 {I} 3001.dat\n1 4 0 -23 0 {I} 3001.dat\n")

@@ -205,6 +205,39 @@ def test_face_lit_shader_matches_pyrender_shader(render, small_build, monkeypatc
     assert np.mean(diff.max(axis=2) > 24) < 0.002
 
 
+def test_lean_forward_pass_draws_pyrender_picture(render, monkeypatch):
+    """The lean forward pass (state and uniforms set once per pass or change) draws exactly pyrender's own
+    picture: opaque and see-through parts (highlight mode fades the rest to alpha 90, blended), two
+    materials (plastic, pearlescent), edge lines in two colours, and the occluder depth pass of
+    hidden-placement culling (threshold 0, so it runs on this small build)."""
+    import bricklayer.render.draw as rr
+    from bricklayer.render import _gl
+
+    b = LegoBuild()
+    base = b.add(Element("3031", Color.GREEN))
+    brick = b.stack(Element("3003", Color.RED), on=base, offset=(1, 1, 0))
+    top = b.stack(Element("3001", Color.PEARL_GOLD), on=brick)  # pearlescent: its own material
+    b.stack(Element("3003", Color.BLACK), on=top)  # edge colour 595959, the others' 333333
+    monkeypatch.setattr(rr, "CULL_HIDDEN_ABOVE_TRIANGLES", 0)
+    views = ["iso", "top", "front"]
+    plain = render.render_views(b, views, size=SIZE)
+    marked = render.render_views(b, views, size=SIZE, highlight=[brick])
+    inner = _gl._state["renderer"]._renderer
+    lean = inner._forward_pass
+    assert lean.pyrender_pass is not None
+    inner._forward_pass = lean.pyrender_pass
+    try:
+        plain_theirs = render.render_views(b, views, size=SIZE)
+        marked_theirs = render.render_views(b, views, size=SIZE, highlight=[brick])
+    finally:
+        inner._forward_pass = lean
+    for (_c, ours), (_d, theirs) in zip(plain + marked, plain_theirs + marked_theirs):
+        assert np.any(ours != render.BACKGROUND)
+        np.testing.assert_array_equal(ours, theirs)
+    table = get_color_table()
+    assert hue_fraction(marked[0][1], table.rgba(4)) > 0.02  # the highlighted brick shows through
+
+
 def test_low_resolution_geometry_only_for_big_models(render, small_build):
     """'auto' keeps every detail below LOW_RES_ABOVE_TRIANGLES; 'low' halves the stud triangles
     (stud.dat: 48 triangles, 24 from the 8/ primitives; 16 + 4 studs here)."""
@@ -274,6 +307,31 @@ def test_hidden_placements_left_out_without_changing_the_picture(render, monkeyp
     front, hidden_front = draw("front", 0)
     assert hidden_front == 0
     assert hue_fraction(front, table.rgba(4)) > 0.02
+
+
+def test_cut_instance_buffers_made_whole_for_an_uncut_picture(render, monkeypatch):
+    """One scene drawn from the top (the boxed-in brick left out, as in the test above), then from the front
+    in perspective (no culling there): the second picture is the one a fresh scene draws, with the brick."""
+    import bricklayer.render.draw as rr
+
+    b = LegoBuild()
+    base = b.add(Element("3031", Color.GREEN))
+    brick = b.stack(Element("3003", Color.RED), on=base, offset=(1, 1, 0))
+    b.stack(Element("3031", Color.BLUE), on=brick, offset=(-1, -1, 0))
+    monkeypatch.setattr(rr, "CULL_HIDDEN_ABOVE_TRIANGLES", 0)
+    pyrender = rr.import_pyrender()
+    geo = rr.instanced_geometry(b)
+    sc = rr._Scene(pyrender)
+    sc.add("build", geo)
+    sc.render(rr.fit_camera(geo.bounds, "top", (240, 240)))
+    assert sc.hidden == 1
+    persp = rr.fit_camera(geo.bounds, (20, 10), (240, 240), projection="perspective")
+    again = sc.render(persp)
+    assert sc.hidden == 0
+    fresh = rr._Scene(pyrender)
+    fresh.add("build", geo)
+    np.testing.assert_array_equal(again, fresh.render(persp))
+    assert hue_fraction(again, get_color_table().rgba(4)) > 0.01
 
 
 def test_flat_shared_vertices_keep_each_triangle_and_its_shading():

@@ -71,7 +71,7 @@ def test_512_bricks_1_ldu_apart(tmp_path):
     gaps = {round((c["b"]["grid"][0] - c["a"]["grid"][0]) * 20) for c in cols}
     assert min(gaps) >= 1 and max(gaps) <= 79
     text = rep["text"]
-    assert "COLLISION #0: 3001" in text and "NOT VALID" in text.splitlines()[0]
+    assert "COLLISION spread.ldr:1: 3001" in text and "NOT VALID" in text.splitlines()[0]
 
 
 def test_grid_of_512_bricks_at_1_ldu(tmp_path):

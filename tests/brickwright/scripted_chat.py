@@ -6,6 +6,7 @@ import json
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Callable
+from pathlib import Path
 
 
 def tool_turn(*calls: tuple[str, dict], text: str | None = None) -> dict:
@@ -107,10 +108,14 @@ def validator_problem() -> str | None:
 
 
 def brickwright_cli(*args: str, cwd, env: dict | None = None) -> "subprocess.CompletedProcess":
-    """``python -m brickwright ARGS`` in ``cwd`` with the environment plus ``env``; text output, 300 s limit."""
+    """``python -m brickwright ARGS`` in ``cwd`` with the environment plus ``env``; text output, 300 s limit.
+    The checkout these tests are in goes first on ``PYTHONPATH``, so its packages run (not another checkout the
+    environment's editable install points at)."""
     import os
     import subprocess
     import sys
 
+    root = str(Path(__file__).resolve().parents[2])
+    path = os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH")) if p)
     return subprocess.run([sys.executable, "-m", "brickwright", *args], capture_output=True, text=True,
-                          timeout=300, cwd=cwd, env=dict(os.environ, **(env or {})))
+                          timeout=300, cwd=cwd, env=dict(os.environ, PYTHONPATH=path, **(env or {})))

@@ -11,6 +11,7 @@ import base64
 import io
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -208,8 +209,8 @@ def test_mcp_server_through_the_sdk_stdio_client(tmp_path):
     bad = got["part_info"][1]
     dumped = bad.model_dump()  # mcp 2.x names the field is_error, 1.x isError
     assert dumped.get("is_error", dumped.get("isError")) is True and "did you mean '3001'" in text(bad)
-    toc, _, cli_prompt = prompt_cli.stdout.partition("\n")  # the CLI starts with a table of contents line
-    assert toc.startswith("(this prompt has ") and "Tools" in toc
+    toc, how_to, cli_prompt = prompt_cli.stdout.split("\n", 2)  # the CLI starts with two table of contents lines
+    assert toc.startswith("(this prompt has ") and "Tools" in toc and how_to.startswith("(to read a part: ")
     assert text(got["system_prompt"][0]) == cli_prompt.rstrip("\n")
     assert text(got["system_prompt"][0]).startswith(INSTRUCTIONS)
     if gl:
@@ -222,3 +223,26 @@ def test_mcp_server_through_the_sdk_stdio_client(tmp_path):
         from PIL import Image
 
         assert Image.open(io.BytesIO(png)).size[0] > 100
+
+
+def test_tool_prompt_table_of_contents_and_sections_point_at_the_right_lines():
+    """A coding agent whose shell cuts long output reads the prompt in parts: the table of contents gives the
+    line where each section starts (1-based, counted in the printed text), ``--section`` prints one section or
+    one API entry, and an unknown name is a usage error (exit 2) that lists what exists."""
+    whole = bw("tool", "prompt")
+    assert whole.returncode == 0, whole.stderr
+    lines = whole.stdout.splitlines()
+    toc = re.findall(r"line (\d+): ([^;)]+)", lines[0])
+    assert [name for _n, name in toc][:2] == ["Tools", "TestContext"]
+    for number, name in toc:
+        assert lines[int(number) - 1].lstrip("# ").startswith(name.strip()[:20]), (number, name)
+    assert "--section NAME" in lines[1]
+    entry = bw("tool", "prompt", "--section", "slope")
+    assert entry.returncode == 0, entry.stderr
+    got = entry.stdout.splitlines()
+    assert got[0].startswith("## slope(") and not any(ln.startswith("## ") for ln in got[1:])
+    assert "DEG_90`` makes it fall\n  toward +X" in entry.stdout
+    tools = bw("tool", "prompt", "--section", "tools")
+    assert tools.stdout.startswith("Tools:") and "- validate()" in tools.stdout and "TestContext" not in tools.stdout
+    bad = bw("tool", "prompt", "--section", "no-such-heading")
+    assert bad.returncode == 2 and "LegoBuild" in bad.stderr + bad.stdout

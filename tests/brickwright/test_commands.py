@@ -65,19 +65,19 @@ def test_instructions_count_unknown_parts_as_not_placed(tmp_path):
     r = run("instructions", str(only), "--out", str(tmp_path / "ins"), "--no-images")
     assert r.exit_code == 1, r.output
     assert "0 of 1 parts placed (0.0%)" in r.output and "1 could not be placed" in r.output
-    assert "NOT PLACED" in r.output and "unknown part 'nosuchpart'" in r.output and "[unknown.ldr:1]" in r.output
+    assert "NOT PLACED" in r.output and "unknown part 'nosuchpart'" in r.output and "NOT PLACED unknown.ldr:1: nosuchpart" in r.output
     # a real brick on the ground and the unknown part on it: the brick is placed, the unknown part is not
     mixed = tmp_path / "mixed.ldr"
     mixed.write_text(BRICK + "1 4 0 -24 0 1 0 0 0 1 0 0 0 1 nosuchpart.dat\n")
     r = run("instructions", str(mixed), "--out", str(tmp_path / "ins2"), "--no-images")
     assert r.exit_code == 1, r.output
     assert "1 of 2 parts placed (50.0%), 0 added in a last step, 1 could not be placed" in r.output
-    assert "[mixed.ldr:2]" in r.output
+    assert "NOT PLACED mixed.ldr:2: nosuchpart" in r.output
     # plan.json has the same counts and lists the unknown part among the failures
     plan = json.loads((tmp_path / "ins2" / "plan.json").read_text())
     assert (plan["parts"], plan["placed"], plan["skipped"], plan["failed"], plan["placed_share"]) == (2, 1, 0, 1, 0.5)
     assert plan["failure_causes"] == {"unknown part": 1}
-    assert "unknown part 'nosuchpart'" in plan["failures"][0]["reason"] and "[mixed.ldr:2]" in plan["failures"][0]["part"]
+    assert "unknown part 'nosuchpart'" in plan["failures"][0]["reason"] and plan["failures"][0]["part"].startswith("mixed.ldr:2: ")
     # a model of known parts only still exits 0
     good = tmp_path / "good.ldr"
     good.write_text(BRICK)

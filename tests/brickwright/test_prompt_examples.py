@@ -46,3 +46,21 @@ def test_seated_minifigure_example_sits_on_the_plate_studs():
     # the seat's anti-studs at the plate's stud height (z 8 LDU), the figure above the plate (top 8 LDU)
     assert fig.bounding_box.min.z == pytest.approx(8)
     assert build.num_connected_components == 1 and not build.floating_placements
+
+
+def test_small_details_example_holds_each_detail_by_a_connector_and_passes_the_judge():
+    from brickwright.agent.examples import small_details_example
+    from brickwright.validation import validation_report
+
+    build = small_details_example()
+    rep = validation_report(build)
+    assert rep["valid"] and rep["components"] == 1 and rep["parts"] == 6
+    table, holder, carrot, cup, clip_plate, popsicle = build.placements
+    assert [p.content.ldraw_id for p in build.placements] == ["3020", "85861", "33172", "3899", "4085c", "30222"]
+    # each detail is joined by connect() (a joint), not set down: carrot, cup and popsicle
+    assert {id(j.child_placement) for j in build.flattened_joints} == {id(carrot), id(cup), id(popsicle)}
+    # the carrot stands in the hollow stud (x, y centre 10, 10 LDU), the popsicle hangs in front of the plate
+    # (y < 0, outside the plate's y 0..40): the clip faces out, as the docstring says
+    c = carrot.bounding_box
+    assert (c.min.x + c.max.x) / 2 == pytest.approx(10, abs=0.1) and (c.min.y + c.max.y) / 2 == pytest.approx(10, abs=0.1)
+    assert popsicle.bounding_box.max.y <= 0 and clip_plate.bounding_box.min.y < 0

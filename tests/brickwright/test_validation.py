@@ -104,8 +104,9 @@ def test_floating_part_over_a_floating_part_says_the_lower_one_floats_too():
 def test_collisions_in_both_instances_of_a_submodel_cite_each_instance():
     # sub.ldr (one 2x4 brick, x -40..40, z -20..20 LDU) placed at x = 0 and x = 200 on the ground; a 1x2
     # brick (z -10..10) drawn at z = 28 beside each, 2 LDU into its side (z 18..38 against ..20). Both
-    # instances share one part line: each pair must name its own instance (#0/#0 at grid x = -2 studs,
-    # -40 / 20; #1/#0 at x = 8, 160 / 20), not the description of the other one.
+    # instances share one part line: each pair must name its own instance by the lines that place it (the
+    # reference on line 2 then the part on line 8 at grid x = -2 studs, -40 / 20; line 3 then line 8 at
+    # x = 8, 160 / 20), not the description of the other one.
     text = """0 FILE main.ldr
 1 4 0 0 0 1 0 0 0 1 0 0 0 1 sub.ldr
 1 4 200 0 0 1 0 0 0 1 0 0 0 1 sub.ldr
@@ -117,9 +118,9 @@ def test_collisions_in_both_instances_of_a_submodel_cite_each_instance():
 0 NOFILE
 """
     rep = validation_report(from_ldraw(text))
-    got = sorted((d["label"].split(":")[0], d["grid"][0]) for c in rep["collisions"] for d in (c["a"], c["b"])
+    got = sorted((d["label"].split(": ")[0], d["grid"][0]) for c in rep["collisions"] for d in (c["a"], c["b"])
                  if d["part_id"] == "3001")
-    assert got == [("#0/#0", -2), ("#1/#0", 8)]
+    assert got == [("<text>:2/:8", -2), ("<text>:3/:8", 8)]
 
 
 def test_a_scaled_part_in_mid_air_is_named_once_as_scaled():
