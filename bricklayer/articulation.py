@@ -739,7 +739,6 @@ def unmated_joints(build) -> list[tuple[Joint, str]]:
     from .connector import slide_limit_studs
     from .validate.connections import connection_graph, is_sliding_type
 
-    from .build import LegoBuild
     from .validate._world import world_arrays
 
     def records(b, prefix: tuple):
@@ -749,7 +748,7 @@ def unmated_joints(build) -> list[tuple[Joint, str]]:
         for j in b._joints:
             yield prefix, j
         for pl in b._placements:
-            if isinstance(pl.content, LegoBuild):
+            if getattr(pl.content, "_joints", None) is not None:  # a sub-build (not importing build: no cycle)
                 yield from records(pl.content, prefix + (pl,))
 
     joints = list(records(build, ()))
