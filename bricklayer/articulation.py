@@ -743,15 +743,51 @@ def unmated_joints(build) -> list[tuple[Joint, str]]:
     from .connector import slide_limit_studs
     from .validate.connections import connection_graph, is_sliding_type
 
+    from .validate._world import world_arrays
+
+    def records(b, prefix: tuple):
+        """(placements from ``build`` down to ``b``, joint of ``b``) of every joint, in the order of
+        ``build.flattened_joints``, without moving the connectors into ``build``'s frame (done below only
+        for the joints that do not mate)."""
+        for j in b._joints:
+            yield prefix, j
+        for pl in b._placements:
+            if getattr(pl.content, "_joints", None) is not None:  # a sub-build (not importing build: no cycle)
+                yield from records(pl.content, prefix + (pl,))
+
+    joints = list(records(build, ()))
+    if not joints:
+        return []
+
     g = connection_graph(build)
-    index = {tuple(id(p) for p in fp.path): i for i, fp in enumerate(g.placements)}
+    flat = g.placements
+    path_ids = world_arrays(build).path_ids  # tuple(map(id, fp.path)) of each flattened placement
+
+    def path_index(start: int = 0, into: dict | None = None) -> tuple:
+        """(placements seen, path of Placement ids -> flat index), extended after append-only edits."""
+        into = {} if into is None else into
+        into.update(zip(path_ids[start:], range(start, len(flat))))
+        return len(flat), into
+
+    _, index = build.derived_data("articulation.path_index", path_index,
+                                  lambda old, k: None if old[0] > len(flat) else path_index(old[0], old[1]))
+    found = []
+    for prefix, j in joints:
+        head = tuple(id(p) for p in prefix)
+        pi = index.get(head + tuple(id(p) for p in j.parent.path))
+        ci = index.get(head + tuple(id(p) for p in j.child.path))
+        if pi is not None and ci is not None:
+            found.append((prefix, j, pi, ci))
+    # mated or held (an edge of the part graph): one binary search for all joints, no networkx graph
+    joined = g.mated_pairs(np.array([(pi, ci) for _, _, pi, ci in found], dtype=np.int64).reshape(-1, 2)).tolist()
     out = []
-    for j in build.flattened_joints:
-        pi = index.get(tuple(id(p) for p in j.parent.path))
-        ci = index.get(tuple(id(p) for p in j.child.path))
-        if pi is None or ci is None or g.graph.has_edge(pi, ci):
+    for (prefix, j, pi, ci), ok in zip(found, joined):
+        if ok:
             continue
         parent, child = j.parent, j.child
+        for pl in reversed(prefix):  # into this build's frame, as build.flattened_joints gives it
+            parent, child = parent.moved(pl.pose, pl), child.moved(pl.pose, pl)
+        j = Joint(parent, child, j.child_placement, j.kind, j.motion)
         d = np.asarray(tuple(child.position), float) - np.asarray(tuple(parent.position), float)
         who = f"{build.describe(g.placements[ci])} on {build.describe(g.placements[pi])}"
         if is_sliding_type(parent.type) and is_sliding_type(child.type):

@@ -1395,14 +1395,24 @@ class LegoBuild(LegoGeometry):
 
     @property
     def flattened_joints(self) -> list[Joint]:
-        """All joints, nested ones expressed in this build's frame."""
-        out = list(self._joints)
-        for p in self._placements:
-            if isinstance(p.content, LegoBuild):
-                for j in p.content.flattened_joints:
-                    out.append(Joint(j.parent.moved(p.pose, p), j.child.moved(p.pose, p),
-                                     j.child_placement, j.kind, j.motion))
-        return out
+        """All joints, nested ones expressed in this build's frame (this build's own first, then those of its
+        sub-builds in placement order; the nested ones are kept per state of the build and extended after
+        append-only edits, :meth:`derived_data`)."""
+
+        def nested(start: int = 0, old: tuple = ()) -> tuple:
+            """(top-level placements seen, (parent, child connectors in this frame, joint) of the sub-builds
+            placed from ``start`` on, after ``old``)."""
+            out = list(old)
+            for p in self._placements[start:]:
+                if isinstance(p.content, LegoBuild):
+                    for j in p.content.flattened_joints:
+                        out.append((j.parent.moved(p.pose, p), j.child.moved(p.pose, p), j))
+            return len(self._placements), tuple(out)
+
+        _, inner = self.derived_data("build.nested_joints", nested,
+                                     lambda old, k: nested(old[0], old[1]) if old[0] == k else None)
+        # new Joint objects on every call, as before (the motion is the nested joint's own)
+        return list(self._joints) + [Joint(a, b, j.child_placement, j.kind, j.motion) for a, b, j in inner]
 
     def joint(self, child) -> Joint:
         """The joint that created a placement (object or name).

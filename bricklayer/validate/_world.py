@@ -11,6 +11,7 @@ from __future__ import annotations
 __all__ = ["WorldArrays", "world_arrays", "part_key", "flexible_mask", "FLEXIBLE_WORDS", "FLEXIBLE_TRAITS",
            "part_title"]
 
+import weakref
 from dataclasses import dataclass
 
 import numpy as np
@@ -18,6 +19,56 @@ import numpy as np
 from ldraw_data.traits import TRAITS, UNSUPPORTED_OK, title_traits
 
 from ..geometry.ldraw_frame import L2B
+
+
+#: Buffers made with unused rows after their data (:func:`room_buffer`), by id, and how many of their rows are
+#: in use: :func:`appended_rows` writes after those rows only, so an array handed out earlier never changes.
+_ROOM: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
+_ROOM_USED: dict = {}
+
+
+def room_buffer(rows: int, tail: tuple = (), dtype=np.float64, room: int | None = None) -> np.ndarray:
+    """An empty array of ``rows`` rows (shape ``(rows, *tail)``) followed by ``room`` unused rows (default: a
+    quarter more, at least 4,096), for arrays that grow by appended parts (issue 20: re-validation after an
+    append-only edit costs the edit, not a copy of every row). Use ``buf[:rows]``; :func:`appended_rows`
+    then extends it in place."""
+    room = max(4096, rows // 4) if room is None else room
+    buf = np.empty((rows + room,) + tuple(tail), dtype=dtype)
+    _ROOM[id(buf)] = buf
+    _ROOM_USED[id(buf)] = rows
+    weakref.finalize(buf, _ROOM_USED.pop, id(buf), None)
+    return buf
+
+
+def with_room(arr: np.ndarray) -> np.ndarray:
+    """``arr`` copied into a :func:`room_buffer` (a view of its first ``len(arr)`` rows), so that later
+    :func:`appended_rows` calls write after it instead of copying it."""
+    buf = room_buffer(len(arr), arr.shape[1:], arr.dtype)
+    buf[:len(arr)] = arr
+    return buf[:len(arr)]
+
+
+def appended_rows(old: np.ndarray, new: np.ndarray) -> np.ndarray:
+    """``np.concatenate([old, new])`` (arrays of the same row shape), without copying ``old`` when it is the
+    used start of a :func:`room_buffer` with room for ``new``: then ``new`` is written after it and a view
+    is returned. Otherwise the rows are copied into a new :func:`room_buffer`. Only the rows after the
+    buffer's last used row are written, so earlier views (arrays of an earlier build state) stay as they
+    were; a second append to the same ``old`` copies."""
+    new = np.asarray(new)
+    n0, k = len(old), len(new)
+    base = old.base
+    dtype = np.result_type(old, new)
+    if (base is not None and _ROOM.get(id(base)) is base and _ROOM_USED.get(id(base)) == n0
+            and len(base) >= n0 + k and base.dtype == dtype and base.shape[1:] == old.shape[1:]
+            and old.__array_interface__["data"][0] == base.__array_interface__["data"][0]
+            and old.flags.c_contiguous):
+        buf = base
+    else:
+        buf = room_buffer(n0 + k, old.shape[1:], dtype)
+        buf[:n0] = old
+    buf[n0:n0 + k] = new
+    _ROOM_USED[id(buf)] = n0 + k
+    return buf[:n0 + k]
 
 
 def part_key(element) -> str:
@@ -77,14 +128,19 @@ def world_arrays(build) -> WorldArrays:
         flat = build.flattened_placements if flat is None else flat
         new = flat[start:]
         n = len(new)
-        poses = np.array([fp.pose._m for fp in new], dtype=np.float64).reshape(n, 4, 4)
+        if old is None:  # rows with room after them for appended placements (appended_rows)
+            poses = room_buffer(n, (4, 4))[:n]
+            if n:
+                np.stack([fp.pose._m for fp in new], out=poses)
+        else:
+            poses = np.array([fp.pose._m for fp in new], dtype=np.float64).reshape(n, 4, 4)
         keys = [part_key(fp.content) for fp in new]
         path_ids = [tuple(map(id, fp.path)) for fp in new]
         groups: dict[str, list[int]] = {}
         for i, k in enumerate(keys):
             groups.setdefault(k, []).append(i + start)
         g = {k: np.asarray(v, dtype=np.intp) for k, v in groups.items()}
-        mt = np.empty_like(poses)
+        mt = room_buffer(n, (4, 4))[:n] if old is None else np.empty_like(poses)
         for k, idx in g.items():
             el = flat[idx[0]].content
             to_local = el.ldraw_to_local if el._known else L2B
@@ -94,7 +150,7 @@ def world_arrays(build) -> WorldArrays:
         merged = dict(old.groups)
         for k, idx in g.items():
             merged[k] = np.concatenate([merged[k], idx]) if k in merged else idx
-        return WorldArrays(flat, np.concatenate([old.poses, poses]), np.concatenate([old.mesh_transforms, mt]),
+        return WorldArrays(flat, appended_rows(old.poses, poses), appended_rows(old.mesh_transforms, mt),
                            old.keys + keys, merged, old.path_ids + path_ids)
 
     def extend(old: WorldArrays, k: int) -> WorldArrays:

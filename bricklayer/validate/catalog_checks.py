@@ -220,16 +220,19 @@ def placement_faults(build) -> list:
                 continue
             new.append(PlacementFault("mirrored", i, None, {"mirror_part": mirror_part(key)}))
         # duplicates: same part key, same pose (rounded), sorted by a hash of the rounded pose
-        pos_q = np.round(wa.poses[:, :3, 3] / max(TOL.connector_position, 1e-6)).astype(np.int64)
-        rot_q = np.round(wa.poses[:, :3, :3].reshape(n, 9) / _DUP_ROT).astype(np.int64)
-        if start:  # each appended placement against the earlier ones of its part
-            q = np.column_stack([pos_q, rot_q])
+        def quantized(rows) -> np.ndarray:
+            """(len(rows), 12) int: the poses of placements ``rows``, rounded (position, rotation)."""
+            p = wa.poses[rows]
+            return np.column_stack([np.round(p[:, :3, 3] / max(TOL.connector_position, 1e-6)).astype(np.int64),
+                                    np.round(p[:, :3, :3].reshape(len(p), 9) / _DUP_ROT).astype(np.int64)])
+
+        if start:  # each appended placement against the earlier ones of its part (their poses only)
             for i in range(start, n):
                 if flex[i]:
                     continue
                 idx = np.asarray(wa.groups[wa.keys[i]])
                 idx = idx[idx < i]
-                same = idx[np.all(q[idx] == q[i], axis=1)] if len(idx) else idx
+                same = idx[np.all(quantized(idx) == quantized([i])[0], axis=1)] if len(idx) else idx
                 if len(same):
                     new.append(PlacementFault("duplicate", i, int(same.min()), {}))
             new.sort(key=lambda f: (f.index, f.kind))
@@ -237,6 +240,8 @@ def placement_faults(build) -> list:
             return out
         multi = [idx for idx in wa.groups.values() if len(idx) >= 2]
         if multi:
+            pos_q = np.round(wa.poses[:, :3, 3] / max(TOL.connector_position, 1e-6)).astype(np.int64)
+            rot_q = np.round(wa.poses[:, :3, :3].reshape(n, 9) / _DUP_ROT).astype(np.int64)
             # rows (part key, rounded pose); each row after the first of its class (lowest index) is a duplicate
             rows = np.concatenate(multi).astype(np.int64)
             group = np.repeat(np.arange(len(multi)), [len(x) for x in multi])

@@ -110,7 +110,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..constants import CROWDED_PARTNERS, TOL
-from ._world import _embedded_doc, world_arrays
+from ._world import _embedded_doc, appended_rows, with_room, world_arrays
 from .connections import connection_graph
 from .fcl import _MIRROR, SHAPE_STORE as _STORE, collide as _collide, inv_rigid as _inv_rigid
 from .memo import _DEPTH_MEMO, _MEMO, _ROT_Q, _PairMemo, _code, _pair_hash  # noqa: F401 (_PairMemo: old home)
@@ -419,11 +419,15 @@ class CollisionEngine(BroadPhase, PressFits):
             if self._prepare(n_old):
                 hits = np.bincount(old_hits.ravel(), minlength=self.n)
                 new_pairs, flags = self._broad_and_analyse(np.arange(n_old, self.n), hits)
-                self.pair_ids = np.vstack([self.pair_ids, self.inst[new_pairs]])
-                self.pair_flags = np.vstack([self.pair_flags, flags])
-                self.pairs = np.vstack([self.pairs, new_pairs])  # new_pairs are i < j already
-                self.hit = np.concatenate([self.hit, flags[:, 0]])
-                self.rests = np.vstack([self.rests, flags[:, 1:]])
+                # the kept pairs stay first, in their order (kept_pairs of them); the new rows are written
+                # after them in place where the arrays have room (_world.appended_rows), not copied with them
+                self.kept_pairs = len(self.pairs)
+                new_pairs = np.asarray(new_pairs, dtype=self.pairs.dtype).reshape(-1, 2)
+                self.pair_ids = appended_rows(self.pair_ids, self.inst[new_pairs].astype(self.pair_ids.dtype))
+                self.pair_flags = appended_rows(self.pair_flags, flags)
+                self.pairs = appended_rows(self.pairs, new_pairs)  # new_pairs are i < j already
+                self.hit = appended_rows(self.hit, flags[:, 0])
+                self.rests = appended_rows(self.rests, flags[:, 1:])
                 self._prev_inst = self.inst
                 self._state = state
                 self._reported = None
@@ -451,11 +455,14 @@ class CollisionEngine(BroadPhase, PressFits):
         self.pair_flags = np.vstack([old_flags, flags]) if len(new_pairs) else old_flags
         idx = id_to_idx[self.pair_ids]
         swap = idx[:, 0] > idx[:, 1]
-        self.pairs = np.sort(idx, axis=1)
-        self.hit = self.pair_flags[:, 0].copy()
-        r = self.pair_flags[:, 1:].copy()
+        # with room after the rows for the pairs of appended parts (the append path above)
+        self.pair_ids, self.pair_flags = with_room(self.pair_ids), with_room(self.pair_flags)
+        self.pairs = with_room(np.sort(idx, axis=1))
+        self.hit = with_room(self.pair_flags[:, 0])
+        r = with_room(self.pair_flags[:, 1:])
         r[swap] = r[swap][:, ::-1]
         self.rests = r
+        self.kept_pairs = 0  # rows of pairs in the order of the last state: none (see the append path)
         self._prev_inst = inst
         self._state = state
         self._reported = None
@@ -815,7 +822,8 @@ def unchecked_placements(build) -> list:
     list of FlatPlacement
     """
     eng = collision_engine(build)
-    return [fp for fp, ok in zip(eng.wa.placements, eng.has_shape) if not ok]
+    flat = eng.wa.placements
+    return [flat[i] for i in np.flatnonzero(~np.asarray(eng.has_shape, dtype=bool)).tolist()]
 
 
 def unknown_placements(build) -> list:

@@ -61,7 +61,7 @@ from ldraw_data.connectors import JointKind, connector_types, is_sliding_type, m
 
 from ..connector import Connector
 from ..constants import AXLE_MIN_HALF, AXLE_MIN_OVERLAP, COINCIDENT_CONNECTORS, SLIDE_END_EPS, TOL
-from ._world import _embedded_doc, flexible_mask, world_arrays
+from ._world import _embedded_doc, appended_rows, flexible_mask, room_buffer, world_arrays
 from .graphs import sorted_unique
 from .held import held_in_frame_edges
 
@@ -302,8 +302,15 @@ class ConnectionGraph:
     """
 
     unseated = np.zeros((0, 4))
+    #: After append-only edits (:func:`connection_graph`): how :attr:`pairs` and :attr:`held` extend those
+    #: of the graph before the edit, ``{"parts": old part count, "pairs": (old rows, insertion indices,
+    #: rows), "held": (...)}``; None for a graph computed from scratch.
+    appended = None
 
-    def __init__(self, placements, pairs: np.ndarray, kinds, world: dict, exempt=None, held=None):
+    def __init__(self, placements, pairs: np.ndarray, kinds, world: dict, exempt=None, held=None, edges=None):
+        """``edges``: the part pairs of ``pairs`` and ``held`` when the caller already has them ((e, 2) int,
+        unique ``(lo, hi)`` rows in lexicographic order, as computed here otherwise; the append path of
+        :func:`connection_graph` merges the new pairs into the old graph's)."""
         self.placements = placements
         self.held = np.zeros((0, 2), dtype=np.int64) if held is None else np.asarray(held, dtype=np.int64)
         self.exempt = np.zeros(len(placements), dtype=bool) if exempt is None else np.asarray(exempt, dtype=bool)
@@ -318,6 +325,10 @@ class ConnectionGraph:
         self._world = world
         self._graph = None
         n = len(placements)
+        self._n = n
+        if edges is not None:
+            self._edges = np.asarray(edges, dtype=np.int64).reshape(-1, 2)
+            return
         if len(pairs):
             lo = np.minimum(pairs[:, 0], pairs[:, 2]).astype(np.int64)
             hi = np.maximum(pairs[:, 0], pairs[:, 2]).astype(np.int64)
@@ -327,7 +338,6 @@ class ConnectionGraph:
             self._edges = np.zeros((0, 2), dtype=np.int64)
         if len(self.held):
             self._edges = np.unique(np.vstack([self._edges, self.held]), axis=0)
-        self._n = n
 
     @property
     def graph(self) -> nx.Graph:
@@ -386,6 +396,31 @@ class ConnectionGraph:
 
         return component_labels(self._n, self._edges)
 
+    def component_roots(self) -> np.ndarray:
+        """(n,) int64: the smallest part index of each part's connected component (computed once per
+        graph; the append path of :func:`connection_graph` extends the old graph's by the new edges)."""
+        got = self.__dict__.get("_roots")
+        if got is None:
+            labels = self._component_labels().astype(np.int64)
+            # labels are numbered in the order of their smallest part, so a label's first part is where the
+            # running maximum of the labels grows
+            grows = labels > np.maximum.accumulate(np.r_[-1, labels[:-1]]) if self._n else np.zeros(0, bool)
+            got = self._roots = np.flatnonzero(grows)[labels]
+        return got
+
+    def _extended_roots(self, n: int, new_edges: np.ndarray) -> np.ndarray:
+        """:meth:`component_roots` of the graph of this graph's ``self._n`` parts plus parts up to ``n``
+        and the edges ``new_edges`` ((k, 2) int; every edge of this graph is kept): each new edge joins
+        two components by giving every part of the one with the larger root the smaller root (one pass
+        over the roots per join, so the cost grows with the joins the edit makes, not the edges)."""
+        root = np.concatenate([self.component_roots(), np.arange(self._n, n, dtype=np.int64)])
+        for a, b in np.asarray(new_edges, dtype=np.int64).reshape(-1, 2).tolist():
+            ra, rb = int(root[a]), int(root[b])
+            if ra != rb:
+                lo, hi = min(ra, rb), max(ra, rb)
+                root[root == hi] = lo
+        return root
+
     @property
     def kinds(self) -> list:
         """JointKind made by each row of :attr:`pairs` (list, length m)."""
@@ -414,7 +449,7 @@ class ConnectionGraph:
         if got is not None:
             return [list(c) for c in got]
         ex = self.exempt
-        labels = self._component_labels()
+        labels = self.component_roots()  # ordered as the labels (components by their smallest part)
         order = np.argsort(labels, kind="stable")
         cuts = np.flatnonzero(np.diff(labels[order])) + 1
         comps = [c.tolist() for c in np.split(order, cuts)] if self._n else []
@@ -623,22 +658,28 @@ def _all_rows_sorted(wa, inst: np.ndarray, aliases=None) -> dict:
         return dict(pos=z3, axis=z3.copy(), length=np.zeros(0), code=zi, cidx=zi.copy(), inst=zi.copy(),
                     loose=np.zeros(0, dtype=bool), turns=np.zeros(0, dtype=bool), owner=zi.copy(), start=start)
     length_t = np.result_type(*[g[1].length for g in per_group])
-    pos = np.empty((total, 3))
-    ax = np.empty((total, 3))
-    length = np.empty(total, dtype=length_t)
-    code = np.empty(total, dtype=np.int64)
-    cidx = np.empty(total, dtype=np.int64)
-    loose = np.empty(total, dtype=bool)
-    turns = np.empty(total, dtype=bool)
+    # unused rows after the arrays, for the rows of appended parts (_world.appended_rows)
+    pos = room_buffer(total, (3,))
+    ax = room_buffer(total, (3,))
+    length = room_buffer(total, dtype=length_t)
+    code = room_buffer(total, dtype=np.int64)
+    cidx = room_buffer(total, dtype=np.int64)
+    loose = room_buffer(total, dtype=bool)
+    turns = room_buffer(total, dtype=bool)
     for idx, arr, k in per_group:
         at = (start[idx][:, None] + np.arange(k)).ravel()
         for out, v in zip((pos, ax, length, code, cidx, loose, turns), _group_rows(wa, idx, arr, stud_like)):
             out[at] = v
-    owner = np.repeat(np.arange(n, dtype=np.int64), counts)
+    owner = room_buffer(total, dtype=np.int64)
+    owner[:total] = np.repeat(np.arange(n, dtype=np.int64), counts)
+    ax = ax[:total]
     nrm = np.linalg.norm(ax, axis=1, keepdims=True)
     nrm[nrm == 0] = 1
-    return dict(pos=pos, axis=ax / nrm, length=length, code=code, cidx=cidx, inst=inst[owner], loose=loose,
-                turns=turns, owner=owner, start=start)
+    np.divide(ax, nrm, out=ax)
+    inst_rows = room_buffer(total, dtype=inst.dtype)
+    np.take(inst, owner[:total], out=inst_rows[:total])
+    return dict(pos=pos[:total], axis=ax, length=length[:total], code=code[:total], cidx=cidx[:total],
+                inst=inst_rows[:total], loose=loose[:total], turns=turns[:total], owner=owner[:total], start=start)
 
 
 def _finish(rows: dict, inst: np.ndarray, n_ids: int) -> dict:
@@ -727,6 +768,7 @@ class _ConnectionIndex:
         self.kind_codes = np.concatenate([old_kinds, kind_codes]).astype(np.int64)
         self.rows = {f: w[f] for f in _FIELDS}
         self._seen = sorted_unique(inst)
+        self._reach = _connector_reach(wa, 0, aliases)  # for the append path (_near_rows), one look-up per part
         return self._output(w, inst)
 
     def _add_unseated(self, rows: list, inst: np.ndarray) -> None:
@@ -760,14 +802,22 @@ class _ConnectionIndex:
         out = np.column_stack([id_to_idx[pi[:, 0]], pi[:, 1], id_to_idx[pi[:, 2]], pi[:, 3]]) \
             if len(pi) else np.zeros((0, 4), dtype=np.int64)
         order = np.lexsort((out[:, 3], out[:, 2], out[:, 1], out[:, 0])) if len(out) else np.zeros(0, np.int64)
-        return w, out[order], self.kind_codes[order]
+        self._out = out[order], self.kind_codes[order]  # kept for the merge of appended pairs (append)
+        self.new_pairs = self.inserted = None
+        return (w, *self._out)
 
     def append(self, build, n_old: int):
         """Fast path of :meth:`refresh` after append-only edits (``LegoBuild._appended_since``):
         the first ``n_old`` placements are those of the last refresh, unchanged; only the
         connectors of the placements after them are transformed and matched. Returns None when
-        the index is not in that state (then :meth:`refresh` is used)."""
-        if self.rows is None or getattr(self, "_n", -1) != n_old:
+        the index is not in that state (then :meth:`refresh` is used).
+
+        Its cost grows with the edit, not the build (issue 20): the world rows are written into
+        growable buffers (:func:`._world.appended_rows`); the new rows are matched within the rows near them
+        (:func:`_near_rows`, the same pairs as against all rows); their coincident-connector ranks
+        come from the kept sorted keys (:class:`_SortedKeys`); the new mated pairs are merged into
+        the kept sorted output (:func:`_merge_sorted_rows`) instead of a sort of all pairs."""
+        if self.rows is None or getattr(self, "_n", -1) != n_old or getattr(self, "_out", None) is None:
             return None
         wa = world_arrays(build)
         n = len(wa.placements)
@@ -784,24 +834,227 @@ class _ConnectionIndex:
         owner = new_idx[np.searchsorted(new_ids, rows["inst"])]
         order = np.lexsort((rows["cidx"], owner))
         old = self._w
-        w = {f: np.concatenate([old[f], rows[f][order]]) for f in _FIELDS}
-        w["owner"] = np.concatenate([old["owner"], owner[order]])
-        counts = np.bincount(owner - n_old, minlength=n - n_old) if len(owner) else np.zeros(n - n_old, np.int64)
-        w["start"] = np.concatenate([old["start"], old["start"][-1] + np.cumsum(counts)])
-        query = np.zeros(len(w["code"]), dtype=bool)
-        query[len(old["code"]):] = True
-        uns: list = []
+        n0, k = len(old["code"]), len(owner)
+        w = {f: appended_rows(old[f], rows[f][order]) for f in _FIELDS}
+        w["owner"] = appended_rows(old["owner"], owner[order])
+        counts = np.bincount(owner - n_old, minlength=n - n_old) if k else np.zeros(n - n_old, np.int64)
+        w["start"] = appended_rows(old["start"], old["start"][-1] + np.cumsum(counts))
         prev = getattr(self, "_ranks", None)
-        self._ranks = _coincident_ranks(w, prev if prev is not None and len(prev[0]) == len(old["code"]) else None)
-        pairs, kind_codes = _mated(w, query, uns, self._ranks[0])
+        if prev is not None and len(prev[0]) == n0 and (prev[1] is None) == (n0 <= COINCIDENT_CONNECTORS):
+            rank_new, keys_sorted = _appended_ranks(w, n0, prev[1])
+            rank = appended_rows(prev[0], rank_new)
+        else:
+            rank, keys_sorted = _coincident_ranks(w)
+            keys_sorted = None if keys_sorted is None else _SortedKeys(keys_sorted)
+        self._ranks = (rank, keys_sorted)
+        types = self.__dict__.get("_type_count")
+        if types is None or int(types.sum()) != n0:
+            types = np.bincount(old["code"], minlength=len(mate_matrix()))
+        types = types + np.bincount(w["code"][n0:], minlength=len(types))
+        self._type_count = types
+        aliases = embedded_aliases(build)
+        reach_of = self.__dict__.get("_reach")
+        if reach_of is None or len(reach_of) != n_old:
+            reach_of = _connector_reach(wa, 0, aliases)[:n_old]
+        self._reach = reach_of = appended_rows(reach_of, _connector_reach(wa, n_old, aliases))
+        sub = _near_rows(w, n0, self.__dict__, wa.poses[:n_old, :3, 3], reach_of[:n_old])
+        ws = {f: w[f][sub] for f in ("pos", "axis", "code", "owner", "length", "cidx", "loose", "turns")}
+        query = sub >= n0
+        uns: list = []
+        pairs, kind_codes = _mated(ws, query, uns, rank[sub], type_count=types)
         self._add_unseated(uns, inst)
         new_inst_pairs = np.column_stack([inst[pairs[:, 0]], pairs[:, 1], inst[pairs[:, 2]], pairs[:, 3]]) \
             if len(pairs) else np.zeros((0, 4), dtype=np.int64)
-        self.pairs_inst = np.vstack([self.pairs_inst, new_inst_pairs]).astype(np.int64)
-        self.kind_codes = np.concatenate([self.kind_codes, kind_codes]).astype(np.int64)
+        self._extend_pairs(new_inst_pairs, kind_codes)
         self.rows = {f: w[f] for f in _FIELDS}
         self._seen = np.concatenate([self._seen, new_ids])
-        return self._output(w, inst)
+        self._inst, self._n, self._w = inst, len(inst), w
+        out_pairs, out_kinds = self._out
+        at = np.zeros(0, dtype=np.int64)
+        o = np.lexsort((pairs[:, 3], pairs[:, 2], pairs[:, 1], pairs[:, 0])) if len(pairs) else at
+        if len(pairs):
+            at = _merge_sorted_rows(out_pairs, pairs[o])
+            out_pairs = np.insert(out_pairs, at, pairs[o], axis=0)
+            out_kinds = np.insert(out_kinds, at, kind_codes[o].astype(np.int64))
+        # where the new pairs went: (old row count, insertion indices into the old rows, the rows inserted)
+        self.inserted = (len(self._out[0]), at, pairs[o])
+        self._out = out_pairs, out_kinds
+        self.new_pairs = pairs
+        return w, out_pairs, out_kinds
+
+    @property
+    def pairs_inst(self) -> np.ndarray:
+        """(m, 4) int: mated pairs ``(inst_a, conn_a, inst_b, conn_b)`` by instance id (the chunks
+        appended by :meth:`append` joined on first use)."""
+        chunks = self.__dict__.get("_pair_chunks")
+        if chunks and len(chunks) > 1:
+            self._pair_chunks = [np.vstack(chunks).astype(np.int64)]
+            self._kind_chunks = [np.concatenate(self._kind_chunks).astype(np.int64)]
+        return self._pair_chunks[0]
+
+    @pairs_inst.setter
+    def pairs_inst(self, value) -> None:
+        self._pair_chunks = [value]
+
+    @property
+    def kind_codes(self) -> np.ndarray:
+        """(m,) int JointKind indices of :attr:`pairs_inst`."""
+        self.pairs_inst  # joins the chunks
+        return self._kind_chunks[0]
+
+    @kind_codes.setter
+    def kind_codes(self, value) -> None:
+        self._kind_chunks = [value]
+
+    def _extend_pairs(self, pairs_inst: np.ndarray, kind_codes: np.ndarray) -> None:
+        """Append mated pairs (by instance id) and their kinds without copying the kept ones."""
+        if len(pairs_inst):
+            self._pair_chunks.append(pairs_inst.astype(np.int64))
+            self._kind_chunks.append(kind_codes.astype(np.int64))
+
+
+class _SortedKeys:
+    """Sorted uint64 row keys of :func:`_coincident_hash`, kept as a long sorted base and a short sorted
+    tail so that appending a few keys does not copy all of them (the tail is merged into the base when it
+    grows past a sixteenth of it)."""
+
+    def __init__(self, base: np.ndarray, tail: np.ndarray | None = None):
+        self.base = base
+        self.tail = np.zeros(0, dtype=base.dtype) if tail is None else tail
+
+    def __len__(self) -> int:
+        return len(self.base) + len(self.tail)
+
+    def count(self, h: np.ndarray) -> np.ndarray:
+        """(k,) int: how many kept keys equal each of ``h``."""
+        out = np.searchsorted(self.base, h, "right") - np.searchsorted(self.base, h, "left")
+        if len(self.tail):
+            out += np.searchsorted(self.tail, h, "right") - np.searchsorted(self.tail, h, "left")
+        return out
+
+    def added(self, hs: np.ndarray) -> "_SortedKeys":
+        """A new key set with the sorted keys ``hs`` added (this one is left unchanged)."""
+        tail = np.insert(self.tail, np.searchsorted(self.tail, hs), hs)
+        if len(tail) * 16 > len(self.base):
+            return _SortedKeys(np.insert(self.base, np.searchsorted(self.base, tail), tail))
+        return _SortedKeys(self.base, tail)
+
+
+def _appended_ranks(w: dict, n0: int, kept) -> tuple:
+    """Coincident-connector ranks (:func:`_coincident_ranks`) of the rows ``n0`` and later of ``w``, whose
+    parts come after every part of the first ``n0`` rows, and the sorted keys of all rows (``kept``: those of
+    the first ``n0`` rows, a :class:`_SortedKeys` or sorted array, or None when they were too few to rank).
+    A new row's rank is the number of kept rows with its key plus its place among the new rows with that
+    key (row order is part order, as the ranks go by owning part)."""
+    n = len(w["code"])
+    if n <= COINCIDENT_CONNECTORS:
+        return np.zeros(n - n0, dtype=np.int64), None
+    if kept is None:
+        rank, hs = _coincident_ranks(w)
+        return rank[n0:], _SortedKeys(hs)
+    kept = kept if isinstance(kept, _SortedKeys) else _SortedKeys(kept)
+    h = _coincident_hash(w, n0)
+    o = np.argsort(h, kind="stable")
+    hn = h[o]
+    start = np.flatnonzero(np.r_[True, hn[1:] != hn[:-1]]) if len(hn) else np.zeros(0, np.int64)
+    within = np.empty(len(h), dtype=np.int64)
+    within[o] = np.arange(len(h)) - np.repeat(start, np.diff(np.r_[start, len(h)]))
+    return kept.count(h) + within, kept.added(hn)
+
+
+def _near_rows(w: dict, n0: int, memo: dict, origins: np.ndarray | None = None,
+               reach_of: np.ndarray | None = None) -> np.ndarray:
+    """Ascending rows of ``w`` that can take part in a mate with a row ``n0`` or later: those rows and
+    every earlier row inside their box grown by the farthest reach of the search (:func:`_mated`):
+    ``STUD_SEAT_REACH`` for stud-family rows, ``TOL.joint_position`` for joint labels and loose studs,
+    and, when a new row slides, the slide search radius of the longest sliding row
+    (``2 * half_length - AXLE_MIN_OVERLAP`` plus the line tolerance). Matching the new rows within
+    these rows gives the pairs (and their order) of matching them against all rows: the subset keeps
+    the row order and holds every row within each search radius. ``memo`` keeps the longest
+    half-length (LDU) of the earlier rows. With ``origins`` ((parts, 3) LDU, the placements' origins) and
+    ``reach_of`` (:func:`_connector_reach` of each), only the rows of parts that can reach the box are
+    tested."""
+    n = len(w["code"])
+    if n0 >= n:
+        return np.arange(n0, n)
+    reach = max(TOL.connector_position, STUD_SEAT_REACH, TOL.joint_position) + TOL_EPS
+    sliding = _type_tables()[0]
+    new_slide = sliding[w["code"][n0:]]
+    longest = memo.get("_longest_slide") if memo.get("_longest_rows") == n0 else None
+    if new_slide.any():
+        if longest is None:
+            m = sliding[w["code"][:n0]]
+            longest = float(w["length"][:n0][m].max()) if m.any() else 0.0
+        longest = max(longest, float(w["length"][n0:][new_slide].max()))
+        half = max(longest, _AXLE_MIN_HALF)
+        reach = max(reach, max(2 * half - _AXLE_MIN_OVERLAP, 0) + TOL.connector_line + TOL_EPS + SLIDE_END_EPS)
+    if longest is not None:
+        memo["_longest_slide"], memo["_longest_rows"] = longest, n
+    qp = w["pos"][n0:]
+    lo, hi = qp.min(axis=0) - reach, qp.max(axis=0) + reach
+    if origins is not None and reach_of is not None and len(origins) == len(reach_of):
+        # the parts whose connectors can lie in the box: a part's rows lie within its connector reach of
+        # its origin (one pass over the parts, not the rows), then the box test on their rows only
+        r = reach_of + 1e-3  # room for the rounding of the composed world positions
+        m = (origins[:, 0] >= lo[0] - r) & (origins[:, 0] <= hi[0] + r)
+        for a in (1, 2):  # column by column: a bool (n, 3) reduction costs several times more
+            m &= (origins[:, a] >= lo[a] - r) & (origins[:, a] <= hi[a] + r)
+        near = np.flatnonzero(m)
+        start = w["start"]
+        near = near[start[near] < np.minimum(start[near + 1], n0)]
+        if not len(near):
+            return np.arange(n0, n)
+        ends = np.minimum(start[near + 1], n0)
+        lens = ends - start[near]
+        cand = np.repeat(start[near] - np.cumsum(lens) + lens, lens) + np.arange(int(lens.sum()))
+    else:
+        x = w["pos"][:n0, 0]
+        cand = np.flatnonzero((x >= lo[0]) & (x <= hi[0]))
+    p = w["pos"][cand]
+    cand = cand[np.all((p >= lo) & (p <= hi), axis=1)]
+    return np.concatenate([cand, np.arange(n0, n)])
+
+
+def _connector_reach(wa, start: int = 0, aliases=None) -> np.ndarray:
+    """(n - start,) float: for each placement from ``start`` on, the largest distance (LDU) of its connector
+    origins from the placement's origin (0 without connectors): its world rows lie within this distance
+    of the origin, since a placement's pose is rigid (:func:`_near_rows`). One look-up per part group."""
+    n = len(wa.placements)
+    out = np.zeros(n - start)
+    if start == 0:
+        groups = wa.groups
+    else:
+        groups = {}
+        for i in range(start, n):
+            groups.setdefault(wa.keys[i], []).append(i)
+    for key, idx in groups.items():
+        idx = np.asarray(idx)
+        arr = _group_arrays(wa, key, idx, aliases)
+        if len(arr.code):
+            out[idx - start] = float(np.sqrt((arr.pos ** 2).sum(axis=1)).max())
+    return out
+
+
+def _merge_sorted_rows(old: np.ndarray, new: np.ndarray) -> np.ndarray:
+    """(k,) insertion indices for ``np.insert(old, at, new, axis=0)`` keeping the rows of ``old`` ((m, c)
+    int, lexicographically sorted) and ``new`` ((k, c), sorted) in lexicographic order, a new row after the
+    equal old ones (as a stable sort of the old rows followed by the new ones). One binary search on the
+    first column, then a comparison within the rows sharing its first value."""
+    first = old[:, 0] if len(old) else np.zeros(0, dtype=np.int64)
+    lo = np.searchsorted(first, new[:, 0], "left")
+    hi = np.searchsorted(first, new[:, 0], "right")
+    at = np.empty(len(new), dtype=np.int64)
+    for r, (a, b) in enumerate(zip(lo.tolist(), hi.tolist())):
+        blk = old[a:b]
+        if not len(blk):
+            at[r] = a
+            continue
+        le = np.ones(len(blk), dtype=bool)  # rows of the block <= the new row, column by column from the last
+        for c in range(old.shape[1] - 1, 0, -1):
+            v = new[r, c]
+            le = (blk[:, c] < v) | ((blk[:, c] == v) & le)
+        at[r] = a + int(le.sum())
+    return at
 
 
 def _world_connectors(build) -> dict:
@@ -1051,7 +1304,7 @@ def _coincident_ranks(w: dict, prev: tuple | None = None) -> tuple[np.ndarray, n
     hs = h[o]
     start = np.flatnonzero(np.r_[True, hs[1:] != hs[:-1]])
     size = np.diff(np.r_[start, n])
-    rank = np.empty(n, dtype=np.int64)
+    rank = room_buffer(n, dtype=np.int64)[:n]  # room for the ranks of appended rows (_appended_ranks)
     rank[o] = np.arange(n) - np.repeat(start, size)
     return rank, hs
 
@@ -1068,11 +1321,13 @@ def _coincident_rank(w: dict) -> np.ndarray:
     return _coincident_ranks(w)[0]
 
 
-def _mated(w: dict, query=None, unseated: list | None = None, rank: np.ndarray | None = None
-           ) -> tuple[np.ndarray, np.ndarray]:
+def _mated(w: dict, query=None, unseated: list | None = None, rank: np.ndarray | None = None,
+           type_count: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Mated pairs ``(part_i, conn_i, part_j, conn_j)`` and their JointKind indices (module rules).
 
     ``rank``: :func:`_coincident_rank` of ``w`` when already known (computed here otherwise).
+    ``type_count``: (types,) int rows per type code of the whole build when ``w`` holds only some of its
+    rows (:func:`_near_rows`; a type mates only when a type it mates with is present in the build).
 
     With ``query`` ((N,) bool over rows), only pairs with at least one queried row are returned.
     Stud-family mates of part pairs that are not seated (:func:`_unseated_rows`) are dropped; with
@@ -1085,7 +1340,8 @@ def _mated(w: dict, query=None, unseated: list | None = None, rank: np.ndarray |
     sliding_t, directional_t, ball_t, _, side_t, joint_t = _type_tables()
     mm = mate_matrix()
     # only connectors of a type that mates with something present can pair
-    present = np.flatnonzero(np.bincount(code, minlength=len(mm)))  # sorted type codes present (np.unique)
+    # sorted type codes present (np.unique); ``type_count`` counts them over all rows when ``w`` is a subset
+    present = np.flatnonzero(np.bincount(code, minlength=len(mm)) if type_count is None else type_count)
     useful = present[(mm[np.ix_(present, present)] >= 0).any(axis=1)]
     usable = np.isin(code, useful) & ((_coincident_rank(w) if rank is None else rank) < COINCIDENT_CONNECTORS)
     is_slide = sliding_t[code]
@@ -1250,7 +1506,33 @@ def connection_graph(build) -> ConnectionGraph:
         got = idx.append(build, old._n) if old is not None else None
         w, pairs, kinds = got if got is not None else idx.refresh(build)
         wa = world_arrays(build)
-        g = ConnectionGraph(wa.placements, pairs, kinds, w, flexible_mask(build), held=held_in_frame_edges(wa))
+        edges = roots = None
+        if got is None:
+            held = held_in_frame_edges(wa)
+        else:  # the held pairs of the old parts stay; those with a new part are added
+            held_new = held_in_frame_edges(wa, since=old._n)  # sorted unique, each with a new part
+            held_at = _merge_sorted_rows(old.held, held_new) if len(held_new) else np.zeros(0, np.int64)
+            held = np.insert(old.held, held_at, held_new, axis=0) if len(held_new) else old.held
+        if got is not None:
+            # append-only: the old graph's part pairs stay; the new mated pairs and held panes add edges
+            # touching the new parts, merged into the sorted edges, and join components (no pass over all)
+            new = idx.new_pairs
+            add = np.column_stack([np.minimum(new[:, 0], new[:, 2]), np.maximum(new[:, 0], new[:, 2])])
+            add = np.vstack([add.astype(np.int64), held[held.max(axis=1) >= old._n] if len(held) else held])
+            edges = old._edges
+            if len(add):
+                add = np.unique(add, axis=0)
+                at = _merge_sorted_rows(edges, add)
+                dup = (at > 0) & np.all(edges[np.maximum(at - 1, 0)] == add, axis=1) if len(edges) else \
+                    np.zeros(len(add), dtype=bool)
+                edges = np.insert(edges, at[~dup], add[~dup], axis=0)
+            roots = old._extended_roots(len(wa.placements), add)
+        g = ConnectionGraph(wa.placements, pairs, kinds, w, flexible_mask(build), held=held, edges=edges)
+        if roots is not None:
+            g._roots = roots
+            # how this graph's rows extend the old graph's (for the support analysis' append path):
+            # (old row count, insertion indices into the old rows, the rows inserted) of pairs and held
+            g.appended = {"parts": old._n, "pairs": idx.inserted, "held": (len(old.held), held_at, held_new)}
         g.unseated = idx.unseated()
         return g
 

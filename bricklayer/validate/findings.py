@@ -13,6 +13,8 @@ from __future__ import annotations
 __all__ = ["report_of", "describe_placement", "instance_key", "out_of_range_placements", "MAX_LISTED",
            "MAX_COORDINATE_LDU"]
 
+from functools import lru_cache
+
 from ldraw_data.text import clean_text, count_of, short_id
 
 from .report import ValidationReport
@@ -48,9 +50,18 @@ def out_of_range_placements(build, origins=None) -> list:
     import numpy as np
 
     flat = build.flattened_placements
-    if origins is None:
-        origins = np.array([fp.pose.matrix[:3, 3] for fp in flat]).reshape(-1, 3)
-    return [flat[i] for i in np.flatnonzero(~np.all(np.abs(origins) <= MAX_COORDINATE_LDU, axis=1)).tolist()]
+    if origins is not None:
+        return [flat[i] for i in np.flatnonzero(~np.all(np.abs(origins) <= MAX_COORDINATE_LDU, axis=1)).tolist()]
+
+    def scan(start: int, found: list) -> tuple:
+        """(placements scanned, indices out of range): ``found`` and those from ``start`` on."""
+        o = np.array([fp.pose.matrix[:3, 3] for fp in flat[start:]]).reshape(-1, 3)
+        return len(flat), found + (start + np.flatnonzero(~np.all(np.abs(o) <= MAX_COORDINATE_LDU, axis=1))).tolist()
+
+    # append-only edits keep the earlier placements: only the new ones are scanned (once per build state)
+    _, far = build.derived_data("findings.out_of_range", lambda: scan(0, []),
+                                lambda old, k: None if old[0] > len(flat) else scan(old[0], old[1]))
+    return [flat[i] for i in far]
 
 
 def instance_key(fp) -> tuple:
@@ -286,34 +297,81 @@ def _seated_on_a_connector(fa, fb) -> bool:
 _SEATED_BLOCK = 1_000_000
 
 
-def _component_advice(build, comp_idx, eng, sup) -> str:
+def _advice_contexts(eng, sup, listed: dict) -> dict:
+    """For the listed components (``listed``: number -> (k,) flat indices), what :func:`_component_advice`
+    needs from the whole build, found in one pass over the support edges and the narrow-phase pairs for
+    all of them instead of one pass per component: number -> dict of ``held`` (the support edges
+    ``(down, up)`` into the component from outside it, in edge order) and ``side`` (a narrow-phase pair
+    joins it to a part outside it)."""
+    import numpy as np
+
+    label = np.full(eng.n, -1, dtype=np.int64)
+    for k, idx in listed.items():
+        label[np.asarray(idx, dtype=np.int64)] = k
+    e = sup.edges
+    out = {k: {"held": e[:0] if len(e) else e, "side": False} for k in listed}
+    if len(e):
+        l0, l1 = label[e[:, 0]], label[e[:, 1]]
+        cross = np.flatnonzero((l1 >= 0) & (l0 != l1))
+        for k in listed:
+            out[k]["held"] = e[cross[l1[cross] == k]]
+    if len(eng.pairs):
+        p0, p1 = label[eng.pairs[:, 0]], label[eng.pairs[:, 1]]
+        cross = np.flatnonzero(p0 != p1)
+        touched = set(p0[cross].tolist()) | set(p1[cross].tolist())
+        for k in listed:
+            out[k]["side"] = k in touched
+    return out
+
+
+def _rest_key(up, dn):
+    """Key of "part ``up`` rests on part ``dn``" (flat indices below 2**31): ``up * 2**32 + dn``, the same for
+    a part pair whatever the number of parts (so the keys are kept across appended parts)."""
+    return (up << 32) + dn
+
+
+def _component_advice(build, comp_idx, eng, sup, ctx: dict | None = None) -> str:
     """Why an extra connected component is not joined to the rest, and what to do (issue 16 item 11).
 
     Looks at what holds the component up from outside it (``sup.edges``, support edges of
     :func:`bricklayer.validate.support.support_graph`): a resting contact on a tile or another part
     without studs up there, stud tips on stud tips (upside down), a part hanging on another, or
-    nothing but side contact.
+    nothing but side contact. ``ctx``: this component's entry of :func:`_advice_contexts` when the
+    caller has it (else found here, one pass over the support edges and the pairs).
     """
     import numpy as np
 
     from ldraw_data.catalog import get_catalog
 
     cat = get_catalog()
-    inside = np.zeros(eng.n, dtype=bool)
-    inside[comp_idx] = True
-    e = sup.edges
-    held = e[inside[e[:, 1]] & ~inside[e[:, 0]]] if len(e) else e
+    if ctx is None:
+        ctx = _advice_contexts(eng, sup, {0: comp_idx})[0]
+    held = ctx["held"]
     flat = eng.wa.placements
 
-    def resting_pairs() -> np.ndarray:
-        """Sorted keys ``a * n + b`` of flat indices where part a rests on part b (the narrow phase)."""
-        p, r = eng.pairs.astype(np.int64).reshape(-1, 2), np.asarray(eng.rests, dtype=bool).reshape(-1, 2)
-        return np.unique(np.concatenate([p[r[:, 0], 0] * eng.n + p[r[:, 0], 1], p[r[:, 1], 1] * eng.n + p[r[:, 1], 0]]))
+    def resting_pairs(start: int = 0, old: np.ndarray | None = None) -> tuple:
+        """(pairs seen, sorted :func:`_rest_key` of flat indices where part a rests on part b in the narrow
+        phase's pairs ``start`` and later, merged with ``old``, those of the earlier pairs)."""
+        p = eng.pairs[start:].astype(np.int64).reshape(-1, 2)
+        r = np.asarray(eng.rests[start:], dtype=bool).reshape(-1, 2)
+        new = np.unique(np.concatenate([_rest_key(p[r[:, 0], 0], p[r[:, 0], 1]),
+                                        _rest_key(p[r[:, 1], 1], p[r[:, 1], 0])]))
+        if old is not None:  # both sorted and unique: insert the keys not there yet (no sort of all keys)
+            at = np.searchsorted(old, new)
+            there = np.zeros(len(new), dtype=bool)
+            there[at < len(old)] = old[at[at < len(old)]] == new[at < len(old)]
+            new = np.insert(old, at[~there], new[~there]) if (~there).any() else old
+        return len(eng.pairs), new
 
-    rest_keys = build.derived_data("brickwright.advice_rests", resting_pairs)  # once per state, not per component
+    def extend_rests(old, k):
+        # append-only edits: the engine kept its old pairs first, in their order (kept_pairs of them)
+        return resting_pairs(old[0], old[1]) if getattr(eng, "kept_pairs", 0) == old[0] else None
+
+    # once per state, not per component; extended after appends
+    _, rest_keys = build.derived_data("brickwright.advice_rests", resting_pairs, extend_rests)
 
     def rests_on(up: int, dn: int) -> bool:
-        k = up * eng.n + dn
+        k = _rest_key(up, dn)
         pos = int(np.searchsorted(rest_keys, k))
         return pos < len(rest_keys) and int(rest_keys[pos]) == k
 
@@ -343,11 +401,10 @@ def _component_advice(build, comp_idx, eng, sup) -> str:
         return (f"{build.citation(flat[up])} {short_id(flat[up].content.ldraw_id)} hangs on or is held by "
                 f"{build.citation(flat[dn])} {short_id(flat[dn].content.ldraw_id)} "
                 "without a connector the validator knows: connect() it, or check the joint")
-    outside = np.flatnonzero(~inside & eng.has_shape)
-    side = len(eng.pairs) and bool(np.any(inside[eng.pairs[:, 0]] != inside[eng.pairs[:, 1]]))
+    side = ctx["side"]
     low = [i for i in comp_idx if eng.has_shape[i]]
     below = ""
-    if low and len(outside):
+    if low and int(np.count_nonzero(eng.has_shape)) > len(low):  # a part with a shape outside it
         i = min(low, key=lambda k: float(eng.box_lo[k, 2]))
         who = "" if len(comp_idx) == 1 else f" (under its lowest part, {_short(build, flat[i])})"
         below = f"; {who.strip(' ()') + ': ' if who else ''}" + _below_hint(
@@ -382,10 +439,14 @@ def _stud_miss(upper, lower) -> tuple | None:
     the smallest such shift; None when either has none."""
     import numpy as np
 
-    anti = np.array([tuple(c.position)[:2] for c in upper.connectors
-                     if c.type in ("antistud", "tube") and c.axis.z > 0.9]).reshape(-1, 2)
-    studs = np.array([tuple(c.position)[:2] for c in lower.connectors
-                      if c.type in ("stud", "open_stud") and c.axis.z > 0.9]).reshape(-1, 2)
+    def facing_up(fp, types) -> list:
+        """World (x, y) of the connectors of ``fp`` of ``types`` pointing up (only those are moved to the
+        world frame: a baseplate has hundreds of connectors)."""
+        moved = [c.moved(fp.pose, fp) for c in fp.content.connectors if c.type in types]
+        return [tuple(c.position)[:2] for c in moved if c.axis.z > 0.9]
+
+    anti = np.array(facing_up(upper, ("antistud", "tube"))).reshape(-1, 2)
+    studs = np.array(facing_up(lower, ("stud", "open_stud"))).reshape(-1, 2)
     if not len(anti) or not len(studs):
         return None
     d = studs[None, :, :] - anti[:, None, :]
@@ -448,10 +509,13 @@ def _unmated_joint_note(build, comp_idx) -> str:
     connectors no longer mate (:func:`bricklayer.articulation.unmated_joints`), else ""."""
     from bricklayer.articulation import unmated_joints
 
-    try:
-        bad = unmated_joints(build)
-    except Exception:  # noqa: BLE001 - advice only; the validation result stands without it
-        return ""
+    def find() -> list:
+        try:
+            return unmated_joints(build)
+        except Exception:  # noqa: BLE001 - advice only; the validation result stands without it
+            return []
+
+    bad = build.derived_data("findings.unmated_joints", find)  # once per state, not per listed component
     if not bad:
         return ""
     flat = build.flattened_placements
@@ -462,18 +526,27 @@ def _unmated_joint_note(build, comp_idx) -> str:
     return ""
 
 
+@lru_cache(maxsize=1)
+def _stud_type_mask():
+    """(types,) bool over the connector type codes of :func:`ldraw_data.connectors.connector_types`: "stud"
+    and "open_stud" (made once: the type table is rebuilt on every call of ``connector_types``)."""
+    import numpy as np
+
+    from ldraw_data.connectors import connector_types
+
+    return np.array([n in ("stud", "open_stud") for n in connector_types()])
+
+
 def _has_upward_studs(eng, i: int) -> bool:
     """True when part ``i`` has a stud connector pointing up (world +Z)."""
     import numpy as np
 
     from bricklayer.validate.connections import part_connector_arrays
-    from ldraw_data.connectors import connector_types
 
     arr = part_connector_arrays(eng.wa.placements[i].content)
     if not len(arr.code):
         return False
-    names = connector_types()
-    stud = np.array([names[c] in ("stud", "open_stud") for c in arr.code.tolist()])
+    stud = _stud_type_mask()[arr.code]
     up = (arr.axis @ eng.wa.poses[i, :3, :3].T)[:, 2] > 0.9
     return bool((stud & up).any())
 
@@ -558,9 +631,11 @@ def report_of(build, *, source: str = "build", expected_components: int | None =
         ia, ib = (index_of(r.a), index_of(r.b)) if got is None else got[3]
         if ia in dup_any and ib in dup_any:
             continue  # the same part twice: reported once, as DUPLICATE
-        if got is not None:
+        if got is not None:  # a copy of the kept row (the caller may change the report's rows)
             c = got[1]
-            cols.append({**c, "a": dict(c["a"]), "b": dict(c["b"]), "direction": list(c["direction"])})
+            d = c.copy()
+            d["a"], d["b"], d["direction"] = c["a"].copy(), c["b"].copy(), c["direction"][:]
+            cols.append(d)
             col_lines.append(got[2])
             continue
         hint = _collision_hint(build, r, connected, distorted)
@@ -616,8 +691,7 @@ def report_of(build, *, source: str = "build", expected_components: int | None =
                    singular_values=sv) for fp, sv in scaled_fp]
     unreadable = [{"file": w.path, "line": w.line, "message": w.message}
                   for w in getattr(build, "unreadable_lines", None) or ()]
-    origins = eng.wa.poses[:, :3, 3] if len(eng.wa.placements) == len(flat) else None
-    far = [describe_placement(build, fp) for fp in out_of_range_placements(build, origins)]
+    far = [describe_placement(build, fp) for fp in out_of_range_placements(build)]  # kept across appends
     problems = []
 
     def section(lines: list, more: str, hint: str):
@@ -680,14 +754,20 @@ def report_of(build, *, source: str = "build", expected_components: int | None =
                         f"{' ...' if len(sizes) > 10 else ''}); the largest is the model, the others are not "
                         "joined to it:")
         told = {f.index for f in faults if f.kind == "duplicate"} | set(np.flatnonzero(below).tolist())
+        listed = {}
         for k, c in enumerate(comps[1:MAX_LISTED + 1], start=2):
             idx = comp_idx[k - 1] if comp_idx is not None else [index_of(fp) for fp in c]
             if all(i in told for i in idx):  # already named (DUPLICATE, BELOW GROUND): one defect, one message
                 continue
-            who = "; ".join(_where(describe_placement(build, fp)) for fp in c[:4])
+            listed[k] = idx
+        ctx = _advice_contexts(eng, sup, listed) if listed else {}
+        for k, idx in listed.items():
+            c = comps[k - 1]
+            who = "; ".join(_where(about(i, fp) if i is not None else describe_placement(build, fp))
+                            for i, fp in zip(idx[:4], c[:4]))
             more = f" and {len(c) - 4} more" if len(c) > 4 else ""
             problems.append(f"COMPONENT {k} ({len(c)} part{'s' if len(c) > 1 else ''}): {who}{more}")
-            problems.append(f"  {_component_advice(build, idx, eng, sup)}")
+            problems.append(f"  {_component_advice(build, idx, eng, sup, ctx[k])}")
         if len(comps) > MAX_LISTED + 1:
             problems.append(f"... and {len(comps) - MAX_LISTED - 1} more components")
     unread = f", {len(unreadable)} unreadable part line(s)" if unreadable else ""

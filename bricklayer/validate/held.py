@@ -66,7 +66,7 @@ def _frame_radius(part_id: str) -> float | None:
                                            np.abs([box.max.x, box.max.y, box.max.z]))))
 
 
-def held_in_frame_edges(wa) -> np.ndarray:
+def held_in_frame_edges(wa, since: int = 0) -> np.ndarray:
     """Part pairs joined because one part is a pane held in the other (module notes).
 
     Parameters
@@ -75,6 +75,10 @@ def held_in_frame_edges(wa) -> np.ndarray:
         The build's stacked world data (:func:`._world.world_arrays`): its
         placements (node ``i`` is ``wa.placements[i]``), element-to-world
         poses (LDU) and placement indices per part.
+    since : int
+        Only the pairs with a part at index ``since`` or later (the parts appended after a validation:
+        every other pair is as before, the rule looking at the two parts only); distances are then
+        measured from the new frames and to the new panes only.
 
     Returns
     -------
@@ -91,20 +95,28 @@ def held_in_frame_edges(wa) -> np.ndarray:
     placements = wa.placements
     if len(placements) < 2:
         return none
-    bare_groups, frame_idx, frame_radius, frame_el = [], [], [], []
+    new_keys = set(wa.keys[since:]) if since else None  # part keys of the appended placements
+    bare_groups, frame_groups, new_frames, new_pane = [], [], [], False
     for key, idx in wa.groups.items():
         el = placements[idx[0]].content
         if not getattr(el, "_known", True):
             continue
         radius = _frame_radius(el.ldraw_id)
         if radius is not None:
-            frame_idx.append(idx)
-            frame_radius.append(np.full(len(idx), radius))
-            frame_el.append(np.full(len(idx), len(frame_el)))
+            frame_groups.append((idx, radius))
+            if since and key in new_keys:
+                new_frames.append((idx[idx >= since], radius))
         else:
             bare_groups.append((el, idx))
-    if not bare_groups or not frame_idx:
+            new_pane = new_pane or bool(since and key in new_keys)
+    if since and not new_pane:
+        # no new pane: only the new frames can hold (a pane of the old parts)
+        frame_groups = new_frames
+    if not bare_groups or not frame_groups:
         return none
+    frame_idx = [idx for idx, _ in frame_groups]
+    frame_radius = [np.full(len(idx), r) for idx, r in frame_groups]
+    frame_el = [np.full(len(idx), k) for k, (idx, _) in enumerate(frame_groups)]
     tol = TOL.connector_position
     cand = [(idx,) + _group_boxes(el, wa.poses[idx]) for el, idx in bare_groups]
     ci = np.concatenate([c[0] for c in cand])
@@ -116,8 +128,21 @@ def held_in_frame_edges(wa) -> np.ndarray:
     radius = np.concatenate(frame_radius)
     group = np.concatenate(frame_el)
     centre, half = (clo + chi) / 2, np.linalg.norm(chi - clo, axis=1) / 2
-    dist = np.linalg.norm(wa.poses[frames, None, :3, 3] - centre[None], axis=2)  # (frames, candidates)
-    near = np.any(dist <= radius[:, None] + half[None] + tol, axis=1)
+
+    def near_of(f: np.ndarray, c: np.ndarray) -> np.ndarray:
+        """Frames ``f`` (indices into ``frames``) near any of candidates ``c`` (indices into ``ci``)."""
+        dist = np.linalg.norm(wa.poses[frames[f], None, :3, 3] - centre[None, c], axis=2)  # (frames, cands)
+        return np.any(dist <= radius[f, None] + half[None, c] + tol, axis=1)
+
+    if since:  # every frame against the new panes, the new frames against every pane
+        near = np.zeros(len(frames), dtype=bool)
+        new_c, new_f = np.flatnonzero(ci >= since), np.flatnonzero(frames >= since)
+        if len(new_c):
+            near |= near_of(np.arange(len(frames)), new_c)
+        if len(new_f):
+            near[new_f] |= near_of(new_f, np.arange(len(ci)))
+    else:
+        near = near_of(np.arange(len(frames)), np.arange(len(ci)))
     if not near.any():
         return none
     frames, group = frames[near], group[near]
@@ -136,6 +161,8 @@ def held_in_frame_edges(wa) -> np.ndarray:
     pane = np.take_along_axis(ext, long_axes, axis=1)
     frame = np.take_along_axis(fhi[f] - flo[f], long_axes, axis=1)
     keep = np.all(pane >= HELD_SPAN_FRACTION * frame, axis=1)
+    if since:
+        keep &= (ci[r] >= since) | (frames[f] >= since)
     if not keep.any():
         return none
     a, b = ci[r[keep]], frames[f[keep]]

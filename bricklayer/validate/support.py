@@ -948,6 +948,52 @@ def _base_edges(eng, cg) -> np.ndarray:
     return np.vstack(edges).astype(np.intp) if edges else np.zeros((0, 2), dtype=np.intp)
 
 
+def _base_blocks(eng, cg) -> tuple:
+    """Row counts of the eight blocks of :func:`_base_edges` in its order: mated pairs both ways, held panes
+    both ways, resting pairs (each side), intersecting pairs both ways."""
+    nc, nh = len(cg.pairs), len(cg.held)
+    if not len(eng.pairs):
+        return (nc, nc, nh, nh, 0, 0, 0, 0)
+    r0, r1, nhit = (int(np.count_nonzero(eng.rests[:, 0])), int(np.count_nonzero(eng.rests[:, 1])),
+                    int(np.count_nonzero(eng.hit)))
+    return (nc, nc, nh, nh, r0, r1, nhit, nhit)
+
+
+def _appended_base_edges(eng, cg, r: dict, edges: np.ndarray):
+    """After append-only edits, :func:`_base_edges` of the build and the support edges with the new base rows
+    in their places, made from the old ones without a pass over every row: ``(base, edges, new rows)`` or
+    None when the connection graph or the collision engine did not extend their old rows (then the
+    caller compares all rows). ``r``: the old analysis' bookkeeping (its base edges, block row counts and
+    the engine's pair count); ``edges``: its support edges (base rows first). Each block of the base
+    keeps its old rows in order; the connection graph says where its new mated pairs and held panes go
+    (:attr:`.connections.ConnectionGraph.appended`), the engine's new pairs come after its old ones
+    (``kept_pairs``), so their resting and intersecting rows end their blocks."""
+    app = cg.appended
+    blocks = r.get("blocks")
+    if (app is None or blocks is None or app["parts"] != r["n"] or app["pairs"] is None
+            or app["pairs"][0] != blocks[0] or app["held"][0] != blocks[2]
+            or getattr(eng, "kept_pairs", -1) != r.get("eng_pairs") or len(eng.pairs) < r["eng_pairs"]):
+        return None
+    _, at_c, rows_c = app["pairs"]
+    _, at_h, rows_h = app["held"]
+    p = eng.pairs[r["eng_pairs"]:]
+    rests, hit = eng.rests[r["eng_pairs"]:], eng.hit[r["eng_pairs"]:]
+    pc = rows_c[:, [0, 2]].astype(np.intp)
+    ph = np.asarray(rows_h, dtype=np.intp).reshape(-1, 2)
+    ph_hit = p[hit].astype(np.intp)
+    off = np.concatenate([[0], np.cumsum(blocks)]).astype(np.int64)
+    parts = [(off[0] + at_c, pc), (off[1] + at_c, pc[:, ::-1]), (off[2] + at_h, ph), (off[3] + at_h, ph[:, ::-1]),
+             (np.full(int(rests[:, 0].sum()), off[5]), p[rests[:, 0]][:, ::-1].astype(np.intp)),
+             (np.full(int(rests[:, 1].sum()), off[6]), p[rests[:, 1]].astype(np.intp)),
+             (np.full(len(ph_hit), off[7]), ph_hit), (np.full(len(ph_hit), off[8]), ph_hit[:, ::-1])]
+    at = np.concatenate([a for a, _ in parts]).astype(np.int64)
+    rows = np.vstack([v.reshape(-1, 2) for _, v in parts]).astype(np.intp)
+    if not len(rows):
+        return r["base"], edges, rows
+    new_edges = np.insert(edges, at, rows, axis=0)
+    return new_edges[:len(r["base"]) + len(rows)], new_edges, rows
+
+
 def _grounded(eng, ground: float, below: np.ndarray, rows: np.ndarray) -> np.ndarray:
     """(len(rows),) bool: parts ``rows`` standing on the ground (module rules: within
     ``TOL.ground_band`` of ``ground`` (LDU), or on an unknown part's origin within
@@ -1011,13 +1057,18 @@ def _extend_support(build, old: SupportResult) -> SupportResult | None:
         if (sticker[p[touch]]).any():  # a new part touching a sticker may hold it
             return None
     cg = connection_graph(build)
-    base = _base_edges(eng, cg)
-    old_rows = (base < n0).all(axis=1)
-    if not np.array_equal(base[old_rows], r["base"]):
-        return None
+    got = _appended_base_edges(eng, cg, r, old.edges)
+    if got is not None:  # the new rows put in their places; the old rows are as they were
+        base, e_new, fresh = got
+    else:
+        base = _base_edges(eng, cg)
+        old_rows = (base < n0).all(axis=1)
+        if not np.array_equal(base[old_rows], r["base"]):
+            return None
+        fresh = base[~old_rows]
+        e_new = None
     grounded_new = _grounded(eng, ground, below, new)
     sup0 = np.concatenate([r["sup0"], grounded_new])
-    fresh = base[~old_rows]
     if (~sup0[fresh[:, 1]] & (fresh[:, 1] < n0)).any():  # a new part holds up an old loose one
         return None
     while True:  # held up along base edges from the old supported parts and the new grounded ones
@@ -1034,7 +1085,7 @@ def _extend_support(build, old: SupportResult) -> SupportResult | None:
         if np.any(np.all(lo[new, None, :] <= hi[None, loose, :] + g, axis=2)
                   & np.all(hi[new, None, :] >= lo[None, loose, :] - g, axis=2)):
             return None
-    e = np.vstack([base, r["sticker_edges"]] + r["later"]).astype(np.intp)
+    e = np.vstack([base, r["sticker_edges"]] + r["later"]).astype(np.intp) if e_new is None else e_new
     nb = fresh[(fresh < n0).any(axis=1)]
     nb = np.where(nb[:, 0] < n0, nb[:, 0], nb[:, 1])
     labs = np.unique(old.objects[nb])
@@ -1046,7 +1097,8 @@ def _extend_support(build, old: SupportResult) -> SupportResult | None:
     return SupportResult(ground, np.concatenate([old.grounded, grounded_new]),
                          np.concatenate([old.supported, np.ones(n - n0, dtype=bool)]), old.floating, e,
                          labels, {}, below,
-                         dict(r, n=n, base=base, sticker=sticker, sup0=sup0))
+                         dict(r, n=n, base=base, sticker=sticker, sup0=sup0, blocks=_base_blocks(eng, cg),
+                              eng_pairs=len(eng.pairs)))
 
 
 def support_graph(build, *, separate_objects: bool = False) -> SupportResult:
@@ -1134,7 +1186,8 @@ def support_graph(build, *, separate_objects: bool = False) -> SupportResult:
             supported = _reach(n, e, np.flatnonzero(grounded))
         floating = np.flatnonzero(~supported & has & ~flexible)
         reuse = None if separate_objects else dict(n=n, base=base, sticker=sticker, sticker_edges=sticker_e,
-                                                   sup0=sup0, later=later)
+                                                   sup0=sup0, later=later, blocks=_base_blocks(eng, cg),
+                                                   eng_pairs=len(eng.pairs))
         return SupportResult(ground, grounded, supported, floating, e, labels.astype(np.intp), own, below, reuse)
 
     if separate_objects:
