@@ -1147,7 +1147,8 @@ class LegoBuild(LegoGeometry):
     def copy(self) -> "LegoBuild":
         """A new build with new top-level placements of the same contents (sub-builds shared).
 
-        Names, steps and joints come along: each joint's connectors point at
+        Names, steps, joints and each placement's source line (the file and line a
+        report cites) come along: each joint's connectors point at
         the copy's placements, so ``copy().posed(...)`` and
         ``copy().check_motion()`` work as on the original.
         """
@@ -1185,6 +1186,9 @@ class LegoBuild(LegoGeometry):
     def _copy_with_map(self) -> tuple["LegoBuild", dict]:
         """The copy of :meth:`copy` before its joints are remapped, and ``id(old) -> new`` placement."""
         mapping = {id(p): Placement(p.content, p.pose, p.color) for p in self._placements}
+        for p in self._placements:  # where it was read from (reports cite it) and its LDraw notes come along
+            q = mapping[id(p)]
+            q.origin, q.ldraw_notes = p.origin, p.ldraw_notes
         b = LegoBuild(name=self.name)
         b.embedded_files = dict(self.embedded_files)
         b.ldraw_data_files = dict(self.ldraw_data_files)

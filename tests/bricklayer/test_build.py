@@ -168,3 +168,15 @@ def test_flattened_poses_are_the_products_along_each_path(official_dir):
         if int(fp.leaf.content.color) == 16 and colour is not None:
             assert int(fp.content.color) == colour
     assert nested > 100
+
+
+def test_copy_keeps_the_file_lines_reports_cite():
+    """``copy()`` keeps each placement's source line: a copy's report names the same ``file:line`` as the
+    original's (a copy used to cite ``#0``/``#1`` instead), and its LDraw notes are written back."""
+    from bricklayer import from_ldraw
+
+    text = "0 a note\n1 4 0 0 0 1 0 0 0 1 0 0 0 1 3001.dat\n1 1 0 -24 0 1 0 0 0 1 0 0 0 1 3001.dat\n"
+    b = from_ldraw(text, source="m.ldr")
+    c = b.copy()
+    assert [c.citation(p) for p in c.placements] == ["m.ldr:2", "m.ldr:3"]
+    assert [p.ldraw_notes for p in c.placements] == [p.ldraw_notes for p in b.placements]
