@@ -49,7 +49,8 @@ if TYPE_CHECKING:
 
 __all__ = ["ConnectionGraph", "connection_graph", "part_connector_arrays", "embedded_aliases", "find_mated_pairs",
            "SLIDING_TYPES", "is_sliding_type", "JOINT_TOLERANCE", "TOL_EPS", "SLIDE_END_EPS",
-           "STUD_SEAT_REACH", "AXLE_MIN_HALF", "AXLE_MIN_OVERLAP"]
+           "STUD_SEAT_REACH", "AXLE_MIN_HALF", "AXLE_MIN_OVERLAP", "NearMiss", "near_miss", "near_mate_rows",
+           "part_rows", "NEAR_MISS_ACROSS_LDU", "NEAR_MISS_ALONG_LDU"]
 
 import re
 from dataclasses import dataclass
@@ -1537,3 +1538,168 @@ def connection_graph(build) -> ConnectionGraph:
         return g
 
     return build._cached("connections", make, lambda old, k: make(old))
+
+
+def part_rows(w: dict, part: int) -> np.ndarray:
+    """(k,) int: the rows of world connector arrays ``w`` (:attr:`ConnectionGraph.world_connectors`) that
+    belong to flattened placement ``part`` (its block from ``w["start"][part]``, owner checked)."""
+    start, owner = w["start"], w["owner"]
+    end = start[part + 1] if part + 1 < len(start) else len(owner)
+    rows = np.arange(start[part], end)
+    return rows[owner[rows] == part]
+
+
+def near_mate_rows(w: dict, ri: np.ndarray, rj: np.ndarray, reach: float, axial_gap: float) -> tuple:
+    """Connector pairs of two sets of world connector rows that would mate if drawn a little closer.
+
+    A pair counts when the two types mate (:func:`ldraw_data.connectors.mate_matrix`, the table the
+    connection stage uses), their axes are parallel or anti-parallel (``|cos| >= TOL.connector_axis_cos``),
+    their origins are less than ``reach`` LDU apart and at most ``axial_gap`` LDU apart along the axis of
+    the ``ri`` connector.
+
+    Parameters
+    ----------
+    w : dict
+        World connector arrays (:attr:`ConnectionGraph.world_connectors`: ``pos``, ``axis``, ``code``).
+    ri, rj : (a,) and (b,) int
+        Rows of ``w`` (e.g. :func:`part_rows` of two parts).
+    reach, axial_gap : float
+        LDU.
+
+    Returns
+    -------
+    (m,) int, (m,) int, (m, 3) float
+        Positions into ``ri`` and ``rj`` of each pair, and the offset ``pos[rj] - pos[ri]`` (LDU, world frame).
+    """
+    from ldraw_data.connectors import mate_matrix
+
+    ri, rj = np.asarray(ri, dtype=np.int64), np.asarray(rj, dtype=np.int64)
+    if not len(ri) or not len(rj):
+        return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros((0, 3))
+    ok = mate_matrix()[w["code"][ri][:, None], w["code"][rj][None, :]] >= 0
+    d = w["pos"][rj][None, :, :] - w["pos"][ri][:, None, :]
+    dist = np.linalg.norm(d, axis=2)
+    along = np.abs(np.einsum("ijk,ik->ij", d, w["axis"][ri]))
+    par = np.abs(w["axis"][ri] @ w["axis"][rj].T) >= TOL.connector_axis_cos
+    a, b = np.nonzero(ok & par & (dist < reach) & (along <= axial_gap))
+    return a, b, d[a, b]
+
+
+#: Largest miss across the joint axis (LDU) for which a floating part's connector is named as having just
+#: missed a free connector of a supported part (:func:`near_miss`): a fifth of a stud pitch (20 LDU), so the
+#: connector it names is plainly the one meant (a neighbouring stud lies at least 16 LDU farther off) and
+#: the round plate's tube between four studs (14.1 LDU) is not read as a miss. The audit's cases: the
+#: binoculars of 21103 drawn 1 LDU off their clip (round 5, F29).
+NEAR_MISS_ACROSS_LDU = 4.0
+#: Largest miss along the joint axis (LDU) for such a near miss: one plate's height (8 LDU), twice a stud's
+#: (4 LDU). The audit's case: the dish of 10179 drawn one stud height above its cone's stud (round 5, F9).
+NEAR_MISS_ALONG_LDU = 8.0
+
+
+@dataclass(frozen=True)
+class NearMiss:
+    """A connector of a floating part drawn a little off a free connector of a supported part (:func:`near_miss`).
+
+    Attributes
+    ----------
+    part, other : int
+        Flattened placement indices: the floating part and the supported part.
+    connector, other_connector : int
+        Connector indices on each part (``Connector.index``).
+    type, other_type : str
+        Their connector types (:func:`ldraw_data.connectors.connector_types`).
+    move : tuple of float
+        (3,) LDU, world frame (z up): the shift of ``part`` that mates the two (point joints: onto the
+        other's origin; sliding joints: onto its axis line, and along it as far as the minimum overlap needs).
+    """
+
+    part: int
+    connector: int
+    other: int
+    other_connector: int
+    type: str
+    other_type: str
+    move: tuple
+
+    @property
+    def distance(self) -> float:
+        """Length of :attr:`move`, LDU."""
+        return float(np.linalg.norm(self.move))
+
+
+def near_miss(cg: ConnectionGraph, part: int, partners: np.ndarray, across: float = NEAR_MISS_ACROSS_LDU,
+              along: float = NEAR_MISS_ALONG_LDU) -> NearMiss | None:
+    """The nearest connector pair by which floating ``part`` just misses a free connector of a partner.
+
+    Candidates are the connection stage's own world connector rows (:attr:`ConnectionGraph.world_connectors`)
+    and its compatible-type table (:func:`near_mate_rows`); the partner's connector must be free (not in
+    :attr:`ConnectionGraph.occupied`: long axles and bars stay free), axes as a mate needs them (stud-family,
+    hole and fixed kinds the same way, the rest either way, ``TOL.connector_axis_cos``), and the two not already
+    within the mating tolerance (``TOL.connector_position`` / ``TOL.connector_line``). Point joints miss by
+    at most ``across`` LDU across the axis and ``along`` LDU along it; sliding joints (both sliding types)
+    by at most ``across`` across the axis, and their extents overlap short of ``AXLE_MIN_OVERLAP`` by at most
+    ``along``. Cost: one pass over the build's connector rows (a box test), then the pairs of the few rows
+    near ``part``; meant for the few floating parts a report lists.
+
+    Parameters
+    ----------
+    cg : ConnectionGraph
+    part : int
+        Flattened placement index of the floating part.
+    partners : (n,) bool
+        Parts that may take it (the supported ones).
+    across, along : float
+        LDU (:data:`NEAR_MISS_ACROSS_LDU`, :data:`NEAR_MISS_ALONG_LDU`).
+
+    Returns
+    -------
+    NearMiss or None
+        The pair with the shortest move, or None when no compatible free connector is that near.
+    """
+    w = cg.world_connectors
+    if w is None or not len(w.get("owner", ())):
+        return None
+    ri = part_rows(w, part)
+    if not len(ri):
+        return None
+    pos, owner = w["pos"], w["owner"]
+    room = across + along + 2 * float(w["length"][ri].max()) + 2 * AXLE_MIN_HALF
+    lo, hi = pos[ri].min(0) - room, pos[ri].max(0) + room
+    partners = np.asarray(partners, dtype=bool)
+    rj = np.flatnonzero(np.all((pos >= lo) & (pos <= hi), axis=1))
+    rj = rj[(owner[rj] != part) & partners[owner[rj]]]
+    if not len(rj):
+        return None
+    if len(cg.pairs):  # the partners' connectors already mated (long axles and bars stay free)
+        codes = cg.pair_codes()
+        multi = _type_tables()[3]
+        taken = np.concatenate([cg.flat_index(cg.pairs[~multi[codes[:, 0]], 0], cg.pairs[~multi[codes[:, 0]], 1]),
+                                cg.flat_index(cg.pairs[~multi[codes[:, 1]], 2], cg.pairs[~multi[codes[:, 1]], 3])])
+        rj = rj[~np.isin(rj, taken)]
+    a, b, d = near_mate_rows(w, ri, rj, across + along + room, room)
+    if not len(a):
+        return None
+    ra, rb = ri[a], rj[b]
+    sliding_t, directional_t = _type_tables()[:2]
+    code, axis, length = w["code"], w["axis"], w["length"]
+    dots = np.einsum("ij,ij->i", axis[ra], axis[rb])
+    directional = directional_t[code[ra]] | directional_t[code[rb]]
+    axis_ok = np.where(directional, dots, np.abs(dots)) >= TOL.connector_axis_cos
+    proj = np.einsum("ij,ij->i", d, axis[ra])
+    perp = d - proj[:, None] * axis[ra]
+    miss_across = np.linalg.norm(perp, axis=1)
+    slide = sliding_t[code[ra]] & sliding_t[code[rb]]
+    overlap = np.maximum(length[ra], AXLE_MIN_HALF) + np.maximum(length[rb], AXLE_MIN_HALF) - np.abs(proj)
+    short = np.maximum(AXLE_MIN_OVERLAP - overlap, 0.0)
+    move = np.where(slide[:, None], perp + (np.sign(proj) * short)[:, None] * axis[ra], d)
+    near = np.where(slide, short <= along, np.abs(proj) <= along) & (miss_across <= across)
+    apart = np.where(slide, (miss_across > TOL.connector_line) | (short > 0),
+                     np.linalg.norm(d, axis=1) > TOL.connector_position)
+    keep = np.flatnonzero(axis_ok & near & apart)
+    if not len(keep):
+        return None
+    k = int(keep[np.argmin(np.linalg.norm(move[keep], axis=1))])
+    names = connector_types()
+    return NearMiss(part=int(part), connector=int(w["cidx"][ra[k]]), other=int(owner[rb[k]]),
+                    other_connector=int(w["cidx"][rb[k]]), type=names[int(code[ra[k]])],
+                    other_type=names[int(code[rb[k]])], move=tuple(float(v) for v in move[k]))

@@ -504,6 +504,40 @@ def _below_hint(build, i: int, eng, sup, skip=None) -> str:
             f"{_span(flat[j].alignment_box)}, top at z {_plates(flat[j].alignment_box.max.z / 8)}")
 
 
+def _near_miss_hint(build, i: int, sup) -> str:
+    """The connector floating part ``i`` just misses, when it has one (issue 16 item 13), else "".
+
+    Names the two connectors, the supported part (its citation: file and line) and the move of part ``i``
+    that mates them (:func:`.connections.near_miss`: within ``NEAR_MISS_ACROSS_LDU`` across the joint axis
+    and ``NEAR_MISS_ALONG_LDU`` along it): "lower it by 4 LDU" or "raise it by 1 LDU" when the move is
+    within 10 degrees of vertical (world z), "move it 4 LDU towards -x" when within 10 degrees of a world
+    axis, always followed by the move as (x, y, z) LDU, z up (the build's frame). Round 5 of the
+    validator audit (``benchmarks/validator_audit.md``): the binoculars of 21103 drawn 1 LDU off their clip
+    and a dish of 10179 drawn a stud's height above its cone's stud were told "nothing lies below it".
+    """
+    import math
+
+    from bricklayer.validate.connections import connection_graph, near_miss
+
+    nm = near_miss(connection_graph(build), i, sup.supported)
+    if nm is None:
+        return ""
+    dist = nm.distance
+    dx, dy, dz = (round(v, 2) + 0.0 for v in nm.move)  # + 0.0: no "-0"
+    axis = max(range(3), key=lambda k: abs(nm.move[k]))  # the world axis the move mostly runs along
+    straight = abs(nm.move[axis]) >= math.cos(math.radians(10.0)) * dist
+    size = f"{round(dist, 2):g} LDU"
+    if straight and axis == 2:
+        verb = f"{'lower' if nm.move[2] < 0 else 'raise'} it by {size}"
+    elif straight:
+        verb = f"move it {size} towards {'-' if nm.move[axis] < 0 else '+'}{'xy'[axis]}"
+    else:
+        verb = f"move it {size}"
+    mine, theirs = nm.type.replace("_", " "), nm.other_type.replace("_", " ")
+    return (f"its {mine} misses the free {theirs} of {_short(build, build.flattened_placements[nm.other])} by "
+            f"{size}: {verb}, a move of ({dx:g}, {dy:g}, {dz:g}) LDU in x, y, z (z up), to mate them")
+
+
 def _unmated_joint_note(build, comp_idx) -> str:
     """Why a component is cut off when a joint recorded by connect() holds one of its parts but its
     connectors no longer mate (:func:`bricklayer.articulation.unmated_joints`), else ""."""
@@ -667,7 +701,7 @@ def report_of(build, *, source: str = "build", expected_components: int | None =
             below_ground.append(d)
         else:
             if len(floating) < MAX_LISTED:  # only the parts the report lists
-                d["below"] = _below_hint(build, i, eng, sup)
+                d["below"] = _near_miss_hint(build, i, sup) or _below_hint(build, i, eng, sup)
             floating.append(d)
     cg = connection_graph(build)
     unseated = [{"a": describe_placement(build, flat[int(a)]), "b": describe_placement(build, flat[int(b)]),

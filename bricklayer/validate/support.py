@@ -383,27 +383,14 @@ def _mate_near(cg, a: np.ndarray, b: np.ndarray, reach: float = HAIR_MATE_REACH_
     plate 2 x 2 under it; a bar 2 LDU off its clip) or seated in a way the connection table does not read (a
     1 x 1 round plate's tube between four studs, 14.1 LDU from each); see :data:`HAIR_MATE_REACH_LDU`.
     """
-    from ldraw_data.connectors import mate_matrix
+    from .connections import near_mate_rows, part_rows
 
     out = np.zeros(len(a), dtype=bool)
     w = cg.world_connectors if cg is not None else None
     if w is None or not len(w.get("owner", ())):
         return out
-    mm = mate_matrix()
-    start, owner = w["start"], w["owner"]
-    n_rows = len(owner)
     for k, (i, j) in enumerate(zip(a.tolist(), b.tolist())):
-        ri = np.arange(start[i], start[i + 1] if i + 1 < len(start) else n_rows)
-        rj = np.arange(start[j], start[j + 1] if j + 1 < len(start) else n_rows)
-        ri, rj = ri[owner[ri] == i], rj[owner[rj] == j]
-        if not len(ri) or not len(rj):
-            continue
-        ok = mm[w["code"][ri][:, None], w["code"][rj][None, :]] >= 0
-        d = w["pos"][rj][None, :, :] - w["pos"][ri][:, None, :]
-        dist = np.linalg.norm(d, axis=2)
-        along = np.abs(np.einsum("ijk,ik->ij", d, w["axis"][ri]))
-        par = np.abs(w["axis"][ri] @ w["axis"][rj].T) >= TOL.connector_axis_cos
-        out[k] = bool(np.any(ok & par & (dist < reach) & (along <= axial_gap)))
+        out[k] = len(near_mate_rows(w, part_rows(w, i), part_rows(w, j), reach, axial_gap)[0]) > 0
     return out
 
 
