@@ -99,7 +99,7 @@ from ..constants import SETTLE_LDU, TOL
 from .capture import captured_edges
 from .collisions import collision_engine
 from ._world import flexible_mask
-from .connections import connection_graph
+from .connections import connection_graph, near_mate_rows, part_rows
 from .fcl import SHAPE_STORE
 from .graphs import component_labels, reachable
 from .hollows import hollow_stud_edges
@@ -382,9 +382,9 @@ def _mate_near(cg, a: np.ndarray, b: np.ndarray, reach: float = HAIR_MATE_REACH_
     a connector of ``b`` it could mate, a hair off (a round plate 1 x 1 0.7 LDU above the stud of the round
     plate 2 x 2 under it; a bar 2 LDU off its clip) or seated in a way the connection table does not read (a
     1 x 1 round plate's tube between four studs, 14.1 LDU from each); see :data:`HAIR_MATE_REACH_LDU`.
+    The pairs are those of :func:`.connections.near_mate_rows`, which also finds the near misses that
+    FLOATING hints name (:func:`.connections.near_miss`).
     """
-    from .connections import near_mate_rows, part_rows
-
     out = np.zeros(len(a), dtype=bool)
     w = cg.world_connectors if cg is not None else None
     if w is None or not len(w.get("owner", ())):
