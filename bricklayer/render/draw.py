@@ -255,46 +255,30 @@ class _Scene:
         faces, lines = [], []
         cull = {"batches": [], "corners": [], "occluders": [], "n_tris": 0}
         for b in geo.batches:
+            arrays = _batch_arrays(b, self.flat)
             poses = b.poses.astype(np.float32)
-            nf0, nl0 = len(faces), len(lines)
-            if len(b.triangles):
-                for fi, kind in enumerate(FINISH_KINDS):
-                    sel = b.finish == fi
-                    if sel.any():
-                        tris, nrm = b.triangles[sel], b.normals[sel]
-                        if self.flat:
-                            verts, idx = _flat_shared_vertices(tris, np.concatenate([nrm, _linear(b.rgba[sel])],
-                                                                                    axis=1))
-                        else:
-                            verts = np.concatenate([tris.reshape(-1, 3), np.repeat(nrm, 3, axis=0),
-                                                    np.repeat(_linear(b.rgba[sel]), 3, axis=0)], axis=1)
-                            verts, idx = _shared_vertices(verts)
-                        idx = idx.reshape(-1, 3)
-                        idx = idx[np.argsort(idx.min(axis=1), kind="stable")]  # sharers close in the stream
-                        faces.append(pr.Primitive(positions=verts[:, :3], normals=verts[:, 3:6],
-                                                  color_0=verts[:, 6:], indices=idx.reshape(-1, 3),
-                                                  material=self._material(kind, False), mode=4, poses=poses))
-            if len(b.edges):
-                codes, inv = np.unique(b.edge_rgb, axis=0, return_inverse=True)
-                inv = inv.reshape(-1)
-                for u, rgb in enumerate(codes):
-                    verts, idx = _shared_vertices(b.edges[inv == u].reshape(-1, 3))
-                    idx = idx.reshape(-1, 2)
-                    idx = idx[np.argsort(idx.min(axis=1), kind="stable")]
-                    lines.append(pr.Primitive(positions=verts, indices=idx.reshape(-1, 2),
-                                              material=self._edge_material(tuple(int(v) for v in rgb)), mode=1,
-                                              poses=poses))
-            _cull_batch(cull, b, poses, faces[nf0:] + lines[nl0:])
+            prims = []
+            for fi, kind in enumerate(FINISH_KINDS):
+                verts = arrays.get(f"face{fi}_v")
+                if verts is not None:
+                    prims.append(pr.Primitive(positions=verts[:, :3], normals=verts[:, 3:6], color_0=verts[:, 6:],
+                                              indices=arrays[f"face{fi}_i"],
+                                              material=self._material(kind, False), mode=4, poses=poses))
+            faces.extend(prims)
+            for u, rgb in enumerate(arrays.get("edge_rgb", ())):
+                lines.append(pr.Primitive(positions=arrays[f"edge{u}_v"], indices=arrays[f"edge{u}_i"],
+                                          material=self._edge_material(tuple(int(v) for v in rgb)), mode=1,
+                                          poses=poses))
+                prims.append(lines[-1])
+            _cull_batch(cull, b, arrays, poses, prims)
         face_node = self.scene.add(pr.Mesh(faces)) if faces else None
         edge_node = None
         if lines:
             pose = np.eye(4)
             pose[:3, 3] = self.edge_shift
             edge_node = self.scene.add(pr.Mesh(lines), pose=pose)
-        occ = []
-        for t, ps in cull.pop("occluders"):
-            verts, idx = _shared_vertices(t.reshape(-1, 3))  # positions only: each corner transformed once
-            occ.append(pr.Primitive(positions=verts, indices=idx.reshape(-1, 3), mode=4, poses=ps))
+        occ = [pr.Primitive(positions=verts, indices=idx, mode=4, poses=ps)
+               for verts, idx, ps in cull.pop("occluders")]
         cull["node"] = self.scene.add(pr.Mesh(occ)) if occ else None
         if cull["node"] is not None:
             cull["node"].mesh.is_visible = False
@@ -421,23 +405,169 @@ class _Scene:
         return out
 
 
-def _cull_batch(cull: dict, b, poses: np.ndarray, prims: list) -> None:
-    """Record batch ``b`` (drawn by ``prims`` at ``poses``) for :meth:`_Scene._hide_occluded`."""
+def _cull_batch(cull: dict, b, arrays: dict, poses: np.ndarray, prims: list) -> None:
+    """Record batch ``b`` (drawn by ``prims`` at ``poses``; ``arrays`` from :func:`_batch_arrays`) for
+    :meth:`_Scene._hide_occluded`."""
     if not prims:
         return
-    pts = [b.triangles.reshape(-1, 3)] + ([b.edges.reshape(-1, 3)] if len(b.edges) else [])
-    pts = np.concatenate(pts).astype(np.float64)
-    lo, hi = pts.min(axis=0), pts.max(axis=0)
+    lo, hi = arrays["box"]
     box = np.array([[x, y, z, 1.0] for x in (lo[0], hi[0]) for y in (lo[1], hi[1]) for z in (lo[2], hi[2])])
     cull["corners"].append(np.einsum("kij,cj->kci", b.poses[:, :3, :], box))  # (k, 8, 3) world
     cull["batches"].append([prims, poses, None])  # the visible mask its instance buffer holds (None: all)
     cull["n_tris"] += len(b.triangles) * len(poses)
+    if "occ_v" in arrays:
+        cull["occluders"].append((arrays["occ_v"], arrays["occ_i"], poses))
+
+
+#: Version of the files :func:`_batch_arrays` keeps in the cache folder; part of every file's key, so bump it
+#: whenever what those arrays hold changes.
+BATCH_CACHE_VERSION = 1
+_BATCH_MAGIC = b"BWBATCH1"
+
+
+def _batch_key(b, flat: bool) -> str:
+    """Hex digest (BLAKE2b, 20 bytes) of everything :func:`_compute_batch_arrays` reads from batch ``b``."""
+    import hashlib  # noqa: PLC0415
+
+    h = hashlib.blake2b(digest_size=20)
+    h.update(f"v{BATCH_CACHE_VERSION} flat={flat}".encode())
+    for a in (b.triangles, b.normals, b.rgba, b.finish, b.edges, b.edge_rgb):
+        a = np.ascontiguousarray(a)
+        h.update(f"|{a.dtype.str}{a.shape}".encode())
+        h.update(a.data)
+    return h.hexdigest()
+
+
+def _compute_batch_arrays(b, flat: bool) -> dict:
+    """What :meth:`_Scene.add` uploads for batch ``b``, computed (see :func:`_batch_arrays`)."""
+    out: dict = {}
+    if len(b.triangles):
+        for fi in range(len(FINISH_KINDS)):
+            sel = b.finish == fi
+            if sel.any():
+                tris, nrm = b.triangles[sel], b.normals[sel]
+                if flat:
+                    verts, idx = _flat_shared_vertices(tris, np.concatenate([nrm, _linear(b.rgba[sel])], axis=1))
+                else:
+                    verts = np.concatenate([tris.reshape(-1, 3), np.repeat(nrm, 3, axis=0),
+                                            np.repeat(_linear(b.rgba[sel]), 3, axis=0)], axis=1)
+                    verts, idx = _shared_vertices(verts)
+                idx = idx.reshape(-1, 3)
+                out[f"face{fi}_v"] = verts
+                out[f"face{fi}_i"] = idx[np.argsort(idx.min(axis=1), kind="stable")]  # sharers close in the stream
+    if len(b.edges):
+        codes, inv = np.unique(b.edge_rgb, axis=0, return_inverse=True)
+        inv = inv.reshape(-1)
+        out["edge_rgb"] = codes.astype(np.uint8)
+        for u in range(len(codes)):
+            verts, idx = _shared_vertices(b.edges[inv == u].reshape(-1, 3))
+            idx = idx.reshape(-1, 2)
+            out[f"edge{u}_v"] = verts
+            out[f"edge{u}_i"] = idx[np.argsort(idx.min(axis=1), kind="stable")]
+    pts = [b.triangles.reshape(-1, 3)] + ([b.edges.reshape(-1, 3)] if len(b.edges) else [])
+    pts = np.concatenate(pts).astype(np.float64)
+    if len(pts):
+        out["box"] = np.stack([pts.min(axis=0), pts.max(axis=0)])
     if len(b.triangles):
         t = b.triangles
         area = 0.5 * np.linalg.norm(np.cross(t[:, 1] - t[:, 0], t[:, 2] - t[:, 0]), axis=1)
         big = t[area >= OCCLUDER_MIN_AREA]
         if len(big):
-            cull["occluders"].append((big, poses))
+            verts, idx = _shared_vertices(big.reshape(-1, 3))  # positions only: each corner transformed once
+            out["occ_v"], out["occ_i"] = verts, idx.reshape(-1, 3)
+    return out
+
+
+def _write_batch_pack(path: Path, arrays: dict) -> None:
+    """Write ``arrays`` (name -> ndarray) as one pack file, atomically: 8-byte magic, 4-byte little-endian
+    header length, a JSON header (name, dtype, shape of each array), then the raw arrays back to back."""
+    import json  # noqa: PLC0415
+
+    from ldraw_data.fileio import atomic_write  # noqa: PLC0415
+
+    arrs = {k: np.ascontiguousarray(v) for k, v in arrays.items()}
+    header = json.dumps([[k, a.dtype.str, list(a.shape)] for k, a in arrs.items()]).encode()
+    atomic_write(path, b"".join([_BATCH_MAGIC, len(header).to_bytes(4, "little"), header]
+                                + [a.tobytes() for a in arrs.values()]))
+
+
+def _read_batch_pack(path: Path) -> dict | None:
+    """The arrays of a pack file of :func:`_write_batch_pack`; None when missing or unreadable (then
+    discarded, so that it is rebuilt)."""
+    import json  # noqa: PLC0415
+
+    from ldraw_data.fileio import discard_cache_file  # noqa: PLC0415
+
+    try:
+        data = bytearray(path.read_bytes())  # writable arrays, like computed ones
+    except OSError:
+        return None
+    try:
+        if data[:8] != _BATCH_MAGIC:
+            raise ValueError("bad magic")
+        hlen = int.from_bytes(data[8:12], "little")
+        off = 12 + hlen
+        out = {}
+        for name, dt, shape in json.loads(data[12:off]):
+            dtype = np.dtype(dt)
+            count = int(np.prod(shape, dtype=np.int64))
+            out[name] = np.frombuffer(data, dtype=dtype, count=count, offset=off).reshape(shape)
+            off += count * dtype.itemsize
+        if off != len(data):
+            raise ValueError(f"{len(data)} bytes, the header accounts for {off}")
+        return out
+    except (ValueError, TypeError, KeyError) as exc:  # JSONDecodeError is a ValueError
+        discard_cache_file(path, "render batch", exc)
+        return None
+
+
+def _batch_arrays(b, flat: bool) -> dict:
+    """The vertex and index arrays :meth:`_Scene.add` uploads for one instance batch, from the disk cache.
+
+    Parameters
+    ----------
+    b : InstanceBatch
+    flat : bool
+        Whether triangles may share vertices across normals (:func:`_flat_shared_vertices`, with the
+        ``face_lit`` shaders) or every corner keeps its own (:func:`_shared_vertices`).
+
+    Returns
+    -------
+    dict of str -> ndarray
+        ``face{i}_v`` (v, 10) float32 (position LDU, normal, linear colour) and ``face{i}_i`` (n, 3) uint32
+        per finish index ``i`` of :data:`FINISH_KINDS` present; ``edge_rgb`` (k, 3) uint8 and per edge colour
+        ``edge{u}_v`` (v, 3) float32 LDU, ``edge{u}_i`` (m, 2) uint32; ``box`` (2, 3) float64 LDU, the part-frame
+        box of the triangles and edges; ``occ_v``/``occ_i`` the occluder triangles (at least
+        :data:`OCCLUDER_MIN_AREA` LDU^2) as shared positions and indices. All in the part frame.
+
+    Notes
+    -----
+    Merging equal vertices (``np.unique`` over millions of rows) was half of the scene building of a
+    big model (0.4 s of CPU for the 297 batches of the 5,247-part Millennium Falcon) and gives the same
+    result every time for the same batch, so the arrays are kept in the per-user cache folder
+    (``ldraw_data.library.cache_dir()``, ``render-batches-v{BATCH_CACHE_VERSION}``), one file per batch,
+    named by a BLAKE2b digest of the batch's triangles, normals, colours, finishes, edges and edge colours:
+    a file is found again only for exactly the same input, so its arrays are exactly those computed. When
+    the folder cannot be used the arrays are computed (and a write failure is logged at debug level).
+    """
+    path = None
+    try:
+        from ldraw_data.library import cache_dir  # noqa: PLC0415
+
+        path = cache_dir() / f"render-batches-v{BATCH_CACHE_VERSION}" / f"{_batch_key(b, flat)}.pack"
+    except Exception as exc:  # noqa: BLE001 - no usable cache folder: compute
+        log.debug("render batch cache unavailable: %s", exc)
+    if path is not None:
+        got = _read_batch_pack(path)
+        if got is not None:
+            return got
+    arrays = _compute_batch_arrays(b, flat)
+    if path is not None:
+        try:
+            _write_batch_pack(path, arrays)
+        except OSError as exc:
+            log.debug("could not write render batch cache %s: %s", path, exc)
+    return arrays
 
 
 def _set_instances(prims: list, poses: np.ndarray) -> None:

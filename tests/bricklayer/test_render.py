@@ -354,3 +354,42 @@ def test_flat_shared_vertices_keep_each_triangle_and_its_shading():
         k = [i for i in range(3) if np.array_equal(got[0], t[i])]
         assert k and np.array_equal(got, t[[(k[0] + i) % 3 for i in range(3)]])  # a rotation of the corners
         np.testing.assert_array_equal(verts[ix[2], 3:], n)
+
+
+def test_batch_arrays_from_the_cache_are_those_computed(tmp_path, monkeypatch):
+    """The upload arrays of each batch of a green 4x4 plate 3031 under a red and a blue 2x2 brick 3003
+    (3 batches: the two bricks differ in colour, so each gets its own file) are written once to the cache
+    folder; read back they equal the computed ones exactly (same names, dtypes, shapes and values). A
+    truncated file is discarded and rebuilt, and the arrays are still the computed ones."""
+    from bricklayer.render.draw import _batch_arrays, _compute_batch_arrays, BATCH_CACHE_VERSION
+
+    b = LegoBuild()
+    plate = b.add(Element("3031", Color.GREEN))
+    b.stack(Element("3003", Color.RED), on=plate)
+    b.stack(Element("3003", Color.BLUE), on=plate, offset=(2, 2, 0))
+    from bricklayer.render.geometry import instanced_geometry
+
+    geo = instanced_geometry(b)  # meshes from the usual cache; the render cache goes to tmp_path
+    monkeypatch.setenv("BRICKWRIGHT_CACHE_DIR", str(tmp_path))
+    folder = tmp_path / f"render-batches-v{BATCH_CACHE_VERSION}"
+    assert len(geo.batches) == 3
+    for batch in geo.batches:
+        _batch_arrays(batch, True)
+    files = sorted(folder.iterdir())
+    assert len(files) == 3
+    for batch in geo.batches:
+        want = _compute_batch_arrays(batch, True)
+        got = _batch_arrays(batch, True)
+        assert list(got) == list(want) and "face0_v" in got and "edge0_i" in got and "occ_v" in got
+        for k in want:
+            assert got[k].dtype == want[k].dtype and got[k].shape == want[k].shape, k
+            np.testing.assert_array_equal(got[k], want[k])
+    assert sorted(folder.iterdir()) == files
+    whole = files[0].read_bytes()
+    files[0].write_bytes(whole[:-8])  # truncated
+    results = [_batch_arrays(batch, True) for batch in geo.batches]
+    assert sorted(folder.iterdir()) == files and files[0].read_bytes() == whole
+    for batch, got in zip(geo.batches, results):
+        want = _compute_batch_arrays(batch, True)
+        for k in want:
+            np.testing.assert_array_equal(got[k], want[k])
