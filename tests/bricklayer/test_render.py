@@ -393,3 +393,35 @@ def test_batch_arrays_from_the_cache_are_those_computed(tmp_path, monkeypatch):
         want = _compute_batch_arrays(batch, True)
         for k in want:
             np.testing.assert_array_equal(got[k], want[k])
+
+
+def test_world_occluders_are_the_big_triangles_of_the_world_geometry():
+    """The one-mesh occluders of a green 4x4 plate 3031 under a red 2x2 brick 3003 and a blue one turned a
+    quarter turn: the same triangles (corners rounded to 0.001 LDU, in any order) as the triangles of at
+    least OCCLUDER_MIN_AREA = 20 LDU^2 of ``build_geometry``, the world-space reference that transforms
+    every placement itself (a 4x4 plate's top alone is two triangles of 800 LDU^2)."""
+    from bricklayer.render.draw import OCCLUDER_MIN_AREA, _batch_arrays, _world_occluders
+    from bricklayer.render.geometry import build_geometry, instanced_geometry
+
+    b = LegoBuild()
+    plate = b.add(Element("3031", Color.GREEN))
+    b.stack(Element("3003", Color.RED), on=plate)
+    b.stack(Element("3003", Color.BLUE), on=plate, offset=(2, 2, 0), rotation=90)
+    geo = instanced_geometry(b)
+    occ = []
+    for batch in geo.batches:
+        a = _batch_arrays(batch, True)
+        occ.append((a["occ_v"], a["occ_i"], batch.poses.astype(np.float32)))
+    verts, idx = _world_occluders(occ)
+    got = verts[idx]
+    ref = build_geometry(b).triangles
+    area = 0.5 * np.linalg.norm(np.cross(ref[:, 1] - ref[:, 0], ref[:, 2] - ref[:, 0]), axis=1)
+    ref = ref[area >= OCCLUDER_MIN_AREA]
+
+    def canon(t):
+        t = np.round(np.asarray(t, np.float64), 3) + 0.0
+        t = np.sort(t.view([("", t.dtype)] * 3).reshape(t.shape[:2]), axis=1).view(np.float64).reshape(t.shape)
+        return t[np.lexsort(t.reshape(len(t), -1).T[::-1])]
+
+    assert len(got) == len(ref) > 20
+    np.testing.assert_allclose(canon(got), canon(ref), atol=2e-3)
