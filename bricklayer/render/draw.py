@@ -31,6 +31,7 @@ __all__ = [
 
 import logging
 import math
+import os
 import time
 from pathlib import Path
 
@@ -533,7 +534,10 @@ def _read_batch_pack(path: Path) -> dict | None:
     from ldraw_data.fileio import discard_cache_file  # noqa: PLC0415
 
     try:
-        data = bytearray(path.read_bytes())  # writable arrays, like computed ones
+        with open(path, "rb") as fh:  # read into a bytearray: writable arrays, like computed ones, one copy
+            data = bytearray(os.fstat(fh.fileno()).st_size)
+            if fh.readinto(data) != len(data):
+                raise OSError("file shrank while read")
     except OSError:
         return None
     try:
