@@ -297,11 +297,16 @@ class _Scene:
                 if node is not None:
                     self.scene.remove_node(node)
 
-    def set_view(self, cam: Camera) -> None:
-        pr = self.pr
+    def _set_camera(self, cam: Camera) -> None:
+        """Put ``cam`` in the scene (replacing the previous camera); lights, edges and see-through triangles
+        are left as they are (:meth:`set_view` does those)."""
         if self.cam_node is not None:
             self.scene.remove_node(self.cam_node)
-        self.cam_node = self.scene.add(cam.to_pyrender(pr), pose=cam.pose)
+        self.cam_node = self.scene.add(cam.to_pyrender(self.pr), pose=cam.pose)
+
+    def set_view(self, cam: Camera) -> None:
+        pr = self.pr
+        self._set_camera(cam)
         r, u, d = cam.pose[:3, 0], cam.pose[:3, 1], cam.direction
         self.scene.set_pose(self.lights[0], _look_pose(d + 0.6 * r - 0.8 * u))  # from upper left
         self.scene.set_pose(self.lights[1], _look_pose(d - 0.7 * r + 0.5 * u))  # from lower right
@@ -341,6 +346,45 @@ class _Scene:
         color, _depth = r.render(self.scene)
         return np.ascontiguousarray(color[:, :, :3])
 
+    def render_many(self, cams: list) -> list:
+        """(h, w, 3) uint8 RGB pictures of the scene seen by each of ``cams``: the pictures :meth:`render`
+        draws one by one, drawn so that llvmpipe's rasterizer threads can fill one picture while the main
+        thread prepares the next.
+
+        llvmpipe transforms and bins a picture's triangles on the calling thread and rasterizes them on its
+        own threads when the picture is flushed; reading a picture back waits for every queued picture. So
+        the hidden placements of every view are found first (each depth pass read back at once), then each
+        view is drawn into its own framebuffer (:func:`._gl.use_framebuffer`) and flushed without being
+        read, and the pictures are read back at the end. The OpenGL work of each picture is the same as
+        with :meth:`render`, so are the pixels. Cameras of different sizes, or one camera, are drawn with
+        :meth:`render`.
+        """
+        from ._gl import deferred_colour, read_colour, use_framebuffer
+
+        if len(cams) < 2 or not self.flat or len({(c.width, c.height) for c in cams}) != 1:
+            return [self.render(c) for c in cams]
+        r = offscreen_renderer(cams[0].width, cams[0].height)
+        visible = []
+        for cam in cams:
+            self._set_camera(cam)
+            visible.append(self._visibility(r, cam))
+        pictures = []
+        try:
+            for i, cam in enumerate(cams):
+                self.set_view(cam)
+                r._platform.make_current()
+                culled = self._apply_visibility(r, visible[i])
+                self.hidden = sum(int((~mask).sum()) for _p, _q, mask in culled)
+                use_framebuffer(r, i)
+                with deferred_colour():
+                    r.render(self.scene)
+            for i in range(len(cams)):
+                use_framebuffer(r, i)
+                pictures.append(np.ascontiguousarray(read_colour(r)[:, :, :3]))
+        finally:
+            use_framebuffer(r, 0)
+        return pictures
+
     def _hide_occluded(self, r, cam: Camera) -> list:
         """Draw only the placements that may show in ``cam``'s picture; returns what to restore afterwards.
 
@@ -365,17 +409,17 @@ class _Scene:
         list of (primitives, full poses (k, 4, 4) float32, visible mask)
             One per batch whose instances are cut for this picture.
         """
+        return self._apply_visibility(r, self._visibility(r, cam))
+
+    def _visibility(self, r, cam: Camera):
+        """(n,) bool over the placements of all layers (in layer and batch order): which may show in
+        ``cam``'s picture (:meth:`_hide_occluded`); None when no placement is left out of this picture.
+        Draws and reads back the occluder depth pass, with the scene's current camera (``cam``)."""
         layers = [c for _f, _e, _t, c in self.layers.values()]
         occluders = [c["node"] for c in layers if c["node"] is not None]
         if (cam.projection != "ortho" or not self.flat  # self.flat: pyrender's internals are the known ones
                 or sum(c["n_tris"] for c in layers) <= CULL_HIDDEN_ABOVE_TRIANGLES or not occluders):
-            cut = [entry for c in layers for entry in c["batches"] if entry[2] is not None]
-            if cut:
-                r._platform.make_current()
-                for entry in cut:
-                    _set_instances(entry[0], entry[1])
-                    entry[2] = None
-            return []
+            return None
         shown = [(n.mesh, n.mesh.is_visible) for n in self.scene.mesh_nodes]
         for mesh, _v in shown:
             mesh.is_visible = False
@@ -389,6 +433,22 @@ class _Scene:
         far = _ortho_depth(depth, cam)
         corners = np.concatenate([c["corners"] for c in layers])
         visible = _visible_boxes(corners, far, cam)
+        log.debug("view %s: %d of %d placements hidden", cam.direction.round(2), int((~visible).sum()), len(visible))
+        return visible
+
+    def _apply_visibility(self, r, visible) -> list:
+        """Write the instance buffers so that only the placements ``visible`` (from :meth:`_visibility`; None:
+        all) are drawn; a batch's buffer is written only when what it holds changes. Returns the batches cut,
+        as (primitives, full poses, visible mask)."""
+        layers = [c for _f, _e, _t, c in self.layers.values()]
+        if visible is None:
+            cut = [entry for c in layers for entry in c["batches"] if entry[2] is not None]
+            if cut:
+                r._platform.make_current()
+                for entry in cut:
+                    _set_instances(entry[0], entry[1])
+                    entry[2] = None
+            return []
         out, start = [], 0
         r._platform.make_current()
         for c in layers:
@@ -405,7 +465,6 @@ class _Scene:
                     _set_instances(prims, poses[mask])
                     entry[2] = mask
                 out.append((prims, poses, mask))
-        log.debug("view %s: %d of %d placements hidden", cam.direction.round(2), int((~visible).sum()), len(visible))
         return out
 
 
@@ -741,9 +800,7 @@ def _views_images(build, views, size, *, highlight, edges, projection):
         geo = drop_subpixel_edges(geo, min(2.0 * c.xmag / c.width for c in cams))
     sc = _Scene(pyrender)
     sc.add("build", geo)
-    out = []
-    for cam in cams:
-        out.append((cam, sc.render(cam)))
+    out = list(zip(cams, sc.render_many(cams)))
     log.info("rendered %d parts (%d distinct part meshes), %d views: geometry %.2fs, drawing %.2fs",
              geo.n_parts, len(geo.batches), len(views), t1 - t0, time.perf_counter() - t1)
     return geo, out

@@ -425,3 +425,31 @@ def test_world_occluders_are_the_big_triangles_of_the_world_geometry():
 
     assert len(got) == len(ref) > 20
     np.testing.assert_allclose(canon(got), canon(ref), atol=2e-3)
+
+
+def test_pictures_drawn_together_are_those_drawn_one_by_one(render, monkeypatch):
+    """The boxed-in red brick of the tests above (left out from the top, seen from the front), drawn from the
+    top, the front and iso with ``render_many`` (the hidden placements of all views found first, each view
+    in its own framebuffer, read back at the end): each picture equals the one a fresh scene draws alone,
+    the top view without any red; a single picture drawn afterwards (framebuffer 0 again) too."""
+    import bricklayer.render.draw as rr
+
+    b = LegoBuild()
+    base = b.add(Element("3031", Color.GREEN))
+    brick = b.stack(Element("3003", Color.RED), on=base, offset=(1, 1, 0))
+    b.stack(Element("3031", Color.BLUE), on=brick, offset=(-1, -1, 0))
+    monkeypatch.setattr(rr, "CULL_HIDDEN_ABOVE_TRIANGLES", 0)
+    pyrender = rr.import_pyrender()
+    geo = rr.instanced_geometry(b)
+    cams = [rr.fit_camera(geo.bounds, v, (240, 200)) for v in ("top", "front", "iso")]
+    sc = rr._Scene(pyrender)
+    sc.add("build", geo)
+    together = sc.render_many(cams)
+    assert len(together) == 3
+    for cam, px in zip(cams, together):
+        fresh = rr._Scene(pyrender)
+        fresh.add("build", geo)
+        np.testing.assert_array_equal(px, fresh.render(cam))
+    red = get_color_table().rgba(4)
+    assert hue_fraction(together[0], red) == 0.0 and hue_fraction(together[1], red) > 0.02
+    np.testing.assert_array_equal(sc.render(cams[1]), together[1])
