@@ -31,12 +31,14 @@ alternately 20:42-21:02, load 5-8.5, medians of 3): sheet 11.57 -> 10.39 s
 CPU (18.7 s wall loaded), 476 MB; iso view 6.07 -> 6.04 s CPU; WALL-E
 ``instructions`` 65.3 -> 53.0 s CPU, pictures 161 -> 96 s wall (loaded),
 550 MB; the sheet's pixels identical. Round 4 (upload arrays of each
-instance batch kept in the cache folder, occluders as one world mesh;
-session-start checkout 722fd8c and the round's last commit alternately,
-21:33-21:38, load 1.8-3.3, three sets of 3 pairs, medians): sheet CPU
-12.01 -> 11.15, 11.28 -> 10.76, 9.27 -> 8.77 s; main thread 6.76 -> 6.19,
-6.62 -> 5.90, 5.28 -> 4.79 s; 476-538 -> 498-572 MB; wall time decided by
-other jobs; pixels identical. Each line prints ``read+render`` (wall, the
+instance batch kept in the cache folder, occluders as one world mesh,
+the views drawn together so that llvmpipe rasterizes one while the next
+is binned; session-start checkout 722fd8c and this round's commits
+alternately, 21:33-21:44, load 1.8-3.3, four sets of 3 pairs, medians):
+sheet CPU 12.01 -> 11.15, 11.28 -> 10.76, 9.27 -> 8.77, 9.41 -> 8.57 s;
+main thread 6.76 -> 6.19, 6.62 -> 5.90, 5.28 -> 4.79, 5.24 -> 4.64 s;
+read+render wall 7.03 -> 6.96 s in the last set (decided by other jobs);
+476-549 -> 498-572 MB; pixels identical. Each line prints ``read+render`` (wall, the
 issue's measure), ``cpu``, the child's user + system time (all threads),
 and ``main thread``, the CPU of the child's main thread (the serial part). The first render of a process also starts the
 OpenGL context (included in the render time). Part meshes come from the disk
