@@ -364,6 +364,8 @@ class _Scene:
         if len(cams) < 2 or not self.flat or len({(c.width, c.height) for c in cams}) != 1:
             return [self.render(c) for c in cams]
         r = offscreen_renderer(cams[0].width, cams[0].height)
+        if not hasattr(getattr(r._renderer, "_forward_pass", None), "pyrender_pass"):  # not the lean pass
+            return [self.render(c) for c in cams]
         visible = []
         for cam in cams:
             self._set_camera(cam)
