@@ -34,11 +34,13 @@ CPU (18.7 s wall loaded), 476 MB; iso view 6.07 -> 6.04 s CPU; WALL-E
 instance batch kept in the cache folder, occluders as one world mesh,
 the views drawn together so that llvmpipe rasterizes one while the next
 is binned; session-start checkout 722fd8c and this round's commits
-alternately, 21:33-21:44, load 1.8-3.3, four sets of 3 pairs, medians):
-sheet CPU 12.01 -> 11.15, 11.28 -> 10.76, 9.27 -> 8.77, 9.41 -> 8.57 s;
-main thread 6.76 -> 6.19, 6.62 -> 5.90, 5.28 -> 4.79, 5.24 -> 4.64 s;
-read+render wall 7.03 -> 6.96 s in the last set (decided by other jobs);
-476-549 -> 498-572 MB; pixels identical. Each line prints ``read+render`` (wall, the
+alternately, 21:33-21:51, load 1.8-3.3, five sets of 3 pairs, medians):
+sheet CPU 12.01 -> 11.15, 11.28 -> 10.76, 9.27 -> 8.77, 9.41 -> 8.57,
+8.20 -> 7.91 s; main thread 6.76 -> 6.19, 6.62 -> 5.90, 5.28 -> 4.79,
+5.24 -> 4.64, 4.71 -> 4.34 s; read+render wall 7.03 -> 6.96 and
+7.35 -> 6.58 s in the last two sets (load 2-3: other jobs decide it);
+476-549 -> 498-574 MB; pixels identical. WALL-E ``instructions`` CPU
+42.98 -> 42.15 s (medians, load falling during the runs). Each line prints ``read+render`` (wall, the
 issue's measure), ``cpu``, the child's user + system time (all threads),
 and ``main thread``, the CPU of the child's main thread (the serial part). The first render of a process also starts the
 OpenGL context (included in the render time). Part meshes come from the disk
