@@ -19,7 +19,7 @@ needs ``PyOpenGL>=3.1.7`` (EGL works with both).
 from __future__ import annotations
 
 __all__ = ["RenderBackendError", "import_pyrender", "offscreen_renderer", "face_lit_active", "backend_info",
-           "INSTALL_HINT"]
+           "INSTALL_HINT", "use_framebuffer", "deferred_colour", "read_colour"]
 
 import logging
 import os
@@ -332,11 +332,65 @@ def _lean_forward_pass(renderer, pyrender_pass):
         if flags & RenderFlags.OFFSCREEN:
             if depth_only or sys.platform == "darwin":
                 return renderer._read_main_framebuffer(scene, flags)
+            if _state.get("defer_colour"):  # read later with read_colour (see deferred_colour)
+                return None, None
             return _read_colour(renderer, flags), None
         return None
 
     forward_pass.pyrender_pass = pyrender_pass
     return forward_pass
+
+
+_FRAMEBUFFER_ATTRS = ("_main_fb", "_main_cb", "_main_db", "_main_fb_ms", "_main_cb_ms", "_main_db_ms",
+                      "_main_fb_dims")
+
+
+def use_framebuffer(offscreen, slot: int) -> None:
+    """Make framebuffer set ``slot`` (0, 1, ...) the one ``offscreen`` (the shared
+    ``pyrender.OffscreenRenderer``) draws into and reads from.
+
+    pyrender 0.1.45 keeps one main framebuffer set (multisampled colour and depth, and the resolved copy) in
+    seven attributes of its renderer; the sets of the other slots are kept aside and swapped in, a new slot
+    starting empty so that pyrender creates its set on the next picture (at the viewport size; a set of
+    another size is recreated by pyrender as usual). Slot 0 is the set pyrender made first. With other
+    pyrender internals nothing is swapped (every slot is then the one framebuffer).
+    """
+    inner = getattr(offscreen, "_renderer", None)
+    if inner is None or not all(hasattr(inner, a) for a in _FRAMEBUFFER_ATTRS):
+        return
+    current = inner.__dict__.get("_bricklayer_fb_slot", 0)
+    if current == slot:
+        return
+    kept = inner.__dict__.setdefault("_bricklayer_fb_slots", {})
+    kept[current] = tuple(getattr(inner, a) for a in _FRAMEBUFFER_ATTRS)
+    values = kept.pop(slot, (None,) * 6 + ((None, None),))
+    for a, v in zip(_FRAMEBUFFER_ATTRS, values):
+        setattr(inner, a, v)
+    inner._bricklayer_fb_slot = slot
+
+
+class deferred_colour:
+    """Context manager: colour pictures drawn inside it are flushed but not read back (``render`` returns
+    ``(None, None)``); :func:`read_colour` reads them later. llvmpipe then rasterizes a picture on its own
+    threads while the calling thread goes on with the next one (a read-back waits for every queued
+    picture)."""
+
+    def __enter__(self):
+        _state["defer_colour"] = True
+        return self
+
+    def __exit__(self, *exc):
+        _state["defer_colour"] = False
+        return False
+
+
+def read_colour(offscreen):
+    """(h, w, 3) uint8 colour picture in the current framebuffer set of ``offscreen`` (see
+    :func:`use_framebuffer`), top row first."""
+    from pyrender.constants import RenderFlags  # noqa: PLC0415
+
+    offscreen._platform.make_current()
+    return _read_colour(offscreen._renderer, RenderFlags.OFFSCREEN)
 
 
 def _read_colour(renderer, flags):

@@ -518,15 +518,17 @@ def instanced_geometry(placements, *, looks=None, edges: bool = True, fade_alpha
 
     cdef = _colour_definitions(table)
 
+    Ts = []
+    for p in flat:
+        el = p.content
+        Ts.append(p.pose.matrix @ (el.ldraw_to_local if getattr(el, "_known", True) else L2B))
+    mirrored_at = (np.linalg.det(np.asarray(Ts).reshape(-1, 4, 4)[:, :3, :3]) < 0).tolist()  # one call for all
     groups: dict[tuple, list] = {}
     for i, p in enumerate(flat):
-        el = p.content
-        to_local = el.ldraw_to_local if getattr(el, "_known", True) else L2B
-        T = p.pose.matrix @ to_local
         look = looks[i]
         look = look if isinstance(look, str) else tuple(int(v) for v in look)[:3]
-        key = (names[i], int(el.color), look, bool(np.linalg.det(T[:3, :3]) < 0))
-        groups.setdefault(key, []).append(T)
+        key = (names[i], int(p.content.color), look, mirrored_at[i])
+        groups.setdefault(key, []).append(Ts[i])
 
     batches, t_tris, t_rgba, t_fin = [], [], [], []
     lo, hi = np.full(3, np.inf), np.full(3, -np.inf)

@@ -354,3 +354,102 @@ def test_flat_shared_vertices_keep_each_triangle_and_its_shading():
         k = [i for i in range(3) if np.array_equal(got[0], t[i])]
         assert k and np.array_equal(got, t[[(k[0] + i) % 3 for i in range(3)]])  # a rotation of the corners
         np.testing.assert_array_equal(verts[ix[2], 3:], n)
+
+
+def test_batch_arrays_from_the_cache_are_those_computed(tmp_path, monkeypatch):
+    """The upload arrays of each batch of a green 4x4 plate 3031 under a red and a blue 2x2 brick 3003
+    (3 batches: the two bricks differ in colour, so each gets its own file) are written once to the cache
+    folder; read back they equal the computed ones exactly (same names, dtypes, shapes and values). A
+    truncated file is discarded and rebuilt, and the arrays are still the computed ones."""
+    from bricklayer.render.draw import _batch_arrays, _compute_batch_arrays, BATCH_CACHE_VERSION
+
+    b = LegoBuild()
+    plate = b.add(Element("3031", Color.GREEN))
+    b.stack(Element("3003", Color.RED), on=plate)
+    b.stack(Element("3003", Color.BLUE), on=plate, offset=(2, 2, 0))
+    from bricklayer.render.geometry import instanced_geometry
+
+    geo = instanced_geometry(b)  # meshes from the usual cache; the render cache goes to tmp_path
+    monkeypatch.setenv("BRICKWRIGHT_CACHE_DIR", str(tmp_path))
+    folder = tmp_path / f"render-batches-v{BATCH_CACHE_VERSION}"
+    assert len(geo.batches) == 3
+    for batch in geo.batches:
+        _batch_arrays(batch, True)
+    files = sorted(folder.iterdir())
+    assert len(files) == 3
+    for batch in geo.batches:
+        want = _compute_batch_arrays(batch, True)
+        got = _batch_arrays(batch, True)
+        assert list(got) == list(want) and "face0_v" in got and "edge0_i" in got and "occ_v" in got
+        for k in want:
+            assert got[k].dtype == want[k].dtype and got[k].shape == want[k].shape, k
+            np.testing.assert_array_equal(got[k], want[k])
+    assert sorted(folder.iterdir()) == files
+    whole = files[0].read_bytes()
+    files[0].write_bytes(whole[:-8])  # truncated
+    results = [_batch_arrays(batch, True) for batch in geo.batches]
+    assert sorted(folder.iterdir()) == files and files[0].read_bytes() == whole
+    for batch, got in zip(geo.batches, results):
+        want = _compute_batch_arrays(batch, True)
+        for k in want:
+            np.testing.assert_array_equal(got[k], want[k])
+
+
+def test_world_occluders_are_the_big_triangles_of_the_world_geometry():
+    """The one-mesh occluders of a green 4x4 plate 3031 under a red 2x2 brick 3003 and a blue one turned a
+    quarter turn: the same triangles (corners rounded to 0.001 LDU, in any order) as the triangles of at
+    least OCCLUDER_MIN_AREA = 20 LDU^2 of ``build_geometry``, the world-space reference that transforms
+    every placement itself (a 4x4 plate's top alone is two triangles of 800 LDU^2)."""
+    from bricklayer.render.draw import OCCLUDER_MIN_AREA, _batch_arrays, _world_occluders
+    from bricklayer.render.geometry import build_geometry, instanced_geometry
+
+    b = LegoBuild()
+    plate = b.add(Element("3031", Color.GREEN))
+    b.stack(Element("3003", Color.RED), on=plate)
+    b.stack(Element("3003", Color.BLUE), on=plate, offset=(2, 2, 0), rotation=90)
+    geo = instanced_geometry(b)
+    occ = []
+    for batch in geo.batches:
+        a = _batch_arrays(batch, True)
+        occ.append((a["occ_v"], a["occ_i"], batch.poses.astype(np.float32)))
+    verts, idx = _world_occluders(occ)
+    got = verts[idx]
+    ref = build_geometry(b).triangles
+    area = 0.5 * np.linalg.norm(np.cross(ref[:, 1] - ref[:, 0], ref[:, 2] - ref[:, 0]), axis=1)
+    ref = ref[area >= OCCLUDER_MIN_AREA]
+
+    def canon(t):
+        t = np.round(np.asarray(t, np.float64), 3) + 0.0
+        t = np.sort(t.view([("", t.dtype)] * 3).reshape(t.shape[:2]), axis=1).view(np.float64).reshape(t.shape)
+        return t[np.lexsort(t.reshape(len(t), -1).T[::-1])]
+
+    assert len(got) == len(ref) > 20
+    np.testing.assert_allclose(canon(got), canon(ref), atol=2e-3)
+
+
+def test_pictures_drawn_together_are_those_drawn_one_by_one(render, monkeypatch):
+    """The boxed-in red brick of the tests above (left out from the top, seen from the front), drawn from the
+    top, the front and iso with ``render_many`` (the hidden placements of all views found first, each view
+    in its own framebuffer, read back at the end): each picture equals the one a fresh scene draws alone,
+    the top view without any red; a single picture drawn afterwards (framebuffer 0 again) too."""
+    import bricklayer.render.draw as rr
+
+    b = LegoBuild()
+    base = b.add(Element("3031", Color.GREEN))
+    brick = b.stack(Element("3003", Color.RED), on=base, offset=(1, 1, 0))
+    b.stack(Element("3031", Color.BLUE), on=brick, offset=(-1, -1, 0))
+    monkeypatch.setattr(rr, "CULL_HIDDEN_ABOVE_TRIANGLES", 0)
+    pyrender = rr.import_pyrender()
+    geo = rr.instanced_geometry(b)
+    cams = [rr.fit_camera(geo.bounds, v, (240, 200)) for v in ("top", "front", "iso")]
+    sc = rr._Scene(pyrender)
+    sc.add("build", geo)
+    together = sc.render_many(cams)
+    assert len(together) == 3
+    for cam, px in zip(cams, together):
+        fresh = rr._Scene(pyrender)
+        fresh.add("build", geo)
+        np.testing.assert_array_equal(px, fresh.render(cam))
+    red = get_color_table().rgba(4)
+    assert hue_fraction(together[0], red) == 0.0 and hue_fraction(together[1], red) > 0.02
+    np.testing.assert_array_equal(sc.render(cams[1]), together[1])
