@@ -997,6 +997,8 @@ def tool_prompt(no_sandbox: bool = typer.Option(False, "--no-sandbox", help=NO_S
     heads = [(i, ln) for i, ln in enumerate(lines) if ln.startswith(("# ", "Tools:", "TestContext:"))]
     if section is not None:
         want = section.strip().lower()
+        if not want:
+            _fail("--section needs a name, e.g. --section Tools, --section LegoBuild, --section stack", code=2)
         hit = next((k for k, (_i, ln) in enumerate(heads) if ln.lstrip("# ").lower().startswith(want)), None)
         if hit is not None:
             start = heads[hit][0]
@@ -1007,16 +1009,25 @@ def tool_prompt(no_sandbox: bool = typer.Option(False, "--no-sandbox", help=NO_S
         entries = [i for i, ln in enumerate(lines) if ln.startswith(("## ", "# "))]
         found = [i for i in entries if lines[i].startswith("## ")
                  and lines[i][3:].removeprefix("class ").lower().startswith(want)]
+        if not found:  # a method of a class entry ("  .stack(self, ...)"): up to the next method or entry
+            methods = [i for i, ln in enumerate(lines) if ln.startswith("  .")]
+            hits = [i for i in methods if lines[i][3:].lower().startswith(want)]
+            for start in hits:
+                end = min([i for i in methods + entries if i > start] or [len(lines)])
+                typer.echo("\n".join(lines[start:end]))
+            if hits:
+                return
         if not found:
             _fail(f"no section or API entry starts with {section!r}; the sections are: "
-                  + "; ".join(ln.lstrip('# ').rstrip(':')[:40] for _i, ln in heads)
-                  + "; API entries are the '## ' lines (e.g. LegoBuild, Element, slope)", code=2)
+                  + "; ".join(ln.lstrip('# ').rstrip(':').split(' (')[0][:40] for _i, ln in heads)
+                  + "; API entries are the '## ' lines (e.g. LegoBuild, Element, slope) and their methods "
+                    "(e.g. stack, connect)", code=2)
         for start in found:
             end = next((i for i in entries if i > start), len(lines))
             typer.echo("\n".join(lines[start:end]))
         return
     toc = [f"(this prompt has {len(lines)} lines; sections start at: "
-           + "; ".join(f"line {i + 3}: {ln.lstrip('# ').rstrip(':')[:60]}" for i, ln in heads) + ")",
+           + "; ".join(f"line {i + 3}: {ln.lstrip('# ').rstrip(':').split(' (')[0][:60]}" for i, ln in heads) + ")",
            "(to read a part: `brickwright tool prompt --section NAME` prints one section or one API entry, "
            "e.g. --section LegoBuild, --section slope; --out FILE writes the whole prompt)"]
     text = "\n".join(toc + lines) if heads else text

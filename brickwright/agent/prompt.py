@@ -132,7 +132,8 @@ def system_prompt(api_reference: str) -> str:
     return "\n\n".join([INSTRUCTIONS, "Tools:\n" + tools_reference(), "TestContext:\n" + testcontext_reference(),
                         "# Worked connections (tested code; `describe_connectors(element)` lists a part's "
                         "connectors by role)\n```python\n" + examples_source() + "\n```",
-                        "# bricklayer API reference\n" + api_reference.strip()])
+                        api_reference.strip() if api_reference.lstrip().startswith("# ")
+                        else "# bricklayer API reference\n" + api_reference.strip()])
 
 
 def start_files(from_path: str | Path | None) -> tuple[str, dict[str, str]]:

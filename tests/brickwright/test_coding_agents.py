@@ -246,3 +246,8 @@ def test_tool_prompt_table_of_contents_and_sections_point_at_the_right_lines():
     assert tools.stdout.startswith("Tools:") and "- validate()" in tools.stdout and "TestContext" not in tools.stdout
     bad = bw("tool", "prompt", "--section", "no-such-heading")
     assert bad.returncode == 2 and "LegoBuild" in bad.stderr + bad.stdout
+    assert bw("tool", "prompt", "--section", "").returncode == 2
+    method = bw("tool", "prompt", "--section", "stack").stdout.splitlines()
+    assert method[0].startswith("  .stack(self, content, on") and not any(
+        ln.startswith(("  .", "## ")) for ln in method[1:])
+    assert sum(ln.endswith("API reference") and ln.startswith("# ") for ln in lines) == 1
