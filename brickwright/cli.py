@@ -258,11 +258,14 @@ def info(model: Path = typer.Argument(..., help=".ldr or .mpd file"),
         return
     w, d, h = mi.size_studs
     mw, md, mh = mi.size_mm
-    typer.echo(f"{model.name}: {mi.parts} parts, {len(mi.bom)} distinct part/colour pairs, {len(mi.submodels)} submodels")
+    subs = mi.submodels[1:]  # the first model of a file is its main model
+    typer.echo(f"{model.name}: {count_of(mi.parts, 'part')}, {count_of(len(mi.bom), 'distinct part/colour pair')}, "
+               f"{count_of(len(subs), 'submodel') if subs else 'no submodels'}")
     typer.echo(f"size: {_num(w, 1)} x {_num(d, 1)} studs x {_num(h, 1)} bricks high ({_num(mw, 0)} x "
                f"{_num(md, 0)} x {_num(mh, 0)} mm)")
-    if mi.submodels:
-        typer.echo("submodels: " + ", ".join(mi.submodels[:30]) + (" ..." if len(mi.submodels) > 30 else ""))
+    if subs:
+        typer.echo(f"main model: {mi.submodels[0]}; submodels: " + ", ".join(subs[:30])
+                   + (" ..." if len(subs) > 30 else ""))
     if mi.embedded_parts:
         typer.echo("embedded parts: " + ", ".join(mi.embedded_parts))
     if mi.unknown_parts:
