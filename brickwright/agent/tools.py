@@ -245,7 +245,7 @@ def argument_problem(name: str, args: dict) -> str | None:
     for k, v in args.items():
         typ = _JSON_TYPES.get(props[k].get("type"))
         if typ is not None and (not isinstance(v, typ) or (typ is int and isinstance(v, bool))):
-            return f"{name}: {k} must be a {props[k]['type']}, got {type(v).__name__} {v!r:.40}."
+            return f"{name}: {k} must be {'an' if props[k]['type'][0] in 'aeiou' else 'a'} {props[k]['type']}, got {type(v).__name__} {v!r:.40}."
     return None
 
 

@@ -136,7 +136,7 @@ def test_tool_cli_usage_errors_exit_2(tmp_path):
     r = runner.invoke(app, ["tool", "write_build", str(run), "--json-args", "[1]"])
     assert r.exit_code == 2 and "--json-args must be a JSON object" in r.output
     r = runner.invoke(app, ["tool", "insert_build", str(run), "--json-args", '{"line": "2", "text": "x"}'])
-    assert r.exit_code == 2 and "insert_build: line must be a integer, got str '2'." in r.output
+    assert r.exit_code == 2 and "insert_build: line must be an integer, got str '2'." in r.output
     assert (run / "build.py").read_text() == NEW_BUILD_TEMPLATE  # nothing ran
     (run / ".brickwright").mkdir()
     (run / ".brickwright" / "state.json").write_text("{not json")
