@@ -215,7 +215,9 @@ def search(query: str = typer.Argument(..., help='Free text, e.g. "brick 2 x 4" 
            limit: int = typer.Option(10, min=1, help="Number of results."),
            as_json: bool = typer.Option(False, "--json", help="Print a JSON list of {part_id, name, category, "
                                                                "popularity}.")):
-    """Search the part catalog (BM25 x popularity)."""
+    """Search the part catalog (BM25 x popularity).
+
+    Exit 0 with results, 1 when no part matches, 2 for an empty query."""
     from ldraw_data.search import search_parts
 
     if not query.strip():
