@@ -62,6 +62,7 @@ def judge_report(text: str, *, source: str = "build.py", keep_lines: bool = Fals
         for b in [build, *build.sub_builds()]:
             for pl in b.placements:
                 pl.origin = None
+            b.embedded_file_lines = {}  # lines of the generated text: nothing the author wrote
     report = report_of(build, source=source)
     report.embedded_parts = embedded
     if embedded:

@@ -1,0 +1,76 @@
+"""The CLI on inputs a README-only tester built to break it (s24 break-it report): each test runs the real
+CLI on real files and the real LDraw library."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from brickwright.cli import app
+
+runner = CliRunner()
+
+#: Two red/blue 2 x 4 bricks 10 LDU apart (a 3001 is 80 LDU wide: drawn through each other), and an MPD
+#: block that replaces 3001's shape with one degenerate triangle (lines 1-3 models, the 0 FILE on line 4).
+SHADOW = ("0 FILE main.ldr\n"
+          "1 4 0 0 0 1 0 0 0 1 0 0 0 1 3001.dat\n"
+          "1 1 10 0 0 1 0 0 0 1 0 0 0 1 3001.dat\n"
+          "0 FILE {name}\n"
+          "0 Brick  2 x  4\n"
+          "0 Name: {name}\n"
+          "0 !LDRAW_ORG Unofficial_Part\n"
+          "3 16 0 0 0 1 0 0 0 0 1\n")
+
+
+@pytest.mark.parametrize("name", ["3001.dat", "3001.DAT"])
+def test_an_mpd_block_named_like_a_library_part_is_not_valid(tmp_path, library, name):
+    """Finding 1: the block would replace the catalog 3001; validate must not call the model VALID and must
+    cite the 0 FILE line (line 4) and the library file it shadows, in text and JSON."""
+    model = tmp_path / "shadow.mpd"
+    model.write_text(SHADOW.format(name=name))
+    r = runner.invoke(app, ["validate", str(model)])
+    assert r.exit_code == 1, r.output
+    assert "-> NOT VALID" in r.output
+    assert f"SHADOWED LIBRARY FILE shadow.mpd:4: 0 FILE {name} redefines parts/3001.dat of the LDraw library" \
+        in r.output
+    r = runner.invoke(app, ["validate", str(model), "--json"])
+    rec = json.loads(r.stdout)
+    assert (rec["valid"], rec["exit_code"]) == (False, 1)
+    assert rec["shadowed_files"] == [{"name": name, "file": "shadow.mpd", "line": 4,
+                                      "library_file": "parts/3001.dat", "folder": "parts"}]
+
+
+def test_an_mpd_block_named_like_a_primitive_is_not_valid_and_own_names_are_fine(tmp_path, library):
+    """A block named stud.dat would replace the primitive inside every library part (LDraw spec: p/);
+    a block with a name of its own (a sticker) is an ordinary embedded part and shadows nothing."""
+    model = tmp_path / "prim.mpd"
+    model.write_text(SHADOW.format(name="stud.dat").replace("3001.dat\n0 FILE", "3001.dat\n"
+                                                            "1 4 0 -24 0 1 0 0 0 1 0 0 0 1 stud.dat\n0 FILE"))
+    rep = json.loads(runner.invoke(app, ["validate", str(model), "--json"]).stdout)
+    assert [(d["line"], d["library_file"]) for d in rep["shadowed_files"]] == [(5, "p/stud.dat")]
+    own = tmp_path / "own.mpd"
+    own.write_text("0 FILE main.ldr\n1 4 0 0 0 1 0 0 0 1 0 0 0 1 3001.dat\n"
+                   "1 4 0 -24 0 1 0 0 0 1 0 0 0 1 my-sticker.dat\n"
+                   "0 FILE my-sticker.dat\n0 Sticker\n3 16 0 0 0 1 0 0 0 0 1\n")
+    rep = json.loads(runner.invoke(app, ["validate", str(own), "--json"]).stdout)
+    assert rep["shadowed_files"] == [] and "SHADOWED" not in rep["text"]
+
+
+@pytest.mark.slow
+def test_no_official_model_embeds_a_block_named_like_a_library_file(library, official_dir):
+    """The 257 embedded part blocks (stickers, bent hoses) of the official models all have names of their own,
+    so the SHADOWED LIBRARY FILE rule changes no official model's verdict."""
+    from bricklayer import read_ldraw
+    from bricklayer.validate.findings import shadowed_library_files
+
+    models = sorted(p for p in Path(official_dir).iterdir() if p.suffix.lower() in (".ldr", ".mpd"))
+    assert len(models) >= 60
+    embedded = 0
+    for m in models:
+        b = read_ldraw(m)
+        embedded += len(b.embedded_files)
+        assert shadowed_library_files(b) == [], m
+    assert embedded > 200
