@@ -317,10 +317,10 @@ def _input_file(path: Path, give: str = MODEL_FILE) -> None:
         _fail(f"{path} is a folder; give {give}")
 
 
-def _output_not_input(out: Path, model: Path) -> None:
+def _output_not_input(out: Path, model: Path, give: str = "give another output file name") -> None:
     """The check every command that writes a file makes on its output: writing it onto the input file itself
     (the same file, by any path or link) fails with one line (exit 2), even with --force, as replacing the
-    model being read is never what is meant."""
+    model being read is never what is meant; ``give`` says what to do instead."""
     import os
 
     try:
@@ -328,7 +328,7 @@ def _output_not_input(out: Path, model: Path) -> None:
     except OSError:
         same = False
     if same:
-        _fail(f"{out} is the input model {model}; give another output file name (--force never replaces the input)")
+        _fail(f"{out} is the input model {model}; {give} (--force never replaces the input)")
 
 
 def _say_unreadable(lines: list, left_out_of: str, *, fatal: bool = False) -> None:
@@ -655,6 +655,10 @@ def instructions(model: Path = typer.Argument(..., help=".ldr, .mpd or build.py"
 
     if out.exists() and not out.is_dir():
         _fail(f"{out} is a file; --out takes a folder")
+    from bricklayer.assembly.instructions import INSTRUCTION_FILES
+
+    for name in INSTRUCTION_FILES:  # the input is never taken for earlier output, nor replaced by --force
+        _output_not_input(out / name, model, give="give another --out folder")
     build, _ = _load_model_or_script(model)
     if build is None:
         build = load_build(model, sandbox=not no_sandbox)

@@ -74,3 +74,48 @@ def test_no_official_model_embeds_a_block_named_like_a_library_file(library, off
         embedded += len(b.embedded_files)
         assert shadowed_library_files(b) == [], m
     assert embedded > 200
+
+
+TWO_BRICKS = "0 two bricks\n1 4 0 0 0 1 0 0 0 1 0 0 0 1 3001.dat\n1 1 0 -24 0 1 0 0 0 1 0 0 0 1 3001.dat\n"
+
+
+@pytest.mark.parametrize("name", ["steps.mpd", "plan.json"])
+@pytest.mark.parametrize("force", [False, True])
+def test_instructions_never_replace_their_input(tmp_path, library, monkeypatch, name, force):
+    """Finding 3: an input named like an instruction file, in the --out folder, is refused (exit 2) as render,
+    export and parts refuse to write onto their input: with --force too, and not called earlier output."""
+    model = tmp_path / name
+    model.write_text(TWO_BRICKS)
+    monkeypatch.chdir(tmp_path)
+    r = runner.invoke(app, ["instructions", name, "--out", ".", "--no-images"] + (["--force"] if force else []))
+    assert r.exit_code == 2, r.output
+    assert f"{name} is the input model {name}; give another --out folder (--force never replaces the input)" \
+        in r.output
+    assert "already holds instructions" not in r.output
+    assert model.read_text() == TWO_BRICKS
+    assert sorted(p.name for p in tmp_path.iterdir()) == [name]
+
+
+DUP_PY = '''from bricklayer import *
+def create_build():
+    b = LegoBuild()
+    b.add(Element("3001", Color.RED), (0, 0, 0))
+    b.add(Element("3001", Color.RED), (0, 0, 0))
+    b.add(Element("3001", Color.RED), (0, 0, 0), name="third")
+    return b
+'''
+
+
+def test_duplicates_of_a_python_build_cite_the_first_part_by_its_citation(tmp_path, library):
+    """Finding 4: a build.py has no file lines; the first of two parts at one pose is cited as
+    LegoBuild.citation names it (#0, the 0-based index), never [None:None]."""
+    script = tmp_path / "dup2.py"
+    script.write_text(DUP_PY)
+    r = runner.invoke(app, ["validate", str(script), "--no-sandbox"])
+    assert r.exit_code == 1, r.output
+    lines = [ln for ln in r.output.splitlines() if ln.startswith("DUPLICATE")]
+    assert lines == ["DUPLICATE #1: 3001 (Brick 2 x 4, Color.RED) at grid (0, 0, 0) is placed again at the same "
+                     "pose as [#0]",
+                     "DUPLICATE third: 3001 (Brick 2 x 4, Color.RED) at grid (0, 0, 0) is placed again at the same "
+                     "pose as [#0]"]
+    assert "None" not in r.output

@@ -782,8 +782,12 @@ def report_of(build, *, source: str = "build", expected_components: int | None =
         if lines:
             problems.append(f"  {hint}")
 
-    section([f"DUPLICATE {_where(d)} is placed again at the same pose as "
-             f"[{d['same_as']['file']}:{d['same_as']['line']}]" for d in duplicates], " duplicates",
+    # the first placement: the line where its path parts from the second's (LDraw), else its citation
+    # (LegoBuild.citation: name or #index path, the one numbering of a build made in Python)
+    firsts = [f"[{d['same_as']['file']}:{d['same_as']['line']}]" if d["same_as"].get("line")
+              else f"[{build.citation(flat[j])}]" for d, (_i, j) in zip(duplicates, dup_pairs)]
+    section([f"DUPLICATE {_where(d)} is placed again at the same pose as {first}"
+             for d, first in zip(duplicates, firsts)], " duplicates",
             "try: delete one of the two lines (the same part twice in one place cannot be built)")
     section(col_lines, " colliding pairs", "try: move one of the two parts by whole studs/plates (check its "
             "rotation and anchor), or place it with stack()/connect() so it sits on studs instead of inside a "
