@@ -500,9 +500,9 @@ def _validate_in_pool(models: list[str], args: tuple, workers: int, budget_s: fl
     from concurrent.futures.process import BrokenProcessPool
 
     deadline = None if budget_s is None else time.monotonic() + budget_s
-    pool = ProcessPoolExecutor(max_workers=max(1, workers))
+    pool = ProcessPoolExecutor(max_workers=max(1, workers), initializer=_pool_worker_init)
     try:
-        futures = [pool.submit(validate_record, m, *args) for m in models]
+        futures = [pool.submit(_validate_record_in_pool, m, *args) for m in models]
         for m, fut in zip(models, futures):
             try:
                 yield fut.result(timeout=None if deadline is None else max(0.0, deadline - time.monotonic()))
@@ -516,6 +516,51 @@ def _validate_in_pool(models: list[str], args: tuple, workers: int, budget_s: fl
                                     "killed); validate it alone to see why")
     finally:
         _stop_pool(pool)
+
+
+class _Terminated(BaseException):
+    """Raised in a validate pool worker by SIGTERM (:func:`_stop_pool`), so the ``with`` blocks of the file
+    being judged run: the build.py's worker and judge processes are stopped and their temporary folders
+    (``brickwright-validate-*``, ``brickwright-worker-*``) deleted before the process exits."""
+
+
+#: True while a pool process judges a file (:func:`_validate_record_in_pool`): SIGTERM then unwinds it.
+_JUDGING = False
+
+
+def _on_sigterm(_signum, _frame) -> None:
+    import os
+
+    import signal
+
+    if not _JUDGING:  # idle (waiting for work): nothing to clean up
+        os._exit(143)
+    # the executor terminates the other processes again when one exits: the clean-up must not be cut short
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    raise _Terminated()
+
+
+def _pool_worker_init() -> None:
+    """Initializer of the validate pool's processes: SIGTERM unwinds the file being judged (:class:`_Terminated`)
+    instead of ending the process at once, which left its temporary folders behind (s24 break-it finding 9)."""
+    import signal
+
+    signal.signal(signal.SIGTERM, _on_sigterm)
+
+
+def _validate_record_in_pool(path: str, *args) -> dict:
+    """:func:`validate_record` in a pool process; on SIGTERM (``--time-budget`` ran out) the clean-up has run
+    when :class:`_Terminated` gets here, and the process exits at once with 143 (128 + SIGTERM)."""
+    import os
+
+    global _JUDGING
+    _JUDGING = True
+    try:
+        return validate_record(path, *args)
+    except _Terminated:
+        os._exit(143)
+    finally:
+        _JUDGING = False
 
 
 def _stop_pool(pool) -> None:

@@ -119,3 +119,45 @@ def test_duplicates_of_a_python_build_cite_the_first_part_by_its_citation(tmp_pa
                      "DUPLICATE third: 3001 (Brick 2 x 4, Color.RED) at grid (0, 0, 0) is placed again at the same "
                      "pose as [#0]"]
     assert "None" not in r.output
+
+
+@pytest.mark.parametrize("option", ["--color-map", "--part-map"])
+def test_parts_with_a_map_that_is_not_utf8_is_one_line_exit_2(tmp_path, library, option):
+    """Finding 6: a cp1252 map (0xE9, 'é', on line 3) gives one line naming the file, the line and what to do,
+    exit 2, as --inventory does; never a traceback."""
+    model = tmp_path / "m.ldr"
+    model.write_text(TWO_BRICKS)
+    good = tmp_path / "colours.csv"
+    good.write_text("ldraw,bricklink\n4,5\n1,7\n")
+    bad = tmp_path / "latin1.csv"
+    bad.write_bytes(b"ldraw,bricklink\n4,5\n3001,caf\xe9\n")
+    args = ["parts", str(model), "--format", "bricklink-xml"]
+    args += ["--color-map", str(bad)] if option == "--color-map" else ["--color-map", str(good), "--part-map", str(bad)]
+    r = runner.invoke(app, args)
+    what = "colour" if option == "--color-map" else "part"
+    assert r.exit_code == 2, r.output
+    assert r.output.strip() == (f"error: {bad} line 3: the {what} table is not UTF-8 text (byte 0xE9 at offset 28); "
+                                "save it as UTF-8 (CSV UTF-8 in a spreadsheet)")
+
+
+def test_time_budget_leaves_no_temporary_folders(tmp_path, library):
+    """Finding 9: a build.py that never returns, cut off by --time-budget, leaves none of its temporary
+    folders (brickwright-validate-*, brickwright-worker-*) in TMPDIR; the other file keeps its verdict.
+    The real CLI in its own process (the pool's processes get SIGTERM)."""
+    import os
+    import subprocess
+    import sys
+
+    forever = tmp_path / "forever.py"
+    forever.write_text("from bricklayer import *\ndef create_build():\n    while True:\n        pass\n")
+    model = tmp_path / "m.ldr"
+    model.write_text(TWO_BRICKS)
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    r = subprocess.run([sys.executable, "-m", "brickwright", "validate", str(forever), str(model), "--no-sandbox",
+                        "--time-budget", "3"], capture_output=True, text=True, env={**os.environ, "TMPDIR": str(tmp)},
+                       cwd=Path(__file__).resolve().parents[1], timeout=120)
+    assert r.returncode == 1, r.stderr
+    assert f"{forever}: timed out" in r.stdout and f"{model}: 2 parts" in r.stdout
+    assert "Traceback" not in r.stderr
+    assert sorted(p.name for p in tmp.iterdir()) == []
