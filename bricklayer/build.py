@@ -433,6 +433,9 @@ class LegoBuild(LegoGeometry):
         #: MPD-embedded part files (stickers, bent parts) this build uses:
         #: normalized name -> (name, LDraw text of the block); written back by ``to_ldraw``.
         self.embedded_files: dict[str, tuple[str, str]] = {}
+        #: Where each embedded part file was read from: normalized name -> (file, line of its ``0 FILE``
+        #: line); empty for a build made in Python. The validator cites it (SHADOWED LIBRARY FILE).
+        self.embedded_file_lines: dict[str, tuple[str, int | None]] = {}
         #: ``0 !DATA`` blocks read from an MPD (embedded textures, MPD spec revision 2): normalized name ->
         #: (name as written, the block's ``0 !:`` lines); written back by ``to_ldraw``.
         self.ldraw_data_files: dict[str, tuple[str, str]] = {}
@@ -1175,6 +1178,7 @@ class LegoBuild(LegoGeometry):
         """
         out = LegoBuild(name=self.name)
         out.embedded_files = dict(self.embedded_files)
+        out.embedded_file_lines = dict(self.embedded_file_lines)
         out.ldraw_data_files = dict(self.ldraw_data_files)
         for fp, pose in zip(self.flattened_placements, poses):
             name = self.name_of(fp)
@@ -1191,6 +1195,7 @@ class LegoBuild(LegoGeometry):
             q.origin, q.ldraw_notes = p.origin, p.ldraw_notes
         b = LegoBuild(name=self.name)
         b.embedded_files = dict(self.embedded_files)
+        b.embedded_file_lines = dict(self.embedded_file_lines)
         b.ldraw_data_files = dict(self.ldraw_data_files)
         b.ldraw_header, b.ldraw_trailer = list(self.ldraw_header), list(self.ldraw_trailer)
         for p in self._placements:

@@ -93,6 +93,7 @@ def _doc_to_build(doc: LDrawDocument, library, warnings: list, lines: list[str])
     builds: dict[str, LegoBuild] = {}
     cycles: list = []  # references skipped because they close a cycle of submodels
     embedded: dict[str, tuple[str, str]] = {}
+    embedded_lines: dict[str, tuple[str, int | None]] = {}  # key -> (source, line of its 0 FILE)
     starts = sorted(f.first_line for f in doc.files)
 
     def block_lines(f: LDrawFile) -> list[tuple[int, str]]:
@@ -126,6 +127,7 @@ def _doc_to_build(doc: LDrawDocument, library, warnings: list, lines: list[str])
         if blk.key in embedded:
             return
         embedded[blk.key] = (blk.name, block_text(blk))
+        embedded_lines[blk.key] = (doc.source, blk.first_line if doc.is_mpd else None)
         for r in blk.refs:
             sub = blocks.get(r.key)
             if sub is not None and sub.is_part_like:
@@ -221,6 +223,7 @@ def _doc_to_build(doc: LDrawDocument, library, warnings: list, lines: list[str])
     measure_submodels(main, blocks.get, doc.is_submodel)
     root = build_of(main, (main.key,))
     root.embedded_files.update(embedded)
+    root.embedded_file_lines.update(embedded_lines)
     for name, _first, body in doc.data_blocks:  # 0 !DATA blocks (textures): kept to be written back
         root.ldraw_data_files.setdefault(name.lower(), (name, "\n".join(body)))
     root.unreadable_lines = _unreadable_in_use(doc, set(builds) | set(embedded)) + cycles
@@ -320,6 +323,7 @@ def _from_text(text: str, source: str, library, line_map, doc: LDrawDocument | N
             for pl in b.placements:
                 if pl.origin is not None:
                     pl.origin = where(*pl.origin)
+            b.embedded_file_lines = {k: where(*v) for k, v in b.embedded_file_lines.items()}
     for w in warnings:
         log.warning("%s", w)
     build.import_warnings = LDrawImportResult(warnings)

@@ -322,10 +322,10 @@ def _input_file(path: Path, give: str = MODEL_FILE) -> None:
         _fail(f"{path} is a folder; give {give}")
 
 
-def _output_not_input(out: Path, model: Path) -> None:
+def _output_not_input(out: Path, model: Path, give: str = "give another output file name") -> None:
     """The check every command that writes a file makes on its output: writing it onto the input file itself
     (the same file, by any path or link) fails with one line (exit 2), even with --force, as replacing the
-    model being read is never what is meant."""
+    model being read is never what is meant; ``give`` says what to do instead."""
     import os
 
     try:
@@ -333,7 +333,7 @@ def _output_not_input(out: Path, model: Path) -> None:
     except OSError:
         same = False
     if same:
-        _fail(f"{out} is the input model {model}; give another output file name (--force never replaces the input)")
+        _fail(f"{out} is the input model {model}; {give} (--force never replaces the input)")
 
 
 def _say_unreadable(lines: list, left_out_of: str, *, fatal: bool = False) -> None:
@@ -505,9 +505,9 @@ def _validate_in_pool(models: list[str], args: tuple, workers: int, budget_s: fl
     from concurrent.futures.process import BrokenProcessPool
 
     deadline = None if budget_s is None else time.monotonic() + budget_s
-    pool = ProcessPoolExecutor(max_workers=max(1, workers))
+    pool = ProcessPoolExecutor(max_workers=max(1, workers), initializer=_pool_worker_init)
     try:
-        futures = [pool.submit(validate_record, m, *args) for m in models]
+        futures = [pool.submit(_validate_record_in_pool, m, *args) for m in models]
         for m, fut in zip(models, futures):
             try:
                 yield fut.result(timeout=None if deadline is None else max(0.0, deadline - time.monotonic()))
@@ -521,6 +521,51 @@ def _validate_in_pool(models: list[str], args: tuple, workers: int, budget_s: fl
                                     "killed); validate it alone to see why")
     finally:
         _stop_pool(pool)
+
+
+class _Terminated(BaseException):
+    """Raised in a validate pool worker by SIGTERM (:func:`_stop_pool`), so the ``with`` blocks of the file
+    being judged run: the build.py's worker and judge processes are stopped and their temporary folders
+    (``brickwright-validate-*``, ``brickwright-worker-*``) deleted before the process exits."""
+
+
+#: True while a pool process judges a file (:func:`_validate_record_in_pool`): SIGTERM then unwinds it.
+_JUDGING = False
+
+
+def _on_sigterm(_signum, _frame) -> None:
+    import os
+
+    import signal
+
+    if not _JUDGING:  # idle (waiting for work): nothing to clean up
+        os._exit(143)
+    # the executor terminates the other processes again when one exits: the clean-up must not be cut short
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    raise _Terminated()
+
+
+def _pool_worker_init() -> None:
+    """Initializer of the validate pool's processes: SIGTERM unwinds the file being judged (:class:`_Terminated`)
+    instead of ending the process at once, which left its temporary folders behind (s24 break-it finding 9)."""
+    import signal
+
+    signal.signal(signal.SIGTERM, _on_sigterm)
+
+
+def _validate_record_in_pool(path: str, *args) -> dict:
+    """:func:`validate_record` in a pool process; on SIGTERM (``--time-budget`` ran out) the clean-up has run
+    when :class:`_Terminated` gets here, and the process exits at once with 143 (128 + SIGTERM)."""
+    import os
+
+    global _JUDGING
+    _JUDGING = True
+    try:
+        return validate_record(path, *args)
+    except _Terminated:
+        os._exit(143)
+    finally:
+        _JUDGING = False
 
 
 def _stop_pool(pool) -> None:
@@ -660,6 +705,10 @@ def instructions(model: Path = typer.Argument(..., help=".ldr, .mpd or build.py"
 
     if out.exists() and not out.is_dir():
         _fail(f"{out} is a file; --out takes a folder")
+    from bricklayer.assembly.instructions import INSTRUCTION_FILES
+
+    for name in INSTRUCTION_FILES:  # the input is never taken for earlier output, nor replaced by --force
+        _output_not_input(out / name, model, give="give another --out folder")
     build, _ = _load_model_or_script(model)
     if build is None:
         build = load_build(model, sandbox=not no_sandbox)

@@ -24,6 +24,9 @@ __all__ = ["write_instructions"]
 
 log = logging.getLogger("bricklayer.assembly")
 
+#: The files :func:`write_instructions` writes into its folder besides the step pictures (``brickwright
+#: instructions`` refuses an input model that is one of them: --force would replace it).
+INSTRUCTION_FILES = ("steps.mpd", "plan.json")
 _STEP_IMAGES = "step-[0-9][0-9][0-9][0-9].png"  # the names write_instructions gives its pictures, and no other
 
 
@@ -167,7 +170,7 @@ def write_instructions(build, out_dir, *, images: bool = True, max_images: int |
     out = Path(out_dir)
     if out.exists() and not out.is_dir():
         raise OutputNotAFolderError(f"{out} is a file; give a folder for the instructions")
-    old = ([p for p in (out / "steps.mpd", out / "plan.json") if p.exists()] + sorted(out.glob(_STEP_IMAGES))
+    old = ([p for p in (out / n for n in INSTRUCTION_FILES) if p.exists()] + sorted(out.glob(_STEP_IMAGES))
            if out.is_dir() else [])
     if old and not overwrite:
         raise OutputExistsError(f"{out} already holds instructions ({old[0].name}"

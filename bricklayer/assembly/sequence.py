@@ -62,6 +62,7 @@ def _sequence_build(planner: _Planner, build, res: dict, memo: dict):
         return memo[id(build)]
     seq = type(build)(name=build.name)  # the build's own class: this module does not import bricklayer.build
     seq.embedded_files = dict(build.embedded_files)
+    seq.embedded_file_lines = dict(build.embedded_file_lines)
     seq.ldraw_data_files = dict(build.ldraw_data_files)
     flat = res.flat
     n_in_step, last_dir, first = 0, None, True

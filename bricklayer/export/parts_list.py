@@ -176,13 +176,22 @@ def read_id_map(path, what: str) -> dict[str, str]:
     FileNotFoundError
         When the file does not exist.
     ValueError
-        When a row does not have two non-empty columns (names the file and line).
+        When a row does not have two non-empty columns, or the file is not UTF-8 text (names the file and
+        line; CSV files are read as UTF-8, a byte-order mark allowed).
     """
     p = Path(path)
     if not p.is_file():
         raise InputNotFoundError(f"{p}: no such {what} table")
+    raw = p.read_bytes()
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = raw[:exc.start].count(b"\n") + 1
+        raise BrickLayerValueError(
+            f"{p} line {line}: the {what} table is not UTF-8 text (byte 0x{raw[exc.start]:02X} at offset "
+            f"{exc.start}); save it as UTF-8 (CSV UTF-8 in a spreadsheet)") from None
     out: dict[str, str] = {}
-    with open(p, newline="", encoding="utf-8-sig") as fh:
+    with io.StringIO(text, newline="") as fh:
         for no, row in enumerate(csv.reader(fh), 1):
             if not row or not "".join(row).strip() or row[0].lstrip().startswith("#"):
                 continue

@@ -10,8 +10,8 @@ writes one problem line per finding with a ``try:`` hint. ``bricklayer.validate.
 
 from __future__ import annotations
 
-__all__ = ["report_of", "describe_placement", "instance_key", "out_of_range_placements", "MAX_LISTED",
-           "MAX_COORDINATE_LDU"]
+__all__ = ["report_of", "describe_placement", "instance_key", "out_of_range_placements", "shadowed_library_files",
+           "MAX_LISTED", "MAX_COORDINATE_LDU"]
 
 from functools import lru_cache
 
@@ -188,6 +188,51 @@ def _not_catalog_parts(build) -> tuple[list, list, list]:
     scaled = [(flat[f.index], f.detail["singular_values"]) for f in placement_faults(build)
               if f.kind == "distorted" and id(flat[f.index].leaf) not in skip]
     return unknown, not_parts, scaled
+
+
+def shadowed_library_files(build) -> list[dict]:
+    """MPD blocks of a build that redefine a file of the LDraw library.
+
+    The MPD spec lets a ``0 FILE`` block of a model take the place of the library file of that name for the
+    model's own references, so ``0 FILE 3001.dat`` (any case: LDraw names are case-blind) with one triangle
+    would replace the 2 x 4 brick's shape, and the checks would test that shape, not the catalog part's.
+    Stickers and bent flexible parts have names of their own, so no such block is needed: none of the 257
+    embedded part blocks of the 67 official models in /work/shared/models/official is named like a library
+    file (parts, sub-parts or primitives; checked s24).
+
+    Parameters
+    ----------
+    build : LegoBuild
+        Its ``embedded_files`` and those of its sub-builds (normalized name -> (name, text)), with
+        ``embedded_file_lines`` (normalized name -> (file, line of the ``0 FILE`` line)) when read from a file.
+
+    Returns
+    -------
+    list of dict
+        One row per such block, sorted by file and line: ``name`` (as written after ``0 FILE``), ``file`` and
+        ``line`` (None when the build was not read from a file), ``library_file`` (``folder/name`` in the
+        library, e.g. ``parts/3001.dat``) and ``folder``. Empty when no LDraw library is installed (nothing
+        to shadow).
+    """
+    from ldraw_data.library import get_library, normalize_name
+
+    try:
+        lib = get_library()
+    except Exception:  # noqa: BLE001 - no library: nothing to shadow
+        return []
+    rows, seen = [], set()
+    for b in [build, *build.sub_builds()]:
+        lines = getattr(b, "embedded_file_lines", None) or {}
+        for key, (name, _text) in (getattr(b, "embedded_files", None) or {}).items():
+            norm = normalize_name(key)
+            folder = lib.folder_of(norm)
+            if folder is None or norm in seen:
+                continue
+            seen.add(norm)
+            where = lines.get(key) or (None, None)
+            rows.append({"name": name, "file": where[0], "line": where[1],
+                         "library_file": f"{folder}/{norm}", "folder": folder})
+    return sorted(rows, key=lambda r: (str(r["file"]), r["line"] or 0, r["name"]))
 
 
 def _origin_of(pl) -> tuple | None:
@@ -726,6 +771,7 @@ def report_of(build, *, source: str = "build", expected_components: int | None =
     unreadable = [{"file": w.path, "line": w.line, "message": w.message}
                   for w in getattr(build, "unreadable_lines", None) or ()]
     far = [describe_placement(build, fp) for fp in out_of_range_placements(build)]  # kept across appends
+    shadowed = shadowed_library_files(build)
     problems = []
 
     def section(lines: list, more: str, hint: str):
@@ -736,8 +782,12 @@ def report_of(build, *, source: str = "build", expected_components: int | None =
         if lines:
             problems.append(f"  {hint}")
 
-    section([f"DUPLICATE {_where(d)} is placed again at the same pose as "
-             f"[{d['same_as']['file']}:{d['same_as']['line']}]" for d in duplicates], " duplicates",
+    # the first placement: the line where its path parts from the second's (LDraw), else its citation
+    # (LegoBuild.citation: name or #index path, the one numbering of a build made in Python)
+    firsts = [f"[{d['same_as']['file']}:{d['same_as']['line']}]" if d["same_as"].get("line")
+              else f"[{build.citation(flat[j])}]" for d, (_i, j) in zip(duplicates, dup_pairs)]
+    section([f"DUPLICATE {_where(d)} is placed again at the same pose as {first}"
+             for d, first in zip(duplicates, firsts)], " duplicates",
             "try: delete one of the two lines (the same part twice in one place cannot be built)")
     section(col_lines, " colliding pairs", "try: move one of the two parts by whole studs/plates (check its "
             "rotation and anchor), or place it with stack()/connect() so it sits on studs instead of inside a "
@@ -778,6 +828,10 @@ def report_of(build, *, source: str = "build", expected_components: int | None =
     section([f"OUT OF RANGE {_where(d)}: placed more than {MAX_COORDINATE_LDU:,.0f} LDU from the origin" for d in far],
             " parts out of range", "try: place every part within 400 m of the origin (1,000,000 LDU); so far out "
             "no contact or collision can be tested")
+    section([f"SHADOWED LIBRARY FILE " + (f"{d['file']}:{d['line']}: " if d["line"] else "")
+             + f"0 FILE {d['name']} redefines {d['library_file']} of the LDraw library" for d in shadowed], "",
+            "try: a model cannot change a catalog part's shape: delete this 0 FILE block (the library's own "
+            "file is then used), or give an embedded sticker or bent part a name of its own")
     section([f"UNREADABLE PART LINE {u['file']}:{u['line']}: {u['message']}" for u in unreadable], "",
             "the build lacks the part each of these lines places: write it as "
             "`1 <colour> x y z a b c d e f g h i <part>.dat` (15 fields, finite numbers; LDraw spec "
@@ -824,4 +878,4 @@ def report_of(build, *, source: str = "build", expected_components: int | None =
         collisions=cols, unexamined_pairs=int(eng.unexamined), floating=floating, components=len(comps),
         component_sizes=sizes, unknown_parts=unknown, not_parts=not_parts, scaled=scaled,
         unreadable_lines=unreadable, below_ground=below_ground, unseated=unseated, mirrored=mirrored,
-        duplicates=duplicates, out_of_range=far, problems=problems, expected_components=expected_components)
+        duplicates=duplicates, out_of_range=far, shadowed_files=shadowed, problems=problems, expected_components=expected_components)

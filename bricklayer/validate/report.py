@@ -20,11 +20,12 @@ from dataclasses import dataclass, field, fields
 #: rows): parts drawn inside each other, parts resting on nothing, stray parts below the build, stud pairs
 #: touching but not seated (tilted, turned or shifted off the grid), parts the LDraw library does not know,
 #: sub-parts or primitives placed as parts, scaled or sheared matrices, mirror images of asymmetric parts,
-#: one part placed twice at one pose, parts over 1,000,000 LDU from the origin, part lines of the source
-#: file that could not be read, part files the model defines itself, parts beyond a given inventory.
+#: one part placed twice at one pose, parts over 1,000,000 LDU from the origin, MPD blocks that redefine a
+#: file of the LDraw library (a part's shape replaced), part lines of the source file that could not be read,
+#: part files the model defines itself, parts beyond a given inventory.
 INVALIDATING_FINDINGS = ("collisions", "floating", "below_ground", "unseated", "unknown_parts", "not_parts",
-                         "scaled", "mirrored", "duplicates", "out_of_range", "unreadable_lines", "embedded_parts",
-                         "over_inventory")
+                         "scaled", "mirrored", "duplicates", "out_of_range", "shadowed_files", "unreadable_lines",
+                         "embedded_parts", "over_inventory")
 
 
 @dataclass
@@ -54,6 +55,11 @@ class ValidationReport:
         Parts per component, largest first.
     unknown_parts, not_parts, scaled, unreadable_lines, unseated, mirrored, duplicates, out_of_range : list of dict
         The other findings of :data:`INVALIDATING_FINDINGS`.
+    shadowed_files : list of dict
+        MPD ``0 FILE`` blocks named like a file of the LDraw library (``name`` as written, ``file`` and
+        ``line`` of the ``0 FILE`` line, ``library_file``: the library's name, ``folder``: ``parts``, ``p``
+        ...): the model would replace a catalog part's shape (or a primitive of it) with its own, so the
+        checks could not trust the part; not valid.
     problems : list of str
         One line per problem, each group followed by a ``try:`` hint (written by the formatter).
     expected_components : int or None
@@ -84,6 +90,7 @@ class ValidationReport:
     mirrored: list = field(default_factory=list)
     duplicates: list = field(default_factory=list)
     out_of_range: list = field(default_factory=list)
+    shadowed_files: list = field(default_factory=list)
     problems: list = field(default_factory=list)
     expected_components: int | None = None
     embedded_parts: list | None = None

@@ -62,6 +62,7 @@ def judge_report(text: str, *, source: str = "build.py", keep_lines: bool = Fals
         for b in [build, *build.sub_builds()]:
             for pl in b.placements:
                 pl.origin = None
+            b.embedded_file_lines = {}  # lines of the generated text: nothing the author wrote
     report = report_of(build, source=source)
     report.embedded_parts = embedded
     if embedded:
@@ -157,7 +158,11 @@ class Judge:
     def __init__(self, *, time_limit: float = JUDGE_TIME_LIMIT, memory_limit: int = JUDGE_MEMORY_LIMIT):
         self._proc = Worker(time_limit=time_limit, memory_limit=memory_limit, sandbox=False, warm_up=False,
                             module="brickwright.agent._judge")
-        self._proc.start()  # starts in the background, while the model writes its first build.py
+        try:
+            self._proc.start()  # starts in the background, while the model writes its first build.py
+        except BaseException:  # interrupted while starting: no process or scratch folder left behind
+            self._proc.close()
+            raise
 
     def judge(self, text: str, *, source: str = "build.py", inventory: dict | None = None,
               diagnostic: bool = False) -> dict[str, Any]:

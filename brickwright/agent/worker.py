@@ -273,7 +273,11 @@ class Worker:
             self._scratch = None
 
     def __enter__(self) -> "Worker":
-        self.start()
+        try:
+            self.start()
+        except BaseException:  # interrupted while starting (SIGTERM, Ctrl-C): no child or scratch folder left
+            self.close()
+            raise
         return self
 
     def __exit__(self, *exc: Any) -> None:

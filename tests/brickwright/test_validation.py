@@ -138,7 +138,8 @@ def test_a_scaled_part_in_mid_air_is_named_once_as_scaled():
 # ------------------------------------------------------------------ one report, one definition of valid (issue 19)
 _KEYS = ["source", "valid", "parts", "unique_parts", "unique_elements", "collisions", "unexamined_pairs",
          "floating", "components", "component_sizes", "unknown_parts", "not_parts", "scaled", "unreadable_lines",
-         "below_ground", "unseated", "mirrored", "duplicates", "out_of_range", "problems", "text"]
+         "below_ground", "unseated", "mirrored", "duplicates", "out_of_range", "shadowed_files", "problems",
+         "text"]
 
 
 def test_the_cli_report_is_the_one_report_as_json():
