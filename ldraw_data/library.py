@@ -27,6 +27,7 @@ __all__ = [
     "cache_dir",
     "normalize_name",
     "read_ldraw_text",
+    "read_model_file",
 ]
 
 import hashlib
@@ -132,6 +133,37 @@ def read_ldraw_text(data: bytes, source: str = "<bytes>") -> str:
         return data.decode("utf-8")
     except UnicodeDecodeError:
         return data.decode("latin-1")
+
+
+def read_model_file(path: str | os.PathLike) -> str:
+    """The decoded text of a model file (``.ldr``/``.mpd``/``.dat``), read in bounded memory.
+
+    Read with :func:`ldraw_data.fileio.read_input_bytes`: in 1 MiB chunks, stopping at the first NUL
+    byte, at most :data:`ldraw_data.fileio.MAX_INPUT_BYTES` (256 MiB, or ``$BRICKWRIGHT_MAX_INPUT_MB``);
+    pipes and character devices are read as streams with the same limits. Decoded by
+    :func:`read_ldraw_text`.
+
+    Raises
+    ------
+    LDrawFileNotFoundError
+        When the file does not exist (also a ``FileNotFoundError``).
+    LDrawParseError
+        When it cannot be read (a folder, no permission) or holds a NUL byte (binary data).
+    LDrawLimitError
+        When it is larger than the limit, or is a named pipe nothing is written to within
+        :data:`ldraw_data.fileio.FIFO_WRITER_WAIT_S` seconds.
+    """
+    from .errors import LDrawLimitError
+    from .fileio import read_input_bytes
+
+    p = Path(path)
+    try:
+        data = read_input_bytes(p, fail=lambda why: LDrawLimitError(str(p), None, why))
+    except LDrawError:
+        raise
+    except OSError as exc:
+        raise LDrawFileNotFoundError.reading(p, exc) from exc
+    return read_ldraw_text(data, str(p))
 
 
 _CHECKED_DIRS: set[tuple[str, str]] = set()
