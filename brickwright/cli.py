@@ -157,12 +157,14 @@ def _main(ctx: typer.Context,
 @friendly
 def library_install(source: str = typer.Argument(..., help="Path or URL of complete.zip (or an unpacked LDraw folder)."),
                     shadow: bool = typer.Option(False, "--shadow", help="Install the LDCad shadow library instead (installing complete.zip also installs an ldcad-shadow.zip found beside it)."),
-                    dest: Optional[Path] = typer.Option(None, help="Install here instead of the per-user data folder.")):
-    """Install the LDraw parts library (or the LDCad shadow library) for this user."""
+                    dest: Optional[Path] = typer.Option(None, help="Install here instead of the per-user data folder."),
+                    force: bool = typer.Option(False, "--force", help="Replace the installed library even with one that has far fewer parts (less than half).")):
+    """Install the LDraw parts library (or the LDCad shadow library) for this user. A zip without LDConfig.ldr
+    colours or parts is refused; so is one with far fewer parts than the installed library, unless --force."""
     from ldraw_data.library import install_library
 
     typer.echo(f"installing {'LDCad shadow library' if shadow else 'LDraw library'} from {source} ...")
-    root = install_library(source, shadow=shadow, dest=dest)
+    root = install_library(source, shadow=shadow, dest=dest, force=force)
     typer.echo(f"installed at {root}")
     if not shadow:
         from ldraw_data.library import LDrawLibrary, shadow_zip_beside

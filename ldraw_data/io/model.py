@@ -28,7 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import LDrawFileNotFoundError, LDrawParseError, LDrawWarning
+from ..errors import LDrawWarning
 from ..library import LDrawLibrary, read_model_file
 from .limits import measure_submodels
 from .parse import LDrawDocument, LDrawFile, parse_document
