@@ -372,6 +372,18 @@ def _check_output(out: Path, model: Path, force: bool) -> None:
 
     _output_not_input(out, model)
     check_output_file(out, force, replace_hint="pass --force")
+    _output_folder_exists(out.parent, out)
+
+
+def _output_folder_exists(folder: Path, out: Path) -> None:
+    """Fail (exit 2, one line) when ``folder``, where the output ``out`` goes, is missing or not a folder:
+    a typo in an output path must not create a tree of folders without a word (render, export and parts
+    write into an existing folder; instructions creates its one --out folder, not the folders above it)."""
+    if folder.is_dir():
+        return
+    if folder.exists():
+        _fail(f"{out}: {folder} is a file, not a folder; choose an output path in a folder")
+    _fail(f"{out}: no such folder {folder}; create it first (mkdir -p {folder}) or choose an existing folder")
 
 
 def _load_model_or_script(model: Path):
@@ -622,7 +634,8 @@ def validate(models: list[Path] = typer.Argument(..., help=".ldr, .mpd or build.
 @app.command("instructions")
 @friendly
 def instructions(model: Path = typer.Argument(..., help=".ldr, .mpd or build.py"),
-                 out: Path = typer.Option(..., help="Folder for steps.mpd, plan.json and step images."),
+                 out: Path = typer.Option(..., help="Folder for steps.mpd, plan.json and step images (made when "
+                                                    "missing; the folder holding it must exist)."),
                  images: bool = typer.Option(True, help="Render step-NNNN.png pictures: the model so far after "
                                                         "each group of at most --max-parts-per-step parts, "
                                                         "in assembly order."),
@@ -657,6 +670,7 @@ def instructions(model: Path = typer.Argument(..., help=".ldr, .mpd or build.py"
 
     if out.exists() and not out.is_dir():
         _fail(f"{out} is a file; --out takes a folder")
+    _output_folder_exists(out.parent, out)
     build, _ = _load_model_or_script(model)
     if build is None:
         build = load_build(model, sandbox=not no_sandbox)

@@ -114,3 +114,40 @@ def test_reader_stops_at_the_first_nul_and_keeps_text_whole(tmp_path):
         biggest = max(official, key=lambda q: q.stat().st_size)
         assert biggest.stat().st_size < MAX_INPUT_BYTES / 50  # 3.0 MB against 256 MiB
         assert read_input_bytes(biggest) == biggest.read_bytes()
+
+
+@pytest.mark.parametrize("cmd, name", [
+    (["render", "{m}", "--out", "{o}", "--size", "64x48"], "x.png"),
+    (["export", "{m}", "{o}"], "x.glb"),
+    (["parts", "{m}", "--out", "{o}"], "x.csv"),
+    (["instructions", "{m}", "--out", "{o}", "--no-images"], "steps"),
+])
+def test_output_in_a_missing_folder_is_refused(tmp_path, library, cmd, name):
+    """--out in a folder that does not exist used to create it (and every folder above, even /nonexistent):
+    now one line naming the missing folder, exit 2, and nothing is created."""
+    model = tmp_path / "m.ldr"
+    model.write_text("0 test\n" + BRICK + "\n")
+    missing = tmp_path / "missing"
+    out = missing / name
+    p = cli(*[a.format(m=model, o=out) for a in cmd])
+    assert p.returncode == 2
+    assert p.stderr == (f"error: {out}: no such folder {missing}; create it first (mkdir -p {missing}) or choose "
+                        "an existing folder\n")
+    assert not missing.exists()
+
+
+def test_output_below_a_file_is_refused(tmp_path, library):
+    model = tmp_path / "m.ldr"
+    model.write_text("0 test\n" + BRICK + "\n")
+    p = cli("parts", str(model), "--out", str(model / "x.csv"))
+    assert p.returncode == 2
+    assert p.stderr == f"error: {model / 'x.csv'}: {model} is a file, not a folder; choose an output path in a folder\n"
+
+
+def test_instructions_makes_its_own_out_folder(tmp_path, library):
+    """instructions --out FOLDER still creates FOLDER itself when the folder holding it exists."""
+    model = tmp_path / "m.ldr"
+    model.write_text("0 test\n" + BRICK + "\n")
+    p = cli("instructions", str(model), "--out", str(tmp_path / "steps"), "--no-images")
+    assert p.returncode == 0, p.stderr
+    assert sorted(f.name for f in (tmp_path / "steps").iterdir()) == ["plan.json", "steps.mpd"]
