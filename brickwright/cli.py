@@ -381,9 +381,11 @@ def _output_folder_exists(folder: Path, out: Path) -> None:
     write into an existing folder; instructions creates its one --out folder, not the folders above it)."""
     if folder.is_dir():
         return
-    if folder.exists():
-        _fail(f"{out}: {folder} is a file, not a folder; choose an output path in a folder")
-    _fail(f"{out}: no such folder {folder}; create it first (mkdir -p {folder}) or choose an existing folder")
+    above = next((p for p in (folder, *folder.parents) if p.exists()), None)
+    if above is not None and not above.is_dir():  # the wording of ldraw_data.fileio.output_write_error
+        _fail(f"cannot write {out}: {above} is a file, not a folder; choose a file name in a folder")
+    _fail(f"cannot write {out}: no such folder {folder}; create it first (mkdir -p {folder}) or choose an "
+          "existing folder")
 
 
 def _load_model_or_script(model: Path):

@@ -131,17 +131,18 @@ def test_output_in_a_missing_folder_is_refused(tmp_path, library, cmd, name):
     out = missing / name
     p = cli(*[a.format(m=model, o=out) for a in cmd])
     assert p.returncode == 2
-    assert p.stderr == (f"error: {out}: no such folder {missing}; create it first (mkdir -p {missing}) or choose "
-                        "an existing folder\n")
+    assert p.stderr == (f"error: cannot write {out}: no such folder {missing}; create it first (mkdir -p {missing}) "
+                        "or choose an existing folder\n")
     assert not missing.exists()
 
 
 def test_output_below_a_file_is_refused(tmp_path, library):
     model = tmp_path / "m.ldr"
     model.write_text("0 test\n" + BRICK + "\n")
-    p = cli("parts", str(model), "--out", str(model / "x.csv"))
+    out = model / "sub" / "x.csv"  # the file is two levels up
+    p = cli("parts", str(model), "--out", str(out))
     assert p.returncode == 2
-    assert p.stderr == f"error: {model / 'x.csv'}: {model} is a file, not a folder; choose an output path in a folder\n"
+    assert p.stderr == f"error: cannot write {out}: {model} is a file, not a folder; choose a file name in a folder\n"
 
 
 def test_instructions_makes_its_own_out_folder(tmp_path, library):
