@@ -375,16 +375,17 @@ def _check_output(out: Path, model: Path, force: bool) -> None:
     _output_folder_exists(out.parent, out)
 
 
-def _output_folder_exists(folder: Path, out: Path) -> None:
+def _output_folder_exists(folder: Path, out: Path, *, doing: str = "cannot write", kind: str = "file") -> None:
     """Fail (exit 2, one line) when ``folder``, where the output ``out`` goes, is missing or not a folder:
     a typo in an output path must not create a tree of folders without a word (render, export and parts
-    write into an existing folder; instructions creates its one --out folder, not the folders above it)."""
+    write into an existing folder; instructions creates its one --out folder, not the folders above it).
+    ``doing`` starts the message (``"cannot create the folder"`` for instructions), ``kind`` is what ``out`` is."""
     if folder.is_dir():
         return
     above = next((p for p in (folder, *folder.parents) if p.exists()), None)
     if above is not None and not above.is_dir():  # the wording of ldraw_data.fileio.output_write_error
-        _fail(f"cannot write {out}: {above} is a file, not a folder; choose a file name in a folder")
-    _fail(f"cannot write {out}: no such folder {folder}; create it first (mkdir -p {folder}) or choose an "
+        _fail(f"{doing} {out}: {above} is a file, not a folder; choose a {kind} name in a folder")
+    _fail(f"{doing} {out}: no such folder {folder}; create it first (mkdir -p {folder}) or choose an "
           "existing folder")
 
 
@@ -672,7 +673,7 @@ def instructions(model: Path = typer.Argument(..., help=".ldr, .mpd or build.py"
 
     if out.exists() and not out.is_dir():
         _fail(f"{out} is a file; --out takes a folder")
-    _output_folder_exists(out.parent, out)
+    _output_folder_exists(out.parent, out, doing="cannot create the folder", kind="folder")
     build, _ = _load_model_or_script(model)
     if build is None:
         build = load_build(model, sandbox=not no_sandbox)

@@ -130,8 +130,9 @@ def test_output_in_a_missing_folder_is_refused(tmp_path, library, cmd, name):
     missing = tmp_path / "missing"
     out = missing / name
     p = cli(*[a.format(m=model, o=out) for a in cmd])
+    doing = "cannot create the folder" if cmd[0] == "instructions" else "cannot write"
     assert p.returncode == 2
-    assert p.stderr == (f"error: cannot write {out}: no such folder {missing}; create it first (mkdir -p {missing}) "
+    assert p.stderr == (f"error: {doing} {out}: no such folder {missing}; create it first (mkdir -p {missing}) "
                         "or choose an existing folder\n")
     assert not missing.exists()
 
