@@ -109,9 +109,7 @@ def read_input_bytes(path, *, limit: int | None = None, fifo_wait_s: float = FIF
     fail = fail or (lambda why: InputReadError(f"{p}: {why}"))
     too_large = (f"larger than the input size limit of {limit / 2**20:g} MB (the largest official LDraw set model "
                  f"is 3 MB); give a smaller file, or set {MAX_INPUT_ENV} to a larger number of MB")
-    st = os.stat(p)
-    if stat.S_ISDIR(st.st_mode):
-        raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(p))
+    st = os.stat(p)  # a folder opens, then its first read raises IsADirectoryError
     if stat.S_ISREG(st.st_mode) and st.st_size > limit:
         raise fail(too_large)
     fifo = stat.S_ISFIFO(st.st_mode)

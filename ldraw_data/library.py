@@ -549,14 +549,14 @@ def _check_new_library(root: Path, source: str, target: Path, force: bool) -> No
         :data:`MIN_REPLACING_PART_SHARE` of the parts of the library installed at ``target``. The message
         names ``source``, the counts and what to do; nothing is changed.
     """
-    from .colors import parse_ldconfig
-
     kept = "The previous installation is kept." if (target / "parts").is_dir() else "Nothing was installed."
     ldconfig = next((c for c in root.iterdir() if c.name.lower() == "ldconfig.ldr" and c.is_file()), None)
     if ldconfig is None:
         raise LDrawError(f"{source}: no LDConfig.ldr (the colour table) beside parts/; this is not a complete "
                          f"LDraw library: give the LDraw complete.zip. {kept}")
-    colours, _ = parse_ldconfig(read_ldraw_text(ldconfig.read_bytes(), str(ldconfig)), str(ldconfig))
+    # a colour line names at least CODE and VALUE (LDConfig spec, !COLOUR); ldraw_data.colors parses them in full
+    colours = sum(1 for ln in read_ldraw_text(ldconfig.read_bytes(), str(ldconfig)).splitlines()
+                  if ln.split()[:2] == ["0", "!COLOUR"] and {"CODE", "VALUE"} <= {t.upper() for t in ln.split()})
     if not colours:
         raise LDrawError(f"{source}: its LDConfig.ldr defines no colour (no valid 0 !COLOUR line); every model "
                          f"would fail. Give the LDraw complete.zip. {kept}")
