@@ -29,12 +29,12 @@ from pathlib import Path
 
 import numpy as np
 
-from ldraw_data.errors import LDrawFileNotFoundError, LDrawParseError, LDrawWarning
+from ldraw_data.errors import LDrawParseError, LDrawWarning
 from ldraw_data.fileio import atomic_write
 from ldraw_data.io.limits import measure_submodels
 from ldraw_data.io.model import file_beside
 from ldraw_data.io.parse import LDrawDocument, LDrawFile, parse_document
-from ldraw_data.library import read_ldraw_text
+from ldraw_data.library import read_model_file
 from ldraw_data.text import short_id
 
 from .build import LegoBuild
@@ -331,10 +331,7 @@ def _from_text(text: str, source: str, library, line_map, doc: LDrawDocument | N
 
 
 def _read_text(p: Path) -> str:
-    try:
-        return read_ldraw_text(p.read_bytes(), str(p))
-    except OSError as exc:
-        raise LDrawFileNotFoundError.reading(p, exc) from exc
+    return read_model_file(p)
 
 
 def _first_file_line(text: str) -> int:

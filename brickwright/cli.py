@@ -157,12 +157,14 @@ def _main(ctx: typer.Context,
 @friendly
 def library_install(source: str = typer.Argument(..., help="Path or URL of complete.zip (or an unpacked LDraw folder)."),
                     shadow: bool = typer.Option(False, "--shadow", help="Install the LDCad shadow library instead (installing complete.zip also installs an ldcad-shadow.zip found beside it)."),
-                    dest: Optional[Path] = typer.Option(None, help="Install here instead of the per-user data folder.")):
-    """Install the LDraw parts library (or the LDCad shadow library) for this user."""
+                    dest: Optional[Path] = typer.Option(None, help="Install here instead of the per-user data folder."),
+                    force: bool = typer.Option(False, "--force", help="Replace the installed library even with one that has far fewer parts (less than half).")):
+    """Install the LDraw parts library (or the LDCad shadow library) for this user. A zip without LDConfig.ldr
+    colours or parts is refused; so is one with far fewer parts than the installed library, unless --force."""
     from ldraw_data.library import install_library
 
     typer.echo(f"installing {'LDCad shadow library' if shadow else 'LDraw library'} from {source} ...")
-    root = install_library(source, shadow=shadow, dest=dest)
+    root = install_library(source, shadow=shadow, dest=dest, force=force)
     typer.echo(f"installed at {root}")
     if not shadow:
         from ldraw_data.library import LDrawLibrary, shadow_zip_beside
@@ -375,6 +377,21 @@ def _check_output(out: Path, model: Path, force: bool) -> None:
 
     _output_not_input(out, model)
     check_output_file(out, force, replace_hint="pass --force")
+    _output_folder_exists(out.parent, out)
+
+
+def _output_folder_exists(folder: Path, out: Path, *, doing: str = "cannot write", kind: str = "file") -> None:
+    """Fail (exit 2, one line) when ``folder``, where the output ``out`` goes, is missing or not a folder:
+    a typo in an output path must not create a tree of folders without a word (render, export and parts
+    write into an existing folder; instructions creates its one --out folder, not the folders above it).
+    ``doing`` starts the message (``"cannot create the folder"`` for instructions), ``kind`` is what ``out`` is."""
+    if folder.is_dir():
+        return
+    above = next((p for p in (folder, *folder.parents) if p.exists()), None)
+    if above is not None and not above.is_dir():  # the wording of ldraw_data.fileio.output_write_error
+        _fail(f"{doing} {out}: {above} is a file, not a folder; choose a {kind} name in a folder")
+    _fail(f"{doing} {out}: no such folder {folder}; create it first (mkdir -p {folder}) or choose an "
+          "existing folder")
 
 
 def _load_model_or_script(model: Path):
@@ -670,7 +687,8 @@ def validate(models: list[Path] = typer.Argument(..., help=".ldr, .mpd or build.
 @app.command("instructions")
 @friendly
 def instructions(model: Path = typer.Argument(..., help=".ldr, .mpd or build.py"),
-                 out: Path = typer.Option(..., help="Folder for steps.mpd, plan.json and step images."),
+                 out: Path = typer.Option(..., help="Folder for steps.mpd, plan.json and step images (made when "
+                                                    "missing; the folder holding it must exist)."),
                  images: bool = typer.Option(True, help="Render step-NNNN.png pictures: the model so far after "
                                                         "each group of at most --max-parts-per-step parts, "
                                                         "in assembly order."),
@@ -709,6 +727,7 @@ def instructions(model: Path = typer.Argument(..., help=".ldr, .mpd or build.py"
 
     for name in INSTRUCTION_FILES:  # the input is never taken for earlier output, nor replaced by --force
         _output_not_input(out / name, model, give="give another --out folder")
+    _output_folder_exists(out.parent, out, doing="cannot create the folder", kind="folder")
     build, _ = _load_model_or_script(model)
     if build is None:
         build = load_build(model, sandbox=not no_sandbox)

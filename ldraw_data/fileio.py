@@ -13,18 +13,141 @@ one logged warning, the file removed, and the caller rebuilds it.
 
 from __future__ import annotations
 
-__all__ = ["atomic_writer", "atomic_write", "check_output_file", "read_input_text", "output_write_error", "discard_cache_file",
-           "current_umask"]
+__all__ = ["atomic_writer", "atomic_write", "check_output_file", "read_input_text", "read_input_bytes",
+           "input_size_limit", "output_write_error", "discard_cache_file", "current_umask",
+           "MAX_INPUT_BYTES", "MAX_INPUT_ENV", "FIFO_WRITER_WAIT_S"]
 
 import contextlib
 import errno
 import logging
 import os
+import stat
 import tempfile
+import time
 from pathlib import Path
+from typing import Callable
 from .errors import InputNotFoundError, InputReadError, OutputExistsError, OutputIsAFolderError, OutputWriteError
 
 log = logging.getLogger(__name__)
+
+
+#: Largest input file read (a model, a prompts file, a CSV map), in bytes: 256 MiB. The largest official
+#: LDraw set model in ``shared/models/official`` (10283 NASA Space Shuttle Discovery) is 3.0 MB, so this is
+#: about 85 times that; reading it costs about 4 times its size in memory once parsed. The environment
+#: variable :data:`MAX_INPUT_ENV` raises (or lowers) it. Without a cap, ``/dev/zero`` or ``/dev/urandom``
+#: given as a model filled the RAM of the machine (24 GB in a minute) before anything was parsed.
+MAX_INPUT_BYTES = 256 * 2**20
+
+#: Environment variable holding the input size limit in MB (2**20 bytes; a whole number), e.g. ``1024``.
+MAX_INPUT_ENV = "BRICKWRIGHT_MAX_INPUT_MB"
+
+#: Seconds :func:`read_input_bytes` waits for a program to start writing into a named pipe (FIFO) that no
+#: program writes to yet, before it gives up with an error (``cat`` would wait forever).
+FIFO_WRITER_WAIT_S = 10.0
+
+_CHUNK_BYTES = 2**20  # read size: 1 MiB
+
+
+def input_size_limit() -> int:
+    """The input size limit in bytes: ``$BRICKWRIGHT_MAX_INPUT_MB`` MB when set to a whole number > 0, else
+    :data:`MAX_INPUT_BYTES`.
+
+    Raises
+    ------
+    InputReadError
+        When the variable is set to something that is not a whole number above 0.
+    """
+    raw = os.environ.get(MAX_INPUT_ENV, "").strip()
+    if not raw:
+        return MAX_INPUT_BYTES
+    try:
+        mb = int(raw)
+    except ValueError:
+        mb = 0
+    if mb <= 0:
+        raise InputReadError(f"{MAX_INPUT_ENV}={raw!r} is not a whole number of MB above 0; e.g. {MAX_INPUT_ENV}=1024")
+    return mb * 2**20
+
+
+def read_input_bytes(path, *, limit: int | None = None, fifo_wait_s: float = FIFO_WRITER_WAIT_S,
+                     fail: Callable[[str], Exception] | None = None) -> bytes:
+    """The bytes of an input file read in 1 MiB chunks, stopping at the first NUL byte, within a size limit.
+
+    Regular files, pipes (``/dev/stdin``, ``<(...)``, named FIFOs) and character devices are all read as a
+    stream with the same limits, so ``/dev/zero`` stops at its first byte and an endless text stream at the
+    limit, in bounded memory.
+
+    Parameters
+    ----------
+    path : path
+        The input file.
+    limit : int, optional
+        Most bytes accepted; default :func:`input_size_limit` (256 MiB, or ``$BRICKWRIGHT_MAX_INPUT_MB``).
+    fifo_wait_s : float
+        Seconds to wait for a writer on a named pipe that has none yet (:data:`FIFO_WRITER_WAIT_S`). A pipe
+        whose writer already closed without writing a byte looks the same, so it also ends with this error
+        after the wait.
+    fail : callable, optional
+        ``fail(reason)`` builds the exception raised for a file that is too large or a pipe with no writer;
+        default an :class:`~ldraw_data.errors.InputReadError` whose message is ``"{path}: {reason}"``.
+
+    Returns
+    -------
+    bytes
+        The whole file, or, when it holds a NUL byte (a binary file), the bytes up to and including the
+        first NUL: the caller reports it (e.g. :func:`ldraw_data.library.read_ldraw_text`).
+
+    Raises
+    ------
+    OSError
+        When the file cannot be opened or read (missing, a folder, no permission), as ``open()`` raises it.
+    Exception from ``fail``
+        When the file is larger than ``limit`` bytes, or a named pipe gets no writer within ``fifo_wait_s``.
+    """
+    p = Path(path)
+    limit = input_size_limit() if limit is None else int(limit)
+    fail = fail or (lambda why: InputReadError(f"{p}: {why}"))
+    too_large = (f"larger than the input size limit of {limit / 2**20:g} MB (the largest official LDraw set model "
+                 f"is 3 MB); give a smaller file, or set {MAX_INPUT_ENV} to a larger number of MB")
+    st = os.stat(p)  # a folder opens, then its first read raises IsADirectoryError
+    if stat.S_ISREG(st.st_mode) and st.st_size > limit:
+        raise fail(too_large)
+    fifo = stat.S_ISFIFO(st.st_mode)
+    fd = os.open(p, os.O_RDONLY | (os.O_NONBLOCK if fifo else 0))
+    try:
+        chunks: list[bytes] = []
+        size = 0
+        if fifo:  # wait (at most fifo_wait_s) for a writer: a non-blocking read gives b"" while there is none
+            deadline = time.monotonic() + fifo_wait_s
+            while True:
+                try:
+                    first = os.read(fd, _CHUNK_BYTES)
+                except BlockingIOError:  # a writer is there, nothing written yet
+                    break
+                if first:
+                    chunks.append(first)
+                    size = len(first)
+                    break
+                if time.monotonic() >= deadline:
+                    raise fail(f"a named pipe that nothing was written to within {fifo_wait_s:g} s; start the "
+                               "program that writes into it first, or give a regular file")
+                time.sleep(0.05)
+            os.set_blocking(fd, True)
+        while not (chunks and b"\x00" in chunks[-1]):
+            if size > limit:
+                raise fail(too_large)
+            chunk = os.read(fd, _CHUNK_BYTES)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+        if size > limit and not (chunks and b"\x00" in chunks[-1]):
+            raise fail(too_large)
+    finally:
+        os.close(fd)
+    data = b"".join(chunks)
+    nul = data.find(b"\x00")
+    return data if nul < 0 else data[: nul + 1]
 
 
 def current_umask() -> int:
@@ -181,8 +304,9 @@ def read_input_text(path, *, give: str) -> str:
     InputNotFoundError
         When ``path`` does not exist (also a ``FileNotFoundError``).
     InputReadError
-        When it is a folder, cannot be read, holds a NUL byte (a binary file) or is not UTF-8; the message
-        names ``path`` with the line of the first bad byte and what to do (also an ``OSError``).
+        When it is a folder, cannot be read, holds a NUL byte (a binary file), is not UTF-8 or is larger
+        than the input size limit (:func:`read_input_bytes`); the message names ``path`` with the line of
+        the first bad byte and what to do (also an ``OSError``).
     """
     p = Path(path)
     if not p.exists():
@@ -190,7 +314,9 @@ def read_input_text(path, *, give: str) -> str:
     if p.is_dir():
         raise InputReadError(f"{p} is a folder; give {give}")
     try:
-        data = p.read_bytes()
+        data = read_input_bytes(p)
+    except InputReadError:
+        raise
     except OSError as exc:
         raise InputReadError(f"{p}: cannot read file: {(exc.strerror or str(exc)).lower()}; give {give}") from exc
     line_of = lambda offset: data.count(b"\n", 0, offset) + 1  # noqa: E731 - 1-based line of a byte offset

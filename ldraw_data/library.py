@@ -27,6 +27,7 @@ __all__ = [
     "cache_dir",
     "normalize_name",
     "read_ldraw_text",
+    "read_model_file",
 ]
 
 import hashlib
@@ -132,6 +133,37 @@ def read_ldraw_text(data: bytes, source: str = "<bytes>") -> str:
         return data.decode("utf-8")
     except UnicodeDecodeError:
         return data.decode("latin-1")
+
+
+def read_model_file(path: str | os.PathLike) -> str:
+    """The decoded text of a model file (``.ldr``/``.mpd``/``.dat``), read in bounded memory.
+
+    Read with :func:`ldraw_data.fileio.read_input_bytes`: in 1 MiB chunks, stopping at the first NUL
+    byte, at most :data:`ldraw_data.fileio.MAX_INPUT_BYTES` (256 MiB, or ``$BRICKWRIGHT_MAX_INPUT_MB``);
+    pipes and character devices are read as streams with the same limits. Decoded by
+    :func:`read_ldraw_text`.
+
+    Raises
+    ------
+    LDrawFileNotFoundError
+        When the file does not exist (also a ``FileNotFoundError``).
+    LDrawParseError
+        When it cannot be read (a folder, no permission) or holds a NUL byte (binary data).
+    LDrawLimitError
+        When it is larger than the limit, or is a named pipe nothing is written to within
+        :data:`ldraw_data.fileio.FIFO_WRITER_WAIT_S` seconds.
+    """
+    from .errors import LDrawLimitError
+    from .fileio import read_input_bytes
+
+    p = Path(path)
+    try:
+        data = read_input_bytes(p, fail=lambda why: LDrawLimitError(str(p), None, why))
+    except LDrawError:
+        raise
+    except OSError as exc:
+        raise LDrawFileNotFoundError.reading(p, exc) from exc
+    return read_ldraw_text(data, str(p))
 
 
 _CHECKED_DIRS: set[tuple[str, str]] = set()
@@ -491,6 +523,53 @@ def _check_replaceable(target: Path, marker: str) -> None:
             "delete its files. Give an empty or new folder (nothing was changed).")
 
 
+#: A new parts library with fewer than this share of the installed one's parts replaces it only with
+#: ``force``: a complete.zip grows from release to release (19,370 parts in 2025), so a much smaller one is
+#: a partial download or the wrong zip, and every model using the missing parts would fail after it.
+MIN_REPLACING_PART_SHARE = 0.5
+
+
+def _count_parts(root: Path) -> int:
+    """Number of ``.dat`` files directly in ``root/parts`` (as ``library info`` counts parts), 0 without it."""
+    try:
+        with os.scandir(root / "parts") as it:
+            return sum(1 for e in it if e.name.lower().endswith(".dat") and e.is_file())
+    except OSError:
+        return 0
+
+
+def _check_new_library(root: Path, source: str, target: Path, force: bool) -> None:
+    """Refuse an unpacked parts library that would break every model, before it replaces anything.
+
+    Raises
+    ------
+    LDrawError
+        When ``root`` has no ``LDConfig.ldr`` or one that defines no colour (every model would fail with
+        "colour code 15 is not defined"), no part in ``parts/``, or, unless ``force``, fewer than
+        :data:`MIN_REPLACING_PART_SHARE` of the parts of the library installed at ``target``. The message
+        names ``source``, the counts and what to do; nothing is changed.
+    """
+    kept = "The previous installation is kept." if (target / "parts").is_dir() else "Nothing was installed."
+    ldconfig = next((c for c in root.iterdir() if c.name.lower() == "ldconfig.ldr" and c.is_file()), None)
+    if ldconfig is None:
+        raise LDrawError(f"{source}: no LDConfig.ldr (the colour table) beside parts/; this is not a complete "
+                         f"LDraw library: give the LDraw complete.zip. {kept}")
+    # a colour line names at least CODE and VALUE (LDConfig spec, !COLOUR); ldraw_data.colors parses them in full
+    colours = sum(1 for ln in read_ldraw_text(ldconfig.read_bytes(), str(ldconfig)).splitlines()
+                  if ln.split()[:2] == ["0", "!COLOUR"] and {"CODE", "VALUE"} <= {t.upper() for t in ln.split()})
+    if not colours:
+        raise LDrawError(f"{source}: its LDConfig.ldr defines no colour (no valid 0 !COLOUR line); every model "
+                         f"would fail. Give the LDraw complete.zip. {kept}")
+    new = _count_parts(root)
+    if new == 0:
+        raise LDrawError(f"{source}: its parts/ folder holds no .dat part file; give the LDraw complete.zip. {kept}")
+    old = _count_parts(target)
+    if not force and old and new < MIN_REPLACING_PART_SHARE * old:
+        raise LDrawError(f"{source} has {new:,} parts, far fewer than the {old:,} of the library installed at "
+                         f"{target}; models using the others would fail. Pass --force (force=True) to replace it "
+                         f"anyway. {kept}")
+
+
 def _zip_mtime(info: zipfile.ZipInfo) -> float:
     """Modification time of a zip entry, s since the epoch (the zip stores local time, as ``unzip`` reads it)."""
     return time.mktime(info.date_time + (0, 0, -1))
@@ -533,7 +612,8 @@ def _extract_with_times(zf: zipfile.ZipFile, dest: Path) -> None:
 
 
 def install_library(
-    source: str | os.PathLike, *, shadow: bool = False, dest: str | os.PathLike | None = None
+    source: str | os.PathLike, *, shadow: bool = False, dest: str | os.PathLike | None = None,
+    force: bool = False,
 ) -> Path:
     """Install an LDraw library (or the LDCad shadow library) for this user.
 
@@ -546,6 +626,9 @@ def install_library(
         Install the LDCad shadow library instead of the parts library.
     dest : path, optional
         Target folder; default ``data_dir()/ldraw`` (or ``ldcad-shadow``).
+    force : bool
+        Replace an installed parts library even with one that has far fewer parts (less than
+        :data:`MIN_REPLACING_PART_SHARE` of them).
 
     Returns
     -------
@@ -560,6 +643,9 @@ def install_library(
         new copy is unpacked beside it and swapped in only when complete.
         Also when ``dest`` is a file or a non-empty folder that is not an
         earlier installation (its contents would otherwise be replaced).
+        For a parts library, also when it has no ``LDConfig.ldr`` or one with no
+        colour, no part, or (without ``force``) far fewer parts than the installed
+        one; the message says the counts.
     """
     kind = "ldcad-shadow" if shadow else "ldraw"
     target = Path(dest).expanduser() if dest else _installed_path(kind)
@@ -596,6 +682,8 @@ def install_library(
             root = _library_root_in(unpack, marker)
             if root is None:
                 raise LDrawError(f"{src_path}: the zip holds no {marker}/ folder; is it the LDraw complete.zip?")
+        if not shadow:
+            _check_new_library(root, src, target, force)
         old = None
         if target.exists():
             old = tmp_path / "previous"

@@ -28,8 +28,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import LDrawFileNotFoundError, LDrawParseError, LDrawWarning
-from ..library import LDrawLibrary, read_ldraw_text
+from ..errors import LDrawWarning
+from ..library import LDrawLibrary, read_model_file
 from .limits import measure_submodels
 from .parse import LDrawDocument, LDrawFile, parse_document
 from ..text import short_id
@@ -157,14 +157,12 @@ def read_document(path: str | os.PathLike) -> LDrawDocument:
     Raises
     ------
     LDrawParseError
-        When the file cannot be read (missing, a folder, unreadable).
+        When the file cannot be read (missing, a folder, unreadable) or holds binary data.
+    LDrawLimitError
+        When it is larger than the input size limit (256 MiB; :func:`ldraw_data.library.read_model_file`).
     """
     p = Path(path)
-    try:
-        data = p.read_bytes()
-    except OSError as exc:
-        raise LDrawFileNotFoundError.reading(p, exc) from exc
-    return parse_document(read_ldraw_text(data, str(p)), p.name)
+    return parse_document(read_model_file(p), p.name)
 
 
 def file_beside(folder: Path, name: str, listings: dict | None = None) -> Path | None:
