@@ -37,7 +37,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ._gl import face_lit_active, import_pyrender, offscreen_renderer
+from ._gl import face_lit_active, import_pyrender, offscreen_renderer, set_draw_rank
 from .camera import Camera, fit_camera
 from .geometry import (FINISH_KINDS, WARNING_COLORS, InstancedGeometry, _face_normals, _lookup, instanced_geometry,
                        normalize_highlight)
@@ -227,6 +227,7 @@ class _Scene:
         self.trans_node = None
         self.edge_shift = np.zeros(3)
         self.hidden = 0  # placements left out of the last picture (see _hide_occluded)
+        self.added = 0  # mesh nodes added so far: the draw rank of the next (_add_mesh)
         self.lights = [
             self.scene.add(pyrender.DirectionalLight(color=np.ones(3), intensity=3.2)),
             self.scene.add(pyrender.DirectionalLight(color=np.ones(3), intensity=1.3)),
@@ -272,22 +273,31 @@ class _Scene:
                                           poses=poses))
                 prims.append(lines[-1])
             _cull_batch(cull, b, arrays, poses, prims)
-        face_node = self.scene.add(pr.Mesh(faces)) if faces else None
+        face_node = self._add_mesh(pr.Mesh(faces)) if faces else None
         edge_node = None
         if lines:
             pose = np.eye(4)
             pose[:3, 3] = self.edge_shift
-            edge_node = self.scene.add(pr.Mesh(lines), pose=pose)
+            edge_node = self._add_mesh(pr.Mesh(lines), pose=pose)
         occ = []
         if cull["occluders"]:
             verts, idx = _world_occluders(cull.pop("occluders"))
             occ.append(pr.Primitive(positions=verts, indices=idx, mode=4))
         cull.pop("occluders", None)
-        cull["node"] = self.scene.add(pr.Mesh(occ)) if occ else None
+        cull["node"] = self._add_mesh(pr.Mesh(occ)) if occ else None
         if cull["node"] is not None:
             cull["node"].mesh.is_visible = False
         cull["corners"] = np.concatenate(cull["corners"]) if cull["corners"] else np.zeros((0, 8, 3))
         self.layers[key] = (face_node, edge_node, geo.transparent, cull)
+
+    def _add_mesh(self, mesh, pose=None):
+        """Add ``mesh`` (pyrender.Mesh; ``pose`` (4, 4) LDU, default identity) as a node ranked after every
+        node added before (:func:`._gl.set_draw_rank`): where two layers draw a pixel at the same depth (an
+        edge shared by a new and an earlier part), the layer added last keeps it, in every run."""
+        node = self.scene.add(mesh) if pose is None else self.scene.add(mesh, pose=pose)
+        self.added += 1
+        set_draw_rank(node, self.added)
+        return node
 
     def remove(self, key) -> None:
         """Drop layer ``key`` (nothing when there is none)."""
@@ -335,7 +345,7 @@ class _Scene:
                                               normals=np.repeat(normals[sel], 3, axis=0),
                                               color_0=np.repeat(_linear(rgba[sel]), 3, axis=0),
                                               material=self._material(kind, True), mode=4))
-            self.trans_node = self.scene.add(pr.Mesh(prims))
+            self.trans_node = self._add_mesh(pr.Mesh(prims))
 
     def render(self, cam: Camera) -> np.ndarray:
         """(h, w, 3) uint8 RGB picture of the scene's layers seen by ``cam``."""
