@@ -607,13 +607,14 @@ def _read_batch_pack(path: Path) -> dict | None:
     try:
         with open(path, "rb") as fh:  # read into a bytearray: writable arrays, like computed ones, one copy
             data = bytearray(os.fstat(fh.fileno()).st_size)
-            if fh.readinto(data) != len(data):
-                raise OSError("file shrank while read")
+            if fh.readinto(data) != len(data):  # shrank while read: another process rewrites it
+                return None
     except OSError:
         return None
+    if data[:8] != _BATCH_MAGIC:
+        discard_cache_file(path, "render batch", "not a render batch pack (bad magic)")
+        return None
     try:
-        if data[:8] != _BATCH_MAGIC:
-            raise ValueError("bad magic")
         hlen = int.from_bytes(data[8:12], "little")
         off = 12 + hlen
         out = {}
@@ -623,7 +624,8 @@ def _read_batch_pack(path: Path) -> dict | None:
             out[name] = np.frombuffer(data, dtype=dtype, count=count, offset=off).reshape(shape)
             off += count * dtype.itemsize
         if off != len(data):
-            raise ValueError(f"{len(data)} bytes, the header accounts for {off}")
+            discard_cache_file(path, "render batch", f"{len(data)} bytes, the header accounts for {off}")
+            return None
         return out
     except (ValueError, TypeError, KeyError) as exc:  # JSONDecodeError is a ValueError
         discard_cache_file(path, "render batch", exc)
