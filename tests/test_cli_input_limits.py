@@ -52,7 +52,7 @@ def test_text_file_over_the_size_limit_is_one_line(tmp_path, library):
     # under the limit it reads: 2 MB allows it (one brick and comments)
     ok = cli("info", str(model), env={"BRICKWRIGHT_MAX_INPUT_MB": "2"})
     assert ok.returncode == 0, ok.stderr
-    assert ok.stdout.startswith("big.ldr: 1 parts")
+    assert ok.stdout.startswith("big.ldr: 1 part,")
 
 
 def test_endless_text_stream_on_stdin_stops_at_the_limit(library):
@@ -88,7 +88,7 @@ def test_named_pipe_with_a_writer_is_read_as_a_model(tmp_path, library):
     p = cli("info", str(fifo))
     writer.join(timeout=30)
     assert p.returncode == 0, p.stderr
-    assert p.stdout.startswith("model.ldr: 1 parts")
+    assert p.stdout.startswith("model.ldr: 1 part,")
 
 
 def test_named_pipe_without_a_writer_gives_up(tmp_path):
