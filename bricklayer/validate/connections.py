@@ -1627,6 +1627,25 @@ class NearMiss:
         return float(np.linalg.norm(self.move))
 
 
+def _taken_rows(cg: ConnectionGraph, w: dict) -> np.ndarray:
+    """(rows,) bool over the world connector rows ``w`` of ``cg``: the rows already mated by a pair of
+    ``cg.pairs`` whose type takes one partner only (long axles and bars, the multi-mate types of
+    :func:`_type_tables`, stay free). Made once per state of the graph (its ``pairs`` and ``w``'s
+    ``pos`` arrays, which are never changed in place once handed out) and kept on ``cg``: a report asks
+    :func:`near_miss` once per floating part listed."""
+    memo = getattr(cg, "_taken_rows_memo", None)
+    if memo is not None and memo[0] is cg.pairs and memo[1] is w["pos"]:
+        return memo[2]
+    codes = cg.pair_codes()
+    multi = _type_tables()[3]
+    taken = np.concatenate([cg.flat_index(cg.pairs[~multi[codes[:, 0]], 0], cg.pairs[~multi[codes[:, 0]], 1]),
+                            cg.flat_index(cg.pairs[~multi[codes[:, 1]], 2], cg.pairs[~multi[codes[:, 1]], 3])])
+    mask = np.zeros(len(w["pos"]), dtype=bool)
+    mask[taken] = True
+    cg._taken_rows_memo = (cg.pairs, w["pos"], mask)
+    return mask
+
+
 def near_miss(cg: ConnectionGraph, part: int, partners: np.ndarray, across: float = NEAR_MISS_ACROSS_LDU,
               along: float = NEAR_MISS_ALONG_LDU) -> NearMiss | None:
     """The nearest connector pair by which floating ``part`` just misses a free connector of a partner.
@@ -1666,16 +1685,16 @@ def near_miss(cg: ConnectionGraph, part: int, partners: np.ndarray, across: floa
     room = across + along + 2 * float(w["length"][ri].max()) + 2 * AXLE_MIN_HALF
     lo, hi = pos[ri].min(0) - room, pos[ri].max(0) + room
     partners = np.asarray(partners, dtype=bool)
-    rj = np.flatnonzero(np.all((pos >= lo) & (pos <= hi), axis=1))
+    # box test column by column (one boolean pass per axis over the build's rows, no (n, 3) temporaries)
+    inside = (pos[:, 0] >= lo[0]) & (pos[:, 0] <= hi[0])
+    for ax in (1, 2):
+        inside &= (pos[:, ax] >= lo[ax]) & (pos[:, ax] <= hi[ax])
+    rj = np.flatnonzero(inside)
     rj = rj[(owner[rj] != part) & partners[owner[rj]]]
     if not len(rj):
         return None
     if len(cg.pairs):  # the partners' connectors already mated (long axles and bars stay free)
-        codes = cg.pair_codes()
-        multi = _type_tables()[3]
-        taken = np.concatenate([cg.flat_index(cg.pairs[~multi[codes[:, 0]], 0], cg.pairs[~multi[codes[:, 0]], 1]),
-                                cg.flat_index(cg.pairs[~multi[codes[:, 1]], 2], cg.pairs[~multi[codes[:, 1]], 3])])
-        rj = rj[~np.isin(rj, taken)]
+        rj = rj[~_taken_rows(cg, w)[rj]]
     a, b, d = near_mate_rows(w, ri, rj, across + along + room, room)
     if not len(a):
         return None

@@ -189,7 +189,10 @@ class BroadPhase:
         hi = self.box_hi.copy()
         far = np.full(3, 1e18)
         lo[~self.has_shape], hi[~self.has_shape] = far, far + 1  # never overlaps
-        q = np.intersect1d(queried, use)
+        is_q = np.zeros(self.n, dtype=bool)
+        is_q[queried] = True
+        is_q &= self.has_shape
+        q = np.flatnonzero(is_q)  # sorted, each once: np.intersect1d(queried, use) without its sorts
         if not len(q):
             return
         if len(q) <= _BRUTE_QUERIES and len(q) < len(use):
@@ -200,8 +203,6 @@ class BroadPhase:
             p = np.sort(p[p[:, 0] != p[:, 1]], axis=1)
             yield np.unique(p, axis=0) if len(p) else p.reshape(0, 2)
             return
-        is_q = np.zeros(self.n, dtype=bool)
-        is_q[q] = True
         everyone = len(q) == len(use)
         order, cell, cur, stop, huge, h, origin = _grid_lists(lo, hi, use, None if everyone else is_q)
         if len(huge):
@@ -220,6 +221,7 @@ class BroadPhase:
                 p = np.sort(np.column_stack([i[ok], j[ok]]), axis=1)
                 if len(p):
                     yield p
+        lo_t, hi_t = np.ascontiguousarray(lo.T), np.ascontiguousarray(hi.T)  # (3, n): one array per axis
         live = np.flatnonzero(stop > cur)
         while len(live):
             # one window of at most _BROAD_WINDOW entries per finder and pass: a finder that reaches
@@ -239,13 +241,22 @@ class BroadPhase:
                 offs = np.arange(m) - np.repeat(np.cumsum(c) - c, c)
                 j = order[np.repeat(cur[live[k0:k1]], c) + offs]
                 i = order[rows]
-                ok = np.all(lo[j] <= hi[i], axis=1) & np.all(lo[i] <= hi[j], axis=1)
+                # box overlap axis by axis (columns of lo / hi: no (m, 3) temporaries), then the
+                # same test on the survivors' cells
+                ok = (lo_t[0][j] <= hi_t[0][i]) & (lo_t[0][i] <= hi_t[0][j])
+                for ax in (1, 2):
+                    ok &= (lo_t[ax][j] <= hi_t[ax][i]) & (lo_t[ax][i] <= hi_t[ax][j])
                 if not everyone:
                     ok &= is_q[i] | is_q[j]
                 # each pair once: only in the cell of the low corner of the two boxes' intersection
                 sel = np.flatnonzero(ok)
-                corner = np.floor((np.maximum(lo[i[sel]], lo[j[sel]]) - origin) / h).astype(np.int64)
-                sel = sel[np.all(corner == cell[rows[sel]], axis=1)]
+                isel, jsel, csel = i[sel], j[sel], cell[rows[sel]]
+                same = None
+                for ax in range(3):
+                    c_ax = np.floor((np.maximum(lo_t[ax][isel], lo_t[ax][jsel]) - origin[ax]) / h).astype(np.int64)
+                    eq = c_ax == csel[:, ax]
+                    same = eq if same is None else same & eq
+                sel = sel[same]
                 p = np.sort(np.column_stack([i[sel], j[sel]]), axis=1)
                 if len(p):
                     yield p
