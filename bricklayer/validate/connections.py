@@ -1065,6 +1065,19 @@ def _world_connectors(build) -> dict:
     return _finish(_transform_rows(wa, inst, inst, embedded_aliases(build)), inst, len(inst))
 
 
+def _distances(a: np.ndarray, b: np.ndarray, i: np.ndarray, j: np.ndarray) -> np.ndarray:
+    """(m,) float: the distances (LDU) from points ``a[i]`` to ``b[j]`` (``a``, ``b`` (n, 3) LDU; ``i``,
+    ``j`` (m,) int), bit for bit ``np.sqrt(((a[i] - b[j]) ** 2).sum(axis=1))``: the same squares added
+    in the same order (x, then y, then z), one axis column at a time, so no (m, 3) temporaries are
+    gathered (millions of candidate pairs at 100k parts; about 5x faster)."""
+    acc = None
+    for ax in range(3):
+        x = a[:, ax][i] - b[:, ax][j]
+        x *= x
+        acc = x if acc is None else np.add(acc, x, out=acc)
+    return np.sqrt(acc, out=acc)
+
+
 def _grid_pairs(tree_pts: np.ndarray, query_pts: np.ndarray, r, strict: bool) -> tuple:
     """All (i into tree_pts, j into query_pts, distance) with distance < r (``strict``) or <= r.
 
@@ -1119,7 +1132,7 @@ def _grid_pairs(tree_pts: np.ndarray, query_pts: np.ndarray, r, strict: bool) ->
     if not ii:
         return empty, empty, np.zeros(0)
     i, j = np.concatenate(ii), np.concatenate(jj)
-    d = np.sqrt(((tree_pts[i] - query_pts[j]) ** 2).sum(axis=1))
+    d = _distances(tree_pts, query_pts, i, j)
     keep = d < r[j] if strict else d <= r[j]
     return i[keep], j[keep], d[keep]
 
