@@ -23,6 +23,7 @@ __all__ = ["BroadPhase", "REST_DROP", "box_overlap_pairs", "grid_cell_ldu"]
 import numpy as np
 
 from ..constants import CROWDED_PARTNERS
+from .graphs import sorted_unique
 
 #: Broad-phase boxes are grown by this much (LDU) so resting contacts are candidates.
 _MARGIN = 1.25
@@ -149,15 +150,27 @@ def box_overlap_pairs(lo: np.ndarray, hi: np.ndarray, q_lo: np.ndarray, q_hi: np
         if tot:
             k = np.repeat(eq, c)
             j = eb[np.repeat(a - (np.cumsum(c) - c), c) + np.arange(tot)]
-            ok = np.all((q_lo[k] <= hi[j]) & (lo[j] <= q_hi[k]), axis=1)
+            # axis by axis (columns: no (m, 3) gathered temporaries), the same comparisons
+            ok = np.ones(tot, dtype=bool)
+            for ax in range(3):
+                ok &= (q_lo[:, ax][k] <= hi[:, ax][j]) & (lo[:, ax][j] <= q_hi[:, ax][k])
             # each pair once: in the cell of the low corner of the intersection
-            corner = np.floor((np.maximum(q_lo[k], lo[j]) - origin) / h).astype(np.int64)
-            cq = qcell[np.repeat(np.arange(len(eq)), c)]
-            ok &= np.all(corner == cq, axis=1)
+            sel = np.flatnonzero(ok)
+            kk, js = k[sel], j[sel]
+            qrow = np.repeat(np.arange(len(eq)), c)[sel]
+            for ax in range(3):
+                corner = np.floor((np.maximum(q_lo[:, ax][kk], lo[:, ax][js]) - origin[ax]) / h).astype(np.int64)
+                ok[sel] &= corner == qcell[:, ax][qrow]
             out.append(np.column_stack([k[ok], j[ok]]))
-    p = np.vstack(out) if out else np.zeros((0, 2), dtype=np.int64)
-    p = np.unique(p.astype(np.int64), axis=0) if len(p) else p.astype(np.int64)
-    return p
+    p = np.vstack(out).astype(np.int64) if out else np.zeros((0, 2), dtype=np.int64)
+    if not len(p):
+        return p
+    if float(nq) * float(n) < 2.0 ** 62:
+        # np.unique(p, axis=0) by one integer key per pair (k * n + j: the same (k, j) order), sorted
+        # (graphs.sorted_unique), instead of numpy's row-wise unique
+        key = sorted_unique(p[:, 0] * n + p[:, 1])
+        return np.column_stack([key // n, key % n])
+    return np.unique(p, axis=0)
 
 
 #: Downward move (LDU) of the resting test (public name of ``_REST_DROP``).
