@@ -579,16 +579,23 @@ def _distinct_rotations(r: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return r[pick], inv
 
 
+def _group_geometry(wa, idx: np.ndarray, arr) -> tuple[np.ndarray, np.ndarray]:
+    """World ``pos`` (LDU) and unnormalised ``axis`` ((n*k, 3) each) of the k connector rows ``arr`` of
+    placements ``idx`` of one part, in (placement, connector index) order (the first two fields of
+    :func:`_group_rows`): each distinct rotation times the part's rows once, then gathered."""
+    r, inv = _distinct_rotations(wa.poses[idx, :3, :3])
+    t = wa.poses[idx, :3, 3]
+    return ((np.einsum("nij,kj->nki", r, arr.pos)[inv] + t[:, None, :]).reshape(-1, 3),
+            np.einsum("nij,kj->nki", r, arr.axis)[inv].reshape(-1, 3))
+
+
 def _group_rows(wa, idx: np.ndarray, arr, stud_like: np.ndarray) -> tuple:
     """World connector rows of placements ``idx`` of one part with connector arrays ``arr`` (k rows), in
     (placement, connector index) order: ``pos`` and unnormalised ``axis`` ((n*k, 3), LDU), ``length``,
     ``code``, ``cidx``, ``loose`` (studs of a minifigure head) and ``turns`` ((n*k,) each)."""
     k, n = len(arr.code), len(idx)
-    r, inv = _distinct_rotations(wa.poses[idx, :3, :3])
-    t = wa.poses[idx, :3, 3]
     el = wa.placements[idx[0]].content
-    return ((np.einsum("nij,kj->nki", r, arr.pos)[inv] + t[:, None, :]).reshape(-1, 3),
-            np.einsum("nij,kj->nki", r, arr.axis)[inv].reshape(-1, 3),
+    return (*_group_geometry(wa, idx, arr),
             np.tile(arr.length, n), np.tile(arr.code, n), np.tile(np.arange(k), n),
             np.tile(stud_like[arr.code] & _is_minifig_head(el), n),
             np.full(n * k, _turns_on_studs(el)))
@@ -667,12 +674,32 @@ def _all_rows_sorted(wa, inst: np.ndarray, aliases=None) -> dict:
     cidx = room_buffer(total, dtype=np.int64)
     loose = room_buffer(total, dtype=bool)
     turns = room_buffer(total, dtype=bool)
-    for idx, arr, k in per_group:
+    # the positions and axes are scattered to their rows group by group; the per-connector fields
+    # (length, code, connector index, loose, turns: np.tile of the part's k values in _group_rows) are
+    # gathered for all rows at once from the groups' tables by (group, connector index)
+    group_of = np.zeros(n, dtype=np.int64)
+    tab_start = np.zeros(len(per_group) + 1, dtype=np.int64)
+    tab_len, tab_code, tab_loose, group_turns = [], [], [], np.zeros(len(per_group), dtype=bool)
+    for g, (idx, arr, k) in enumerate(per_group):
         at = (start[idx][:, None] + np.arange(k)).ravel()
-        for out, v in zip((pos, ax, length, code, cidx, loose, turns), _group_rows(wa, idx, arr, stud_like)):
-            out[at] = v
+        gpos, gax = _group_geometry(wa, idx, arr)
+        pos[at], ax[at] = gpos, gax
+        el = wa.placements[idx[0]].content
+        group_of[idx] = g
+        tab_start[g + 1] = tab_start[g] + k
+        tab_len.append(arr.length)
+        tab_code.append(arr.code)
+        tab_loose.append(stud_like[arr.code] & _is_minifig_head(el))
+        group_turns[g] = _turns_on_studs(el)
     owner = room_buffer(total, dtype=np.int64)
     owner[:total] = np.repeat(np.arange(n, dtype=np.int64), counts)
+    row_group = group_of[owner[:total]]
+    cidx[:total] = np.arange(total, dtype=np.int64) - start[:-1][owner[:total]]
+    at = tab_start[row_group] + cidx[:total]
+    length[:total] = np.concatenate(tab_len).astype(length_t, copy=False)[at]
+    code[:total] = np.concatenate(tab_code)[at]
+    loose[:total] = np.concatenate(tab_loose).astype(bool, copy=False)[at]
+    turns[:total] = group_turns[row_group]
     ax = ax[:total]
     nrm = np.linalg.norm(ax, axis=1, keepdims=True)
     nrm[nrm == 0] = 1
