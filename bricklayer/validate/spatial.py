@@ -111,11 +111,15 @@ def box_overlap_pairs(lo: np.ndarray, hi: np.ndarray, q_lo: np.ndarray, q_hi: np
         return c0, cnt, cnt.prod(axis=1)
 
     def entries(c0, cnt, tot, idx):
+        # boxes in one cell first (most of them: no index arithmetic), then the others cell by cell; the
+        # order of entries does not matter (the pairs are made unique and sorted at the end)
+        one, idx = idx[tot[idx] == 1], idx[tot[idx] > 1]
         eb = np.repeat(idx, tot[idx])
         t = tot[idx]
         k = np.arange(int(t.sum())) - np.repeat(np.cumsum(t) - t, t)
         cy, cz = cnt[eb, 1], cnt[eb, 2]
-        return eb, c0[eb] + np.column_stack([k // (cy * cz), (k // cz) % cy, k % cz])
+        cells = c0[eb] + np.column_stack([k // (cy * cz), (k // cz) % cy, k % cz])
+        return np.concatenate([one, eb]), np.concatenate([c0[one], cells.reshape(-1, 3)])
 
     b0, bcnt, btot = cells(lo, hi)
     q0, qcnt, qtot = cells(q_lo, q_hi)
