@@ -480,7 +480,10 @@ class CollisionEngine(BroadPhase, PressFits):
         inset = TOL.collision_inset
         lo, hi = self.box_lo, self.box_hi
         # collision needs the inset boxes to overlap
-        close = np.all(lo[a] + inset < hi[b] - inset, axis=1) & np.all(lo[b] + inset < hi[a] - inset, axis=1)
+        la, lb, ha, hb = lo[a], lo[b], hi[a], hi[b]
+        close = np.ones(m, dtype=bool)
+        for ax in range(3):  # axis by axis: the same comparisons as np.all(..., axis=1), fewer temporaries
+            close &= (la[:, ax] + inset < hb[:, ax] - inset) & (lb[:, ax] + inset < ha[:, ax] - inset)
         sel = np.flatnonzero(close)
         out[sel, 0] = self._query(a[sel], b[sel], t[a[sel]], t[b[sel]], inset)
         # resting: the higher part moved down by _REST_DROP meets the lower one
@@ -489,8 +492,11 @@ class CollisionEngine(BroadPhase, PressFits):
         up = np.where(a_up, a, b)
         dn = np.where(a_up, b, a)
         drop = np.array([0, 0, _REST_DROP])
-        close_r = np.all(lo[up] - drop + inset < hi[dn] - inset, axis=1) & np.all(
-            lo[dn] + inset < hi[up] - drop - inset, axis=1)
+        lu, ld, hu, hd = lo[up], lo[dn], hi[up], hi[dn]
+        close_r = np.ones(m, dtype=bool)
+        for ax in range(3):
+            close_r &= (lu[:, ax] - drop[ax] + inset < hd[:, ax] - inset) & (
+                ld[:, ax] + inset < hu[:, ax] - drop[ax] - inset)
         sel = np.flatnonzero(~out[:, 0] & (a_up | b_up) & close_r)
         tu = t[up[sel]].copy()
         tu[:, 2, 3] -= _REST_DROP

@@ -172,8 +172,11 @@ def inv_rigid(t: np.ndarray) -> np.ndarray:
     # exact inverse only for rotations rounded in the file (|det| within 1% of 1); the transpose, as
     # before, for scaled, sheared or singular matrices (flattened stickers), which the catalog checks report
     rounded = np.abs(np.abs(det) - 1.0) < 0.01
-    m[rounded] /= det[rounded, None, None]
-    m[~rounded] = np.transpose(t[~rounded, :3, :3], (0, 2, 1))
+    if rounded.all():  # the usual case: one division, no masked copies
+        m /= det[:, None, None]
+    else:
+        m[rounded] /= det[rounded, None, None]
+        m[~rounded] = np.transpose(t[~rounded, :3, :3], (0, 2, 1))
     out[:, :3, 3] = -np.einsum("nij,nj->ni", m, t[:, :3, 3])
     out[:, 3, 3] = 1
     return out

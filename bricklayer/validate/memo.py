@@ -103,6 +103,7 @@ class _PairMemo:
         self.new: dict = {}
         self.loaded = False
         self._atexit = False
+        self._bucket_of = None  # the key array the bucket table of _first_not_less was made for
 
     def path(self):
         from ldraw_data.collision import COLLISION_CACHE_VERSION
@@ -141,13 +142,41 @@ class _PairMemo:
             return None
         return keys, hits
 
+    def _first_not_less(self, h: np.ndarray) -> np.ndarray:
+        """(m,) int: ``np.searchsorted(self.keys, h)`` for uint64 hashes ``h`` when ``h`` is in a bucket.
+
+        The keys are uniform 64-bit hashes (:func:`_pair_hash`), so their top bits split them into
+        buckets of a few keys each; a table of the buckets' first rows (made once per key array) leaves a
+        binary search of a few steps per needle within its bucket, for all needles at once, instead of
+        about 20 steps over the whole array (558,022 keys after the official sets: one cache miss
+        each). The answer is the first row of the bucket whose key is not less than the needle, or the
+        bucket's end: the same as ``searchsorted`` where a key equals the needle (all the caller reads)."""
+        keys = self.keys
+        if self._bucket_of is not keys:
+            bits = int(min(24, max(1, np.ceil(np.log2(max(len(keys), 2) / 4)))))
+            edges = np.arange(1 << bits, dtype=np.uint64) << np.uint64(64 - bits)
+            starts = np.empty((1 << bits) + 1, dtype=np.int64)
+            starts[:-1] = np.searchsorted(keys, edges)
+            starts[-1] = len(keys)
+            self._bucket_of, self._bucket_shift, self._bucket_starts = keys, np.uint64(64 - bits), starts
+            self._bucket_steps = int(np.diff(starts).max()).bit_length() + 1
+        b = (h >> self._bucket_shift).astype(np.int64)
+        lo, hi = self._bucket_starts[b], self._bucket_starts[b + 1]
+        last = len(keys) - 1
+        for _ in range(self._bucket_steps):  # binary search within each bucket, vectorised
+            mid = (lo + hi) >> 1
+            less = (keys[np.minimum(mid, last)] < h) & (lo < hi)
+            lo = np.where(less, mid + 1, lo)
+            hi = np.where(less, hi, mid)
+        return lo
+
     def lookup(self, h: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(found (m,) bool, value (m,) of the memo's dtype) for hashes ``h``."""
         self.load()
         found = np.zeros(len(h), dtype=bool)
         val = np.zeros(len(h), dtype=self.dtype)
         if len(self.keys):
-            pos = np.minimum(np.searchsorted(self.keys, h), len(self.keys) - 1)
+            pos = np.minimum(self._first_not_less(h), len(self.keys) - 1)
             found = self.keys[pos] == h
             val = np.where(found, self.hits[pos], val).astype(self.dtype)
         if self.new:

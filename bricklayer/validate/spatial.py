@@ -23,6 +23,7 @@ __all__ = ["BroadPhase", "REST_DROP", "box_overlap_pairs", "grid_cell_ldu"]
 import numpy as np
 
 from ..constants import CROWDED_PARTNERS
+from .graphs import sorted_unique
 
 #: Broad-phase boxes are grown by this much (LDU) so resting contacts are candidates.
 _MARGIN = 1.25
@@ -110,11 +111,15 @@ def box_overlap_pairs(lo: np.ndarray, hi: np.ndarray, q_lo: np.ndarray, q_hi: np
         return c0, cnt, cnt.prod(axis=1)
 
     def entries(c0, cnt, tot, idx):
+        # boxes in one cell first (most of them: no index arithmetic), then the others cell by cell; the
+        # order of entries does not matter (the pairs are made unique and sorted at the end)
+        one, idx = idx[tot[idx] == 1], idx[tot[idx] > 1]
         eb = np.repeat(idx, tot[idx])
         t = tot[idx]
         k = np.arange(int(t.sum())) - np.repeat(np.cumsum(t) - t, t)
         cy, cz = cnt[eb, 1], cnt[eb, 2]
-        return eb, c0[eb] + np.column_stack([k // (cy * cz), (k // cz) % cy, k % cz])
+        cells = c0[eb] + np.column_stack([k // (cy * cz), (k // cz) % cy, k % cz])
+        return np.concatenate([one, eb]), np.concatenate([c0[one], cells.reshape(-1, 3)])
 
     b0, bcnt, btot = cells(lo, hi)
     q0, qcnt, qtot = cells(q_lo, q_hi)
@@ -149,15 +154,27 @@ def box_overlap_pairs(lo: np.ndarray, hi: np.ndarray, q_lo: np.ndarray, q_hi: np
         if tot:
             k = np.repeat(eq, c)
             j = eb[np.repeat(a - (np.cumsum(c) - c), c) + np.arange(tot)]
-            ok = np.all((q_lo[k] <= hi[j]) & (lo[j] <= q_hi[k]), axis=1)
+            # axis by axis (columns: no (m, 3) gathered temporaries), the same comparisons
+            ok = np.ones(tot, dtype=bool)
+            for ax in range(3):
+                ok &= (q_lo[:, ax][k] <= hi[:, ax][j]) & (lo[:, ax][j] <= q_hi[:, ax][k])
             # each pair once: in the cell of the low corner of the intersection
-            corner = np.floor((np.maximum(q_lo[k], lo[j]) - origin) / h).astype(np.int64)
-            cq = qcell[np.repeat(np.arange(len(eq)), c)]
-            ok &= np.all(corner == cq, axis=1)
+            sel = np.flatnonzero(ok)
+            kk, js = k[sel], j[sel]
+            qrow = np.repeat(np.arange(len(eq)), c)[sel]
+            for ax in range(3):
+                corner = np.floor((np.maximum(q_lo[:, ax][kk], lo[:, ax][js]) - origin[ax]) / h).astype(np.int64)
+                ok[sel] &= corner == qcell[:, ax][qrow]
             out.append(np.column_stack([k[ok], j[ok]]))
-    p = np.vstack(out) if out else np.zeros((0, 2), dtype=np.int64)
-    p = np.unique(p.astype(np.int64), axis=0) if len(p) else p.astype(np.int64)
-    return p
+    p = np.vstack(out).astype(np.int64) if out else np.zeros((0, 2), dtype=np.int64)
+    if not len(p):
+        return p
+    if float(nq) * float(n) < 2.0 ** 62:
+        # np.unique(p, axis=0) by one integer key per pair (k * n + j: the same (k, j) order), sorted
+        # (graphs.sorted_unique), instead of numpy's row-wise unique
+        key = sorted_unique(p[:, 0] * n + p[:, 1])
+        return np.column_stack([key // n, key % n])
+    return np.unique(p, axis=0)
 
 
 #: Downward move (LDU) of the resting test (public name of ``_REST_DROP``).
@@ -189,7 +206,10 @@ class BroadPhase:
         hi = self.box_hi.copy()
         far = np.full(3, 1e18)
         lo[~self.has_shape], hi[~self.has_shape] = far, far + 1  # never overlaps
-        q = np.intersect1d(queried, use)
+        is_q = np.zeros(self.n, dtype=bool)
+        is_q[queried] = True
+        is_q &= self.has_shape
+        q = np.flatnonzero(is_q)  # sorted, each once: np.intersect1d(queried, use) without its sorts
         if not len(q):
             return
         if len(q) <= _BRUTE_QUERIES and len(q) < len(use):
@@ -200,8 +220,6 @@ class BroadPhase:
             p = np.sort(p[p[:, 0] != p[:, 1]], axis=1)
             yield np.unique(p, axis=0) if len(p) else p.reshape(0, 2)
             return
-        is_q = np.zeros(self.n, dtype=bool)
-        is_q[q] = True
         everyone = len(q) == len(use)
         order, cell, cur, stop, huge, h, origin = _grid_lists(lo, hi, use, None if everyone else is_q)
         if len(huge):
@@ -220,6 +238,7 @@ class BroadPhase:
                 p = np.sort(np.column_stack([i[ok], j[ok]]), axis=1)
                 if len(p):
                     yield p
+        lo_t, hi_t = np.ascontiguousarray(lo.T), np.ascontiguousarray(hi.T)  # (3, n): one array per axis
         live = np.flatnonzero(stop > cur)
         while len(live):
             # one window of at most _BROAD_WINDOW entries per finder and pass: a finder that reaches
@@ -239,13 +258,22 @@ class BroadPhase:
                 offs = np.arange(m) - np.repeat(np.cumsum(c) - c, c)
                 j = order[np.repeat(cur[live[k0:k1]], c) + offs]
                 i = order[rows]
-                ok = np.all(lo[j] <= hi[i], axis=1) & np.all(lo[i] <= hi[j], axis=1)
+                # box overlap axis by axis (columns of lo / hi: no (m, 3) temporaries), then the
+                # same test on the survivors' cells
+                ok = (lo_t[0][j] <= hi_t[0][i]) & (lo_t[0][i] <= hi_t[0][j])
+                for ax in (1, 2):
+                    ok &= (lo_t[ax][j] <= hi_t[ax][i]) & (lo_t[ax][i] <= hi_t[ax][j])
                 if not everyone:
                     ok &= is_q[i] | is_q[j]
                 # each pair once: only in the cell of the low corner of the two boxes' intersection
                 sel = np.flatnonzero(ok)
-                corner = np.floor((np.maximum(lo[i[sel]], lo[j[sel]]) - origin) / h).astype(np.int64)
-                sel = sel[np.all(corner == cell[rows[sel]], axis=1)]
+                isel, jsel, csel = i[sel], j[sel], cell[rows[sel]]
+                same = None
+                for ax in range(3):
+                    c_ax = np.floor((np.maximum(lo_t[ax][isel], lo_t[ax][jsel]) - origin[ax]) / h).astype(np.int64)
+                    eq = c_ax == csel[:, ax]
+                    same = eq if same is None else same & eq
+                sel = sel[same]
                 p = np.sort(np.column_stack([i[sel], j[sel]]), axis=1)
                 if len(p):
                     yield p

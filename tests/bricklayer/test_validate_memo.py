@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from bricklayer.validate.memo import _POS_Q, _ROT_Q, _SCALAR_ROWS, _mix, _pair_hash
+from bricklayer.validate.memo import _POS_Q, _ROT_Q, _SCALAR_ROWS, _PairMemo, _mix, _pair_hash
 
 
 def _reference(ca, cb, rel, level):
@@ -30,3 +30,28 @@ def test_scalar_and_vector_paths_match_the_fold():
         got = _pair_hash(ca, cb, rel, level)
         assert got.dtype == np.uint64 and got.shape == (m,)
         assert np.array_equal(got, _reference(ca, cb, rel, level))
+
+
+def test_bucketed_search_finds_what_searchsorted_finds():
+    """The memo's bucketed binary search against np.searchsorted: on 50,000 keys made by _pair_hash
+    (what the cache files hold), every stored key is found at its row and absent needles are not found,
+    the smallest and largest uint64 included; the table is remade when the key array is replaced."""
+    rng = np.random.default_rng(3)
+    m = 50_000
+    q, _ = np.linalg.qr(rng.normal(size=(m, 3, 3)))
+    rel = np.zeros((m, 3, 4))
+    rel[:, :3, :3], rel[:, :3, 3] = q, rng.normal(0, 300, (m, 3))
+    keys = np.unique(_pair_hash(rng.integers(0, 1 << 40, m), rng.integers(0, 1 << 40, m), rel, np.zeros(m)))
+    memo = _PairMemo()
+    memo.loaded = True  # no cache file: only these keys
+    for ks in (keys, keys[::7]):
+        memo.keys, memo.hits = ks, np.ones(len(ks), dtype=bool)
+        needles = np.concatenate([keys, rng.integers(0, 2 ** 64 - 1, 20_000, dtype=np.uint64, endpoint=True),
+                                  np.array([0, 2 ** 64 - 1], dtype=np.uint64)])
+        at = np.minimum(np.searchsorted(ks, needles), len(ks) - 1)
+        want = ks[at] == needles
+        found, val = memo.lookup(needles)
+        assert np.array_equal(found, want) and np.array_equal(val, want)
+        got = memo._first_not_less(needles)
+        assert np.array_equal(got[want], at[want])
+    assert found.sum() == len(keys[::7])

@@ -273,4 +273,21 @@ def test_grid_index_finds_exactly_the_pairs_within_the_radius():
         rr = np.broadcast_to(r, (300,))
         want = np.argwhere(d < rr[None, :]) if strict else np.argwhere(d <= rr[None, :])
         assert sorted(zip(i.tolist(), j.tolist())) == sorted(map(tuple, want.tolist()))
-        assert np.allclose(dist, d[i, j])
+        assert np.array_equal(dist, d[i, j])  # bit for bit: the squares added in the same order
+
+
+def test_box_overlap_pairs_are_the_brute_force_pairs_sorted():
+    """Query boxes against boxes (closed intervals) by the grid, against every pair tested: boxes in one
+    cell, boxes over many cells and a few huge ones (tested directly), touching faces counted."""
+    from bricklayer.validate.spatial import box_overlap_pairs
+
+    rng = np.random.default_rng(11)
+    lo = np.round(rng.uniform(0, 400, (900, 3)))
+    hi = lo + np.round(rng.choice([0.0, 4.0, 30.0, 120.0], (900, 3)))
+    hi[:3] = lo[:3] + 5000.0  # more than _GRID_MAX_CELLS cells
+    q_lo = np.round(rng.uniform(0, 400, (300, 3)))
+    q_hi = q_lo + np.round(rng.choice([0.0, 8.0, 60.0], (300, 3)))
+    want = np.argwhere(np.all(q_lo[:, None, :] <= hi[None], axis=2) & np.all(lo[None] <= q_hi[:, None, :], axis=2))
+    got = box_overlap_pairs(lo, hi, q_lo, q_hi)
+    assert got.dtype == np.int64 and len(got) > 500
+    assert np.array_equal(got, want)  # each pair once, sorted by (query, box)
