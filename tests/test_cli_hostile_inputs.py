@@ -161,3 +161,22 @@ def test_time_budget_leaves_no_temporary_folders(tmp_path, library):
     assert f"{forever}: timed out" in r.stdout and f"{model}: 2 parts" in r.stdout
     assert "Traceback" not in r.stderr
     assert sorted(p.name for p in tmp.iterdir()) == []
+    # and no process is left running the endless build.py (a no-sandbox child once outlived its killed
+    # pool process, orphaned, at full CPU): look for any process whose environment has this TMPDIR
+    import time
+
+    def left() -> list[int]:
+        pids = []
+        for d in Path("/proc").iterdir():
+            if d.name.isdigit():
+                try:
+                    if f"TMPDIR={tmp}".encode() in (d / "environ").read_bytes().split(b"\0"):
+                        pids.append(int(d.name))
+                except OSError:
+                    pass
+        return pids
+
+    deadline = time.monotonic() + 10
+    while left() and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert left() == []

@@ -480,6 +480,21 @@ def _kill_strays(child: int, sandboxed: bool) -> None:
             return
 
 
+def _die_with(parent: int) -> None:
+    """In a forked request process: be SIGKILLed when this warm process dies (``prctl(PR_SET_PDEATHSIG)``),
+    so model code that never returns cannot outlive a worker killed from outside (without the sandbox there
+    is no PID namespace to end it); exit at once if the parent is already gone."""
+    import ctypes
+    import signal
+
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGKILL), 0, 0, 0)  # PR_SET_PDEATHSIG = 1
+    except (OSError, AttributeError):  # not Linux
+        return
+    if os.getppid() != parent:
+        os._exit(70)
+
+
 def serve_forked(req: dict, sandboxed: bool) -> dict:
     """Run one request in a fork of this warm process, under its time limit; kill what it started after.
 
@@ -498,9 +513,11 @@ def serve_forked(req: dict, sandboxed: bool) -> dict:
 
     limit = float(req.get("time_limit") or 0) or None
     r, w = os.pipe()
+    parent = os.getpid()
     pid = os.fork()
     if pid == 0:  # the request process
         try:
+            _die_with(parent)
             os.close(r)
             for fd in _State.protocol_fds:
                 os.close(fd)

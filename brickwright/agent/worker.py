@@ -68,6 +68,21 @@ def _child_environment() -> dict[str, str]:
     return env
 
 
+def _die_with_parent() -> None:
+    """In the child, before exec: ask Linux to SIGKILL it when the thread that started it exits
+    (``prctl(PR_SET_PDEATHSIG, SIGKILL)``, what bubblewrap's ``--die-with-parent`` does for the sandboxed
+    child), so a child running model code that never returns cannot outlive a worker process that was
+    killed (``validate --time-budget`` ends its pool processes). Best effort: no-op where ``prctl`` is
+    missing (not Linux)."""
+    import ctypes
+    import signal
+
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGKILL), 0, 0, 0)  # 1 = PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+
 @dataclass
 class WorkerResult:
     """What one request returned.
@@ -206,6 +221,7 @@ class Worker:
             env = sandbox_environment()  # bwrap's own environment too: its /proc/1/environ is visible inside
         else:
             cmd = argv
+            preexec = _die_with_parent
             env = _child_environment()
             env.update(worker_env)
             env["PYTHONPATH"] = os.pathsep.join([root] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep)
