@@ -481,9 +481,10 @@ def _kill_strays(child: int, sandboxed: bool) -> None:
 
 
 def _die_with(parent: int) -> None:
-    """In a forked request process: be SIGKILLed when this warm process dies (``prctl(PR_SET_PDEATHSIG)``),
-    so model code that never returns cannot outlive a worker killed from outside (without the sandbox there
-    is no PID namespace to end it); exit at once if the parent is already gone."""
+    """In a new process (a forked request, or the unsandboxed worker child before exec): be SIGKILLed when
+    process ``parent`` dies (``prctl(PR_SET_PDEATHSIG)``, what bubblewrap's ``--die-with-parent`` does), so
+    model code that never returns cannot outlive a worker killed from outside (without the sandbox there is
+    no PID namespace to end it); exit at once if the parent is already gone. No-op where ``prctl`` is missing."""
     import ctypes
     import signal
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 __all__ = ["Worker", "WorkerResult", "DEFAULT_TIME_LIMIT", "DEFAULT_MEMORY_LIMIT", "DEFAULT_OUTPUT_LIMIT"]
 
+import functools
 import json
 import logging
 import os
@@ -66,21 +67,6 @@ def _child_environment() -> dict[str, str]:
     env["BRICKWRIGHT_DATA_DIR"] = str(data_dir())
     env["BRICKWRIGHT_CACHE_DIR"] = str(cache_dir())
     return env
-
-
-def _die_with_parent() -> None:
-    """In the child, before exec: ask Linux to SIGKILL it when the thread that started it exits
-    (``prctl(PR_SET_PDEATHSIG, SIGKILL)``, what bubblewrap's ``--die-with-parent`` does for the sandboxed
-    child), so a child running model code that never returns cannot outlive a worker process that was
-    killed (``validate --time-budget`` ends its pool processes). Best effort: no-op where ``prctl`` is
-    missing (not Linux)."""
-    import ctypes
-    import signal
-
-    try:
-        ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGKILL), 0, 0, 0)  # 1 = PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        pass
 
 
 @dataclass
@@ -221,7 +207,9 @@ class Worker:
             env = sandbox_environment()  # bwrap's own environment too: its /proc/1/environ is visible inside
         else:
             cmd = argv
-            preexec = _die_with_parent
+            from ._child import _die_with  # the request forks use the same death signal
+
+            preexec = functools.partial(_die_with, os.getpid())  # SIGKILL when this process dies
             env = _child_environment()
             env.update(worker_env)
             env["PYTHONPATH"] = os.pathsep.join([root] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep)
