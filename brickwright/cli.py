@@ -170,7 +170,7 @@ def library_install(source: str = typer.Argument(..., help="Path or URL of compl
         from ldraw_data.library import LDrawLibrary, shadow_zip_beside
 
         lib = LDrawLibrary(root)
-        typer.echo(f"{len(lib.part_files())} parts")
+        typer.echo(count_of(len(lib.part_files()), "part"))
         beside = shadow_zip_beside(source) if dest is None else None
         if beside is not None:
             typer.echo(f"installing LDCad shadow library from {beside} (found beside it) ...")
@@ -183,7 +183,7 @@ def library_install(source: str = typer.Argument(..., help="Path or URL of compl
             typer.echo("reading the connectors of every part (BrickNet labels and LDCad snap information; once) ...")
             try:
                 covered, total = catalog_connector_coverage()
-                typer.echo(f"{covered} of {total} parts have connectors")
+                typer.echo(f"{covered} of {count_of(total, 'part')} {'has' if covered == 1 else 'have'} connectors")
             except Exception as exc:  # noqa: BLE001 - a library not installed yet: read on first use instead
                 typer.echo(f"connectors will be read on first use ({exc})")
 

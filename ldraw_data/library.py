@@ -565,7 +565,8 @@ def _check_new_library(root: Path, source: str, target: Path, force: bool) -> No
         raise LDrawError(f"{source}: its parts/ folder holds no .dat part file; give the LDraw complete.zip. {kept}")
     old = _count_parts(target)
     if not force and old and new < MIN_REPLACING_PART_SHARE * old:
-        raise LDrawError(f"{source} has {new:,} parts, far fewer than the {old:,} of the library installed at "
+        raise LDrawError(f"{source} has {new:,} part{'' if new == 1 else 's'}, far fewer than the {old:,} of the "
+                         f"library installed at "
                          f"{target}; models using the others would fail. Pass --force (force=True) to replace it "
                          f"anyway. {kept}")
 

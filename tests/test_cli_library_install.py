@@ -67,7 +67,7 @@ def test_far_fewer_parts_needs_force(tmp_path, ldconfig):
     p = install(tiny, dest)
     assert p.returncode == 2
     assert p.stderr.splitlines()[-1] == (
-        f"error: {tiny} has 1 parts, far fewer than the 4 of the library installed at {dest}; models using the "
+        f"error: {tiny} has 1 part, far fewer than the 4 of the library installed at {dest}; models using the "
         "others would fail. Pass --force (force=True) to replace it anyway. The previous installation is kept.")
     assert sorted(f.name for f in (dest / "parts").iterdir()) == ["3001.dat", "3002.dat", "3003.dat", "3004.dat"]
 
@@ -76,4 +76,5 @@ def test_far_fewer_parts_needs_force(tmp_path, ldconfig):
                    dest).returncode == 0
     p = install(tiny, dest, "--force")
     assert p.returncode == 0, p.stderr
+    assert "1 part\n" in p.stdout and "1 parts" not in p.stdout  # singular (breakit s25)
     assert sorted(f.name for f in (dest / "parts").iterdir()) == ["3001.dat"]
