@@ -69,9 +69,18 @@ def input_size_limit() -> int:
     return mb * 2**20
 
 
+#: Byte-order marks that open a UTF-16 text file (little- and big-endian; Unicode standard, section 23.8). Such
+#: a file holds a NUL byte in every ASCII character, so :func:`read_input_bytes` does not stop at its NULs.
+UTF16_LE_BOM = b"\xff\xfe"
+UTF16_BE_BOM = b"\xfe\xff"
+
+
 def read_input_bytes(path, *, limit: int | None = None, fifo_wait_s: float = FIFO_WRITER_WAIT_S,
                      fail: Callable[[str], Exception] | None = None) -> bytes:
     """The bytes of an input file read in 1 MiB chunks, stopping at the first NUL byte, within a size limit.
+
+    A file that starts with a UTF-16 byte-order mark (:data:`UTF16_LE_BOM`, :data:`UTF16_BE_BOM`) is text
+    with a NUL in every ASCII character: it is read whole (same size limit) for the caller to decode.
 
     Regular files, pipes (``/dev/stdin``, ``<(...)``, named FIFOs) and character devices are all read as a
     stream with the same limits, so ``/dev/zero`` stops at its first byte and an endless text stream at the
@@ -94,8 +103,8 @@ def read_input_bytes(path, *, limit: int | None = None, fifo_wait_s: float = FIF
     Returns
     -------
     bytes
-        The whole file, or, when it holds a NUL byte (a binary file), the bytes up to and including the
-        first NUL: the caller reports it (e.g. :func:`ldraw_data.library.read_ldraw_text`).
+        The whole file, or, when it holds a NUL byte (a binary file) and does not start with a UTF-16
+        byte-order mark, the bytes up to and including the first NUL: the caller reports it (e.g. :func:`ldraw_data.library.read_ldraw_text`).
 
     Raises
     ------
@@ -133,7 +142,10 @@ def read_input_bytes(path, *, limit: int | None = None, fifo_wait_s: float = FIF
                                "program that writes into it first, or give a regular file")
                 time.sleep(0.05)
             os.set_blocking(fd, True)
-        while not (chunks and b"\x00" in chunks[-1]):
+        def binary() -> bool:  # a NUL read, in a file that is not UTF-16 text
+            return bool(chunks) and b"\x00" in chunks[-1] and not chunks[0].startswith((UTF16_LE_BOM, UTF16_BE_BOM))
+
+        while not binary():
             if size > limit:
                 raise fail(too_large)
             chunk = os.read(fd, _CHUNK_BYTES)
@@ -141,11 +153,13 @@ def read_input_bytes(path, *, limit: int | None = None, fifo_wait_s: float = FIF
                 break
             chunks.append(chunk)
             size += len(chunk)
-        if size > limit and not (chunks and b"\x00" in chunks[-1]):
+        if size > limit and not binary():
             raise fail(too_large)
     finally:
         os.close(fd)
     data = b"".join(chunks)
+    if data.startswith((UTF16_LE_BOM, UTF16_BE_BOM)):
+        return data
     nul = data.find(b"\x00")
     return data if nul < 0 else data[: nul + 1]
 
@@ -304,7 +318,8 @@ def read_input_text(path, *, give: str) -> str:
     InputNotFoundError
         When ``path`` does not exist (also a ``FileNotFoundError``).
     InputReadError
-        When it is a folder, cannot be read, holds a NUL byte (a binary file), is not UTF-8 or is larger
+        When it is a folder, cannot be read, holds a NUL byte (a binary file), is not UTF-8 (UTF-16 text
+        included: these inputs are read as UTF-8 only, unlike LDraw files) or is larger
         than the input size limit (:func:`read_input_bytes`); the message names ``path`` with the line of
         the first bad byte and what to do (also an ``OSError``).
     """
@@ -320,6 +335,8 @@ def read_input_text(path, *, give: str) -> str:
     except OSError as exc:
         raise InputReadError(f"{p}: cannot read file: {(exc.strerror or str(exc)).lower()}; give {give}") from exc
     line_of = lambda offset: data.count(b"\n", 0, offset) + 1  # noqa: E731 - 1-based line of a byte offset
+    if data.startswith((UTF16_LE_BOM, UTF16_BE_BOM)):
+        raise InputReadError(f"{p}:1: UTF-16 text (it starts with a UTF-16 byte-order mark); save it as UTF-8")
     nul = data.find(b"\x00")
     if nul >= 0:
         raise InputReadError(f"{p}:{line_of(nul)}: binary data (a NUL byte), not text; give {give}")

@@ -43,6 +43,7 @@ from functools import cached_property
 from pathlib import Path
 
 from .errors import LDrawError, LDrawFileNotFoundError, LDrawParseError, LibraryNotFoundError
+from .fileio import UTF16_BE_BOM, UTF16_LE_BOM
 
 log = logging.getLogger(__name__)
 
@@ -101,7 +102,12 @@ def read_ldraw_text(data: bytes, source: str = "<bytes>") -> str:
 
     UTF-8 (with or without BOM) is tried first, as the LDraw spec 1.0.2 asks;
     files that are not valid UTF-8 are read as Latin-1, which older files use.
-    Line endings are left to the parser (CRLF, LF and CR all work).
+    A file that starts with a UTF-16 byte-order mark (``FF FE`` little-endian or
+    ``FE FF`` big-endian; what Windows Notepad writes as "Unicode") is decoded as
+    UTF-16: the spec asks for UTF-8, but Qt-based LDraw tools (LeoCAD, LPub3D)
+    read through ``QTextStream``, which switches to UTF-16 on its BOM, so such a
+    file opens there and it opens here too. Line endings are left to the parser
+    (CRLF, LF and CR all work).
 
     Parameters
     ----------
@@ -113,11 +119,27 @@ def read_ldraw_text(data: bytes, source: str = "<bytes>") -> str:
     Raises
     ------
     LDrawParseError
-        When the bytes hold a NUL byte: LDraw files are text (spec 1.0.2), so
-        this is a binary file (an image, an archive, a program) given by
-        mistake; it is refused whole rather than read as thousands of
-        unreadable lines.
+        When the bytes hold a NUL byte and no UTF-16 BOM: LDraw files are text
+        (spec 1.0.2), so this is a binary file (an image, an archive, a program)
+        given by mistake; it is refused whole rather than read as thousands of
+        unreadable lines. Also when a file with a UTF-16 BOM is not valid UTF-16
+        (cut short, or binary data after the mark): the message says to save it
+        as UTF-8.
     """
+    if data.startswith((UTF16_LE_BOM, UTF16_BE_BOM)):
+        try:
+            text = data.decode("utf-16")  # reads the BOM for the byte order and drops it
+        except UnicodeDecodeError as exc:
+            line = data[:exc.start].decode("utf-16", errors="replace").count("\n") + 1
+            raise LDrawParseError(
+                source, line,
+                f"UTF-16 text (it starts with a UTF-16 byte-order mark) that is not valid UTF-16 at byte "
+                f"{exc.start}; save it as UTF-8, the encoding LDraw files use (spec 1.0.2)",
+            ) from None
+        nul = text.find("\x00")
+        if nul < 0:
+            return text
+        data = text.encode("utf-8")  # report the NUL below on the decoded text's line
     nul = data.find(b"\x00")
     if nul >= 0:
         head = data[:nul].decode("latin-1").splitlines(keepends=True)  # as the parser splits lines
@@ -139,7 +161,7 @@ def read_model_file(path: str | os.PathLike) -> str:
     """The decoded text of a model file (``.ldr``/``.mpd``/``.dat``), read in bounded memory.
 
     Read with :func:`ldraw_data.fileio.read_input_bytes`: in 1 MiB chunks, stopping at the first NUL
-    byte, at most :data:`ldraw_data.fileio.MAX_INPUT_BYTES` (256 MiB, or ``$BRICKWRIGHT_MAX_INPUT_MB``);
+    byte (unless it starts with a UTF-16 byte-order mark), at most :data:`ldraw_data.fileio.MAX_INPUT_BYTES` (256 MiB, or ``$BRICKWRIGHT_MAX_INPUT_MB``);
     pipes and character devices are read as streams with the same limits. Decoded by
     :func:`read_ldraw_text`.
 

@@ -1,0 +1,52 @@
+"""Leftovers of the break-it round (a new user with only the README tried to break the command line), each run
+as that user would: ``python -m brickwright ...`` in a real process, from the repository root.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+#: Two 2 x 4 bricks (3001), the second stacked on the first (a brick is 24 LDU tall): valid, one component.
+TWO_BRICKS = "0 two bricks\r\n1 4 0 0 0 1 0 0 0 1 0 0 0 1 3001.dat\r\n1 1 0 -24 0 1 0 0 0 1 0 0 0 1 3001.dat\r\n"
+
+
+def brickwright(*args: str, timeout: float = 120, **kw) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "brickwright", *args], cwd=REPO, capture_output=True, text=True,
+                          timeout=timeout, **kw)
+
+
+# ----------------------------------------------------------------------------- UTF-16 / BOM'd LDraw files
+def test_utf16_and_bom_ldraw_files_are_read_like_utf8(tmp_path, library):
+    """A UTF-16 file (BOM FF FE or FE FF, what Notepad saves as "Unicode") was refused as binary (its ASCII
+    characters hold NUL bytes). It is decoded as Qt-based LDraw tools do and gives the UTF-8 file's verdict; a
+    UTF-16 file cut mid-character names the line and says to save it as UTF-8."""
+    files = {"utf8.ldr": TWO_BRICKS.encode(), "utf8bom.ldr": b"\xef\xbb\xbf" + TWO_BRICKS.encode(),
+             "utf16le.ldr": TWO_BRICKS.encode("utf-16-le"), "utf16be.ldr": TWO_BRICKS.encode("utf-16-be")}
+    files["utf16le.ldr"] = b"\xff\xfe" + files["utf16le.ldr"]
+    files["utf16be.ldr"] = b"\xfe\xff" + files["utf16be.ldr"]
+    # 3 CRLF lines of 14 + 38 + 40 = 92 characters, then one odd byte: BOM + 2 * 92 = 186 bytes decode, byte 186
+    # starts a cut character on line 4
+    files["cut.ldr"] = files["utf16le.ldr"] + b"\x00"
+    for name, data in files.items():
+        (tmp_path / name).write_bytes(data)
+    p = brickwright("validate", *(str(tmp_path / n) for n in files))
+    assert p.returncode == 2, p.stdout + p.stderr  # cut.ldr is unreadable input
+    lines = dict(ln.split(": ", 1) for ln in p.stdout.splitlines())
+    for name in ("utf8.ldr", "utf8bom.ldr", "utf16le.ldr", "utf16be.ldr"):
+        assert lines[str(tmp_path / name)] == "2 parts, 0 colliding pairs, 0 floating, 1 connected component(s) -> VALID"
+    assert lines[str(tmp_path / "cut.ldr")] == (
+        f"cannot be read: {tmp_path}/cut.ldr:4: UTF-16 text (it starts with a UTF-16 byte-order mark) that is not "
+        "valid UTF-16 at byte 186; save it as UTF-8, the encoding LDraw files use (spec 1.0.2)")
+
+
+def test_utf16_prompts_file_says_save_it_as_utf8(tmp_path):
+    """Prompt files are UTF-8 only: a UTF-16 one is named as such (it was "binary data")."""
+    f = tmp_path / "prompts.txt"
+    f.write_bytes("a red tower\n".encode("utf-16"))
+    p = brickwright("eval", str(f), "--out", str(tmp_path / "ev"))
+    assert p.returncode == 2
+    assert p.stderr.strip() == (f"error: {f}:1: UTF-16 text (it starts with a UTF-16 byte-order mark); save it "
+                                "as UTF-8")
