@@ -29,7 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ldraw_data.errors import LDrawParseError, LDrawWarning
+from ldraw_data.errors import LDrawParseError, LDrawWarning, SubmodelCycleWarning
 from ldraw_data.fileio import atomic_write
 from ldraw_data.io.limits import measure_submodels
 from ldraw_data.io.model import file_beside
@@ -133,7 +133,9 @@ def _doc_to_build(doc: LDrawDocument, library, warnings: list, lines: list[str])
             if sub is not None and sub.is_part_like:
                 embed(sub)
 
-    def build_of(f: LDrawFile, stack: tuple) -> LegoBuild:
+    def build_of(f: LDrawFile, stack: tuple, trail: tuple = ()) -> LegoBuild:
+        """The build of block ``f``; ``stack``: keys of the blocks being built, outermost first; ``trail[i]``:
+        the reference (placing name, placed name, file, line) that entered ``stack[i + 1]``."""
         if f.key in builds:
             return builds[f.key]
         b = LegoBuild(name=f.name)
@@ -168,14 +170,13 @@ def _doc_to_build(doc: LDrawDocument, library, warnings: list, lines: list[str])
             blk = blocks.get(key)
             mat = it.transform
             if blk is not None and is_sub(blk):
+                step = (f.name, it.name, doc.source, it.line)
                 if key in stack:
-                    w = LDrawWarning(doc.source, it.line,
-                                     f"submodel {it.name!r} references itself (a cycle of submodels); reference "
-                                     "skipped: remove the circular reference")
+                    w = SubmodelCycleWarning.of(trail[stack.index(key):] + (step,))
                     warnings.append(w)
                     cycles.append(w)  # a part of the model lost: the build is not valid (unreadable_lines)
                     continue
-                sub = build_of(blk, stack + (key,))
+                sub = build_of(blk, stack + (key,), trail + (step,))
                 pose = Pose.from_matrix(L2B @ mat @ B2L)
                 content = sub
                 sub_color = it.color
@@ -304,6 +305,8 @@ def _from_text(text: str, source: str, library, line_map, doc: LDrawDocument | N
         return line_map[line - 1]
 
     def moved(w: LDrawWarning) -> LDrawWarning:
+        if isinstance(w, SubmodelCycleWarning):  # each reference of the loop in the file it was read from
+            return SubmodelCycleWarning.of((a, b, *where(f, n)) for a, b, f, n in w.cycle)
         path, line = where(w.path, w.line)
         return LDrawWarning(path, line, w.message) if (path, line) != (w.path, w.line) else w
 

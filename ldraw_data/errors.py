@@ -51,6 +51,7 @@ __all__ = [
     "LDrawFileNotFoundError",
     "LDrawLimitError",
     "LDrawWarning",
+    "SubmodelCycleWarning",
 ]
 
 from dataclasses import dataclass
@@ -264,3 +265,48 @@ class LDrawWarning:
 
     def __str__(self) -> str:
         return f"{self.path}:{self.line}: {self.message}" if self.line else f"{self.path}: {self.message}"
+
+
+@dataclass(frozen=True)
+class SubmodelCycleWarning(LDrawWarning):
+    """A submodel reference skipped because it closes a cycle of submodels.
+
+    A submodel that places itself, directly or through others, would be infinitely large (the MPD
+    spec has a model place submodels, never itself), so the reader skips the reference that closes
+    the loop. ``path`` and ``line`` are that reference's; the message names every
+    reference of the loop and says to break it. Build one with :meth:`of`.
+
+    Attributes
+    ----------
+    cycle : tuple of (str, str, str, int)
+        The references of the loop in order, each ``(placing submodel, placed submodel, file, line)``:
+        the first placed submodel is the one the last reference places again.
+    """
+
+    cycle: tuple = ()
+
+    @classmethod
+    def of(cls, cycle) -> "SubmodelCycleWarning":
+        """The warning for the loop ``cycle`` (see :attr:`cycle`), tied to its last reference.
+
+        Parameters
+        ----------
+        cycle : sequence of (str, str, str, int)
+            ``(placing submodel, placed submodel, file, line)`` per reference, at least one.
+
+        Returns
+        -------
+        SubmodelCycleWarning
+            ``message`` e.g. ``"submodel cycle: a.ldr places b.ldr (m.mpd:6), b.ldr places a.ldr
+            (m.mpd:9): a submodel cannot contain itself, so this reference is skipped; break the cycle:
+            delete one of these references or make it place another submodel or a part"``.
+        """
+        cycle = tuple((str(a), str(b), str(f), int(n)) for a, b, f, n in cycle)
+        steps = ", ".join(f"{a} places {'itself' if a.lower() == b.lower() else b} ({f}:{n})" for a, b, f, n in cycle)
+        one = len(cycle) == 1
+        message = (f"submodel cycle: {steps}: a submodel cannot contain itself, so this reference is skipped; "
+                   f"break the cycle: delete {'this reference' if one else 'one of these references'} or make "
+                   "it place another submodel or a part")
+        _a, _b, path, line = cycle[-1]
+        return cls(path, line, message, cycle)
+

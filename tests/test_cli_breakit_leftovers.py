@@ -4,6 +4,7 @@ as that user would: ``python -m brickwright ...`` in a real process, from the re
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -50,3 +51,59 @@ def test_utf16_prompts_file_says_save_it_as_utf8(tmp_path):
     assert p.returncode == 2
     assert p.stderr.strip() == (f"error: {f}:1: UTF-16 text (it starts with a UTF-16 byte-order mark); save it "
                                 "as UTF-8")
+
+
+# ----------------------------------------------------------------------------- submodel cycles
+BRICK_LINE = "1 4 0 0 0 1 0 0 0 1 0 0 0 1 3001.dat"
+#: main.ldr places a.ldr (line 3), a.ldr places b.ldr (line 6), b.ldr places a.ldr again (line 9): the loop
+#: a -> b -> a, closed at line 9. Each block places one brick, so 3 bricks remain once line 9 is skipped.
+CYCLE_MPD = "\n".join([
+    "0 FILE main.ldr", BRICK_LINE, "1 16 0 -24 0 1 0 0 0 1 0 0 0 1 a.ldr",
+    "0 FILE a.ldr", BRICK_LINE, "1 16 0 -24 0 1 0 0 0 1 0 0 0 1 b.ldr",
+    "0 FILE b.ldr", BRICK_LINE, "1 16 0 -24 0 1 0 0 0 1 0 0 0 1 a.ldr"]) + "\n"
+
+
+def test_a_submodel_cycle_is_named_with_its_lines_and_no_part_line_hint(tmp_path, library):
+    """The report said "UNREADABLE PART LINE ...: submodel 'a.ldr' references itself" (b.ldr placed it) with the
+    hint to write 15 fields. Now: every reference of the loop with its line, what to do, and nothing else; info
+    (the flattening reader) warns with the same words; a block placing itself is named as such."""
+    model = tmp_path / "cyc.mpd"
+    model.write_text(CYCLE_MPD)
+    p = brickwright("validate", str(model))
+    assert p.returncode == 1
+    assert p.stdout.splitlines() == [
+        f"{model}: 3 parts, 1 submodel cycle, 0 colliding pairs, 0 floating, 1 connected component(s) -> NOT VALID",
+        "SUBMODEL CYCLE cyc.mpd:9: a.ldr places b.ldr (cyc.mpd:6), b.ldr places a.ldr (cyc.mpd:9): a submodel "
+        "cannot contain itself, so this reference is skipped; break the cycle: delete one of these references or "
+        "make it place another submodel or a part",
+        "  the build lacks what each skipped reference would place: break each loop as its line says"]
+    p = brickwright("info", str(model))
+    assert p.returncode == 0 and "3 parts" in p.stdout
+    assert p.stderr.splitlines() == [
+        "warning: cyc.mpd:9: submodel cycle: a.ldr places b.ldr (cyc.mpd:6), b.ldr places a.ldr (cyc.mpd:9): a "
+        "submodel cannot contain itself, so this reference is skipped; break the cycle: delete one of these "
+        "references or make it place another submodel or a part"]
+
+    self_ref = tmp_path / "self.mpd"
+    self_ref.write_text("0 FILE main.ldr\n" + BRICK_LINE + "\n1 16 0 -24 0 1 0 0 0 1 0 0 0 1 MAIN.LDR\n")
+    p = brickwright("validate", str(self_ref), "--json")
+    rep = json.loads(p.stdout)
+    assert rep["unreadable_lines"] == [{
+        "file": "self.mpd", "line": 3,
+        "message": "submodel cycle: main.ldr places itself (self.mpd:3): a submodel cannot contain itself, so this "
+                   "reference is skipped; break the cycle: delete this reference or make it place another "
+                   "submodel or a part",
+        "cycle": [{"in": "main.ldr", "places": "MAIN.LDR", "file": "self.mpd", "line": 3}]}]
+
+
+def test_a_cycle_through_files_beside_the_model_names_each_file(tmp_path, library):
+    """m.ldr places a.ldr (a file beside it), a.ldr places b.ldr, b.ldr places a.ldr at its line 4 (after a
+    blank line): each reference is named in the file that holds it, by both readers."""
+    (tmp_path / "m.ldr").write_text("0 m\n" + BRICK_LINE + "\n1 16 0 -24 0 1 0 0 0 1 0 0 0 1 a.ldr\n")
+    (tmp_path / "a.ldr").write_text("0 a\n" + BRICK_LINE + "\n1 16 0 -24 0 1 0 0 0 1 0 0 0 1 b.ldr\n")
+    (tmp_path / "b.ldr").write_text("0 b\n\n" + BRICK_LINE + "\n1 16 0 -24 0 1 0 0 0 1 0 0 0 1 a.ldr\n")
+    loop = "a.ldr places b.ldr (a.ldr:3), b.ldr places a.ldr (b.ldr:4)"
+    p = brickwright("validate", str(tmp_path / "m.ldr"))
+    assert p.returncode == 1 and p.stdout.splitlines()[1].startswith(f"SUBMODEL CYCLE b.ldr:4: {loop}: "), p.stdout
+    p = brickwright("info", str(tmp_path / "m.ldr"))
+    assert p.stderr.startswith(f"warning: b.ldr:4: submodel cycle: {loop}: "), p.stderr

@@ -75,7 +75,8 @@ def _count_unplaceable(build, summary: dict) -> None:
                          "reason": f"unknown part {short_id(fp.content.ldraw_id)!r}: not in the LDraw library nor embedded in "
                                    "the file; use a real part id (`brickwright search`)"})
     for w in unreadable:
-        failures.append({"part": f"{w.path}:{w.line}", "reason": f"unreadable part line ({w.message}); fix the line"})
+        failures.append({"part": f"{w.path}:{w.line}", "reason": w.message if getattr(w, "cycle", None)  # names the loop
+                         else f"unreadable part line ({w.message}); fix the line"})
     reasons = dict(summary.get("skipped_reasons") or {})
     if unknown and reasons.get("no geometry"):
         reasons["no geometry"] -= min(len(unknown), reasons["no geometry"])

@@ -769,6 +769,8 @@ def report_of(build, *, source: str = "build", expected_components: int | None =
     scaled = [dict(_line_at(describe_placement(build, fp), _distorting_origin(fp, DISTORTION_TOL)),
                    singular_values=sv) for fp, sv in scaled_fp]
     unreadable = [{"file": w.path, "line": w.line, "message": w.message}
+                  | ({"cycle": [{"in": a, "places": b, "file": f, "line": n} for a, b, f, n in w.cycle]}
+                     if getattr(w, "cycle", None) else {})
                   for w in getattr(build, "unreadable_lines", None) or ()]
     far = [describe_placement(build, fp) for fp in out_of_range_placements(build)]  # kept across appends
     shadowed = shadowed_library_files(build)
@@ -832,7 +834,12 @@ def report_of(build, *, source: str = "build", expected_components: int | None =
              + f"0 FILE {d['name']} redefines {d['library_file']} of the LDraw library" for d in shadowed], "",
             "try: a model cannot change a catalog part's shape: delete this 0 FILE block (the library's own "
             "file is then used), or give an embedded sticker or bent part a name of its own")
-    section([f"UNREADABLE PART LINE {u['file']}:{u['line']}: {u['message']}" for u in unreadable], "",
+    # a reference closing a submodel cycle (SubmodelCycleWarning) is well-formed: its message names the loop
+    section([f"SUBMODEL CYCLE {u['file']}:{u['line']}: {u['message'].removeprefix('submodel cycle: ')}"
+             for u in unreadable if "cycle" in u], "",
+            "the build lacks what each skipped reference would place: break each loop as its line says")
+    section([f"UNREADABLE PART LINE {u['file']}:{u['line']}: {u['message']}" for u in unreadable
+             if "cycle" not in u], "",
             "the build lacks the part each of these lines places: write it as "
             "`1 <colour> x y z a b c d e f g h i <part>.dat` (15 fields, finite numbers; LDraw spec "
             "line type 1) or delete the line")
@@ -858,7 +865,9 @@ def report_of(build, *, source: str = "build", expected_components: int | None =
             problems.append(f"  {_component_advice(build, idx, eng, sup, ctx[k])}")
         if len(comps) > MAX_LISTED + 1:
             problems.append(f"... and {len(comps) - MAX_LISTED - 1} more components")
-    unread = f", {len(unreadable)} unreadable part line(s)" if unreadable else ""
+    n_cycles = sum("cycle" in u for u in unreadable)
+    unread = (f", {len(unreadable) - n_cycles} unreadable part line(s)" if len(unreadable) > n_cycles else "") + (
+        f", {count_of(n_cycles, 'submodel cycle')}" if n_cycles else "")
     more = f" (and at least {eng.unexamined} nearby pairs not tested)" if eng.unexamined else ""
     head = (f"{source}: {len(flat)} parts{unread}, {count_of(len(cols), 'colliding pair')}{more}, "
             f"{len(floating) + len(below_ground)} floating, {len(comps)} connected component(s)")

@@ -28,7 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import LDrawWarning
+from ..errors import LDrawWarning, SubmodelCycleWarning
 from ..library import LDrawLibrary, read_model_file
 from .limits import measure_submodels
 from .parse import LDrawDocument, LDrawFile, parse_document
@@ -311,8 +311,12 @@ def flatten(
                 f"{ref.name!r} (in {f.name!r}) has a non-orthonormal matrix (deviation {dev:.3g} > "
                 f"{ORTHONORMAL_TOLERANCE}); kept as written, geometry uses the nearest rotation"))
 
-    def walk(f: LDrawFile, fkey: str, world: np.ndarray, color: int, path: tuple[str, ...]) -> None:
-        # recursive: the depth is at most MAX_SUBMODEL_DEPTH (measure_submodels checked it)
+    def walk(f: LDrawFile, fkey: str, world: np.ndarray, color: int, path: tuple[str, ...],
+             keys: tuple[str, ...] = (), trail: tuple = ()) -> None:
+        # recursive: the depth is at most MAX_SUBMODEL_DEPTH (measure_submodels checked it); keys: the keys of
+        # the blocks walked into, outermost first; trail[i]: the reference (placing name, placed name, file,
+        # line) that entered keys[i + 1]
+        keys = keys or (fkey,)
         for ref in f.refs:
             key = ref.key
             c = color if ref.color == 16 else ref.color
@@ -320,13 +324,14 @@ def flatten(
             blk = lookup(key)
             check_matrix(ref, f, fkey, blk)
             if blk is not None and id(blk) in submodel_ids:
+                step = (f.name, ref.name, f.source or doc.source, ref.line)
                 if (fkey, ref.line) in tree.back_edges:
                     if (fkey, ref.line) not in cycles_warned:
                         cycles_warned.add((fkey, ref.line))
-                        model.warnings.append(LDrawWarning(doc.source, ref.line,
-                            f"submodel {ref.name!r} references itself (cycle); reference skipped"))
+                        loop = trail[keys.index(key):] if key in keys else ()
+                        model.warnings.append(SubmodelCycleWarning.of(loop + (step,)))
                     continue
-                walk(blk, key, t, c, path + (blk.name,))
+                walk(blk, key, t, c, path + (blk.name,), keys + (key,), trail + (step,))
                 continue
             if blk is not None:
                 source, prim = "embedded", False
