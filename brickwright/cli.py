@@ -1408,28 +1408,32 @@ app.add_typer(runs_app, name="runs")
 @runs_app.callback(invoke_without_command=True)
 @friendly
 def runs_list(ctx: typer.Context,
-              root: Path = typer.Option(Path("brickwright_runs"), help="Folder holding the run folders."),
+              root: Optional[Path] = typer.Option(None, help="Folder holding the run folders, or an eval folder "
+                                                  "(default: brickwright_runs and brickwright_eval here)."),
               as_json: bool = typer.Option(False, "--json", help="Print a JSON list.")):
-    """List the runs under --root: id, status, parts, validate calls, cost, model and prompt."""
+    """List the runs under --root, of every kind (generate, eval and each eval run, tool/mcp run folders): id,
+    kind, status, parts, validate calls, cost, model and prompt."""
     if ctx.invoked_subcommand is not None:
         return
-    from .runs import list_runs
+    from .runs import DEFAULT_RUN_ROOTS, list_runs
 
     runs = list_runs(root)
     if as_json:
         typer.echo(json.dumps([r.to_dict() for r in runs], indent=2))
         return
     if not runs:
-        typer.echo(f"no runs in {root}")
+        typer.echo(f"no runs in {root or ' or '.join(d for d in DEFAULT_RUN_ROOTS if Path(d).is_dir())}")
     for r in runs:
-        typer.echo(f"{r.id:<40} {r.status:<28} {str(r.parts or '-'):>5} parts  {r.validate_calls:>3} validate  "
+        typer.echo(f"{r.id:<40} {r.kind:<8} {r.status:<28} {str(r.parts or '-'):>5} parts  "
+                   f"{r.validate_calls:>3} validate  "
                    f"${r.cost_usd:.4f}  {r.model[:20]:<20} {r.prompt[:60]}")
 
 
 @runs_app.command("show")
 @friendly
 def runs_show(run_id: str = typer.Argument(..., help="A run's folder name (a unique prefix is enough) or path."),
-              root: Path = typer.Option(Path("brickwright_runs"), help="Folder holding the run folders."),
+              root: Optional[Path] = typer.Option(None, help="Folder holding the run folders, or an eval folder "
+                                                  "(default: brickwright_runs and brickwright_eval here)."),
               as_json: bool = typer.Option(False, "--json", help="Print JSON.")):
     """One run: its result and each validate snapshot (build.py, report, problems.ldr, components.mpd)."""
     from .runs import find_run
@@ -1438,8 +1442,8 @@ def runs_show(run_id: str = typer.Argument(..., help="A run's folder name (a uni
     if as_json:
         typer.echo(json.dumps(r.to_dict(), indent=2))
         return
-    typer.echo(f"{r.id}: {r.status}; {r.parts} parts; {r.validate_calls} validate calls; ${r.cost_usd:.4f}; "
-               f"model {r.model}")
+    typer.echo(f"{r.id} ({r.kind}): {r.status}; {r.parts} parts; {r.validate_calls} validate calls; "
+               f"${r.cost_usd:.4f}; model {r.model or '-'}")
     typer.echo(f"prompt: {r.prompt}")
     typer.echo(f"folder: {r.path}")
     for name, head in r.snapshots:
