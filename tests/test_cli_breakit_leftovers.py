@@ -107,3 +107,31 @@ def test_a_cycle_through_files_beside_the_model_names_each_file(tmp_path, librar
     assert p.returncode == 1 and p.stdout.splitlines()[1].startswith(f"SUBMODEL CYCLE b.ldr:4: {loop}: "), p.stdout
     p = brickwright("info", str(tmp_path / "m.ldr"))
     assert p.stderr.startswith(f"warning: b.ldr:4: submodel cycle: {loop}: "), p.stderr
+
+
+# ----------------------------------------------------------------------------- a build.py that kills itself
+KILLS_ITSELF = '''import os, signal
+from bricklayer import *
+def create_build():
+    os.kill(os.getpid(), signal.{sig})
+    b = LegoBuild()
+    b.add(Element("3001", Color.RED), (0, 0, 0))
+    return b
+'''
+
+
+def test_a_build_that_kills_itself_is_reported_as_that_signal_not_memory(tmp_path):
+    """A build.py sending its own process SIGKILL (or SIGTERM) was reported as "killed (most likely out of
+    memory)". The kernel counts every out-of-memory kill (/proc/vmstat oom_kill); none happened, so the report
+    names the signal and says what to remove. Exit 1 (the build failed), one line."""
+    for sig, no in (("SIGKILL", 9), ("SIGTERM", 15)):
+        f = tmp_path / f"{sig.lower()}.py"
+        f.write_text(KILLS_ITSELF.replace("{sig}", sig))
+        p = brickwright("validate", str(f))
+        assert p.returncode == 1, p.stdout + p.stderr
+        assert p.stderr.strip() == (
+            f"error: The build's process was killed by signal {no} ({sig}) while running this code; not for lack "
+            "of memory (the kernel killed nothing for memory; over its limit of 2048 MB the code gets a "
+            "MemoryError): something sent it that signal; remove any os.kill, os.killpg or signal call from the "
+            "code and try again."), p.stderr
+        assert "out of memory" not in p.stdout + p.stderr

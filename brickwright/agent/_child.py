@@ -513,6 +513,7 @@ def serve_forked(req: dict, sandboxed: bool) -> dict:
     import time
 
     limit = float(req.get("time_limit") or 0) or None
+    oom_kills = oom_kill_count()
     r, w = os.pipe()
     parent = os.getpid()
     pid = os.fork()
@@ -542,6 +543,7 @@ def serve_forked(req: dict, sandboxed: bool) -> dict:
     deadline = None if limit is None else time.monotonic() + limit
     pidfd = os.pidfd_open(pid)
     status = None
+    usage = None
     timed_out = False
     try:
         open_fds = [r, pidfd]
@@ -562,7 +564,7 @@ def serve_forked(req: dict, sandboxed: bool) -> dict:
                 else:
                     open_fds = [pidfd]
             if pidfd in ready:
-                status = os.waitpid(pid, 0)[1]
+                _pid, status, usage = os.wait4(pid, 0)
         if status is not None and not too_big:  # the reply was written before the exit: take what is in the pipe
             os.set_blocking(r, False)
             try:
@@ -576,7 +578,7 @@ def serve_forked(req: dict, sandboxed: bool) -> dict:
         _kill_strays(pid, sandboxed)
         if status is None:
             try:
-                status = os.waitpid(pid, 0)[1]
+                _pid, status, usage = os.wait4(pid, 0)
             except ChildProcessError:
                 status = 0
         os.close(r)
@@ -594,12 +596,57 @@ def serve_forked(req: dict, sandboxed: bool) -> dict:
     except ValueError:
         pass
     if os.WIFSIGNALED(status):
-        sig = os.WTERMSIG(status)
-        return {"passed": False, "crash": f"killed by signal {sig}", "memory_limit": sig == 9, "output": ""}
+        return killed_reply(os.WTERMSIG(status), oom_kills, usage)
     code = os.WEXITSTATUS(status) if os.WIFEXITED(status) else None
     if chunks and code == 0:
         return {"passed": False, "crash": "wrote an unreadable reply", "protocol": True, "output": ""}
     return {"passed": False, "crash": f"exit code {code}", "output": ""}
+
+
+def oom_kill_count() -> int | None:
+    """Processes the kernel's out-of-memory killer has killed since boot (``oom_kill`` of ``/proc/vmstat``,
+    Linux 4.13+; it counts kills for a memory cgroup's limit too), or None when it cannot be read.
+
+    ``/proc/vmstat`` is the machine's, also inside the sandbox (its own PID namespace mounts its own ``/proc``,
+    which still shows the machine's counters)."""
+    try:
+        with open("/proc/vmstat", encoding="ascii") as f:
+            for ln in f:
+                if ln.startswith("oom_kill "):
+                    return int(ln.split()[1])
+    except (OSError, ValueError):
+        pass
+    return None
+
+
+def killed_reply(sig: int, oom_kills_before: int | None, usage=None) -> dict:
+    """The reply for a request process killed by signal ``sig``: what happened, and whether memory did it.
+
+    A process over the worker's address-space limit (``RLIMIT_AS``) gets a ``MemoryError``, not a signal; a
+    SIGKILL is the out-of-memory killer's only when the kernel counted a kill (:func:`oom_kill_count` grew
+    since ``oom_kills_before``: the machine or the memory cgroup ran out). Any other SIGKILL or signal was sent
+    by the code itself (``os.kill``, ``os.killpg``) or another process, and is reported as that signal.
+
+    Returns
+    -------
+    dict
+        ``crash`` (``"killed by signal 9 (SIGKILL)"``), ``signal``, ``memory_limit`` (the evidence above),
+        ``oom_counted`` (the kernel's count could be read, so a false ``memory_limit`` rules memory out),
+        ``peak_mb`` (the process's peak resident memory, MB, from ``wait4`` when given) and ``passed: False``.
+    """
+    import signal
+
+    try:
+        name = signal.Signals(sig).name
+    except ValueError:
+        name = f"signal {sig}"
+    after = oom_kill_count()
+    memory = sig == signal.SIGKILL and None not in (oom_kills_before, after) and after > oom_kills_before
+    out = {"passed": False, "crash": f"killed by signal {sig} ({name})", "signal": sig, "memory_limit": memory,
+           "oom_counted": None not in (oom_kills_before, after), "output": ""}
+    if usage is not None:
+        out["peak_mb"] = round(usage.ru_maxrss / 1024, 1)  # ru_maxrss: KiB on Linux (getrusage(2))
+    return out
 
 
 class _StderrHandler:

@@ -364,6 +364,9 @@ class Worker:
                 "type": "SandboxError", "line": None, "hint": "",
                 "text": "The build worker did not start inside its sandbox; refusing to run the code."}}, 0.0,
                 "crash")
+        from ._child import oom_kill_count
+
+        oom_kills = oom_kill_count()
         t0 = time.monotonic()
         try:
             assert self._proc is not None and self._proc.stdin is not None
@@ -384,6 +387,21 @@ class Worker:
                 except subprocess.TimeoutExpired:
                     code = None
             self.restart()
+            if code is not None and code < 0:  # the whole worker was killed (Popen: -N for signal N)
+                try:
+                    name = signal.Signals(-code).name
+                except ValueError:
+                    name = f"signal {-code}"
+                after = oom_kill_count()
+                counted = None not in (oom_kills, after)
+                if -code == signal.SIGKILL and counted and after > oom_kills:
+                    return self._crash_result("ran out of memory (the kernel's out-of-memory killer stopped it)",
+                                              "memory", dt)
+                why = ("not for lack of memory (the kernel killed nothing for memory): something sent it that signal"
+                       if counted else "something sent it that signal, or the machine ran out of memory")
+                return self._crash_result(f"was killed by signal {-code} ({name})", "crash", dt,
+                                          f"{why}; remove any os.kill, os.killpg or signal call from the code and "
+                                          "try again")
             return self._crash_result(f"crashed (exit code {code})", "crash", dt)
         try:
             data = json.loads(line)
@@ -408,10 +426,25 @@ class Worker:
         crash = data.pop("crash", None)
         if crash:
             memory = bool(data.pop("memory_limit", False))
-            what = "was killed (most likely out of memory)" if memory else f"crashed ({crash})"
+            sig, peak = data.pop("signal", None), data.pop("peak_mb", None)  # peak: resident memory, MB
+            counted = data.pop("oom_counted", False)
+            at = f" at a peak of {peak:g} MB" if peak is not None else ""
+            advice = None
+            if memory:  # the kernel counted an out-of-memory kill during the call (_child.killed_reply)
+                what = f"ran out of memory{at} (the kernel's out-of-memory killer stopped it)"
+            elif sig is not None:
+                what = f"was {crash}"
+                cap = (f"; over its limit of {self.memory_limit / 2**20:g} MB the code gets a MemoryError"
+                       if self.memory_limit else "")
+                why = (f"not for lack of memory (the kernel killed nothing for memory{cap}): something sent it "
+                       "that signal" if counted else
+                       "something sent it that signal, or the machine ran out of memory")
+                advice = f"{why}; remove any os.kill, os.killpg or signal call from the code and try again"
+            else:
+                what = f"crashed ({crash})"
             if data.pop("protocol", False):
                 what = "wrote to its private reply channel instead of returning, so its reply was discarded"
-            res = self._crash_result(what, "memory" if memory else "crash", dt)
+            res = self._crash_result(what, "memory" if memory else "crash", dt, advice)
             res.data["output"] = output
             return res
         if data.pop("memory_limit", False):
@@ -462,8 +495,8 @@ class Worker:
                     "loop (a while loop whose condition never changes) or a far too large build."}}, dt, "time")
 
     @staticmethod
-    def _crash_result(what: str, kind: str, dt: float) -> WorkerResult:
+    def _crash_result(what: str, kind: str, dt: float, advice: str | None = None) -> WorkerResult:
+        advice = advice or "simplify it (fewer parts, no deep recursion, no os._exit) and try again"
         return WorkerResult(False, {"passed": False, "error": {
             "type": "WorkerCrash", "line": None, "hint": "",
-            "text": f"The build's process {what} while running this code; simplify it (fewer parts, no deep "
-                    "recursion, no os._exit) and try again."}}, dt, kind)
+            "text": f"The build's process {what} while running this code; {advice}."}}, dt, kind)
