@@ -564,10 +564,22 @@ def _on_sigterm(_signum, _frame) -> None:
 
 def _pool_worker_init() -> None:
     """Initializer of the validate pool's processes: SIGTERM unwinds the file being judged (:class:`_Terminated`)
-    instead of ending the process at once, which left its temporary folders behind (s24 break-it finding 9)."""
+    instead of ending the process at once, which left its temporary folders behind (s24 break-it finding 9).
+
+    SIGINT does nothing here: Ctrl-C reaches every process of the terminal's process group, and a pool process
+    waiting for work printed ``Process ForkProcess-N:`` and a traceback. The main process alone handles it
+    (``interrupted``, exit 130) and stops the pool with SIGTERM, which cleans up as above. A handler, not
+    ``SIG_IGN``: a program this process starts (bwrap, the build's worker) gets the default action back at
+    ``exec`` and still ends on Ctrl-C, as before; an ignored SIGINT would be inherited and could leave one
+    running (a bwrap started just as SIGTERM came)."""
     import signal
 
+    signal.signal(signal.SIGINT, _ignore_signal)
     signal.signal(signal.SIGTERM, _on_sigterm)
+
+
+def _ignore_signal(_signum, _frame) -> None:
+    """A signal handler that does nothing (see :func:`_pool_worker_init`)."""
 
 
 def _validate_record_in_pool(path: str, *args) -> dict:

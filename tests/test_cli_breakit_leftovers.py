@@ -135,3 +135,66 @@ def test_a_build_that_kills_itself_is_reported_as_that_signal_not_memory(tmp_pat
             "MemoryError): something sent it that signal; remove any os.kill, os.killpg or signal call from the "
             "code and try again."), p.stderr
         assert "out of memory" not in p.stdout + p.stderr
+
+
+# ----------------------------------------------------------------------------- Ctrl-C during validate a b c
+SLOW_BUILD = ("import time\nfrom bricklayer import *\ndef create_build():\n    time.sleep(60)\n"
+              "    b = LegoBuild()\n    b.add(Element('3001', Color.RED), (0, 0, 0))\n    return b\n")
+
+
+def test_ctrl_c_during_several_files_ends_quietly_with_130(tmp_path, library):
+    """Ctrl-C reaches the terminal's whole process group: a validate pool process waiting for work printed
+    ``Process ForkProcess-N:``. Three files, three pool processes: the .ldr is judged first (its line is
+    printed), so its process is idle when SIGINT comes while the two sleeping build.py files are judged. Then:
+    exit 130, stderr the one line ``interrupted``, no temporary folder and no process left (both found by a
+    TMPDIR of the test's own)."""
+    import os
+    import signal
+    import time
+
+    model = tmp_path / "two.ldr"
+    model.write_text(TWO_BRICKS)
+    slow = [tmp_path / f"slow{i}.py" for i in (1, 2)]
+    for f in slow:
+        f.write_text(SLOW_BUILD)
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    p = subprocess.Popen([sys.executable, "-m", "brickwright", "validate", "--workers", "3", str(model),
+                          *map(str, slow)], cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         env={**os.environ, "TMPDIR": str(tmp)}, start_new_session=True,
+                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    try:
+        first = p.stdout.readline()
+        assert first.startswith(f"{model}: 2 parts"), first
+        time.sleep(1.0)  # the build.py files are being judged, the .ldr's process waits for work
+        # Ctrl-C signals the whole group at once; which process runs first is the scheduler's choice. The pool
+        # processes first, then the main process, is the order that shows a pool process's own reaction
+        # every time (at once, the main process's clean-up often cut its traceback short).
+        pool = [int(c) for c in Path(f"/proc/{p.pid}/task/{p.pid}/children").read_text().split()]
+        assert len(pool) == 3
+        for pid in pool:
+            os.kill(pid, signal.SIGINT)
+        time.sleep(1.0)
+        os.killpg(p.pid, signal.SIGINT)  # what the terminal does on Ctrl-C
+        out, err = p.communicate(timeout=60)
+    finally:
+        if p.poll() is None:
+            p.kill()
+    assert p.returncode == 130, err
+    assert err == "interrupted\n" and out == ""
+
+    def left() -> list[int]:
+        pids = []
+        for d in Path("/proc").iterdir():
+            if d.name.isdigit():
+                try:
+                    if f"TMPDIR={tmp}".encode() in (d / "environ").read_bytes().split(b"\0"):
+                        pids.append(int(d.name))
+                except OSError:
+                    pass
+        return pids
+
+    deadline = time.monotonic() + 10
+    while (left() or any(tmp.iterdir())) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert left() == [] and sorted(f.name for f in tmp.iterdir()) == []
