@@ -369,6 +369,27 @@ def _refuse_out_of_range(build, model: Path) -> None:
           f"{'them' if n != 1 else 'it'} nearer (`brickwright validate` lists every one)")
 
 
+def _warn_shadowed(build, model: Path, drawn: str = "drawn") -> None:
+    """One warning line on stderr when an MPD block of the model redefines a file of the LDraw library.
+
+    Render, export and instructions use the file's own block, as LDraw viewers do (MPD spec: a block of the
+    file takes the place of a library file of that name for the file's references), and so does
+    ``validate``'s geometry, which calls such a model NOT VALID (``SHADOWED LIBRARY FILE``,
+    :func:`bricklayer.validate.findings.shadowed_library_files`); the output is made, the user is told.
+    ``drawn``: the verb for what the command does with the block (``"drawn"``, ``"exported"``)."""
+    from bricklayer.validate.findings import shadowed_library_files
+
+    rows = shadowed_library_files(build)
+    if not rows:
+        return
+    d = rows[0]
+    where = f"{d['file']}:{d['line']}" if d.get("line") else f"{model}"
+    more = f" ({len(rows) - 1} more such block{'s' if len(rows) > 2 else ''})" if len(rows) > 1 else ""
+    typer.echo(f"warning: {where}: 0 FILE {short_id(d['name'])} redefines {d['library_file']} of the LDraw library"
+               f"{more}; {drawn} with the file's own block, as LDraw viewers do (MPD spec), not the catalog "
+               "part: `brickwright validate` reports the model NOT VALID", err=True)
+
+
 def _check_output(out: Path, model: Path, force: bool) -> None:
     """The checks every command makes on an output file before any work (exit 2, one line): not the input
     model itself (:func:`_output_not_input`), not a folder, not an existing file without --force
@@ -744,6 +765,7 @@ def instructions(model: Path = typer.Argument(..., help=".ldr, .mpd or build.py"
     if build is None:
         build = load_build(model, sandbox=not no_sandbox)
     _refuse_out_of_range(build, model)
+    _warn_shadowed(build, model)
     try:
         res = write_instructions(build, out, images=images, max_images=max_images,
                                  max_parts_per_step=max_parts_per_step, time_budget=budget,
@@ -826,6 +848,7 @@ def render(model: Path = typer.Argument(..., help=".ldr, .mpd or build.py"),
     if build is None:
         build = load_build(model, sandbox=not no_sandbox)
     _refuse_out_of_range(build, model)
+    _warn_shadowed(build, model)
     path = save_render(build, target, view=view, size=size, highlight_problems=highlight_problems,
                        edges=edges)
     if as_json:
@@ -1323,6 +1346,7 @@ def export(model: Path = typer.Argument(..., help=".ldr, .mpd or build.py"),
         _check_output(t, model, force)
     build = _load_any(model, no_sandbox)
     _refuse_out_of_range(build, model)
+    _warn_shadowed(build, model, "exported")
     writer = {".glb": write_gltf, ".obj": write_obj, ".stl": write_stl}.get(suffix, write_usd)
     res = writer(build, out, overwrite=force)
     if as_json:

@@ -198,3 +198,31 @@ def test_ctrl_c_during_several_files_ends_quietly_with_130(tmp_path, library):
     while (left() or any(tmp.iterdir())) and time.monotonic() < deadline:
         time.sleep(0.2)
     assert left() == [] and sorted(f.name for f in tmp.iterdir()) == []
+
+
+# ----------------------------------------------------------------------------- a block shadowing a library part
+#: Two 2 x 4 bricks 10 LDU apart (drawn through each other in the catalog's shape) and, from line 4, a block
+#: 0 FILE 3001.dat that replaces the brick's shape with one triangle.
+SHADOW_MPD = ("0 FILE main.ldr\n1 4 0 0 0 1 0 0 0 1 0 0 0 1 3001.dat\n1 1 10 0 0 1 0 0 0 1 0 0 0 1 3001.dat\n"
+              "0 FILE 3001.dat\n0 Brick  2 x  4\n0 Name: 3001.dat\n0 !LDRAW_ORG Unofficial_Part\n"
+              "3 16 0 0 0 1 0 0 0 0 1\n")
+SHADOW_WARNING = ("warning: shadow.mpd:4: 0 FILE 3001.dat redefines parts/3001.dat of the LDraw library; {verb} with "
+                  "the file's own block, as LDraw viewers do (MPD spec), not the catalog part: `brickwright "
+                  "validate` reports the model NOT VALID")
+
+
+def test_render_and_export_use_the_files_own_block_and_say_so(tmp_path, library):
+    """The MPD spec lets the file's block win for its own references; validate tests that shape (no collision
+    between the two one-triangle bricks) and calls the model NOT VALID (SHADOWED LIBRARY FILE). Export and
+    render do the same (2 placements x 1 triangle = 2 triangles in the STL) and print one warning line."""
+    model = tmp_path / "shadow.mpd"
+    model.write_text(SHADOW_MPD)
+    p = brickwright("validate", str(model))
+    assert p.returncode == 1 and "0 colliding pairs" in p.stdout and "SHADOWED LIBRARY FILE shadow.mpd:4" in p.stdout
+    p = brickwright("export", str(model), str(tmp_path / "s.stl"), "--json")
+    assert p.returncode == 0, p.stderr
+    assert json.loads(p.stdout)["triangles"] == 2
+    assert p.stderr.splitlines() == [SHADOW_WARNING.format(verb="exported")]
+    p = brickwright("render", str(model), "--out", str(tmp_path / "s.png"), "--size", "64x64")
+    assert p.returncode == 0 and (tmp_path / "s.png").is_file(), p.stderr
+    assert p.stderr.splitlines() == [SHADOW_WARNING.format(verb="drawn")]
