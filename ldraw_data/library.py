@@ -104,9 +104,9 @@ def read_ldraw_text(data: bytes, source: str = "<bytes>") -> str:
     files that are not valid UTF-8 are read as Latin-1, which older files use.
     A file that starts with a UTF-16 byte-order mark (``FF FE`` little-endian or
     ``FE FF`` big-endian; what Windows Notepad writes as "Unicode") is decoded as
-    UTF-16: the spec asks for UTF-8, but Qt-based LDraw tools (LeoCAD, LPub3D)
-    read through ``QTextStream``, which switches to UTF-16 on its BOM, so such a
-    file opens there and it opens here too. Line endings are left to the parser
+    UTF-16: the spec asks for UTF-8, but LPub3D reads models through Qt's
+    ``QTextStream``, whose Unicode detection (on by default) switches to UTF-16 on
+    its BOM, so such a file opens there and it opens here too. Line endings are left to the parser
     (CRLF, LF and CR all work).
 
     Parameters

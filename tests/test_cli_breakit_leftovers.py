@@ -22,7 +22,7 @@ def brickwright(*args: str, timeout: float = 120, **kw) -> subprocess.CompletedP
 # ----------------------------------------------------------------------------- UTF-16 / BOM'd LDraw files
 def test_utf16_and_bom_ldraw_files_are_read_like_utf8(tmp_path, library):
     """A UTF-16 file (BOM FF FE or FE FF, what Notepad saves as "Unicode") was refused as binary (its ASCII
-    characters hold NUL bytes). It is decoded as Qt-based LDraw tools do and gives the UTF-8 file's verdict; a
+    characters hold NUL bytes). It is decoded as LPub3D (Qt's QTextStream) does and gives the UTF-8 file's verdict; a
     UTF-16 file cut mid-character names the line and says to save it as UTF-8."""
     files = {"utf8.ldr": TWO_BRICKS.encode(), "utf8bom.ldr": b"\xef\xbb\xbf" + TWO_BRICKS.encode(),
              "utf16le.ldr": TWO_BRICKS.encode("utf-16-le"), "utf16be.ldr": TWO_BRICKS.encode("utf-16-be")}

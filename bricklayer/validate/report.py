@@ -54,7 +54,9 @@ class ValidationReport:
     component_sizes : list of int
         Parts per component, largest first.
     unknown_parts, not_parts, scaled, unreadable_lines, unseated, mirrored, duplicates, out_of_range : list of dict
-        The other findings of :data:`INVALIDATING_FINDINGS`.
+        The other findings of :data:`INVALIDATING_FINDINGS`. A row of ``unreadable_lines`` for a reference skipped because it
+        closes a submodel cycle also has ``cycle``: each reference of the loop as ``{"in", "places", "file",
+        "line"}`` (:class:`ldraw_data.errors.SubmodelCycleWarning`).
     shadowed_files : list of dict
         MPD ``0 FILE`` blocks named like a file of the LDraw library (``name`` as written, ``file`` and
         ``line`` of the ``0 FILE`` line, ``library_file``: the library's name, ``folder``: ``parts``, ``p``
