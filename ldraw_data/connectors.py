@@ -1039,7 +1039,9 @@ class _PartArrays:
 
 _part_cache: dict[tuple, _PartArrays] = {}
 #: The connector sources, in merge order (module notes, "Second source" and "Third source").
-SOURCES = ("bricknet", "ldcad", "segment")
+SOURCES = ("bricknet", "ldcad", "segment", "subpart")
+#: The sources a composite's connectors come from when its pieces get theirs (:mod:`ldraw_data.subparts`).
+_PIECE_SOURCES = ("bricknet", "ldcad", "segment")
 
 
 def _check_sources(sources) -> tuple:
@@ -1077,6 +1079,9 @@ def _part_arrays(part_id: str, library_alias_ok: bool = True, sources: tuple = S
         frames = np.concatenate([frames, sf])
         types = np.concatenate([np.asarray(types, np.int16), st])
         lengths = np.concatenate([np.asarray(lengths, np.float64), np.zeros(len(st))])
+    pc = _piece_rows(ck[0]) if "subpart" in sources and not len(types) else None
+    if pc is not None:  # a piece of a composite part, which no other source describes
+        frames, types, lengths = pc
     out = _PartArrays(_readonly(frames), _readonly(np.asarray(types, np.int16)), _readonly(lengths))
     with _lock:
         _part_cache[ck] = out
@@ -1094,6 +1099,57 @@ def _segment_joints(stem: str, lab: _Labels) -> tuple[np.ndarray, np.ndarray] | 
         if hit is not None:
             frames, types = hit
             return (frames if cur == stem else T @ frames), types
+        nxt = _library_stub_target(cur)
+        if nxt is None:
+            return None
+        cur, T = nxt[0], T @ nxt[1]
+    return None
+
+
+@lru_cache(maxsize=1)
+def _subpart_table() -> dict:
+    """Piece stem -> ((k,4,4) frames LDU, (k,) int16 type codes, (k,) half-lengths LDU): the connectors
+    of pieces of composite parts (:mod:`ldraw_data.subparts`), built from the other three sources."""
+    from .library import find_shadow_library
+    from .ldcad import shadow_fingerprint
+    from .subparts import subpart_rows
+
+    lab = _labels()
+    table = lab.type_table
+    code = {(k, s, p): i for i, (_, k, s, p) in enumerate(table)}
+
+    def connectors_of(stem: str) -> list:
+        arr = _part_arrays(stem, True, _PIECE_SOURCES)
+        return [(table[t][1:], f, float(ln)) for t, f, ln in zip(arr.types.tolist(), arr.frames, arr.lengths)]
+
+    def has_own(stem: str) -> bool:
+        return has_connectors(stem, True, _PIECE_SOURCES)
+
+    root = find_shadow_library()
+    bn = hashlib.sha1((_data_dir() / "labels.json.xz").read_bytes()).hexdigest()[:16]
+    key = f"{bn}|{shadow_fingerprint(root) if root else '-'}|{_LDCAD_VERSION}|{len(lab.sg_rows)}"
+    out = {}
+    for stem, rows in subpart_rows(connectors_of, has_own, key).items():
+        rows = [r for r in rows if r[0] in code]  # labels come from the composites: all in the table
+        if rows:
+            out[stem] = (_readonly(np.stack([f for _, f, _ in rows])),
+                         _readonly(np.array([code[r[0]] for r in rows], np.int16)),
+                         _readonly(np.array([r[2] for r in rows], np.float64)))
+    return out
+
+
+def _piece_rows(stem: str):
+    """Sub-part connectors of ``stem`` (frames, type codes, half-lengths in its frame), following LDraw
+    ``~Moved to`` / alias stubs to the piece, else None."""
+    tab = _subpart_table()
+    if not tab:
+        return None
+    T, cur = np.eye(4), stem
+    for _ in range(_MAX_ALIAS_HOPS + 1):
+        hit = tab.get(cur)
+        if hit is not None:
+            frames, types, lengths = hit
+            return (frames if cur == stem else T @ frames), types, lengths
         nxt = _library_stub_target(cur)
         if nxt is None:
             return None
@@ -1273,13 +1329,13 @@ def has_connectors(part_id: str, library_alias_ok: bool = True, sources: tuple =
         return True
     if "segment" in sources and _segment_joints(_stem(part_id), lab) is not None:
         return True
-    if "bricknet" not in sources:
-        return False
-    res = resolve_connector_part(part_id, library_alias_ok)
-    if res is None:
-        return False
-    a, b = lab.stems[res[0]]
-    return b > a
+    if "bricknet" in sources:
+        res = resolve_connector_part(part_id, library_alias_ok)
+        if res is not None:
+            a, b = lab.stems[res[0]]
+            if b > a:
+                return True
+    return "subpart" in sources and _piece_rows(_stem(part_id)) is not None
 
 
 def connector_coverage(part_ids: Iterable[str], library_alias_ok: bool = True) -> tuple[int, int]:
