@@ -1129,7 +1129,10 @@ def _subpart_table() -> dict:
     bn = hashlib.sha1((_data_dir() / "labels.json.xz").read_bytes()).hexdigest()[:16]
     key = f"{bn}|{shadow_fingerprint(root) if root else '-'}|{_LDCAD_VERSION}|{len(lab.sg_rows)}"
     out = {}
-    for stem, rows in subpart_rows(connectors_of, has_own, key).items():
+    def mates(a: tuple, b: tuple) -> bool:
+        return _pair_joint(a, b) is not None
+
+    for stem, rows in subpart_rows(connectors_of, has_own, mates, key).items():
         rows = [r for r in rows if r[0] in code]  # labels come from the composites: all in the table
         if rows:
             out[stem] = (_readonly(np.stack([f for _, f, _ in rows])),

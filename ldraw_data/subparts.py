@@ -309,7 +309,7 @@ def piece_connectors(drawings: list[np.ndarray], connectors: list[tuple[tuple, n
 
 
 def build_subpart_table(library, connectors_of: Callable[[str], list], has_own: Callable[[str], bool],
-                        stems: Iterable[str] | None = None) -> dict[str, list[tuple[tuple, np.ndarray, float]]]:
+                        mates: Callable[[tuple, tuple], bool], stems: Iterable[str] | None = None) -> dict[str, list[tuple[tuple, np.ndarray, float]]]:
     """Connector rows of the pieces of composite parts (module notes).
 
     Parameters
@@ -321,6 +321,9 @@ def build_subpart_table(library, connectors_of: Callable[[str], list], has_own: 
     has_own : callable
         ``has_own(stem)`` -> True when the part has connectors from the other sources (it is
         then no piece to fill, only possibly a composite).
+    mates : callable
+        ``mates(label_a, label_b)`` -> True when connectors of these labels mate
+        (:func:`ldraw_data.connectors.mate_kind`).
     stems : iterable of str, optional
         Restrict the composites read to these stems (tests); default every part file.
 
@@ -382,7 +385,7 @@ def build_subpart_table(library, connectors_of: Callable[[str], list], has_own: 
         # a connector the composite has from a labelled piece is that piece's, whatever lies nearest
         theirs = [(lab, t @ f) for r, t in refs if r.removesuffix(".dat") in part_stems and own(r.removesuffix(".dat"))
                   and _orthonormal(t[:3, :3]) for lab, f, _ln in connectors_of(r.removesuffix(".dat"))]
-        blocked = [a or _matches(c, theirs) for a, c in zip(_internal(near), near)]
+        blocked = [a or _matches(c, theirs) for a, c in zip(_internal(near, mates), near)]
         owner = piece_connectors(drawings, near, blocked)
         for i in pieces:
             piece, t = refs[i][0].removesuffix(".dat"), refs[i][1]
@@ -393,19 +396,16 @@ def build_subpart_table(library, connectors_of: Callable[[str], list], has_own: 
     return rows
 
 
-def _internal(conns: list) -> list[bool]:
+def _internal(conns: list, mates: Callable[[tuple, tuple], bool]) -> list[bool]:
     """Per connector: does another connector of the same part mate it at its place (origins within
-    :data:`_SAME_PLACE` LDU, axes parallel within :data:`_SAME_AXIS`; mating rules of
-    :func:`ldraw_data.connectors.mate_kind`)?"""
-    from .connectors import _label_name, mate_kind
-
-    names = [_label_name(*lab) for lab, _f, _ln in conns]
+    :data:`_SAME_PLACE` LDU, axes parallel within :data:`_SAME_AXIS`; ``mates(label_a, label_b)`` the
+    mating rule, :func:`ldraw_data.connectors.mate_kind` on labels)?"""
     pos = np.array([f[:3, 3] for _l, f, _ln in conns]).reshape(-1, 3)
     ax = np.array([f[:3, 1] for _l, f, _ln in conns]).reshape(-1, 3)
     close = (np.linalg.norm(pos[:, None] - pos[None], axis=2) <= _SAME_PLACE) & (np.abs(ax @ ax.T) >= _SAME_AXIS)
     out = [False] * len(conns)
     for i, j in zip(*np.nonzero(close)):
-        if i < j and mate_kind(names[i], names[j]) is not None:
+        if i < j and mates(tuple(conns[i][0]), tuple(conns[j][0])):
             out[i] = out[j] = True
     return out
 
@@ -432,13 +432,13 @@ def _add(got: list, row: tuple) -> None:
     got.append(row)
 
 
-def subpart_rows(connectors_of: Callable[[str], list], has_own: Callable[[str], bool], key: str
-                 ) -> dict[str, list[tuple[tuple, np.ndarray, float]]]:
+def subpart_rows(connectors_of: Callable[[str], list], has_own: Callable[[str], bool],
+                 mates: Callable[[tuple, tuple], bool], key: str) -> dict[str, list[tuple[tuple, np.ndarray, float]]]:
     """:func:`build_subpart_table` of the installed library, from the disk cache when current.
 
     Parameters
     ----------
-    connectors_of, has_own : callable
+    connectors_of, has_own, mates : callable
         As in :func:`build_subpart_table` (the other sources, merged).
     key : str
         Fingerprint of those other sources (BrickNet's labels, the shadow library); the cache is
@@ -475,7 +475,7 @@ def subpart_rows(connectors_of: Callable[[str], list], has_own: Callable[[str], 
         except Exception as exc:  # noqa: BLE001 - a corrupt cache is rebuilt
             log.warning("ignoring unreadable sub-part connector cache %s (%s); rebuilding it", path, exc)
     log.info("reading the connectors of composite parts' pieces (about a minute, once)")
-    table = build_subpart_table(lib, connectors_of, has_own)
+    table = build_subpart_table(lib, connectors_of, has_own, mates)
     try:
         from .fileio import atomic_writer
 

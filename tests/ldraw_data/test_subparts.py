@@ -55,7 +55,7 @@ def test_wall_rule_on_real_meshes_brick_with_plate_on_a_stud():
     conns = [(("stud", "stud", None), frame(*p), 0.0) for p in studs]
     conns.append((("stud", "stud", None), frame(-30.0, -8.0, -10.0), 0.0))  # the plate's stud
     conns.append((("hole", "hole", None), frame(-30.0, 0.0, -10.0), 0.0))  # the plate's anti-stud
-    internal = S._internal(conns)
+    internal = S._internal(conns, lambda a, b: C.mate_kind(C._label_name(*a), C._label_name(*b)) is not None)
     owner = S.piece_connectors([brick, plate, np.zeros((0, 3, 3))], conns, internal)
     # the stud under the plate and the plate's anti-stud mate inside the composite: nobody's
     assert internal == [True] + [False] * 7 + [False, True]
