@@ -1,4 +1,5 @@
-"""Typed connectors of LDraw parts, from BrickNet's connector labels and the LDCad shadow library.
+"""Typed connectors of LDraw parts, from BrickNet's connector labels, the LDCad shadow library, hose
+drawings and composite parts.
 
 Source data: the data files shipped by the ``bricknet`` package
 (``bricknet/_data/v1``), located with :func:`importlib.util.find_spec` (which
@@ -53,8 +54,13 @@ hose (754, 756, 30527k02...) gets a ``hose_ball`` at each hemisphere of its draw
 segment of a library hose holds, and that next segment a ``hose_socket`` where the ball sits;
 appended after the other two (no other source describes segments), following ``~Moved to`` stubs
 (758 -> 30527k02).
-BrickNet covers 13,057 of the 19,370 library parts, LDCad 14,498, all three 15,326
-(``benchmarks/connector_coverage.py``). The merged table is kept under
+Fourth source: composite pieces (:mod:`ldraw_data.subparts`): a part that no other source covers and
+that a composite part draws as one of its pieces (92549, the bottom of spinner 92547) gets the
+composite's connectors that its own drawing forms (a stud's wall on its triangles, an anti-stud's or
+pin hole's wall on it and on no other piece, an axle nearest to it), moved into its frame; used only
+for parts that have no connector from the other three, following ``~Moved to`` stubs.
+BrickNet covers 13,057 of the 19,370 library parts, LDCad 14,498, hose segments 10, composite pieces
+67, all four 15,396 (``benchmarks/connector_coverage.py``, docs/connectors.md). The merged table is kept under
 ``cache_dir()/connectors``, keyed on both libraries' fingerprints.
 """
 
@@ -1277,8 +1283,10 @@ def part_connectors(part_id: str, library_alias_ok: bool = True,
         The LDCad rows are the part's own (inherited through its LDraw references,
         which already reach the targets of stubs), so this flag does not change them.
     sources : tuple of str
-        Which sources to merge, of :data:`SOURCES` (``"bricknet"``, ``"ldcad"``, ``"segment"``);
-        ``("bricknet",)`` gives BrickNet's labels alone.
+        Which sources to merge, of :data:`SOURCES` (``"bricknet"``, ``"ldcad"``, ``"segment"``,
+        ``"subpart"``); ``("bricknet",)`` gives BrickNet's labels alone. ``"subpart"`` (the
+        connectors a composite part's drawing gives this part as one of its pieces,
+        :mod:`ldraw_data.subparts`) adds rows only when the other sources give none.
 
     Returns
     -------
