@@ -180,7 +180,8 @@ def library_install(source: str = typer.Argument(..., help="Path or URL of compl
         from ldraw_data.library import find_shadow_library
 
         if find_shadow_library() is not None:
-            typer.echo("reading the connectors of every part (BrickNet labels and LDCad snap information; once) ...")
+            typer.echo("reading the connectors of every part (BrickNet labels, LDCad snap information, hose drawings "
+                       "and composite parts' pieces; once, one to two minutes) ...")
             try:
                 covered, total = catalog_connector_coverage()
                 typer.echo(f"{covered} of {count_of(total, 'part')} {'has' if covered == 1 else 'have'} connectors")
@@ -203,8 +204,8 @@ def library_info():
     typer.echo(f"library:     {lib.root}")
     typer.echo(f"parts:       {len(cat)} in parts/")
     typer.echo(f"colours:     {len(get_color_table(lib))} (LDConfig.ldr)")
-    typer.echo(f"connectors:  {covered} of {total} parts have connectors, BrickNet labels and LDCad snap "
-               f"information ({100 * covered / max(total, 1):.1f}%)")
+    typer.echo(f"connectors:  {covered} of {total} parts have connectors ({100 * covered / max(total, 1):.1f}%: "
+               "BrickNet labels, LDCad snap information, hose drawings, composite parts' pieces)")
     sh = find_shadow_library()
     typer.echo(f"LDCad shadow library: {sh if sh else 'not installed (optional)'}")
 

@@ -1,4 +1,5 @@
-"""Typed connectors of LDraw parts, from BrickNet's connector labels and the LDCad shadow library.
+"""Typed connectors of LDraw parts, from BrickNet's connector labels, the LDCad shadow library, hose
+drawings and composite parts.
 
 Source data: the data files shipped by the ``bricknet`` package
 (``bricknet/_data/v1``), located with :func:`importlib.util.find_spec` (which
@@ -53,8 +54,13 @@ hose (754, 756, 30527k02...) gets a ``hose_ball`` at each hemisphere of its draw
 segment of a library hose holds, and that next segment a ``hose_socket`` where the ball sits;
 appended after the other two (no other source describes segments), following ``~Moved to`` stubs
 (758 -> 30527k02).
-BrickNet covers 13,057 of the 19,370 library parts, LDCad 14,498, all three 15,326
-(``benchmarks/connector_coverage.py``). The merged table is kept under
+Fourth source: composite pieces (:mod:`ldraw_data.subparts`): a part that no other source covers and
+that a composite part draws as one of its pieces (92549, the bottom of spinner 92547) gets the
+composite's connectors that its own drawing forms (a stud's wall on its triangles, an anti-stud's or
+pin hole's wall on it and on no other piece, an axle nearest to it), moved into its frame; used only
+for parts that have no connector from the other three, following ``~Moved to`` stubs.
+BrickNet covers 13,057 of the 19,370 library parts, LDCad 14,498, hose segments 10, composite pieces
+67, all four 15,396 (``benchmarks/connector_coverage.py``, docs/connectors.md). The merged table is kept under
 ``cache_dir()/connectors``, keyed on both libraries' fingerprints.
 """
 
@@ -1039,7 +1045,9 @@ class _PartArrays:
 
 _part_cache: dict[tuple, _PartArrays] = {}
 #: The connector sources, in merge order (module notes, "Second source" and "Third source").
-SOURCES = ("bricknet", "ldcad", "segment")
+SOURCES = ("bricknet", "ldcad", "segment", "subpart")
+#: The sources a composite's connectors come from when its pieces get theirs (:mod:`ldraw_data.subparts`).
+_PIECE_SOURCES = ("bricknet", "ldcad", "segment")
 
 
 def _check_sources(sources) -> tuple:
@@ -1077,6 +1085,9 @@ def _part_arrays(part_id: str, library_alias_ok: bool = True, sources: tuple = S
         frames = np.concatenate([frames, sf])
         types = np.concatenate([np.asarray(types, np.int16), st])
         lengths = np.concatenate([np.asarray(lengths, np.float64), np.zeros(len(st))])
+    pc = _piece_rows(ck[0]) if "subpart" in sources and not len(types) else None
+    if pc is not None:  # a piece of a composite part, which no other source describes
+        frames, types, lengths = pc
     out = _PartArrays(_readonly(frames), _readonly(np.asarray(types, np.int16)), _readonly(lengths))
     with _lock:
         _part_cache[ck] = out
@@ -1094,6 +1105,60 @@ def _segment_joints(stem: str, lab: _Labels) -> tuple[np.ndarray, np.ndarray] | 
         if hit is not None:
             frames, types = hit
             return (frames if cur == stem else T @ frames), types
+        nxt = _library_stub_target(cur)
+        if nxt is None:
+            return None
+        cur, T = nxt[0], T @ nxt[1]
+    return None
+
+
+@lru_cache(maxsize=1)
+def _subpart_table() -> dict:
+    """Piece stem -> ((k,4,4) frames LDU, (k,) int16 type codes, (k,) half-lengths LDU): the connectors
+    of pieces of composite parts (:mod:`ldraw_data.subparts`), built from the other three sources."""
+    from .library import find_shadow_library
+    from .ldcad import shadow_fingerprint
+    from .subparts import subpart_rows
+
+    lab = _labels()
+    table = lab.type_table
+    code = {(k, s, p): i for i, (_, k, s, p) in enumerate(table)}
+
+    def connectors_of(stem: str) -> list:
+        arr = _part_arrays(stem, True, _PIECE_SOURCES)
+        return [(table[t][1:], f, float(ln)) for t, f, ln in zip(arr.types.tolist(), arr.frames, arr.lengths)]
+
+    def has_own(stem: str) -> bool:
+        return has_connectors(stem, True, _PIECE_SOURCES)
+
+    root = find_shadow_library()
+    bn = hashlib.sha1((_data_dir() / "labels.json.xz").read_bytes()).hexdigest()[:16]
+    key = f"{bn}|{shadow_fingerprint(root) if root else '-'}|{_LDCAD_VERSION}|{len(lab.sg_rows)}"
+    out = {}
+    def mates(a: tuple, b: tuple) -> bool:
+        return _pair_joint(a, b) is not None
+
+    for stem, rows in subpart_rows(connectors_of, has_own, mates, key).items():
+        rows = [r for r in rows if r[0] in code]  # labels come from the composites: all in the table
+        if rows:
+            out[stem] = (_readonly(np.stack([f for _, f, _ in rows])),
+                         _readonly(np.array([code[r[0]] for r in rows], np.int16)),
+                         _readonly(np.array([r[2] for r in rows], np.float64)))
+    return out
+
+
+def _piece_rows(stem: str):
+    """Sub-part connectors of ``stem`` (frames, type codes, half-lengths in its frame), following LDraw
+    ``~Moved to`` / alias stubs to the piece, else None."""
+    tab = _subpart_table()
+    if not tab:
+        return None
+    T, cur = np.eye(4), stem
+    for _ in range(_MAX_ALIAS_HOPS + 1):
+        hit = tab.get(cur)
+        if hit is not None:
+            frames, types, lengths = hit
+            return (frames if cur == stem else T @ frames), types, lengths
         nxt = _library_stub_target(cur)
         if nxt is None:
             return None
@@ -1218,8 +1283,10 @@ def part_connectors(part_id: str, library_alias_ok: bool = True,
         The LDCad rows are the part's own (inherited through its LDraw references,
         which already reach the targets of stubs), so this flag does not change them.
     sources : tuple of str
-        Which sources to merge, of :data:`SOURCES` (``"bricknet"``, ``"ldcad"``, ``"segment"``);
-        ``("bricknet",)`` gives BrickNet's labels alone.
+        Which sources to merge, of :data:`SOURCES` (``"bricknet"``, ``"ldcad"``, ``"segment"``,
+        ``"subpart"``); ``("bricknet",)`` gives BrickNet's labels alone. ``"subpart"`` (the
+        connectors a composite part's drawing gives this part as one of its pieces,
+        :mod:`ldraw_data.subparts`) adds rows only when the other sources give none.
 
     Returns
     -------
@@ -1273,13 +1340,13 @@ def has_connectors(part_id: str, library_alias_ok: bool = True, sources: tuple =
         return True
     if "segment" in sources and _segment_joints(_stem(part_id), lab) is not None:
         return True
-    if "bricknet" not in sources:
-        return False
-    res = resolve_connector_part(part_id, library_alias_ok)
-    if res is None:
-        return False
-    a, b = lab.stems[res[0]]
-    return b > a
+    if "bricknet" in sources:
+        res = resolve_connector_part(part_id, library_alias_ok)
+        if res is not None:
+            a, b = lab.stems[res[0]]
+            if b > a:
+                return True
+    return "subpart" in sources and _piece_rows(_stem(part_id)) is not None
 
 
 def connector_coverage(part_ids: Iterable[str], library_alias_ok: bool = True) -> tuple[int, int]:
