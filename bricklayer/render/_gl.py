@@ -21,9 +21,12 @@ from __future__ import annotations
 __all__ = ["RenderBackendError", "import_pyrender", "offscreen_renderer", "face_lit_active", "backend_info",
            "INSTALL_HINT", "use_framebuffer", "deferred_colour", "read_colour", "set_draw_rank"]
 
+import importlib
+import importlib.util
 import logging
 import os
 import sys
+import types
 import weakref
 from ..errors import BrickLayerError
 
@@ -81,7 +84,8 @@ def import_pyrender():
         if plat is not None:
             os.environ["PYOPENGL_PLATFORM"] = plat
         try:
-            import pyrender  # noqa: PLC0415 - lazy on purpose (house style 11)
+            with _unused_imports_deferred():
+                import pyrender  # noqa: PLC0415 - lazy on purpose (house style 11)
         except ModuleNotFoundError as exc:
             if exc.name and exc.name.split(".")[0] in ("pyrender", "OpenGL", "PIL", "trimesh"):
                 if not requested and plat is not None:
@@ -113,6 +117,91 @@ def import_pyrender():
         os.environ.pop("PYOPENGL_PLATFORM", None)
     tried = "; ".join(f"{p or 'preloaded'}: {type(e).__name__}: {e}" for p, e in errors)
     raise RenderBackendError(f"no offscreen OpenGL platform works (tried {tried}); {INSTALL_HINT}")
+
+
+class _DeferredPackage(types.ModuleType):
+    """Stands in for a package that pyrender imports but bricklayer's drawing never uses (see
+    :func:`_unused_imports_deferred`): the first attribute it lacks imports the real package and is
+    read from there, so pyrender's own uses (``Mesh.from_trimesh``, ``Scene.bounds``) still work."""
+
+    def __getattr__(self, name):
+        if name.startswith("__") and name.endswith("__"):  # probes (inspect, copy): no import for them
+            raise AttributeError(name)
+        if sys.modules.get(self.__name__) is self:
+            del sys.modules[self.__name__]
+        real = importlib.import_module(self.__name__)
+        return getattr(real, name)
+
+
+class _unused_imports_deferred:
+    """Context manager around ``import pyrender``: the packages pyrender 0.1.45 imports at start-up for
+    features bricklayer never uses are imported when first used instead.
+
+    ``pyrender/__init__`` imports its on-screen viewer (``pyglet``), and its mesh, node and scene modules
+    ``trimesh``, whose package imports scipy (``scipy.spatial``, ``scipy.optimize``, ``scipy.sparse``)
+    and networkx: 1.2-1.5 s of the main thread's CPU on the 2-core machine, more than half of pyrender's
+    import, all spent before the first picture and all of it serial. Drawing offscreen needs only
+    ``trimesh.transformations`` (numpy; ``pyrender.node``). So, while pyrender is imported:
+
+    - ``trimesh`` is a :class:`_DeferredPackage` holding the real ``trimesh.transformations``
+      (imported on its own, with the few trimesh modules it needs);
+    - ``pyrender.viewer`` is a module whose ``Viewer`` imports the real viewer when one is made.
+
+    Afterwards the stand-ins and the trimesh modules imported for them leave ``sys.modules`` (pyrender's
+    modules keep their references), so a later ``import trimesh`` or ``import pyrender.viewer``
+    elsewhere (``bricklayer.export.meshfiles``) imports the real, whole packages as usual. A package
+    imported before, or not installed, is left alone.
+    """
+
+    def __enter__(self):
+        self.added = []
+        if "pyrender" in sys.modules:
+            return self
+        try:
+            spec = None if "trimesh" in sys.modules else importlib.util.find_spec("trimesh")
+        except (ImportError, ValueError):
+            spec = None
+        if spec is not None and spec.submodule_search_locations:
+            stand_in = _DeferredPackage("trimesh")
+            stand_in.__path__ = list(spec.submodule_search_locations)
+            sys.modules["trimesh"] = stand_in
+            self.added.append(("trimesh", stand_in))
+            try:
+                importlib.import_module("trimesh.transformations")
+            except Exception as exc:  # noqa: BLE001 - another trimesh layout: import it whole, as pyrender does
+                log.debug("trimesh.transformations alone failed (%s); importing trimesh whole", exc)
+                self.__exit__(None, None, None)
+                self.added = []
+        if "pyrender.viewer" not in sys.modules and "pyglet" not in sys.modules:
+            viewer = types.ModuleType("pyrender.viewer")
+            viewer.Viewer = _deferred_viewer_class()
+            sys.modules["pyrender.viewer"] = viewer
+            self.added.append(("pyrender.viewer", viewer))
+        return self
+
+    def __exit__(self, *exc):
+        for name, module in self.added:
+            if sys.modules.get(name) is module:
+                del sys.modules[name]
+            if name == "trimesh" and "trimesh" not in sys.modules:  # the real package was not needed
+                for sub in [m for m in sys.modules if m.startswith("trimesh.")]:
+                    del sys.modules[sub]
+        return False
+
+
+def _deferred_viewer_class():
+    """``pyrender.Viewer`` until the real one is needed: making one imports ``pyrender.viewer`` (and
+    pyglet) and returns the real viewer."""
+
+    class Viewer:
+        """pyrender's on-screen viewer, imported when the first one is made (see
+        :class:`_unused_imports_deferred`)."""
+
+        def __new__(cls, *args, **kwargs):
+            real = importlib.import_module("pyrender.viewer").Viewer
+            return real(*args, **kwargs)
+
+    return Viewer
 
 
 #: Draw rank of mesh nodes (:func:`set_draw_rank`), by node; nodes without one rank 0.
