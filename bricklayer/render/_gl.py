@@ -119,6 +119,11 @@ def import_pyrender():
     raise RenderBackendError(f"no offscreen OpenGL platform works (tried {tried}); {INSTALL_HINT}")
 
 
+#: Packages pyrender 0.1.45 imports at start-up that offscreen drawing does not use, with the submodules it
+#: does use (imported under the stand-in): see :class:`_unused_imports_deferred`.
+_DEFERRED_PACKAGES = (("trimesh", ("trimesh.transformations",)), ("freetype", ()))
+
+
 class _DeferredPackage(types.ModuleType):
     """Stands in for a package that pyrender imports but bricklayer's drawing never uses (see
     :func:`_unused_imports_deferred`): the first attribute it lacks imports the real package and is
@@ -137,14 +142,16 @@ class _unused_imports_deferred:
     """Context manager around ``import pyrender``: the packages pyrender 0.1.45 imports at start-up for
     features bricklayer never uses are imported when first used instead.
 
-    ``pyrender/__init__`` imports its on-screen viewer (``pyglet``), and its mesh, node and scene modules
-    ``trimesh``, whose package imports scipy (``scipy.spatial``, ``scipy.optimize``, ``scipy.sparse``)
-    and networkx: 1.2-1.5 s of the main thread's CPU on the 2-core machine, more than half of pyrender's
-    import, all spent before the first picture and all of it serial. Drawing offscreen needs only
-    ``trimesh.transformations`` (numpy; ``pyrender.node``). So, while pyrender is imported:
+    ``pyrender/__init__`` imports its on-screen viewer (``pyglet``), its text renderer ``freetype``, and
+    its mesh, node and scene modules ``trimesh``, whose package imports scipy (``scipy.spatial``,
+    ``scipy.optimize``, ``scipy.sparse``) and much of networkx: pyrender's import took 1.28-1.35 s of the
+    main thread's CPU on the loaded 2-core machine, 0.64-0.67 s without them, all of it before the first
+    picture and serial. Drawing offscreen needs only ``trimesh.transformations`` (numpy; ``pyrender.node``).
+    So, while pyrender is imported:
 
-    - ``trimesh`` is a :class:`_DeferredPackage` holding the real ``trimesh.transformations``
-      (imported on its own, with the few trimesh modules it needs);
+    - ``trimesh`` and ``freetype`` are :class:`_DeferredPackage` stand-ins (listed in
+      :data:`_DEFERRED_PACKAGES`); under ``trimesh`` the real ``trimesh.transformations`` is imported on
+      its own, with the few trimesh modules it needs;
     - ``pyrender.viewer`` is a module whose ``Viewer`` imports the real viewer when one is made.
 
     Afterwards the stand-ins and the trimesh modules imported for them leave ``sys.modules`` (pyrender's
@@ -157,21 +164,24 @@ class _unused_imports_deferred:
         self.added = []
         if "pyrender" in sys.modules:
             return self
-        try:
-            spec = None if "trimesh" in sys.modules else importlib.util.find_spec("trimesh")
-        except (ImportError, ValueError):
-            spec = None
-        if spec is not None and spec.submodule_search_locations:
-            stand_in = _DeferredPackage("trimesh")
-            stand_in.__path__ = list(spec.submodule_search_locations)
-            sys.modules["trimesh"] = stand_in
-            self.added.append(("trimesh", stand_in))
+        for package, needed in _DEFERRED_PACKAGES:
             try:
-                importlib.import_module("trimesh.transformations")
-            except Exception as exc:  # noqa: BLE001 - another trimesh layout: import it whole, as pyrender does
-                log.debug("trimesh.transformations alone failed (%s); importing trimesh whole", exc)
-                self.__exit__(None, None, None)
-                self.added = []
+                spec = None if package in sys.modules else importlib.util.find_spec(package)
+            except (ImportError, ValueError):
+                spec = None
+            if spec is None or not spec.submodule_search_locations:
+                continue
+            stand_in = _DeferredPackage(package)
+            stand_in.__path__ = list(spec.submodule_search_locations)
+            sys.modules[package] = stand_in
+            self.added.append((package, stand_in))
+            try:
+                for sub in needed:
+                    importlib.import_module(sub)
+            except Exception as exc:  # noqa: BLE001 - another layout: pyrender imports the package whole
+                log.debug("%s alone failed (%s); importing %s whole", needed, exc, package)
+                self._drop(package, stand_in)
+                self.added.pop()
         if "pyrender.viewer" not in sys.modules and "pyglet" not in sys.modules:
             viewer = types.ModuleType("pyrender.viewer")
             viewer.Viewer = _deferred_viewer_class()
@@ -181,12 +191,17 @@ class _unused_imports_deferred:
 
     def __exit__(self, *exc):
         for name, module in self.added:
-            if sys.modules.get(name) is module:
-                del sys.modules[name]
-            if name == "trimesh" and "trimesh" not in sys.modules:  # the real package was not needed
-                for sub in [m for m in sys.modules if m.startswith("trimesh.")]:
-                    del sys.modules[sub]
+            self._drop(name, module)
         return False
+
+    @staticmethod
+    def _drop(name: str, module) -> None:
+        """Take stand-in ``module`` for ``name`` out of ``sys.modules`` with the submodules imported under
+        it (unless the real package was imported meanwhile), so that a later import gets the real one."""
+        if sys.modules.get(name) is module:
+            del sys.modules[name]
+            for sub in [m for m in sys.modules if m.startswith(name + ".")]:
+                del sys.modules[sub]
 
 
 def _deferred_viewer_class():

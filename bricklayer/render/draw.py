@@ -256,8 +256,9 @@ class _Scene:
         self.remove(key)
         faces, lines = [], []
         cull = {"batches": [], "corners": [], "occluders": [], "n_tris": 0}
+        folder = _batch_cache_folder()
         for b in geo.batches:
-            arrays = _batch_arrays(b, self.flat)
+            arrays = _batch_arrays(b, self.flat, folder)
             poses = b.poses.astype(np.float32)
             prims = []
             for fi, kind in enumerate(FINISH_KINDS):
@@ -632,7 +633,7 @@ def _read_batch_pack(path: Path) -> dict | None:
         return None
 
 
-def _batch_arrays(b, flat: bool) -> dict:
+def _batch_arrays(b, flat: bool, folder=...) -> dict:
     """The vertex and index arrays :meth:`_Scene.add` uploads for one instance batch, from the disk cache.
 
     Parameters
@@ -641,6 +642,9 @@ def _batch_arrays(b, flat: bool) -> dict:
     flat : bool
         Whether triangles may share vertices across normals (:func:`_flat_shared_vertices`, with the
         ``face_lit`` shaders) or every corner keeps its own (:func:`_shared_vertices`).
+    folder : Path or None, optional
+        The cache folder, default :func:`_batch_cache_folder` (:meth:`_Scene.add` looks it up once for all
+        its batches: asking ``platformdirs`` took 0.3 ms a batch); None: the arrays are computed, not kept.
 
     Returns
     -------
@@ -661,13 +665,9 @@ def _batch_arrays(b, flat: bool) -> dict:
     a file is found again only for exactly the same input, so its arrays are exactly those computed. When
     the folder cannot be used the arrays are computed (and a write failure is logged at debug level).
     """
-    path = None
-    try:
-        from ldraw_data.library import cache_dir  # noqa: PLC0415
-
-        path = cache_dir() / f"render-batches-v{BATCH_CACHE_VERSION}" / f"{_batch_key(b, flat)}.pack"
-    except Exception as exc:  # noqa: BLE001 - no usable cache folder: compute
-        log.debug("render batch cache unavailable: %s", exc)
+    if folder is ...:
+        folder = _batch_cache_folder()
+    path = None if folder is None else folder / f"{_batch_key(b, flat)}.pack"
     if path is not None:
         got = _read_batch_pack(path)
         if got is not None:
@@ -679,6 +679,19 @@ def _batch_arrays(b, flat: bool) -> dict:
         except OSError as exc:
             log.debug("could not write render batch cache %s: %s", path, exc)
     return arrays
+
+
+def _batch_cache_folder() -> Path | None:
+    """The folder of :func:`_batch_arrays`' files (``render-batches-v{BATCH_CACHE_VERSION}`` in the per-user
+    cache folder, ``ldraw_data.library.cache_dir()``); None (logged at debug level) when there is no usable
+    cache folder: the arrays are then computed every time."""
+    try:
+        from ldraw_data.library import cache_dir  # noqa: PLC0415
+
+        return cache_dir() / f"render-batches-v{BATCH_CACHE_VERSION}"
+    except Exception as exc:  # noqa: BLE001 - no usable cache folder: compute
+        log.debug("render batch cache unavailable: %s", exc)
+        return None
 
 
 def _set_instances(prims: list, poses: np.ndarray) -> None:
