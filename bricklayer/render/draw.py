@@ -745,11 +745,47 @@ def _visible_boxes(corners: np.ndarray, far: np.ndarray, cam: Camera) -> np.ndar
     c1 = np.clip(np.ceil(col.max(axis=1)).astype(int) + 1, 0, cam.width)
     r0 = np.clip(np.floor(row.min(axis=1)).astype(int) - 1, 0, cam.height)
     r1 = np.clip(np.ceil(row.max(axis=1)).astype(int) + 1, 0, cam.height)
-    visible = np.zeros(len(corners), dtype=bool)
-    for i in range(len(corners)):
-        if c1[i] > c0[i] and r1[i] > r0[i]:
-            visible[i] = far[r0[i]:r1[i], c0[i]:c1[i]].max() >= near[i]
-    return visible
+    return _rectangle_max(far, r0, r1, c0, c1) >= near
+
+
+def _rectangle_max(image: np.ndarray, r0, r1, c0, c1) -> np.ndarray:
+    """(n,) the maximum of ``image`` (h, w) over each rectangle ``[r0, r1) x [c0, c1)`` (pixel rows and
+    columns, inside the image); ``-inf`` for an empty rectangle.
+
+    Exact (a maximum involves no rounding), and the same as ``image[r0:r1, c0:c1].max()`` per rectangle, but
+    without a Python loop over the rectangles: the maximum over a rectangle of ``h x w`` pixels is that of
+    the four (overlapping) blocks of ``2^a x 2^b`` pixels in its corners, ``2^a <= h < 2^(a+1)``, the block
+    maxima of each size used computed once over the whole image by doubling (a sparse table). On the
+    5,247-part Falcon's sheet views (400 x 383 pixels, 5,247 rectangles) this replaces 5,247 numpy slices
+    a view.
+    """
+    r0, r1, c0, c1 = (np.asarray(a, dtype=np.int64) for a in (r0, r1, c0, c1))
+    out = np.full(len(r0), -np.inf)
+    ok = np.flatnonzero((r1 > r0) & (c1 > c0))
+    if not len(ok):
+        return out
+    ka = np.floor(np.log2(r1[ok] - r0[ok])).astype(np.int64)
+    kb = np.floor(np.log2(c1[ok] - c0[ok])).astype(np.int64)
+    by_columns = [np.asarray(image, dtype=np.float64)]  # [b]: maximum over 2^b columns starting at each column
+    for b in range(1, int(kb.max()) + 1):
+        prev, half = by_columns[-1], 1 << (b - 1)
+        by_columns.append(np.maximum(prev[:, :-half], prev[:, half:]))
+    for b in np.unique(kb):
+        sel_b = kb == b
+        block = by_columns[b]  # then doubled over rows: maximum over 2^a rows x 2^b columns
+        for a in range(0, int(ka[sel_b].max()) + 1):
+            if a:
+                half = 1 << (a - 1)
+                block = np.maximum(block[:-half], block[half:])
+            sel = np.flatnonzero(sel_b & (ka == a))
+            if not len(sel):
+                continue
+            i = ok[sel]
+            top, left = r0[i], c0[i]
+            bottom, right = r1[i] - (1 << a), c1[i] - (1 << int(b))
+            out[i] = np.maximum(np.maximum(block[top, left], block[top, right]),
+                                np.maximum(block[bottom, left], block[bottom, right]))
+    return out
 
 
 def problem_highlight(build) -> dict:
