@@ -144,9 +144,9 @@ class _unused_imports_deferred:
 
     ``pyrender/__init__`` imports its on-screen viewer (``pyglet``), its text renderer ``freetype``, and
     its mesh, node and scene modules ``trimesh``, whose package imports scipy (``scipy.spatial``,
-    ``scipy.optimize``, ``scipy.sparse``) and much of networkx: pyrender's import took 1.28-1.35 s of the
-    main thread's CPU on the loaded 2-core machine, 0.64-0.67 s without them, all of it before the first
-    picture and serial. Drawing offscreen needs only ``trimesh.transformations`` (numpy; ``pyrender.node``).
+    ``scipy.optimize``, ``scipy.sparse``) and much of networkx: :func:`import_pyrender` (the import and a
+    first 16 x 16 context) took 1.28-1.35 s of the main thread's CPU on the loaded 2-core machine, 0.64-0.67 s
+    without them (docs/rendering.md, round 5), all of it before the first picture and serial. Drawing offscreen needs only ``trimesh.transformations`` (numpy; ``pyrender.node``).
     So, while pyrender is imported:
 
     - ``trimesh`` and ``freetype`` are :class:`_DeferredPackage` stand-ins (listed in
