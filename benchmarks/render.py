@@ -40,7 +40,14 @@ sheet CPU 12.01 -> 11.15, 11.28 -> 10.76, 9.27 -> 8.77, 9.41 -> 8.57,
 5.24 -> 4.64, 4.71 -> 4.34 s; read+render wall 7.03 -> 6.96 and
 7.35 -> 6.58 s in the last two sets (load 2-3: other jobs decide it);
 476-549 -> 498-574 MB; pixels identical. WALL-E ``instructions`` CPU
-42.98 -> 42.15 s (medians, load falling during the runs). Each line prints ``read+render`` (wall, the
+42.98 -> 42.15 s (medians, load falling during the runs). Round 5 (pyrender
+imported without trimesh/scipy, freetype and pyglet, which offscreen drawing
+never uses; main dc3969d and this round alternately, 23:37-23:39, load 6,
+medians of 3): sheet CPU 10.58 -> 9.59 s, main thread 6.18 -> 5.42 s,
+read+render wall 21.21 -> 17.99 s (loaded), 526 -> 464 MB; the sheet's PNG
+byte-identical. A tighter hidden-part test (each box drawn against the
+occluder depth on the GPU) drew 11-22 % fewer placements but saved no CPU and
+changed 10 pixels: dropped (docs/rendering.md, round 5). Each line prints ``read+render`` (wall, the
 issue's measure), ``cpu``, the child's user + system time (all threads),
 and ``main thread``, the CPU of the child's main thread (the serial part). The first render of a process also starts the
 OpenGL context (included in the render time). Part meshes come from the disk

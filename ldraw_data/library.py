@@ -37,7 +37,6 @@ import shutil
 import tempfile
 import time
 import urllib.parse
-import urllib.request
 import zipfile
 from functools import cached_property
 from pathlib import Path
@@ -505,6 +504,8 @@ def shadow_zip_beside(source: str | os.PathLike) -> Path | None:
 
 
 def _download(url: str, dest_dir: Path) -> Path:
+    import urllib.request  # noqa: PLC0415 - only to download: it imports http.client, email and ssl
+
     name = Path(urllib.parse.urlparse(url).path).name or "library.zip"
     target = dest_dir / name
     log.info("downloading %s", url)

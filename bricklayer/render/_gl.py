@@ -21,9 +21,12 @@ from __future__ import annotations
 __all__ = ["RenderBackendError", "import_pyrender", "offscreen_renderer", "face_lit_active", "backend_info",
            "INSTALL_HINT", "use_framebuffer", "deferred_colour", "read_colour", "set_draw_rank"]
 
+import importlib
+import importlib.util
 import logging
 import os
 import sys
+import types
 import weakref
 from ..errors import BrickLayerError
 
@@ -81,7 +84,8 @@ def import_pyrender():
         if plat is not None:
             os.environ["PYOPENGL_PLATFORM"] = plat
         try:
-            import pyrender  # noqa: PLC0415 - lazy on purpose (house style 11)
+            with _unused_imports_deferred():
+                import pyrender  # noqa: PLC0415 - lazy on purpose (house style 11)
         except ModuleNotFoundError as exc:
             if exc.name and exc.name.split(".")[0] in ("pyrender", "OpenGL", "PIL", "trimesh"):
                 if not requested and plat is not None:
@@ -113,6 +117,106 @@ def import_pyrender():
         os.environ.pop("PYOPENGL_PLATFORM", None)
     tried = "; ".join(f"{p or 'preloaded'}: {type(e).__name__}: {e}" for p, e in errors)
     raise RenderBackendError(f"no offscreen OpenGL platform works (tried {tried}); {INSTALL_HINT}")
+
+
+#: Packages pyrender 0.1.45 imports at start-up that offscreen drawing does not use, with the submodules it
+#: does use (imported under the stand-in): see :class:`_unused_imports_deferred`.
+_DEFERRED_PACKAGES = (("trimesh", ("trimesh.transformations",)), ("freetype", ()))
+
+
+class _DeferredPackage(types.ModuleType):
+    """Stands in for a package that pyrender imports but bricklayer's drawing never uses (see
+    :func:`_unused_imports_deferred`): the first attribute it lacks imports the real package and is
+    read from there, so pyrender's own uses (``Mesh.from_trimesh``, ``Scene.bounds``) still work."""
+
+    def __getattr__(self, name):
+        if name.startswith("__") and name.endswith("__"):  # probes (inspect, copy): no import for them
+            raise AttributeError(name)
+        if sys.modules.get(self.__name__) is self:
+            del sys.modules[self.__name__]
+        real = importlib.import_module(self.__name__)
+        return getattr(real, name)
+
+
+class _unused_imports_deferred:
+    """Context manager around ``import pyrender``: the packages pyrender 0.1.45 imports at start-up for
+    features bricklayer never uses are imported when first used instead.
+
+    ``pyrender/__init__`` imports its on-screen viewer (``pyglet``), its text renderer ``freetype``, and
+    its mesh, node and scene modules ``trimesh``, whose package imports scipy (``scipy.spatial``,
+    ``scipy.optimize``, ``scipy.sparse``) and much of networkx: :func:`import_pyrender` (the import and a
+    first 16 x 16 context) took 1.28-1.35 s of the main thread's CPU on the loaded 2-core machine, 0.64-0.67 s
+    without them (docs/rendering.md, round 5), all of it before the first picture and serial. Drawing offscreen needs only ``trimesh.transformations`` (numpy; ``pyrender.node``).
+    So, while pyrender is imported:
+
+    - ``trimesh`` and ``freetype`` are :class:`_DeferredPackage` stand-ins (listed in
+      :data:`_DEFERRED_PACKAGES`); under ``trimesh`` the real ``trimesh.transformations`` is imported on
+      its own, with the few trimesh modules it needs;
+    - ``pyrender.viewer`` is a module whose ``Viewer`` imports the real viewer when one is made.
+
+    Afterwards the stand-ins and the trimesh modules imported for them leave ``sys.modules`` (pyrender's
+    modules keep their references), so a later ``import trimesh`` or ``import pyrender.viewer``
+    elsewhere (``bricklayer.export.meshfiles``) imports the real, whole packages as usual. A package
+    imported before, or not installed, is left alone.
+    """
+
+    def __enter__(self):
+        self.added = []
+        if "pyrender" in sys.modules:
+            return self
+        for package, needed in _DEFERRED_PACKAGES:
+            try:
+                spec = None if package in sys.modules else importlib.util.find_spec(package)
+            except (ImportError, ValueError):
+                spec = None
+            if spec is None or not spec.submodule_search_locations:
+                continue
+            stand_in = _DeferredPackage(package)
+            stand_in.__path__ = list(spec.submodule_search_locations)
+            sys.modules[package] = stand_in
+            self.added.append((package, stand_in))
+            try:
+                for sub in needed:
+                    importlib.import_module(sub)
+            except Exception as exc:  # noqa: BLE001 - another layout: pyrender imports the package whole
+                log.debug("%s alone failed (%s); importing %s whole", needed, exc, package)
+                self._drop(package, stand_in)
+                self.added.pop()
+        if "pyrender.viewer" not in sys.modules and "pyglet" not in sys.modules:
+            viewer = types.ModuleType("pyrender.viewer")
+            viewer.Viewer = _deferred_viewer_class()
+            sys.modules["pyrender.viewer"] = viewer
+            self.added.append(("pyrender.viewer", viewer))
+        return self
+
+    def __exit__(self, *exc):
+        for name, module in self.added:
+            self._drop(name, module)
+        return False
+
+    @staticmethod
+    def _drop(name: str, module) -> None:
+        """Take stand-in ``module`` for ``name`` out of ``sys.modules`` with the submodules imported under
+        it (unless the real package was imported meanwhile), so that a later import gets the real one."""
+        if sys.modules.get(name) is module:
+            del sys.modules[name]
+            for sub in [m for m in sys.modules if m.startswith(name + ".")]:
+                del sys.modules[sub]
+
+
+def _deferred_viewer_class():
+    """``pyrender.Viewer`` until the real one is needed: making one imports ``pyrender.viewer`` (and
+    pyglet) and returns the real viewer."""
+
+    class Viewer:
+        """pyrender's on-screen viewer, imported when the first one is made (see
+        :class:`_unused_imports_deferred`)."""
+
+        def __new__(cls, *args, **kwargs):
+            real = importlib.import_module("pyrender.viewer").Viewer
+            return real(*args, **kwargs)
+
+    return Viewer
 
 
 #: Draw rank of mesh nodes (:func:`set_draw_rank`), by node; nodes without one rank 0.

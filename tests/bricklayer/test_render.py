@@ -453,3 +453,64 @@ def test_pictures_drawn_together_are_those_drawn_one_by_one(render, monkeypatch)
     red = get_color_table().rgba(4)
     assert hue_fraction(together[0], red) == 0.0 and hue_fraction(together[1], red) > 0.02
     np.testing.assert_array_equal(sc.render(cams[1]), together[1])
+
+
+def test_rendering_defers_pyrenders_unused_imports(render):
+    """Drawing a picture imports neither trimesh's scipy/networkx share nor pyglet (pyrender imports them for
+    mesh loading and its on-screen viewer); afterwards ``import trimesh`` gives the real, whole package,
+    pyrender's own trimesh uses (``Mesh.from_trimesh``) and ``pyrender.Viewer`` reach the real ones. In a
+    fresh interpreter, since this test process may have imported those packages already. A 2x2 brick
+    3003 drawn at 64x48 px covers some pixels in its LDraw red (colour 4)."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    code = """
+import sys
+from bricklayer import Color, Element, LegoBuild
+from bricklayer.render import render_build
+b = LegoBuild(); b.add(Element("3003", Color.RED))
+px = __import__("numpy").asarray(render_build(b, view="front", size=(64, 48)))
+print("red", int(((px[..., 0] > 120) & (px[..., 1] < 60)).sum()))
+print("loaded", sorted(m for m in ("scipy", "scipy.spatial", "trimesh", "pyglet", "pyrender.viewer", "freetype")
+                      if m in sys.modules))
+import trimesh, pyrender, pyrender.mesh
+box = trimesh.creation.box()
+print("trimesh", type(trimesh).__name__, pyrender.mesh.trimesh.Trimesh is trimesh.Trimesh,
+      len(pyrender.Mesh.from_trimesh(box).primitives))
+print("viewer", pyrender.Viewer.__module__)
+"""
+    root = Path(__file__).resolve().parents[2]
+    out = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    lines = dict(line.split(" ", 1) for line in out.stdout.strip().splitlines())
+    assert int(lines["red"]) > 100
+    assert lines["loaded"] == "[]"
+    assert lines["trimesh"] == "module True 1"  # the real package; pyrender's stand-in reaches the same class
+    assert lines["viewer"].startswith("bricklayer.render._gl")  # the real viewer is imported when one is made
+
+
+def test_rectangle_max_is_the_maximum_over_each_rectangle():
+    """``_rectangle_max`` (the hidden-part test's farthest occluder depth over each box's rectangle) gives
+    exactly ``image[r0:r1, c0:c1].max()`` per rectangle, ``-inf`` for an empty one: on a 383 x 400 depth-like
+    picture (a ramp of distances, a background of ``inf`` on the left fifth, one far spike) with rectangles of
+    every size from 1 x 1 to the whole picture, touching every border, and empty ones."""
+    from bricklayer.render.draw import _rectangle_max
+
+    h, w = 383, 400
+    rows, cols = np.mgrid[0:h, 0:w]
+    image = 2000.0 + 0.37 * rows + 0.11 * cols
+    image[:, : w // 5] = np.inf
+    image[200, 300] = 9000.0
+    rng = np.random.default_rng(18)
+    r0 = np.r_[rng.integers(0, h, 3000), 0, 0, 382, 200, 200, 10, 5]
+    c0 = np.r_[rng.integers(0, w, 3000), 0, 0, 399, 300, 299, 10, 5]
+    r1 = np.r_[np.minimum(h, r0[:3000] + 2 ** rng.integers(0, 9, 3000) + rng.integers(0, 3, 3000)), h, 1, 383,
+               201, 200, 10, 9]
+    c1 = np.r_[np.minimum(w, c0[:3000] + 2 ** rng.integers(0, 9, 3000) + rng.integers(0, 3, 3000)), w, 1, 400,
+               301, 300, 20, 5]
+    want = np.array([image[a:b, c:d].max() if b > a and d > c else -np.inf for a, b, c, d in zip(r0, r1, c0, c1)])
+    got = _rectangle_max(image, r0, r1, c0, c1)
+    assert np.array_equal(got, want)
+    assert got[3000] == np.inf and got[3001] == np.inf and got[3003] == 9000.0  # whole picture, corner, spike
+    assert got[3004] == -np.inf and got[3005] == -np.inf and got[3006] == -np.inf  # empty rectangles
