@@ -134,7 +134,7 @@ from .errors import LDrawValueError
 log = logging.getLogger(__name__)
 
 #: Bump when the inset method changes: old cache files are then ignored.
-COLLISION_CACHE_VERSION = 10
+COLLISION_CACHE_VERSION = 11
 _MERGE = 1e-3  # LDU
 #: A triangle whose smallest height is below this (LDU) is a sliver: its normal is not defined at the
 #: precision of the merged vertices (module notes, step 3b).
@@ -527,6 +527,14 @@ def _thickness_caps(vertices: np.ndarray, faces: np.ndarray, directions: np.ndar
     _CAP_REACH * |x|``: insets up to ``_CAP_REACH`` are capped exactly. No hit
     (open geometry, thick material) gives no cap. Faces flagged in ``skip`` ((f,) bool: slivers, step
     3b) are never left through.
+
+    Internal walls are not left through: where the ray crosses, at the same
+    distance (within ``_WALL_TOL``), a leaving face and an entering face whose
+    normals are opposite (cosine below ``-_WALL_COS``), two closed surfaces of the
+    part meet face to face there and the material goes on (module notes, step 5;
+    Technic axle pin 43093 closes its ``axle.dat`` with the axle's own end disc,
+    facing the collar, on the collar's disc ``4-4disc.dat``, facing the axle: the
+    axle's end rim lay on the collar's face and was capped at 0).
     """
     caps = np.full(len(vertices), np.inf)
     length = np.linalg.norm(directions, axis=1)
@@ -546,15 +554,18 @@ def _thickness_caps(vertices: np.ndarray, faces: np.ndarray, directions: np.ndar
         fn[skip] = 0.0
     off = np.einsum("ij,ij->i", fn, t[:, 0])
     ray, tri = _segments_near_boxes(o, u, reach, t.min(axis=1), t.max(axis=1))
-    # leaving faces (cosine test first, in float32: it rejects most candidates with the fewest gathers)
+    # leaving and entering faces (cosine test first, in float32: it rejects most candidates with the fewest
+    # gathers); entering faces are kept only to find internal walls
     fn32, u32 = fn.astype(np.float32), u.astype(np.float32)
     cos = np.einsum("ij,ij->i", fn32[tri], u32[ray])
-    keep = cos > _EXIT_COS
+    keep = np.abs(cos) > _EXIT_COS
     ray, tri, cos = ray[keep], tri[keep], cos[keep].astype(np.float64)
-    # whose plane the ray crosses within reach
+    # whose plane the ray crosses within reach (distance plane / cos in [-1e-4, reach])
     plane = off[tri] - np.einsum("ij,ij->i", fn[tri], o[ray])
-    keep = (plane >= -1e-4 * cos) & (plane <= reach[ray] * cos)
-    ray, tri = ray[keep], tri[keep]
+    ac = np.abs(cos)
+    sp = np.sign(cos) * plane
+    keep = (sp >= -1e-4 * ac) & (sp <= reach[ray] * ac)
+    ray, tri, cos = ray[keep], tri[keep], cos[keep]
     d = u[ray]
     a = t[tri, 0]
     # Moller-Trumbore ray / triangle, vectorized over the candidate pairs
@@ -570,10 +581,56 @@ def _thickness_caps(vertices: np.ndarray, faces: np.ndarray, directions: np.ndar
     dist = np.einsum("ij,ij->i", e2, q) * inv
     tol = 1e-6
     hit = good & (bu >= -tol) & (bv >= -tol) & (bu + bv <= 1 + tol) & (dist >= -1e-4) & (dist <= reach[ray])
+    ray, tri, cos, dist = ray[hit], tri[hit], cos[hit], np.maximum(dist[hit], 0.0)
+    leave = cos > 0
+    if (~leave).any() and leave.any():
+        leave[leave] = ~_on_internal_wall(ray[leave], tri[leave], dist[leave], ray[~leave], tri[~leave],
+                                          dist[~leave], fn)
     first = np.full(len(vi), np.inf)
-    np.minimum.at(first, ray[hit], np.maximum(dist[hit], 0.0))
+    np.minimum.at(first, ray[leave], dist[leave])
     caps[vi] = first / (2 * length[vi])
     return caps
+
+
+#: Two hits of one ray closer than this (LDU, the merge distance of step 1) are at the same place.
+_WALL_TOL = 2 * _MERGE
+#: Faces whose unit normals have a cosine below minus this are opposite (internal walls, step 5).
+_WALL_COS = 0.999
+
+
+def _on_internal_wall(ray_out: np.ndarray, tri_out: np.ndarray, d_out: np.ndarray, ray_in: np.ndarray,
+                      tri_in: np.ndarray, d_in: np.ndarray, fn: np.ndarray) -> np.ndarray:
+    """(k,) bool per leaving hit: the same ray enters, at the same distance, through a face of opposite normal.
+
+    Parameters
+    ----------
+    ray_out, tri_out, d_out : (k,) int, int, float (LDU)
+        Leaving hits: ray index, triangle index, distance along the ray.
+    ray_in, tri_in, d_in : (m,) int, int, float (LDU)
+        Entering hits of the same rays.
+    fn : (f, 3) float
+        Unit outward normals of the triangles.
+
+    Returns
+    -------
+    (k,) bool
+        True where the leaving face lies on an internal wall (module notes, step 5).
+    """
+    # sort-merge on (ray, distance): entering hits of the same ray within _WALL_TOL of each leaving hit
+    span = float(max(d_out.max(initial=0.0), d_in.max(initial=0.0))) + 4 * _WALL_TOL + 1.0
+    key_in = ray_in * span + d_in
+    order = np.argsort(key_in, kind="stable")
+    key_in, tri_in = key_in[order], tri_in[order]
+    key_out = ray_out * span + d_out
+    lo = np.searchsorted(key_in, key_out - _WALL_TOL, side="left")
+    hi = np.searchsorted(key_in, key_out + _WALL_TOL, side="right")
+    cnt = hi - lo
+    rows = np.repeat(np.arange(len(key_out)), cnt)
+    cols = np.repeat(lo, cnt) + (np.arange(int(cnt.sum())) - np.repeat(np.cumsum(cnt) - cnt, cnt))
+    opposite = np.einsum("ij,ij->i", fn[tri_out[rows]], fn[tri_in[cols]]) < -_WALL_COS
+    out = np.zeros(len(key_out), dtype=bool)
+    out[rows[opposite]] = True
+    return out
 
 
 def _open_edge_lateral(vertices: np.ndarray, faces: np.ndarray, directions: np.ndarray,
