@@ -316,7 +316,15 @@ def _slivers(vertices: np.ndarray, faces: np.ndarray) -> np.ndarray:
     return area2 < _SLIVER * np.maximum(longest, 1e-12)
 
 
-def _directions(vertices: np.ndarray, faces: np.ndarray) -> np.ndarray:
+def _directions(vertices: np.ndarray, faces: np.ndarray,
+                extra: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
+    """(v, 3) float64: per-vertex inset direction ``x`` with ``n . x = 1`` (least squares) over the unit
+    normals of its faces (module notes, step 4), ``|x| <= _MAX_STRETCH``.
+
+    ``extra``: ``(vertex index (k,) int, unit normal (k, 3))`` pairs of faces a vertex lies on without
+    being their corner (open borders closed by another surface, :func:`_closed_borders`); they count
+    as faces of that vertex.
+    """
     t = vertices[faces]
     n = np.cross(t[:, 1] - t[:, 0], t[:, 2] - t[:, 0])
     area2 = np.linalg.norm(n, axis=1)
@@ -330,6 +338,10 @@ def _directions(vertices: np.ndarray, faces: np.ndarray) -> np.ndarray:
     for k in range(3):
         np.add.at(m, f[:, k], outer)
         np.add.at(b, f[:, k], n)
+    if extra is not None and len(extra[0]):
+        ev, en = extra
+        np.add.at(m, ev, en[:, :, None] * en[:, None, :])
+        np.add.at(b, ev, en)
     x = np.einsum("vij,vj->vi", np.linalg.pinv(m, rcond=1e-3, hermitian=True), b)
     length = np.linalg.norm(x, axis=1)
     big = length > _MAX_STRETCH
@@ -633,46 +645,15 @@ def _on_internal_wall(ray_out: np.ndarray, tri_out: np.ndarray, d_out: np.ndarra
     return out
 
 
-def _open_edge_lateral(vertices: np.ndarray, faces: np.ndarray, directions: np.ndarray,
-                       caps: np.ndarray, skip: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """(directions, caps) with vertices on open boundary edges also moved inward along the surface.
+def _open_edges(vertices: np.ndarray, f: np.ndarray) -> tuple:
+    """Open borders of a mesh (module notes, step 6), over every (face, edge) ``k * len(f) + face``.
 
-    Module notes, step 6. An edge is open when one triangle uses it, or
-    two triangles that lie on the same side of it (a sheet drawn twice, once
-    per winding). Per open-edge vertex the in-surface direction ``t`` solves
-    ``w_i . t = 1`` in the least-squares sense over the unit in-plane normals
-    ``w_i`` of its open edges that point into their triangles (``|t|`` capped
-    at ``_MAX_STRETCH``), so a straight border moves by the inset and a sheet's
-    corner moves along both borders. The lateral move may reach at most
-    ``L`` = half the smallest extent along ``t`` of the vertex's triangles
-    (so two borders of a narrow strip never cross); ``t`` is scaled by ``k =
-    min(1, L / (|t| _LATERAL_FULL))`` and the cap becomes ``min(cap, max(L /
-    |t|, _LATERAL_FULL))``: at the validator's inset (0.25 LDU) a border moves
-    by ``min(inset, L)`` sideways and the full inset along its normal. ``t`` is
-    scaled down further where it would move the vertex out through the plane
-    of one of its faces (a border meeting another surface at an angle).
-
-    Parameters
-    ----------
-    vertices : (v, 3) float64, LDU
-    faces : (f, 3) int
-    directions : (v, 3) float64
-        Per-vertex inward directions of step 4.
-    caps : (v,) float64, LDU
-        Thickness caps of step 5.
-    skip : (f,) bool, optional
-        Faces whose normal is not used for the slack test (slivers, step 3b).
-
-    Returns
-    -------
-    directions : (v, 3) float64
-        ``x - k t`` (the vertex moves by ``-inset * direction``).
-    caps : (v,) float64, LDU
+    Returns ``(a, b, w, h, open_)``: the edge's corners ``a``, ``b`` ((3f,) int), the unit in-plane normal
+    ``w`` ((3f, 3)) of the edge pointing into its triangle, the triangle's height ``h`` ((3f,) LDU) over
+    the edge, and ``open_`` ((3f,) bool): the edge is used by one triangle, or by two on the same side of
+    it (a sheet drawn once per winding).
     """
     nv = len(vertices)
-    if not len(faces):
-        return directions, caps
-    f = faces.astype(np.int64)
     # every (face, edge) as (a, b, opposite corner c)
     a = np.concatenate([f[:, 0], f[:, 1], f[:, 2]])
     b = np.concatenate([f[:, 1], f[:, 2], f[:, 0]])
@@ -700,6 +681,140 @@ def _open_edge_lateral(vertices: np.ndarray, faces: np.ndarray, directions: np.n
         agree = np.einsum("ij,ij->i", w[first], w[second]) > 0.999
         open_[first[agree]] = True
         open_[second[agree]] = True
+    return a, b, w, h, open_
+
+
+#: An open border whose ends and middle lie within this distance (LDU) of another face of the same part
+#: is closed by that face (module notes, step 6b). Wing 3 x 12 47397 (subpart 47398s01): the last facet
+#: of a rib's ``3-16cyli.dat`` ends 0.032 LDU outside the angled outer wall it runs into.
+_CLOSE_TOL = 0.05
+#: A face closes a border only when its unit normal has a cosine above minus this with the border's
+#: own triangle (a face of opposite normal is the other side of a sheet, not a closing surface).
+_CLOSE_COS = 0.5
+
+
+def _closed_borders(vertices: np.ndarray, faces: np.ndarray,
+                    skip: np.ndarray | None = None) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray]]:
+    """Open borders that lie on another surface of the same part (module notes, step 6b).
+
+    An open edge (:func:`_open_edges`) whose two ends and middle each lie within ``_CLOSE_TOL`` of a
+    face that is not a face of the edge's corners (and does not face opposite the edge's own
+    triangle) is closed: the surface ends on that face, as a rib's cylinder ends on a wall.
+
+    Parameters
+    ----------
+    vertices : (v, 3) float64, LDU
+    faces : (f, 3) int
+    skip : (f,) bool, optional
+        Faces that never close a border (slivers, step 3b).
+
+    Returns
+    -------
+    closed : (3f,) bool
+        Per (face, edge) as :func:`_open_edges`: the open border is closed.
+    extra : ((k,) int, (k, 3) float)
+        ``(vertex, unit normal)``: the closing faces of the corners of closed borders, for
+        :func:`_directions`.
+    """
+    f = faces.astype(np.int64)
+    nf = len(f)
+    none = (np.zeros(3 * nf, dtype=bool), (np.zeros(0, np.int64), np.zeros((0, 3))))
+    if not nf:
+        return none
+    a, b, _w, _h, open_ = _open_edges(vertices, f)
+    idx = np.flatnonzero(open_)
+    if not len(idx):
+        return none
+    t = vertices[f]
+    n = np.cross(t[:, 1] - t[:, 0], t[:, 2] - t[:, 0])
+    nl = np.linalg.norm(n, axis=1)
+    good = nl > 1e-12
+    if skip is not None:
+        good &= ~skip
+    n = n / np.where(good, nl, 1.0)[:, None]
+    # probe points: the two ends and the middle of every open edge
+    ea, eb, eface = a[idx], b[idx], idx % nf
+    pts = np.concatenate([vertices[ea], vertices[eb], 0.5 * (vertices[ea] + vertices[eb])])
+    pedge = np.tile(np.arange(len(idx)), 3)
+    gf = np.flatnonzero(good)
+    pi, fi = _points_in_boxes(pts, t[gf].min(axis=1) - _CLOSE_TOL, t[gf].max(axis=1) + _CLOSE_TOL)
+    fi = gf[fi]
+    e = pedge[pi]
+    # not a face of the edge's corners, not facing opposite the edge's own triangle
+    own = ((f[fi] == ea[e][:, None]) | (f[fi] == eb[e][:, None])).any(axis=1)
+    keep = ~own & (np.einsum("ij,ij->i", n[fi], n[eface[e]]) > -_CLOSE_COS)
+    pi, fi, e = pi[keep], fi[keep], e[keep]
+    # within _CLOSE_TOL of the face's plane and inside its triangle grown by _CLOSE_TOL
+    q = pts[pi]
+    tri = t[fi]
+    near = np.abs(np.einsum("ij,ij->i", q - tri[:, 0], n[fi])) <= _CLOSE_TOL
+    for k in range(3):
+        p0, p1, p2 = tri[:, k], tri[:, (k + 1) % 3], tri[:, (k + 2) % 3]
+        m = np.cross(n[fi], p1 - p0)  # in-plane normal of edge k, towards the triangle for CCW corners
+        ml = np.linalg.norm(m, axis=1)
+        m = m / np.where(ml > 1e-12, ml, 1.0)[:, None]
+        side = np.sign(np.einsum("ij,ij->i", p2 - p0, m))
+        near &= side * np.einsum("ij,ij->i", q - p0, m) >= -_CLOSE_TOL
+    pi, fi, e = pi[near], fi[near], e[near]
+    which = pi // len(idx)  # 0: end a, 1: end b, 2: middle
+    hits = np.zeros((len(idx), 3), dtype=bool)
+    hits[e, which] = True
+    ok = hits.all(axis=1)
+    closed = np.zeros(3 * nf, dtype=bool)
+    closed[idx[ok]] = True
+    ends = ok[e] & (which < 2)
+    vert = np.where(which[ends] == 0, ea[e[ends]], eb[e[ends]])
+    # one normal per (vertex, closing face)
+    key = np.unique(vert * nf + fi[ends])
+    return closed, (key // nf, n[key % nf])
+
+
+def _open_edge_lateral(vertices: np.ndarray, faces: np.ndarray, directions: np.ndarray,
+                       caps: np.ndarray, skip: np.ndarray | None = None,
+                       closed: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """(directions, caps) with vertices on open boundary edges also moved inward along the surface.
+
+    Module notes, step 6. An edge is open when one triangle uses it, or
+    two triangles that lie on the same side of it (a sheet drawn twice, once
+    per winding). Per open-edge vertex the in-surface direction ``t`` solves
+    ``w_i . t = 1`` in the least-squares sense over the unit in-plane normals
+    ``w_i`` of its open edges that point into their triangles (``|t|`` capped
+    at ``_MAX_STRETCH``), so a straight border moves by the inset and a sheet's
+    corner moves along both borders. The lateral move may reach at most
+    ``L`` = half the smallest extent along ``t`` of the vertex's triangles
+    (so two borders of a narrow strip never cross); ``t`` is scaled by ``k =
+    min(1, L / (|t| _LATERAL_FULL))`` and the cap becomes ``min(cap, max(L /
+    |t|, _LATERAL_FULL))``: at the validator's inset (0.25 LDU) a border moves
+    by ``min(inset, L)`` sideways and the full inset along its normal. ``t`` is
+    scaled down further where it would move the vertex out through the plane
+    of one of its faces (a border meeting another surface at an angle).
+
+    Parameters
+    ----------
+    vertices : (v, 3) float64, LDU
+    faces : (f, 3) int
+    directions : (v, 3) float64
+        Per-vertex inward directions of step 4.
+    caps : (v,) float64, LDU
+        Thickness caps of step 5.
+    skip : (f,) bool, optional
+        Faces whose normal is not used for the slack test (slivers, step 3b).
+    closed : (3f,) bool, optional
+        Open borders closed by another surface (:func:`_closed_borders`): not moved sideways.
+
+    Returns
+    -------
+    directions : (v, 3) float64
+        ``x - k t`` (the vertex moves by ``-inset * direction``).
+    caps : (v,) float64, LDU
+    """
+    nv = len(vertices)
+    if not len(faces):
+        return directions, caps
+    f = faces.astype(np.int64)
+    a, b, w, h, open_ = _open_edges(vertices, f)
+    if closed is not None:
+        open_ &= ~closed
     idx = np.flatnonzero(open_)
     if not len(idx):
         return directions, caps
@@ -789,9 +904,10 @@ def shape_from_mesh(mesh: PartMesh) -> CollisionShape:
         faces = _orient_uncertified(vertices, faces)
     vertices, faces = _split_t_junctions(vertices, faces)
     sliver = _slivers(vertices, faces)
-    directions = _directions(vertices, faces[~sliver])
+    closed, closing = _closed_borders(vertices, faces, sliver)
+    directions = _directions(vertices, faces[~sliver], closing)
     caps = _thickness_caps(vertices, faces, directions, sliver)
-    directions, caps = _open_edge_lateral(vertices, faces, directions, caps, sliver)
+    directions, caps = _open_edge_lateral(vertices, faces, directions, caps, sliver, closed)
     return CollisionShape(mesh.name, vertices, faces.astype(np.int32), directions,
                           bool(mesh.certified), _hull(vertices), caps, getattr(mesh, "title", "") or "")
 

@@ -114,7 +114,8 @@ class PressFits:
 
         A pair without an allowance is kept only when it still meets with both meshes inset by a
         further :data:`ROUNDING_MARGIN` (overlap beyond 0.6 LDU); a mated pair only when it meets
-        with its allowance (:data:`PRESS_FIT_ALLOWANCE`) inset.
+        with its allowance (:data:`PRESS_FIT_ALLOWANCE`) inset. Pairs with a library sub-part or
+        primitive placed as a part (drawn, not built: :meth:`drawn_only`) are never kept.
 
         Incremental: the verdict on a pair depends only on its two
         placements (their poses decide both the intersection and the
@@ -125,6 +126,7 @@ class PressFits:
             return self._reported
         cand = self.pairs[self.hit]
         cand = cand[~self.same_flexible(cand)]
+        cand = cand[~self.drawn_only(cand)]
         cand = cand[~_meshing(self._build, cand)]
         if not len(cand):
             self._reported = cand
@@ -243,6 +245,7 @@ class PressFits:
         """(p, 2) int: colliding pairs excused as press fits of mated parts."""
         cand = self.pairs[self.hit]
         cand = cand[~self.same_flexible(cand)]
+        cand = cand[~self.drawn_only(cand)]
         rep = {tuple(x) for x in self.reported().tolist()}
         return np.array([x for x in cand.tolist() if tuple(x) not in rep], dtype=np.intp).reshape(-1, 2)
 

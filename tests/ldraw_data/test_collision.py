@@ -90,17 +90,21 @@ def test_narrow_strip_borders_do_not_cross():
     assert np.allclose(inset[:, 1], -0.25)  # the normal inset stays whole
 
 
-def test_stud_base_moves_up_the_stud():
-    # Brick 2 x 4 3001: the stud cylinders (radius 6, 4 LDU high) stand open on the top face (y = 0);
-    # their bottom circle moves up the stud by the inset (y = -0.25) and in by the normal inset;
-    # cap: half the 4 LDU wall height (L = 2)
+def test_stud_base_moves_with_the_top_face_it_stands_on():
+    # Brick 2 x 4 3001: the stud cylinders (radius 6, 4 LDU high, 16 facets) stand open on the top face
+    # (y = 0), which runs on under them: their bottom circle is an open border closed by the top face
+    # (module notes, step 6b), so it moves down with that face (y = +0.25) and in across the stud wall by
+    # 0.25 / cos(11.25 deg) = 0.2549 (each of the two facets at the vertex moves by 0.25): radius 5.745.
+    # Its ray (down and in, |x| = sqrt(1.0196^2 + 1) = 1.428) meets no leaving face within 2 * 1.25 *
+    # 1.428 = 3.57 LDU (the 4 LDU top wall is crossed after 4 * 1.428 = 5.71): no cap.
     s = _shape("3001")
     r = np.hypot(s.vertices[:, 0] - 10, s.vertices[:, 2] - 10)
     base = np.isclose(r, 6, atol=1e-3) & np.isclose(s.vertices[:, 1], 0)
     assert base.sum() == 16
     v = s.inset_vertices(0.25)
-    assert np.allclose(v[base, 1], -0.25)
-    assert np.allclose(s.caps[base], 2.0)
+    assert np.allclose(v[base, 1], 0.25)
+    assert np.allclose(np.hypot(v[base, 0] - 10, v[base, 2] - 10), 6 - 0.25 / np.cos(np.radians(11.25)), atol=1e-3)
+    assert np.isinf(s.caps[base]).all()
 
 
 @pytest.mark.parametrize("shift,hit", [(0, False), (1, True)])
@@ -144,3 +148,33 @@ def test_tile_on_panel_end_stud_does_not_collide():
 
     b = from_ldraw("1 1 0 0 0 1 0 0 0 1 0 0 0 1 4215a.dat\n1 2 30 -8 10 0 0 -1 0 1 0 1 0 0 2412b.dat\n")
     assert b.colliding_placements == []
+
+
+def test_axle_end_rim_on_the_collar_disc_is_not_capped():
+    # Technic axle pin 43093: axle.dat from x = 20 to x = 0, closed by its own end disc (outward -x) at x = 0,
+    # where the collar's 4-4disc.dat (radius 8, outward +x) lies: an internal wall (module notes, step 5).
+    # The rim's ray runs into the axle (direction (1, 1.0196, 0) at the arm tip (0, -6, 0)); leaving
+    # through the collar disc at distance 0 capped it at 0. Along the arm the material is 12 LDU deep
+    # (to the opposite tip), beyond the ray's reach of 2 * 1.25 * 1.428 = 3.57 LDU: no cap.
+    s = _shape("43093")
+    r = np.hypot(s.vertices[:, 1], s.vertices[:, 2])
+    tips = np.isclose(s.vertices[:, 0], 0, atol=1e-3) & np.isclose(r, 6, atol=1e-3)
+    assert tips.sum() == 4
+    assert np.isinf(s.caps[tips]).all()
+    assert np.allclose(np.abs(s.directions[tips, 0]), 1.0, atol=1e-3)  # still inset from the end disc
+
+
+def test_rib_end_outside_a_wall_moves_with_the_wall():
+    # Wing 3 x 12 Left 47397 (47398s01.dat mirrored in x): a rib's 3-16cyli.dat ends at (-5.383, 8, -92.489),
+    # 0.032 LDU outside the angled outer wall (outward normal (0.986, 0, -0.164), through (-5.415, 8, -92.488)).
+    # The border is closed by the wall (module notes, step 6b): the corner moves by the full inset across the
+    # wall, across its own facet (normal (0.707, 0, 0.707)) and up from the bottom face (y = 8, normal +y).
+    s = _shape("47397")
+    k = int(np.argmin(np.linalg.norm(s.vertices - [-5.383, 8.0, -92.489], axis=1)))
+    assert np.linalg.norm(s.vertices[k] - [-5.383, 8.0, -92.489]) < 1e-3
+    x = s.directions[k]
+    wall = np.array([0.986, 0.0, -0.164]) / np.linalg.norm([0.986, 0.0, -0.164])
+    assert x @ wall == pytest.approx(1.0, abs=0.01)
+    assert x @ (np.array([1.0, 0.0, 1.0]) / np.sqrt(2)) == pytest.approx(1.0, abs=0.01)
+    assert x[1] == pytest.approx(1.0, abs=0.01)
+    assert s.caps[k] >= 0.5
