@@ -70,6 +70,14 @@ the vertices on open borders also move inward along the surface (step 6):
    inset is capped at ``d / (2 |x|)``. No hit (open geometry) means no cap.
    Rays reach ``2 * _CAP_REACH * |x|``, enough for every inset the validator
    uses (0.25 LDU plus half of the largest press-fit allowance: 1.25 LDU).
+   Internal walls are not left through: where the ray crosses a leaving face
+   and, at the same distance (``_WALL_TOL``), an entering face of opposite
+   normal, two closed surfaces of the part meet face to face and the material
+   goes on (:func:`_on_internal_wall`). Technic axle pin 43093 closes its
+   ``axle.dat`` with an end disc lying on the collar's ``4-4disc.dat``: the
+   axle's end rim sat on the collar's face, was capped at 0 and kept the
+   radial press-fit inset from moving it (an axle turned 5 degrees in its axle
+   hole read "2 LDU, pressed deeper than the joint allows"; audit round 5, C18).
    Candidate ray / triangle pairs come from a multi-level uniform grid in
    numpy (:func:`_grid_join`: rays sampled every ``_RAY_CELL / 2``, each
    triangle box, grown by half that, in the finest level where it touches
@@ -105,6 +113,18 @@ the vertices on open borders also move inward along the surface (step 6):
    the 0.5 LDU of the insets). The direction stored is ``x - k t``. The
    lateral move shrinks a surface within itself (:func:`_open_edge_lateral`; cost, Millennium Falcon: 0.7 s
    of CPU cold, steps 1-5 4.9 s).
+6b. Closed borders. An open edge whose ends and middle each lie within
+   ``_CLOSE_TOL`` (0.05 LDU) of a face of the same part that is not a face of
+   its corners (and not facing opposite its own triangle) is not a free border:
+   the surface ends on that face, as a stud stands on a brick's top face or a
+   rib runs into a wall (:func:`_closed_borders`). Its corners count that face
+   as one of theirs in step 4 (they move with it by the inset) and it gets no
+   sideways move in step 6. Free, the border of a rib of wing 47397 (its
+   ``3-16cyli.dat`` ends 0.032 LDU outside the angled outer wall) moved along
+   the rib and stayed 0.15 LDU proud of the inset wall, so plate 60479 lying
+   0.47 LDU into the wall, within the clearance, was reported (audit round 5,
+   C29). A stud's base circle now moves down with the top face (it moved up
+   the stud, leaving a 0.5 LDU gap in the inset surface).
 7. The inset mesh is ``vertices - min(inset, cap) * x`` (``x`` with the
    lateral part of step 6). The directions and caps are stored, so any
    inset is one multiply-add.
