@@ -9,7 +9,7 @@ them (:data:`PRESS_FIT_ALLOWANCE`, :data:`LOOSE_MATE`, :data:`SEAT`, :data:`AXIA
 
 from __future__ import annotations
 
-__all__ = ["PRESS_FIT_ALLOWANCE", "LOOSE_MATE", "SEAT", "AXIAL_EXTRA", "JOINT_RADIUS", "HEADGEAR_ALLOWANCE",
+__all__ = ["PRESS_FIT_ALLOWANCE", "EXACT_FIT_ALLOWANCE", "LOOSE_MATE", "SEAT", "AXIAL_EXTRA", "JOINT_RADIUS", "HEADGEAR_ALLOWANCE",
            "ROUNDING_MARGIN", "PressFits"]
 
 import logging
@@ -41,6 +41,17 @@ PRESS_FIT_ALLOWANCE: dict[str, float] = {
     "fixed": 2.0,   # minifigure neck and waist, wheel / tyre mounts
     "ball": 2.0,    # tow balls and sockets
 }
+#: Allowances (LDU, total over both parts) of connector pairs that fit exactly, by their two
+#: ``type_label`` subtypes, overriding :data:`PRESS_FIT_ALLOWANCE`. An axle in a cross-shaped axle hole
+#: cannot turn: LDraw draws ``axle.dat`` and the ``axlehol*.dat`` holes to the same cross, so an axle
+#: seated in its hole overlaps nothing, and one turned about its axis presses its arms into the hole's
+#: walls by ``6 sin(angle)`` LDU, which no real part allows. Such a pair is judged as parts without a
+#: joint (overlap beyond 0.6 LDU reported, :data:`ROUNDING_MARGIN`). Audit round 5
+#: (``benchmarks/validator_audit.md``): axle pin 43093 turned 5.03 degrees in liftarm 32009 (10227 lines
+#: 23 / 27, 0.52 LDU) is within it; axle 55013 turned 20.6 degrees in the axle hole of liftarm 32348
+#: (10212 lines 790 / 2853, 2.0-2.1 LDU deep) is not, and the axle allowance of 2 LDU hid it once the
+#: axle's end rim took its inset (``ldraw_data.collision``, step 5).
+EXACT_FIT_ALLOWANCE: dict[frozenset, float] = {frozenset(("axle", "cross")): 0.0}
 #: Looser connector matching used only to excuse press fits of colliding pairs (LDU, cosine):
 #: official files round rotation matrices to 4 decimals and pose minifigure arms and hands by
 #: hand, so a hand's clip sits up to about 0.6 LDU off the bar it holds (1180 Moon Buggy: radio
@@ -232,8 +243,7 @@ class PressFits:
                 ok = (cos >= LOOSE_MATE["cos"] and perp <= LOOSE_MATE["line"]
                       and overlap >= AXLE_MIN_OVERLAP - SLIDE_END_EPS)
                 if ok:
-                    v = max(PRESS_FIT_ALLOWANCE.get(_family(ai.code[a], names), 0.0),
-                            PRESS_FIT_ALLOWANCE.get(_family(aj.code[b], names), 0.0))
+                    v = _type_pair_allowance(int(ai.code[a]), int(aj.code[b]), names)
                     if v > best:
                         best, best_axis = v, xi[a] / max(np.linalg.norm(xi[a]), 1e-12)
                         best_point = pi[a]
@@ -350,9 +360,21 @@ def _headgear_allowances(out: dict, cg, sel, fa, fb, lo, hi) -> None:
             out[key] = (HEADGEAR_ALLOWANCE, tuple(np.round(ax[fa[k]], 6).tolist()))
 
 
+def _type_pair_allowance(c1: int, c2: int, names) -> float:
+    """Press-fit allowance (LDU, total over both parts) of two mated connector types (codes into ``names``):
+    :data:`EXACT_FIT_ALLOWANCE` for exact fits (an axle in a cross-shaped axle hole), else the larger
+    :data:`PRESS_FIT_ALLOWANCE` of the two families."""
+    k1, s1, _ = type_label(names[c1])
+    k2, s2, _ = type_label(names[c2])
+    exact = EXACT_FIT_ALLOWANCE.get(frozenset((s1, s2))) if k1 == k2 else None
+    if exact is not None:
+        return exact
+    return max(PRESS_FIT_ALLOWANCE.get(_family(c1, names), 0.0), PRESS_FIT_ALLOWANCE.get(_family(c2, names), 0.0))
+
+
 def _connector_allowance(c1: int, c2: int, names) -> tuple:
     """(allowance LDU, nominal (perp, along, tol) or None when not seat-checked, sliding?) of a type pair."""
-    value = max(PRESS_FIT_ALLOWANCE.get(_family(c1, names), 0.0), PRESS_FIT_ALLOWANCE.get(_family(c2, names), 0.0))
+    value = _type_pair_allowance(c1, c2, names)
     k1, _, _ = type_label(names[c1])
     k2, _, _ = type_label(names[c2])
     # sliding joints and studs press radially: their extra inset is applied across the axis only

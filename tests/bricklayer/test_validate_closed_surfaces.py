@@ -74,6 +74,31 @@ def test_wing_and_plate_pushed_1_ldu_into_each_other_collide():
     assert _collisions(_plate(1.0)) == [(1, 2)]
 
 
+# 10212 Imperial Shuttle, lines 790 and 2853 (sub-models composed; the liftarm at the origin): axle 8 with
+# stop 55013 through an end hole of liftarm 32348 (whose cross lies along x and y here), its arms at
+# 36.87 degrees (matrix 0.6 / 0.8): turned 36.87 degrees in the hole, audit round 5 entry 17 measured
+# 2.0-2.1 LDU of overlap. Before the axle's end rim took its inset (step 5) the 2 LDU axle allowance
+# could not move the rim and the pair was reported; an axle in a cross-shaped axle hole now has no
+# press-fit allowance (press_fit.EXACT_FIT_ALLOWANCE).
+_BENT_LIFTARM = "1 15 0 0 0 0.6 0 -0.8 0.8 0 0.6 0 -1 0 32348.dat\n"
+_AXLE_STOP = "1 72 -48 96 50 {m} 55013.dat\n"
+_AXLE_STOP_ROT = np.array([[0, 0.6, 0.8], [0, -0.8, 0.6], [1, 0, 0]])  # its axis (first column) is world z
+
+
+def _axle_turned(deg: float) -> str:
+    t = np.radians(deg)
+    rz = np.array([[np.cos(t), -np.sin(t), 0], [np.sin(t), np.cos(t), 0], [0, 0, 1]])
+    return _BENT_LIFTARM + _AXLE_STOP.format(m=" ".join(f"{v:.4f}" for v in (rz @ _AXLE_STOP_ROT).ravel()))
+
+
+def test_axle_turned_37_degrees_in_its_axle_hole_collides():
+    assert _collisions(_axle_turned(0.0)) == [(1, 2)]
+
+
+def test_the_same_axle_turned_onto_its_hole_cross_is_clean():
+    assert _collisions(_axle_turned(-36.87)) == []
+
+
 # 70814 Emmet's Constructo-Mech, sub-model lines 655, 895, 897, 899, all moved by (209.997, -104.523, 0):
 # plate 88072 and three scaled open cylinders 4-4cyli.dat (a primitive, p/ folder) of a hose drawn from
 # 122 of them; the audit measured line 895's surface 1 LDU inside 88072's material.
