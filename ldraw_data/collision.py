@@ -72,8 +72,9 @@ the vertices on open borders also move inward along the surface (step 6):
    uses (0.25 LDU plus half of the largest press-fit allowance: 1.25 LDU).
    Internal walls are not left through: where the ray crosses a leaving face
    and, at the same distance (``_WALL_TOL``), an entering face of opposite
-   normal, two closed surfaces of the part meet face to face and the material
-   goes on (:func:`_on_internal_wall`). Technic axle pin 43093 closes its
+   normal lying on it (the point ``_WALL_STEP`` past the hit along the ray's
+   direction within the plane is in the entering face), two closed surfaces of the part meet face to face and the
+   material goes on (:func:`_on_internal_wall`). Technic axle pin 43093 closes its
    ``axle.dat`` with an end disc lying on the collar's ``4-4disc.dat``: the
    axle's end rim sat on the collar's face, was capped at 0 and kept the
    radial press-fit inset from moving it (an axle turned 5 degrees in its axle
@@ -616,8 +617,9 @@ def _thickness_caps(vertices: np.ndarray, faces: np.ndarray, directions: np.ndar
     ray, tri, cos, dist = ray[hit], tri[hit], cos[hit], np.maximum(dist[hit], 0.0)
     leave = cos > 0
     if (~leave).any() and leave.any():
+        hit_at = o[ray[leave]] + dist[leave, None] * u[ray[leave]]
         leave[leave] = ~_on_internal_wall(ray[leave], tri[leave], dist[leave], ray[~leave], tri[~leave],
-                                          dist[~leave], fn)
+                                          dist[~leave], fn, t, hit_at, u)
     first = np.full(len(vi), np.inf)
     np.minimum.at(first, ray[leave], dist[leave])
     caps[vi] = first / (2 * length[vi])
@@ -628,11 +630,22 @@ def _thickness_caps(vertices: np.ndarray, faces: np.ndarray, directions: np.ndar
 _WALL_TOL = 2 * _MERGE
 #: Faces whose unit normals have a cosine below minus this are opposite (internal walls, step 5).
 _WALL_COS = 0.999
+#: How far (LDU) past the hit, along the ray within the wall's plane, the entering face must go on
+#: (internal walls, step 5).
+_WALL_STEP = 0.01
 
 
 def _on_internal_wall(ray_out: np.ndarray, tri_out: np.ndarray, d_out: np.ndarray, ray_in: np.ndarray,
-                      tri_in: np.ndarray, d_in: np.ndarray, fn: np.ndarray) -> np.ndarray:
-    """(k,) bool per leaving hit: the same ray enters, at the same distance, through a face of opposite normal.
+                      tri_in: np.ndarray, d_in: np.ndarray, fn: np.ndarray, tris: np.ndarray,
+                      hit_at: np.ndarray, ray_dir: np.ndarray) -> np.ndarray:
+    """(k,) bool per leaving hit: the ray enters, at the same place, through a face of opposite normal
+    that lies on the leaving face there (an internal wall, module notes step 5).
+
+    Two faces of opposite normal that the ray crosses at one distance only touch when they lie side by
+    side in one plane (Brick 1 x 1 with Headlight 4070: the headlight recess's floor and the bottom
+    hollow's ceiling meet in the line y = 20, z = -6, where the material between them is 0 thick): the
+    wall counts as internal only when the point ``_WALL_STEP`` from the hit along the ray's direction
+    within the plane (the side of the hit the ray runs over) lies in one of the entering faces hit there.
 
     Parameters
     ----------
@@ -642,11 +655,16 @@ def _on_internal_wall(ray_out: np.ndarray, tri_out: np.ndarray, d_out: np.ndarra
         Entering hits of the same rays.
     fn : (f, 3) float
         Unit outward normals of the triangles.
+    tris : (f, 3, 3) float, LDU
+        The triangles' corners.
+    hit_at : (k, 3) float, LDU
+        Where each leaving hit is.
+    ray_dir : (r, 3) float
+        Unit direction of each ray.
 
     Returns
     -------
     (k,) bool
-        True where the leaving face lies on an internal wall (module notes, step 5).
     """
     # sort-merge on (ray, distance): entering hits of the same ray within _WALL_TOL of each leaving hit
     span = float(max(d_out.max(initial=0.0), d_in.max(initial=0.0))) + 4 * _WALL_TOL + 1.0
@@ -659,9 +677,27 @@ def _on_internal_wall(ray_out: np.ndarray, tri_out: np.ndarray, d_out: np.ndarra
     cnt = hi - lo
     rows = np.repeat(np.arange(len(key_out)), cnt)
     cols = np.repeat(lo, cnt) + (np.arange(int(cnt.sum())) - np.repeat(np.cumsum(cnt) - cnt, cnt))
-    opposite = np.einsum("ij,ij->i", fn[tri_out[rows]], fn[tri_in[cols]]) < -_WALL_COS
+    fo, fi = tri_out[rows], tri_in[cols]
+    sel = np.einsum("ij,ij->i", fn[fo], fn[fi]) < -_WALL_COS
+    rows, fo, fi = rows[sel], fo[sel], fi[sel]
+    # the point of the wall the ray passes over: a little way from the hit along the ray's direction
+    # within the plane (the hit itself for a ray along the normal) ...
+    p = hit_at[rows]
+    d = ray_dir[ray_out[rows]]
+    along = d - np.einsum("ij,ij->i", d, fn[fo])[:, None] * fn[fo]
+    al = np.linalg.norm(along, axis=1)
+    q = p + along * np.where(al > 1e-6, _WALL_STEP / np.where(al > 1e-6, al, 1.0), 0.0)[:, None]
+    # ... inside the entering face (in its plane within _WALL_TOL, on the inner side of its three edges)
+    e = tris[fi]
+    n = fn[fi]
+    inside = np.abs(np.einsum("ij,ij->i", q - e[:, 0], n)) <= _WALL_TOL
+    for k in range(3):
+        p0, p1, p2 = e[:, k], e[:, (k + 1) % 3], e[:, (k + 2) % 3]
+        m = np.cross(n, p1 - p0)
+        side = np.sign(np.einsum("ij,ij->i", p2 - p0, m))
+        inside &= side * np.einsum("ij,ij->i", q - p0, m) >= -1e-9 * np.linalg.norm(m, axis=1)
     out = np.zeros(len(key_out), dtype=bool)
-    out[rows[opposite]] = True
+    out[rows[inside]] = True
     return out
 
 

@@ -178,3 +178,14 @@ def test_rib_end_outside_a_wall_moves_with_the_wall():
     assert x @ (np.array([1.0, 0.0, 1.0]) / np.sqrt(2)) == pytest.approx(1.0, abs=0.01)
     assert x[1] == pytest.approx(1.0, abs=0.01)
     assert s.caps[k] >= 0.5
+
+
+def test_opposite_faces_meeting_side_by_side_are_no_internal_wall():
+    # Brick 1 x 1 with Headlight 4070: the headlight recess's floor (y = 20, z from -10 to -6, outward -y)
+    # and the bottom hollow's ceiling (y = 20, z from -6 to -2, outward +y) lie in one plane and meet in
+    # the line z = -6, where the material between the recess and the hollow is 0 thick. The hollow's
+    # corner (6, 20, -6) must keep its cap 0: the two faces touch, they do not lie on each other.
+    s = _shape("4070")
+    k = int(np.argmin(np.linalg.norm(s.vertices - [6.0, 20.0, -6.0], axis=1)))
+    assert np.allclose(s.vertices[k], [6.0, 20.0, -6.0])
+    assert s.caps[k] == 0.0
