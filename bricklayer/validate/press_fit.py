@@ -44,14 +44,16 @@ PRESS_FIT_ALLOWANCE: dict[str, float] = {
 #: Allowances (LDU, total over both parts) of connector pairs that fit exactly, by their two
 #: ``type_label`` subtypes, overriding :data:`PRESS_FIT_ALLOWANCE`. An axle in a cross-shaped axle hole
 #: cannot turn: LDraw draws ``axle.dat`` and the ``axlehol*.dat`` holes to the same cross, so an axle
-#: seated in its hole overlaps nothing, and one turned about its axis presses its arms into the hole's
-#: walls by ``6 sin(angle)`` LDU, which no real part allows. Such a pair is judged as parts without a
-#: joint (overlap beyond 0.6 LDU reported, :data:`ROUNDING_MARGIN`). Audit round 5
-#: (``benchmarks/validator_audit.md``): axle pin 43093 turned 5.03 degrees in liftarm 32009 (10227 lines
-#: 23 / 27, 0.52 LDU) is within it; axle 55013 turned 20.6 degrees in the axle hole of liftarm 32348
-#: (10212 lines 790 / 2853, 2.0-2.1 LDU deep) is not, and the axle allowance of 2 LDU hid it once the
-#: axle's end rim took its inset (``ldraw_data.collision``, step 5).
-EXACT_FIT_ALLOWANCE: dict[frozenset, float] = {frozenset(("axle", "cross")): 0.0}
+#: seated in its hole overlaps nothing, and one turned about its axis by ``a`` presses its arms into the
+#: hole's walls by about ``6 sin(a)`` LDU. The 2 LDU of the axle family (a pin's friction ridges) let an
+#: axle turned by up to 25 degrees pass. Measured (``benchmarks/audit`` depth, both ways; audit round 5
+#: and branch inset16, ``benchmarks/validator_audit.md``): official files draw axles in cross holes up to
+#: 0.52 / 0.70 LDU deep (axle pin 43093 turned 5.03 degrees in liftarm 32009, 10227 lines 23 / 27;
+#: 4519 in 32064a, 10029; axle 50451 in connector 59443, 75144, 0.42), while axles turned 20-53 degrees in
+#: their holes (axle 55013 in liftarm 32348 and eight bushes 3713 on axle 3707, 10212; 60485 in 30033,
+#: 10240; 50451 in 33299 and 87083 in 32123a, 75144) measure 1.6-2.1 LDU. 0.5 LDU (1 LDU of radial
+#: clearance with the common insets: a turn of about 10 degrees) lies between.
+EXACT_FIT_ALLOWANCE: dict[frozenset, float] = {frozenset(("axle", "cross")): 0.5}
 #: Looser connector matching used only to excuse press fits of colliding pairs (LDU, cosine):
 #: official files round rotation matrices to 4 decimals and pose minifigure arms and hands by
 #: hand, so a hand's clip sits up to about 0.6 LDU off the bar it holds (1180 Moon Buggy: radio
