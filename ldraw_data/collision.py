@@ -85,9 +85,11 @@ the vertices on open borders also move inward along the surface (step 6):
    at most ``_LEVEL_CELLS`` cells, so a plate's large top faces do not list
    thousands of cells), then a cosine / plane test in bulk and a vectorized
    Moller-Trumbore test on the survivors. Cost, Millennium Falcon (10179,
-   244 distinct parts), all steps: about 4 s of CPU cold (15 s with the
-   single-level grid and a T-junction search over every edge; 2.4 s before
-   steps 2 and 5 existed); shapes are built once and cached on disk.
+   244 distinct parts), all steps: about 9 s of CPU cold (4.9 s before the
+   internal walls of step 5 and the closed borders of step 6b, which cost 3.4 s
+   and 1.7 s; 15 s with the single-level grid and a T-junction search over
+   every edge; 2.4 s before steps 2 and 5 existed); shapes are built once and
+   cached on disk.
 6. Open borders. Steps 4-5 move a vertex only across its faces: a vertex on
    an open boundary edge (open brick bottoms, stud and tube ends, dish and
    cone rims, single sheets) would keep its place along the surface, so two
