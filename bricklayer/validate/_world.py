@@ -124,8 +124,9 @@ def drawn_not_part(part_id: str) -> bool:
     not catalog parts. Placed directly in a model (70814 Emmet's Constructo-Mech draws a hose as 122
     scaled ``4-4cyli.dat``) they are drawn, not built: the validator reports each once as NOT A PART
     and tests no collision of them (an open surface has no material to collide with;
-    ``docs/architecture.md``, stage 4; audit round 5, ``benchmarks/validator_audit.md``). MPD-embedded files (ids starting with ``"?"`` as :func:`part_key` makes them) and
-    ids not in the library are False. One library look-up per id and process.
+    ``docs/architecture.md``, stage 4; ``benchmarks/validator_audit.md``, after round 5). MPD-embedded
+    files (ids starting with ``"?"`` as :func:`part_key` makes them) and ids not in the library are
+    False. One library look-up per id and process.
 
     Parameters
     ----------

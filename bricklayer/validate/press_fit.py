@@ -9,8 +9,8 @@ them (:data:`PRESS_FIT_ALLOWANCE`, :data:`LOOSE_MATE`, :data:`SEAT`, :data:`AXIA
 
 from __future__ import annotations
 
-__all__ = ["PRESS_FIT_ALLOWANCE", "EXACT_FIT_ALLOWANCE", "LOOSE_MATE", "SEAT", "AXIAL_EXTRA", "JOINT_RADIUS", "HEADGEAR_ALLOWANCE",
-           "ROUNDING_MARGIN", "PressFits"]
+__all__ = ["PRESS_FIT_ALLOWANCE", "EXACT_FIT_ALLOWANCE", "LOOSE_MATE", "SEAT", "AXIAL_EXTRA", "JOINT_RADIUS",
+           "HEADGEAR_ALLOWANCE", "ROUNDING_MARGIN", "PressFits"]
 
 import logging
 
