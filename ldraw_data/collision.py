@@ -603,10 +603,53 @@ def _thickness_caps(vertices: np.ndarray, faces: np.ndarray, directions: np.ndar
     ac = np.abs(cos)
     sp = np.sign(cos) * plane
     keep = (sp >= -1e-4 * ac) & (sp <= reach[ray] * ac)
-    ray, tri, cos = ray[keep], tri[keep], cos[keep]
+    ray, tri, cos, plane = ray[keep], tri[keep], cos[keep], plane[keep]
+    out = cos > 0
+    r_out, t_out, d_out = _ray_hits(o, u, t, reach, ray[out], tri[out])
+    # entering faces only where their plane lies at a leaving hit's distance (internal walls), so that the
+    # ray / triangle test runs on few of them
+    r_in, t_in = ray[~out], tri[~out]
+    if len(r_out) and len(r_in):
+        near = _near_same_ray(r_in, plane[~out] / cos[~out], r_out, d_out, 2 * _WALL_TOL)
+        r_in, t_in, d_in = _ray_hits(o, u, t, reach, r_in[near], t_in[near])
+    else:
+        r_in, t_in, d_in = r_in[:0], t_in[:0], np.zeros(0)
+    ray, tri = np.concatenate([r_out, r_in]), np.concatenate([t_out, t_in])
+    dist = np.concatenate([d_out, d_in])
+    leave = np.r_[np.ones(len(r_out), dtype=bool), np.zeros(len(r_in), dtype=bool)]
+    if (~leave).any() and leave.any():
+        hit_at = o[ray[leave]] + dist[leave, None] * u[ray[leave]]
+        leave[leave] = ~_on_internal_wall(ray[leave], tri[leave], dist[leave], ray[~leave], tri[~leave],
+                                          dist[~leave], fn, t, hit_at, u)
+    first = np.full(len(vi), np.inf)
+    np.minimum.at(first, ray[leave], dist[leave])
+    caps[vi] = first / (2 * length[vi])
+    return caps
+
+
+def _ray_hits(o: np.ndarray, u: np.ndarray, t: np.ndarray, reach: np.ndarray, ray: np.ndarray,
+              tri: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Moller-Trumbore ray / triangle test, vectorized over candidate pairs.
+
+    Parameters
+    ----------
+    o, u : (r, 3) float
+        Ray origins (LDU) and unit directions.
+    t : (f, 3, 3) float, LDU
+        Triangles.
+    reach : (r,) float, LDU
+        Length of each ray.
+    ray, tri : (k,) int
+        Candidate (ray, triangle) pairs.
+
+    Returns
+    -------
+    (ray, tri, dist)
+        The pairs that hit, with the distance along the ray (LDU, at least 0; hits up to 1e-4 LDU behind
+        the origin count as 0).
+    """
     d = u[ray]
     a = t[tri, 0]
-    # Moller-Trumbore ray / triangle, vectorized over the candidate pairs
     e1, e2 = t[tri, 1] - a, t[tri, 2] - a
     pv = np.cross(d, e2)
     det = np.einsum("ij,ij->i", e1, pv)
@@ -619,16 +662,19 @@ def _thickness_caps(vertices: np.ndarray, faces: np.ndarray, directions: np.ndar
     dist = np.einsum("ij,ij->i", e2, q) * inv
     tol = 1e-6
     hit = good & (bu >= -tol) & (bv >= -tol) & (bu + bv <= 1 + tol) & (dist >= -1e-4) & (dist <= reach[ray])
-    ray, tri, cos, dist = ray[hit], tri[hit], cos[hit], np.maximum(dist[hit], 0.0)
-    leave = cos > 0
-    if (~leave).any() and leave.any():
-        hit_at = o[ray[leave]] + dist[leave, None] * u[ray[leave]]
-        leave[leave] = ~_on_internal_wall(ray[leave], tri[leave], dist[leave], ray[~leave], tri[~leave],
-                                          dist[~leave], fn, t, hit_at, u)
-    first = np.full(len(vi), np.inf)
-    np.minimum.at(first, ray[leave], dist[leave])
-    caps[vi] = first / (2 * length[vi])
-    return caps
+    return ray[hit], tri[hit], np.maximum(dist[hit], 0.0)
+
+
+def _near_same_ray(ray_a: np.ndarray, d_a: np.ndarray, ray_b: np.ndarray, d_b: np.ndarray,
+                   tol: float) -> np.ndarray:
+    """(len(ray_a),) bool: entry ``k`` of ``a`` has an entry of ``b`` on the same ray within ``tol`` (LDU) of
+    its distance ``d_a[k]`` (sort-merge on (ray, distance))."""
+    span = float(max(np.abs(d_a).max(initial=0.0), np.abs(d_b).max(initial=0.0))) * 2 + 4 * tol + 1.0
+    key_b = np.sort(ray_b * span + d_b)
+    key_a = ray_a * span + d_a
+    lo = np.searchsorted(key_b, key_a - tol, side="left")
+    hi = np.searchsorted(key_b, key_a + tol, side="right")
+    return hi > lo
 
 
 #: Two hits of one ray closer than this (LDU, the merge distance of step 1) are at the same place.
