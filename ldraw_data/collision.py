@@ -85,11 +85,11 @@ the vertices on open borders also move inward along the surface (step 6):
    at most ``_LEVEL_CELLS`` cells, so a plate's large top faces do not list
    thousands of cells), then a cosine / plane test in bulk and a vectorized
    Moller-Trumbore test on the survivors. Cost, Millennium Falcon (10179,
-   244 distinct parts), all steps: about 9 s of CPU cold (4.9 s before the
-   internal walls of step 5 and the closed borders of step 6b, which cost 3.4 s
-   and 1.7 s; 15 s with the single-level grid and a T-junction search over
-   every edge; 2.4 s before steps 2 and 5 existed); shapes are built once and
-   cached on disk.
+   244 distinct parts), all steps: 8.5-9.5 s of CPU cold on a loaded machine,
+   5.6-5.9 s in the same minutes before the internal walls of step 5 and the
+   closed borders of step 6b (about 4 s on a quiet one; 15 s with the
+   single-level grid and a T-junction search over every edge; 2.4 s before
+   steps 2 and 5 existed); shapes are built once and cached on disk.
 6. Open borders. Steps 4-5 move a vertex only across its faces: a vertex on
    an open boundary edge (open brick bottoms, stud and tube ends, dish and
    cone rims, single sheets) would keep its place along the surface, so two
@@ -846,41 +846,47 @@ def _closed_borders(vertices: np.ndarray, faces: np.ndarray,
     if skip is not None:
         good &= ~skip
     n = n / np.where(good, nl, 1.0)[:, None]
-    # probe points: the two ends and the middle of every open edge
     ea, eb, eface = a[idx], b[idx], idx % nf
-    pts = np.concatenate([vertices[ea], vertices[eb], 0.5 * (vertices[ea] + vertices[eb])])
-    pedge = np.tile(np.arange(len(idx)), 3)
     gf = np.flatnonzero(good)
-    pi, fi = _points_in_boxes(pts, t[gf].min(axis=1) - _CLOSE_TOL, t[gf].max(axis=1) + _CLOSE_TOL)
-    fi = gf[fi]
-    e = pedge[pi]
-    # not a face of the edge's corners, not facing opposite the edge's own triangle
-    own = ((f[fi] == ea[e][:, None]) | (f[fi] == eb[e][:, None])).any(axis=1)
-    cos = np.einsum("ij,ij->i", n[fi], n[eface[e]])
-    keep = ~own & (cos > -_CLOSE_COS) & (np.abs(cos) >= _CLOSE_OBLIQUE)
-    pi, fi, e = pi[keep], fi[keep], e[keep]
-    # within _CLOSE_TOL of the face's plane and inside its triangle grown by _CLOSE_TOL
-    q = pts[pi]
-    tri = t[fi]
-    near = np.abs(np.einsum("ij,ij->i", q - tri[:, 0], n[fi])) <= _CLOSE_TOL
-    for k in range(3):
-        p0, p1, p2 = tri[:, k], tri[:, (k + 1) % 3], tri[:, (k + 2) % 3]
-        m = np.cross(n[fi], p1 - p0)  # in-plane normal of edge k, towards the triangle for CCW corners
-        ml = np.linalg.norm(m, axis=1)
-        m = m / np.where(ml > 1e-12, ml, 1.0)[:, None]
-        side = np.sign(np.einsum("ij,ij->i", p2 - p0, m))
-        near &= side * np.einsum("ij,ij->i", q - p0, m) >= -_CLOSE_TOL
-    pi, fi, e = pi[near], fi[near], e[near]
-    which = pi // len(idx)  # 0: end a, 1: end b, 2: middle
-    hits = np.zeros((len(idx), 3), dtype=bool)
-    hits[e, which] = True
-    ok = hits.all(axis=1)
+    lo, hi = t[gf].min(axis=1) - _CLOSE_TOL, t[gf].max(axis=1) + _CLOSE_TOL
+
+    def near_faces(pts: np.ndarray, e_of: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(point, face) pairs: probe point ``pts[k]`` of open edge ``e_of[k]`` lies on face ``face``."""
+        pi, fi = _points_in_boxes(pts, lo, hi)
+        fi = gf[fi]
+        e = e_of[pi]
+        # not a face of the edge's corners, meeting the edge's own triangle obliquely, not facing opposite it
+        own = ((f[fi] == ea[e][:, None]) | (f[fi] == eb[e][:, None])).any(axis=1)
+        cos = np.einsum("ij,ij->i", n[fi], n[eface[e]])
+        keep = ~own & (cos > -_CLOSE_COS) & (np.abs(cos) >= _CLOSE_OBLIQUE)
+        pi, fi = pi[keep], fi[keep]
+        # within _CLOSE_TOL of the face's plane and inside its triangle grown by _CLOSE_TOL
+        q = pts[pi]
+        tri = t[fi]
+        near = np.abs(np.einsum("ij,ij->i", q - tri[:, 0], n[fi])) <= _CLOSE_TOL
+        for k in range(3):
+            p0, p1, p2 = tri[:, k], tri[:, (k + 1) % 3], tri[:, (k + 2) % 3]
+            m = np.cross(n[fi], p1 - p0)  # in-plane normal of edge k
+            ml = np.linalg.norm(m, axis=1)
+            m = m / np.where(ml > 1e-12, ml, 1.0)[:, None]
+            side = np.sign(np.einsum("ij,ij->i", p2 - p0, m))
+            near &= side * np.einsum("ij,ij->i", q - p0, m) >= -_CLOSE_TOL
+        return pi[near], fi[near]
+
+    # probe the middle of every open edge first (few lie on another face), then the two ends of those that do
+    mid, _ = near_faces(0.5 * (vertices[ea] + vertices[eb]), np.arange(len(idx)))
+    cand = np.unique(mid)
+    pa, fa = near_faces(vertices[ea[cand]], cand)
+    pb, fb = near_faces(vertices[eb[cand]], cand)
+    ok = np.zeros(len(idx), dtype=bool)
+    ok[cand] = np.isin(np.arange(len(cand)), pa) & np.isin(np.arange(len(cand)), pb)
     closed = np.zeros(3 * nf, dtype=bool)
     closed[idx[ok]] = True
-    ends = ok[e] & (which < 2)
-    vert = np.where(which[ends] == 0, ea[e[ends]], eb[e[ends]])
+    ea_ok, eb_ok = ok[cand[pa]], ok[cand[pb]]
+    vert = np.concatenate([ea[cand[pa[ea_ok]]], eb[cand[pb[eb_ok]]]])
+    face = np.concatenate([fa[ea_ok], fb[eb_ok]])
     # one normal per (vertex, closing face)
-    key = np.unique(vert * nf + fi[ends])
+    key = np.unique(vert * nf + face)
     return closed, (key // nf, n[key % nf])
 
 
