@@ -285,7 +285,9 @@ def test_report_after_each_kind_of_append_is_byte_for_byte_a_fresh_validation(of
 
     r0 = check()
     n = r0["parts"]
-    assert (n, len(r0["collisions"]), len(r0["floating"]), r0["components"]) == (102, 7, 1, 14)
+    # 6 collisions: 30150 / 4006 (lines 95 / 98, 0.50 LDU deep by the audit's measure) is no longer one since
+    # internal walls no longer cap the inset (ldraw_data.collision, step 5; benchmarks/validator_audit.md, inset16)
+    assert (n, len(r0["collisions"]), len(r0["floating"]), r0["components"]) == (102, 6, 1, 14)
     spy["append"].clear()
 
     # 1. a 1 x 1 brick on the highest free upward stud of a part that does not float: it mates with the
