@@ -214,6 +214,33 @@ def shadowed_library_files(build) -> list[dict]:
         library, e.g. ``parts/3001.dat``) and ``folder``. Empty when no LDraw library is installed (nothing
         to shadow).
     """
+    def unchanged(old: tuple, k: int):
+        """After append-only edits: the old rows when the placements appended (those from ``k`` on) place
+        parts, not sub-builds, and the build's own embedded files are the ones scanned (a model read from
+        a file gets them before it is validated); None otherwise (scan again)."""
+        from bricklayer.build import LegoBuild
+
+        placed = build._placements[k:]
+        if old[0] != _embedded_key(build) or any(isinstance(p.content, LegoBuild) for p in placed):
+            return None
+        return old
+
+    # kept across append-only edits of parts: the embedded files of the build and its sub-builds are then the
+    # same (a re-validation does not walk every sub-build, issue 20)
+    return [dict(r) for r in build.derived_data("findings.shadowed",
+                                               lambda: (_embedded_key(build), _shadowed_rows(build)), unchanged)[1]]
+
+
+def _embedded_key(build) -> tuple:
+    """The embedded-file names of ``build`` itself, with the ``0 FILE`` lines cited (what
+    :func:`shadowed_library_files` reads of it)."""
+    files = getattr(build, "embedded_files", None) or {}
+    lines = getattr(build, "embedded_file_lines", None) or {}
+    return tuple((k, files[k][0], lines.get(k)) for k in files)
+
+
+def _shadowed_rows(build) -> list[dict]:
+    """:func:`shadowed_library_files` computed afresh (a walk of the build and every sub-build)."""
     from ldraw_data.library import get_library, normalize_name
 
     try:
