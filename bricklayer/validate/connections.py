@@ -440,24 +440,66 @@ class ConnectionGraph:
         segment joints of :mod:`ldraw_data.segments`: 44 in 6285's chest), which are pieces of one
         flexible whole, not separate objects of the model.
         """
-        return [[self.placements[i] for i in c] for c in self.component_indices]
+        pl = self.placements
+        return [[pl[i] for i in c] for c in self.component_indices]
 
     @property
     def component_indices(self) -> list:
         """:attr:`components` as lists of indices into :attr:`placements` (the flattened placements),
         in the same order (computed once per graph)."""
         got = self.__dict__.get("_component_idx")
+        if got is None:
+            got = self.__dict__["_component_idx"] = [c.tolist() for c in self.component_arrays()]
+        return [list(c) for c in got]
+
+    def component_arrays(self) -> list:
+        """:attr:`component_indices` as ascending (k,) int64 arrays, the same order, shared (read only):
+        what a report that lists a few components and counts the rest needs, without a list per part.
+
+        Computed once per graph. A graph of the append path of :func:`connection_graph` starts from the
+        components of the graph before the edit: only those joined by the new edges and those holding new
+        parts are made anew (:meth:`_component_groups`), so the cost follows the edit, not the build."""
+        got = self.__dict__.get("_component_arr")
+        if got is None:
+            groups, exempt = self._component_groups()
+            keep = sorted((r for r in groups if not exempt[r]), key=lambda r: (-len(groups[r]), r))
+            got = self._component_arr = [groups[r] for r in keep]
+        return got
+
+    def _component_groups(self) -> tuple[dict, dict]:
+        """Every connected component, exempt ones included: ``({root: ascending parts}, {root: all parts
+        exempt})``, ``root`` the smallest part index (:meth:`component_roots`). With ``_groups_base`` (the
+        groups of the graph before an append-only edit and its part count) the groups whose root did not
+        change and that gained no new part are kept as they are."""
+        got = self.__dict__.get("_groups")
         if got is not None:
-            return [list(c) for c in got]
+            return got
+        roots = self.component_roots()
+        base = self.__dict__.pop("_groups_base", None)
         ex = self.exempt
-        labels = self.component_roots()  # ordered as the labels (components by their smallest part)
-        order = np.argsort(labels, kind="stable")
-        cuts = np.flatnonzero(np.diff(labels[order])) + 1
-        comps = [c.tolist() for c in np.split(order, cuts)] if self._n else []
-        comps = [c for c in comps if not ex[c].all()]
-        comps.sort(key=lambda c: (-len(c), c[0]))
-        self.__dict__["_component_idx"] = comps
-        return [list(c) for c in comps]
+        if base is None or base[2] > self._n:
+            order = np.argsort(roots, kind="stable")  # ascending parts within each root
+            cuts = np.flatnonzero(np.diff(roots[order])) + 1
+            groups = {int(c[0]): c for c in np.split(order, cuts)} if self._n else {}
+            exempt = {r: bool(ex[c].all()) for r, c in groups.items()}
+        else:
+            old, old_ex, n0 = base
+            firsts = np.fromiter(old, dtype=np.int64, count=len(old))
+            moved = firsts[roots[firsts] != firsts]  # old components joined to one of a smaller root
+            added = np.arange(n0, self._n)
+            touched = np.unique(np.concatenate([roots[moved], roots[n0:]]))
+            groups, exempt = dict(old), dict(old_ex)
+            for f in moved.tolist():
+                del groups[f], exempt[f]
+            into = roots[moved]
+            for t in touched.tolist():
+                parts = ([old[t]] if t in old else []) + [old[f] for f in moved[into == t].tolist()]
+                c = np.concatenate(parts + [added[roots[n0:] == t]])
+                if len(parts) > 1:  # new parts come after every old one: only joined old parts need a sort
+                    c.sort()
+                groups[t], exempt[t] = c, bool(ex[c].all())
+        self._groups = (groups, exempt)
+        return self._groups
 
     def pair_codes(self) -> np.ndarray:
         """(m, 2) int: global type codes of the two connectors of each row of :attr:`pairs`."""
@@ -1583,6 +1625,9 @@ def connection_graph(build) -> ConnectionGraph:
             g.appended = {"parts": old._n, "pairs": idx.inserted, "held": (len(old.held), held_at, held_new)}
         g.unseated = idx.unseated()
         if got is not None:
+            groups = old.__dict__.get("_groups")
+            if groups is not None:  # the old components, joined and grown by the edit (_component_groups)
+                g._groups_base = (*groups, old._n)
             # the old rows stay rows of this graph (new parts' rows come after them) and its pairs only grow:
             # the near-miss search keeps its box rows (_box_rows) and the taken rows extend (_taken_rows)
             g._near_miss_rows = old.__dict__.get("_near_miss_rows", {})

@@ -787,9 +787,10 @@ def report_of(build, *, source: str = "build", expected_components: int | None =
         d = _line_at(describe_placement(build, flat[i]), oi)
         d["same_as"] = _line_at(describe_placement(build, flat[j]), oj)
         duplicates.append(d)
-    comps = build.connected_components
-    # the indices of the listed components, without a look-up per part (the flattened placements are cg's)
-    comp_idx = cg.component_indices if cg.placements is flat and len(comps) > 1 else None
+    # the components as index arrays when the flattened placements are cg's (no list of placements per part:
+    # only the listed ones are looked at), else as lists of placements
+    comp_arr = cg.component_arrays() if cg.placements is flat else None
+    comps = comp_arr if comp_arr is not None else build.connected_components
     sizes = [len(c) for c in comps]
     unknown = [describe_placement(build, p) for p in unknown]
     not_parts = [describe_placement(build, p) for p in not_parts]
@@ -871,15 +872,16 @@ def report_of(build, *, source: str = "build", expected_components: int | None =
         told = {f.index for f in faults if f.kind == "duplicate"} | set(np.flatnonzero(below).tolist())
         listed = {}
         for k, c in enumerate(comps[1:MAX_LISTED + 1], start=2):
-            idx = comp_idx[k - 1] if comp_idx is not None else [index_of(fp) for fp in c]
+            idx = c.tolist() if comp_arr is not None else [index_of(fp) for fp in c]
             if all(i in told for i in idx):  # already named (DUPLICATE, BELOW GROUND): one defect, one message
                 continue
             listed[k] = idx
         ctx = _advice_contexts(eng, sup, listed) if listed else {}
         for k, idx in listed.items():
             c = comps[k - 1]
+            first = [flat[i] for i in idx[:4]] if comp_arr is not None else c[:4]
             who = "; ".join(_where(about(i, fp) if i is not None else describe_placement(build, fp))
-                            for i, fp in zip(idx[:4], c[:4]))
+                            for i, fp in zip(idx[:4], first))
             more = f" and {len(c) - 4} more" if len(c) > 4 else ""
             problems.append(f"COMPONENT {k} ({len(c)} part{'s' if len(c) > 1 else ''}): {who}{more}")
             problems.append(f"  {_component_advice(build, idx, eng, sup, ctx[k])}")
