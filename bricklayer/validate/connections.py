@@ -94,6 +94,13 @@ def _kind_set(codes: tuple) -> frozenset:
 
 
 @lru_cache(maxsize=1)
+def _type_names() -> tuple:
+    """:func:`ldraw_data.connectors.connector_types` made once per process (the tables of :func:`_type_tables`
+    are made from it once too): a name look-up per near miss, not a tuple of every type name."""
+    return connector_types()
+
+
+@lru_cache(maxsize=1)
 def _type_tables():
     """Per type code: sliding?, directional?, ball?, stays free when mated?, male side?, joint label?
 
@@ -1850,7 +1857,7 @@ def near_miss(cg: ConnectionGraph, part: int, partners: np.ndarray, across: floa
     if not len(keep):
         return None
     k = int(keep[np.argmin(np.linalg.norm(move[keep], axis=1))])
-    names = connector_types()
+    names = _type_names()
     return NearMiss(part=int(part), connector=int(w["cidx"][ra[k]]), other=int(owner[rb[k]]),
                     other_connector=int(w["cidx"][rb[k]]), type=names[int(code[ra[k]])],
                     other_type=names[int(code[rb[k]])], move=tuple(float(v) for v in move[k]))
