@@ -441,4 +441,15 @@ def test_near_miss_hints_and_shadowed_files_after_appends_are_byte_for_byte_a_fr
     both(lambda x: x.add_raw(Element("3005"), Pose(translation=(x0 + 30, -10, 24))))
     r6 = check()
     assert r6["shadowed_files"] == r5["shadowed_files"] and r6["parts"] == n + 6
-    assert spy["append"] == [True] * 6  # every re-validation of the build took the append path (the twin: none)
+
+    # 7. a 1 x 1 brick 1,000 LDU below the ground (its stud, 4 LDU over its 24, tops out at z -972): below the
+    #    ground, 972 LDU under the rest
+    #    (the parts sorted by lowest point are merged with it, support.by_lowest_point, not sorted again)
+    both(lambda x: x.add_raw(Element("3005"), Pose(translation=(x0, 0, -1000))))
+    r7 = check()
+    assert [d["below_ldu"] for d in r7["below_ground"]] == [972] and r7["floating"] == r0["floating"]
+    # 8. a 1 x 1 brick on the ground beside the 2 x 4 brick: its lowest point ties with the model's (z 0)
+    both(lambda x: x.add_raw(Element("3005"), Pose(translation=(x0 + 100, 0, 0))))
+    r8 = check()
+    assert r8["below_ground"] == r7["below_ground"] and r8["components"] == r7["components"] + 1
+    assert spy["append"] == [True] * 8  # every re-validation of the build took the append path (the twin: none)
