@@ -802,12 +802,15 @@ def report_of(build, *, source: str = "build", expected_components: int | None =
     shadowed = shadowed_library_files(build)
     problems = []
 
-    def section(lines: list, more: str, hint: str):
-        """At most MAX_LISTED problem lines, a count of the rest ("... and N more<more>"), then the hint."""
+    def section(lines: list, more: str, hint: str, total: int | None = None):
+        """At most MAX_LISTED problem lines, a count of the rest ("... and N more<more>"), then the hint.
+        ``total``: the number of findings when ``lines`` holds only the first MAX_LISTED lines (the lines
+        of the rest are never shown, so a section of many findings need not write them)."""
+        total = len(lines) if total is None else total
         problems.extend(lines[:MAX_LISTED])
-        if len(lines) > MAX_LISTED:
-            problems.append(f"... and {len(lines) - MAX_LISTED} more{more}")
-        if lines:
+        if total > MAX_LISTED:
+            problems.append(f"... and {total - MAX_LISTED} more{more}")
+        if total:
             problems.append(f"  {hint}")
 
     # the first placement: the line where its path parts from the second's (LDraw), else its citation
@@ -830,19 +833,20 @@ def report_of(build, *, source: str = "build", expected_components: int | None =
     section([f"NOT SEATED {_where(u['a'])} <-> {_where(u['b'])}: "
              + (f"stud axes {u['value']:g} degrees apart" if u["reason"] == "tilted"
                 else f"a stud misses its anti-stud by {u['value']:g} LDU (turned or shifted off the grid)")
-             for u in unseated], " unseated pairs",
+             for u in unseated[:MAX_LISTED]], " unseated pairs",
             "try: studs hold only straight and on the stud grid: turn the part by quarter turns and put it on "
-            "whole studs (stack()/connect()); for an angle use a hinge, turntable or jumper")
-    section([f"FLOATING {_where(f)}" + (f": {f['below']}" if f.get("below") else "") for f in floating],
+            "whole studs (stack()/connect()); for an angle use a hinge, turntable or jumper", len(unseated))
+    section([f"FLOATING {_where(f)}" + (f": {f['below']}" if f.get("below") else "") for f in floating[:MAX_LISTED]],
             " floating parts", "try: rest it on studs of a supported part (stack(..., on=...)), connect() it "
-            "to one, or add a part below it that reaches the ground")
+            "to one, or add a part below it that reaches the ground", len(floating))
     section([f"BELOW GROUND {_where(f)}: lies {f['below_ldu']:g} LDU below the rest of the build, which stands "
-             "on its own lowest point" for f in below_ground], " parts below the ground",
-            "try: move it up onto the build (stack(..., on=...)) or delete its line")
+             "on its own lowest point" for f in below_ground[:MAX_LISTED]], " parts below the ground",
+            "try: move it up onto the build (stack(..., on=...)) or delete its line", len(below_ground))
     section([f"MIRRORED {_where(d)}: a mirror image of a part that is not symmetric"
              + (f"; the real mirror part is {d['mirror_part']}" if d["mirror_part"] else
-                "; the catalog has no mirror part for it") for d in mirrored], " mirrored parts",
-            "try: use the named mirror part with a rotation (determinant +1; LDraw 'Left'/'Right' pairs)")
+                "; the catalog has no mirror part for it") for d in mirrored[:MAX_LISTED]], " mirrored parts",
+            "try: use the named mirror part with a rotation (determinant +1; LDraw 'Left'/'Right' pairs)",
+            len(mirrored))
     for kind, rows, hint in (
             ("UNKNOWN PART", unknown, "not in the LDraw library nor embedded in the file, so it cannot be "
              "checked: use a real part id (`brickwright search`)"),
