@@ -214,21 +214,22 @@ def shadowed_library_files(build) -> list[dict]:
         library, e.g. ``parts/3001.dat``) and ``folder``. Empty when no LDraw library is installed (nothing
         to shadow).
     """
-    def unchanged(old: tuple, k: int):
-        """After append-only edits: the old rows when the placements appended (those from ``k`` on) place
-        parts, not sub-builds, and the build's own embedded files are the ones scanned (a model read from
-        a file gets them before it is validated); None otherwise (scan again)."""
-        from bricklayer.build import LegoBuild
+    def placed_builds() -> int:
+        """Top-level placements of sub-builds: one key each in the build's state key (``LegoBuild._state_key``)."""
+        return len(build._state_key()[2])
 
-        placed = build._placements[k:]
-        if old[0] != _embedded_key(build) or any(isinstance(p.content, LegoBuild) for p in placed):
+    def unchanged(old: tuple, k: int):
+        """After append-only edits: the old rows when the placements appended place parts, not sub-builds
+        (as many top-level sub-build placements as before), and the build's own embedded files are the ones
+        scanned (a model read from a file gets them before it is validated); None otherwise (scan again)."""
+        if old[0] != _embedded_key(build) or old[1] != placed_builds():
             return None
         return old
 
     # kept across append-only edits of parts: the embedded files of the build and its sub-builds are then the
     # same (a re-validation does not walk every sub-build, issue 20)
-    return [dict(r) for r in build.derived_data("findings.shadowed",
-                                               lambda: (_embedded_key(build), _shadowed_rows(build)), unchanged)[1]]
+    return [dict(r) for r in build.derived_data(
+        "findings.shadowed", lambda: (_embedded_key(build), placed_builds(), _shadowed_rows(build)), unchanged)[2]]
 
 
 def _embedded_key(build) -> tuple:
