@@ -796,23 +796,26 @@ def collision_details(build, max_depth_estimates: int = 200) -> list[CollisionRe
         return d
 
     records: dict = build.derived_data("validate.records", dict, lambda old, k: old)
-    rep = sorted(map(tuple, eng.reported().tolist()))
-    mated_all = g.mated_pairs(np.array(rep, dtype=np.int64).reshape(-1, 2)).tolist()
+    rep_arr = np.asarray(eng.reported(), dtype=np.int64).reshape(-1, 2)
+    rep_arr = rep_arr[np.lexsort((rep_arr[:, 1], rep_arr[:, 0]))]  # (i, j) in ascending order
+    rep = rep_arr.tolist()
+    mated_all = g.mated_pairs(rep_arr).tolist()
+    inst_i, inst_j = inst[rep_arr[:, 0]].tolist(), inst[rep_arr[:, 1]].tolist()  # one conversion, not per row
     # interference of the pairs to estimate that have none yet, in one batch (CollisionEngine.interference_depths)
-    todo = [(i, j) for i, j in rep[:max_depth_estimates] if (int(inst[i]), int(inst[j])) not in depths]
+    todo = [(i, j) for (i, j), ii, ij in zip(rep[:max_depth_estimates], inst_i, inst_j) if (ii, ij) not in depths]
     inter_of = dict(zip(todo, eng.interference_depths(np.array(todo, dtype=np.int64).reshape(-1, 2)).tolist()))
     for k, (i, j) in enumerate(rep):
         a, b = flat[i], flat[j]
         mated = mated_all[k]
         # a record is kept across append-only edits while its placements, instances, estimate and
         # mating are the same (indices of the earlier parts do not move)
-        rkey = (i, j, int(inst[i]), int(inst[j]), k < max_depth_estimates, mated)
+        rkey = (i, j, inst_i[k], inst_j[k], k < max_depth_estimates, mated)
         rec = records.get(rkey)
         if rec is not None and rec.a is a and rec.b is b:
             out.append(rec)
             continue
         if k < max_depth_estimates:
-            key = (int(inst[i]), int(inst[j]))
+            key = (inst_i[k], inst_j[k])
             got = depths.get(key)
             if got is None:
                 depth, direction = eng.overlap_depth(i, j)

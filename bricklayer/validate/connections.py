@@ -94,6 +94,13 @@ def _kind_set(codes: tuple) -> frozenset:
 
 
 @lru_cache(maxsize=1)
+def _type_names() -> tuple:
+    """:func:`ldraw_data.connectors.connector_types` made once per process (the tables of :func:`_type_tables`
+    are made from it once too): a name look-up per near miss, not a tuple of every type name."""
+    return connector_types()
+
+
+@lru_cache(maxsize=1)
 def _type_tables():
     """Per type code: sliding?, directional?, ball?, stays free when mated?, male side?, joint label?
 
@@ -440,24 +447,66 @@ class ConnectionGraph:
         segment joints of :mod:`ldraw_data.segments`: 44 in 6285's chest), which are pieces of one
         flexible whole, not separate objects of the model.
         """
-        return [[self.placements[i] for i in c] for c in self.component_indices]
+        pl = self.placements
+        return [[pl[i] for i in c] for c in self.component_indices]
 
     @property
     def component_indices(self) -> list:
         """:attr:`components` as lists of indices into :attr:`placements` (the flattened placements),
         in the same order (computed once per graph)."""
         got = self.__dict__.get("_component_idx")
+        if got is None:
+            got = self.__dict__["_component_idx"] = [c.tolist() for c in self.component_arrays()]
+        return [list(c) for c in got]
+
+    def component_arrays(self) -> list:
+        """:attr:`component_indices` as ascending (k,) int64 arrays, the same order, shared (read only):
+        what a report that lists a few components and counts the rest needs, without a list per part.
+
+        Computed once per graph. A graph of the append path of :func:`connection_graph` starts from the
+        components of the graph before the edit: only those joined by the new edges and those holding new
+        parts are made anew (:meth:`_component_groups`), so the cost follows the edit, not the build."""
+        got = self.__dict__.get("_component_arr")
+        if got is None:
+            groups, exempt = self._component_groups()
+            keep = sorted((r for r in groups if not exempt[r]), key=lambda r: (-len(groups[r]), r))
+            got = self._component_arr = [groups[r] for r in keep]
+        return got
+
+    def _component_groups(self) -> tuple[dict, dict]:
+        """Every connected component, exempt ones included: ``({root: ascending parts}, {root: all parts
+        exempt})``, ``root`` the smallest part index (:meth:`component_roots`). With ``_groups_base`` (the
+        groups of the graph before an append-only edit and its part count) the groups whose root did not
+        change and that gained no new part are kept as they are."""
+        got = self.__dict__.get("_groups")
         if got is not None:
-            return [list(c) for c in got]
+            return got
+        roots = self.component_roots()
+        base = self.__dict__.pop("_groups_base", None)
         ex = self.exempt
-        labels = self.component_roots()  # ordered as the labels (components by their smallest part)
-        order = np.argsort(labels, kind="stable")
-        cuts = np.flatnonzero(np.diff(labels[order])) + 1
-        comps = [c.tolist() for c in np.split(order, cuts)] if self._n else []
-        comps = [c for c in comps if not ex[c].all()]
-        comps.sort(key=lambda c: (-len(c), c[0]))
-        self.__dict__["_component_idx"] = comps
-        return [list(c) for c in comps]
+        if base is None or base[2] > self._n:
+            order = np.argsort(roots, kind="stable")  # ascending parts within each root
+            cuts = np.flatnonzero(np.diff(roots[order])) + 1
+            groups = {int(c[0]): c for c in np.split(order, cuts)} if self._n else {}
+            exempt = {r: bool(ex[c].all()) for r, c in groups.items()}
+        else:
+            old, old_ex, n0 = base
+            firsts = np.fromiter(old, dtype=np.int64, count=len(old))
+            moved = firsts[roots[firsts] != firsts]  # old components joined to one of a smaller root
+            added = np.arange(n0, self._n)
+            touched = np.unique(np.concatenate([roots[moved], roots[n0:]]))
+            groups, exempt = dict(old), dict(old_ex)
+            for f in moved.tolist():
+                del groups[f], exempt[f]
+            into = roots[moved]
+            for t in touched.tolist():
+                parts = ([old[t]] if t in old else []) + [old[f] for f in moved[into == t].tolist()]
+                c = np.concatenate(parts + [added[roots[n0:] == t]])
+                if len(parts) > 1:  # new parts come after every old one: only joined old parts need a sort
+                    c.sort()
+                groups[t], exempt[t] = c, bool(ex[c].all())
+        self._groups = (groups, exempt)
+        return self._groups
 
     def pair_codes(self) -> np.ndarray:
         """(m, 2) int: global type codes of the two connectors of each row of :attr:`pairs`."""
@@ -1582,6 +1631,16 @@ def connection_graph(build) -> ConnectionGraph:
             # (old row count, insertion indices into the old rows, the rows inserted) of pairs and held
             g.appended = {"parts": old._n, "pairs": idx.inserted, "held": (len(old.held), held_at, held_new)}
         g.unseated = idx.unseated()
+        if got is not None:
+            groups = old.__dict__.get("_groups")
+            if groups is not None:  # the old components, joined and grown by the edit (_component_groups)
+                g._groups_base = (*groups, old._n)
+            # the old rows stay rows of this graph (new parts' rows come after them) and its pairs only grow:
+            # the near-miss search keeps its box rows (_box_rows) and the taken rows extend (_taken_rows)
+            g._near_miss_rows = old.__dict__.get("_near_miss_rows", {})
+            taken = old.__dict__.get("_taken_rows_memo")
+            if taken is not None:
+                g._taken_rows_base = (taken[2], idx.new_pairs)
         return g
 
     return build._cached("connections", make, lambda old, k: make(old))
@@ -1674,23 +1733,58 @@ class NearMiss:
         return float(np.linalg.norm(self.move))
 
 
+def _taken_by(w: dict, pairs: np.ndarray) -> np.ndarray:
+    """Rows of world connector arrays ``w`` mated by ``pairs`` ((m, 4) int ``(part_i, connector_i, part_j,
+    connector_j)``) in a type that takes one partner only (long axles and bars, the multi-mate types of
+    :func:`_type_tables`, take more and are left out)."""
+    pairs = np.asarray(pairs, dtype=np.int64).reshape(-1, 4)
+    ra, rb = w["start"][pairs[:, 0]] + pairs[:, 1], w["start"][pairs[:, 2]] + pairs[:, 3]
+    multi = _type_tables()[3]
+    return np.concatenate([ra[~multi[w["code"][ra]]], rb[~multi[w["code"][rb]]]])
+
+
 def _taken_rows(cg: ConnectionGraph, w: dict) -> np.ndarray:
     """(rows,) bool over the world connector rows ``w`` of ``cg``: the rows already mated by a pair of
     ``cg.pairs`` whose type takes one partner only (long axles and bars, the multi-mate types of
     :func:`_type_tables`, stay free). Made once per state of the graph (its ``pairs`` and ``w``'s
     ``pos`` arrays, which are never changed in place once handed out) and kept on ``cg``: a report asks
-    :func:`near_miss` once per floating part listed."""
+    :func:`near_miss` once per floating part listed. A graph of the append path of :func:`connection_graph`
+    extends the mask of the graph before the edit by the rows its new pairs take (appended parts add rows
+    at the end and pairs, never remove either), so a re-validation does not pass over all pairs."""
     memo = getattr(cg, "_taken_rows_memo", None)
     if memo is not None and memo[0] is cg.pairs and memo[1] is w["pos"]:
         return memo[2]
-    codes = cg.pair_codes()
-    multi = _type_tables()[3]
-    taken = np.concatenate([cg.flat_index(cg.pairs[~multi[codes[:, 0]], 0], cg.pairs[~multi[codes[:, 0]], 1]),
-                            cg.flat_index(cg.pairs[~multi[codes[:, 1]], 2], cg.pairs[~multi[codes[:, 1]], 3])])
+    base = cg.__dict__.pop("_taken_rows_base", None)  # (mask of the graph before the edit, its new pairs)
     mask = np.zeros(len(w["pos"]), dtype=bool)
-    mask[taken] = True
+    if base is not None and len(base[0]) <= len(mask):
+        mask[:len(base[0])] = base[0]
+        mask[_taken_by(w, base[1])] = True
+    elif len(cg.pairs):
+        mask[_taken_by(w, cg.pairs)] = True
     cg._taken_rows_memo = (cg.pairs, w["pos"], mask)
     return mask
+
+
+def _box_rows(cg: ConnectionGraph, part: int, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    """Ascending rows of ``cg``'s world connectors whose origin lies in the box ``lo``..``hi`` ((3,) LDU,
+    bounds included), for :func:`near_miss` of ``part``. The rows found for a part are kept with the
+    row count searched (``cg._near_miss_rows``, handed on by the append path of :func:`connection_graph`,
+    whose world rows keep the old rows and add the new parts' rows after them), so a re-validation after
+    an append-only edit tests only the rows added since (issue 20: its cost follows the edit)."""
+    pos = cg.world_connectors["pos"]
+    n = len(pos)
+    memo = cg.__dict__.setdefault("_near_miss_rows", {})
+    key = (int(part), *map(float, lo), *map(float, hi))
+    got = memo.get(key)
+    start, kept = (got[0], got[1]) if got is not None and got[0] <= n else (0, np.zeros(0, np.int64))
+    p = pos[start:]
+    # box test column by column (one boolean pass per axis, no (n, 3) temporaries)
+    inside = (p[:, 0] >= lo[0]) & (p[:, 0] <= hi[0])
+    for ax in (1, 2):
+        inside &= (p[:, ax] >= lo[ax]) & (p[:, ax] <= hi[ax])
+    rows = np.concatenate([kept, start + np.flatnonzero(inside)]) if start else np.flatnonzero(inside)
+    memo[key] = (n, rows)
+    return rows
 
 
 def near_miss(cg: ConnectionGraph, part: int, partners: np.ndarray, across: float = NEAR_MISS_ACROSS_LDU,
@@ -1705,7 +1799,9 @@ def near_miss(cg: ConnectionGraph, part: int, partners: np.ndarray, across: floa
     at most ``across`` LDU across the axis and ``along`` LDU along it; sliding joints (both sliding types)
     by at most ``across`` across the axis, and their extents overlap short of ``AXLE_MIN_OVERLAP`` by at most
     ``along``. Cost: one pass over the build's connector rows (a box test), then the pairs of the few rows
-    near ``part``; meant for the few floating parts a report lists.
+    near ``part``; meant for the few floating parts a report lists. After append-only edits the box test
+    covers only the rows added since the part was last asked about (:func:`_box_rows`); the partners and
+    the rows taken are tested anew on the rows in the box, so the answer is the one of a fresh search.
 
     Parameters
     ----------
@@ -1732,11 +1828,7 @@ def near_miss(cg: ConnectionGraph, part: int, partners: np.ndarray, across: floa
     room = across + along + 2 * float(w["length"][ri].max()) + 2 * AXLE_MIN_HALF
     lo, hi = pos[ri].min(0) - room, pos[ri].max(0) + room
     partners = np.asarray(partners, dtype=bool)
-    # box test column by column (one boolean pass per axis over the build's rows, no (n, 3) temporaries)
-    inside = (pos[:, 0] >= lo[0]) & (pos[:, 0] <= hi[0])
-    for ax in (1, 2):
-        inside &= (pos[:, ax] >= lo[ax]) & (pos[:, ax] <= hi[ax])
-    rj = np.flatnonzero(inside)
+    rj = _box_rows(cg, part, lo, hi)
     rj = rj[(owner[rj] != part) & partners[owner[rj]]]
     if not len(rj):
         return None
@@ -1765,7 +1857,7 @@ def near_miss(cg: ConnectionGraph, part: int, partners: np.ndarray, across: floa
     if not len(keep):
         return None
     k = int(keep[np.argmin(np.linalg.norm(move[keep], axis=1))])
-    names = connector_types()
+    names = _type_names()
     return NearMiss(part=int(part), connector=int(w["cidx"][ra[k]]), other=int(owner[rb[k]]),
                     other_connector=int(w["cidx"][rb[k]]), type=names[int(code[ra[k]])],
                     other_type=names[int(code[rb[k]])], move=tuple(float(v) for v in move[k]))

@@ -212,6 +212,34 @@ def shadowed_library_files(build) -> list[dict]:
         library, e.g. ``parts/3001.dat``) and ``folder``. Empty when no LDraw library is installed (nothing
         to shadow).
     """
+    def placed_builds() -> int:
+        """Top-level placements of sub-builds: one key each in the build's state key (``LegoBuild._state_key``)."""
+        return len(build._state_key()[2])
+
+    def unchanged(old: tuple, k: int):
+        """After append-only edits: the old rows when the placements appended place parts, not sub-builds
+        (as many top-level sub-build placements as before), and the build's own embedded files are the ones
+        scanned (a model read from a file gets them before it is validated); None otherwise (scan again)."""
+        if old[0] != _embedded_key(build) or old[1] != placed_builds():
+            return None
+        return old
+
+    # kept across append-only edits of parts: the embedded files of the build and its sub-builds are then the
+    # same (a re-validation does not walk every sub-build, issue 20)
+    return [dict(r) for r in build.derived_data(
+        "findings.shadowed", lambda: (_embedded_key(build), placed_builds(), _shadowed_rows(build)), unchanged)[2]]
+
+
+def _embedded_key(build) -> tuple:
+    """The embedded-file names of ``build`` itself, with the ``0 FILE`` lines cited (what
+    :func:`shadowed_library_files` reads of it)."""
+    files = getattr(build, "embedded_files", None) or {}
+    lines = getattr(build, "embedded_file_lines", None) or {}
+    return tuple((k, files[k][0], lines.get(k)) for k in files)
+
+
+def _shadowed_rows(build) -> list[dict]:
+    """:func:`shadowed_library_files` computed afresh (a walk of the build and every sub-build)."""
     from ldraw_data.library import get_library, normalize_name
 
     try:
@@ -758,9 +786,10 @@ def report_of(build, *, source: str = "build", expected_components: int | None =
         d = _line_at(describe_placement(build, flat[i]), oi)
         d["same_as"] = _line_at(describe_placement(build, flat[j]), oj)
         duplicates.append(d)
-    comps = build.connected_components
-    # the indices of the listed components, without a look-up per part (the flattened placements are cg's)
-    comp_idx = cg.component_indices if cg.placements is flat and len(comps) > 1 else None
+    # the components as index arrays when the flattened placements are cg's (no list of placements per part:
+    # only the listed ones are looked at), else as lists of placements
+    comp_arr = cg.component_arrays() if cg.placements is flat else None
+    comps = comp_arr if comp_arr is not None else build.connected_components
     sizes = [len(c) for c in comps]
     unknown = [describe_placement(build, p) for p in unknown]
     not_parts = [describe_placement(build, p) for p in not_parts]
@@ -774,12 +803,15 @@ def report_of(build, *, source: str = "build", expected_components: int | None =
     shadowed = shadowed_library_files(build)
     problems = []
 
-    def section(lines: list, more: str, hint: str):
-        """At most MAX_LISTED problem lines, a count of the rest ("... and N more<more>"), then the hint."""
+    def section(lines: list, more: str, hint: str, total: int | None = None):
+        """At most MAX_LISTED problem lines, a count of the rest ("... and N more<more>"), then the hint.
+        ``total``: the number of findings when ``lines`` holds only the first MAX_LISTED lines (the lines
+        of the rest are never shown, so a section of many findings need not write them)."""
+        total = len(lines) if total is None else total
         problems.extend(lines[:MAX_LISTED])
-        if len(lines) > MAX_LISTED:
-            problems.append(f"... and {len(lines) - MAX_LISTED} more{more}")
-        if lines:
+        if total > MAX_LISTED:
+            problems.append(f"... and {total - MAX_LISTED} more{more}")
+        if total:
             problems.append(f"  {hint}")
 
     # the first placement: the line where its path parts from the second's (LDraw), else its citation
@@ -802,19 +834,20 @@ def report_of(build, *, source: str = "build", expected_components: int | None =
     section([f"NOT SEATED {_where(u['a'])} <-> {_where(u['b'])}: "
              + (f"stud axes {u['value']:g} degrees apart" if u["reason"] == "tilted"
                 else f"a stud misses its anti-stud by {u['value']:g} LDU (turned or shifted off the grid)")
-             for u in unseated], " unseated pairs",
+             for u in unseated[:MAX_LISTED]], " unseated pairs",
             "try: studs hold only straight and on the stud grid: turn the part by quarter turns and put it on "
-            "whole studs (stack()/connect()); for an angle use a hinge, turntable or jumper")
-    section([f"FLOATING {_where(f)}" + (f": {f['below']}" if f.get("below") else "") for f in floating],
+            "whole studs (stack()/connect()); for an angle use a hinge, turntable or jumper", len(unseated))
+    section([f"FLOATING {_where(f)}" + (f": {f['below']}" if f.get("below") else "") for f in floating[:MAX_LISTED]],
             " floating parts", "try: rest it on studs of a supported part (stack(..., on=...)), connect() it "
-            "to one, or add a part below it that reaches the ground")
+            "to one, or add a part below it that reaches the ground", len(floating))
     section([f"BELOW GROUND {_where(f)}: lies {f['below_ldu']:g} LDU below the rest of the build, which stands "
-             "on its own lowest point" for f in below_ground], " parts below the ground",
-            "try: move it up onto the build (stack(..., on=...)) or delete its line")
+             "on its own lowest point" for f in below_ground[:MAX_LISTED]], " parts below the ground",
+            "try: move it up onto the build (stack(..., on=...)) or delete its line", len(below_ground))
     section([f"MIRRORED {_where(d)}: a mirror image of a part that is not symmetric"
              + (f"; the real mirror part is {d['mirror_part']}" if d["mirror_part"] else
-                "; the catalog has no mirror part for it") for d in mirrored], " mirrored parts",
-            "try: use the named mirror part with a rotation (determinant +1; LDraw 'Left'/'Right' pairs)")
+                "; the catalog has no mirror part for it") for d in mirrored[:MAX_LISTED]], " mirrored parts",
+            "try: use the named mirror part with a rotation (determinant +1; LDraw 'Left'/'Right' pairs)",
+            len(mirrored))
     for kind, rows, hint in (
             ("UNKNOWN PART", unknown, "not in the LDraw library nor embedded in the file, so it cannot be "
              "checked: use a real part id (`brickwright search`)"),
@@ -849,15 +882,16 @@ def report_of(build, *, source: str = "build", expected_components: int | None =
         told = {f.index for f in faults if f.kind == "duplicate"} | set(np.flatnonzero(below).tolist())
         listed = {}
         for k, c in enumerate(comps[1:MAX_LISTED + 1], start=2):
-            idx = comp_idx[k - 1] if comp_idx is not None else [index_of(fp) for fp in c]
+            idx = c.tolist() if comp_arr is not None else [index_of(fp) for fp in c]
             if all(i in told for i in idx):  # already named (DUPLICATE, BELOW GROUND): one defect, one message
                 continue
             listed[k] = idx
         ctx = _advice_contexts(eng, sup, listed) if listed else {}
         for k, idx in listed.items():
             c = comps[k - 1]
+            first = [flat[i] for i in idx[:4]] if comp_arr is not None else c[:4]
             who = "; ".join(_where(about(i, fp) if i is not None else describe_placement(build, fp))
-                            for i, fp in zip(idx[:4], c[:4]))
+                            for i, fp in zip(idx[:4], first))
             more = f" and {len(c) - 4} more" if len(c) > 4 else ""
             problems.append(f"COMPONENT {k} ({len(c)} part{'s' if len(c) > 1 else ''}): {who}{more}")
             problems.append(f"  {_component_advice(build, idx, eng, sup, ctx[k])}")

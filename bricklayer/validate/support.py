@@ -572,17 +572,36 @@ def _below_ground(eng) -> np.ndarray:
     """
     n = eng.n
     out = np.zeros(n, dtype=bool)
-    idx = np.flatnonzero(eng.has_shape)
+    # the parts with a shape sorted by lowest point (ties by index), kept in the build's derived data: after
+    # append-only edits the new parts are merged into the old order (the old parts' boxes do not change)
+    # instead of a sort of every part (issue 20: re-validation follows the edit)
+    _, idx, mz, top = eng._build.derived_data("support.by_lowest_point", lambda: _by_lowest_point(eng),
+                                              lambda old, k: _by_lowest_point(eng, old))
     if len(idx) < 3:
         return out
-    mz, top = eng.min_z[idx], eng.box_hi[idx, 2]
-    order = np.argsort(mz, kind="stable")
-    reach = np.maximum.accumulate(top[order])
-    cuts = np.flatnonzero(mz[order][1:] > reach[:-1] + STRAY_GAP)  # a cut after sorted position k
+    reach = np.maximum.accumulate(top)
+    cuts = np.flatnonzero(mz[1:] > reach[:-1] + STRAY_GAP)  # a cut after sorted position k
     cuts = cuts[(cuts + 1) * 2 < len(idx)]
     if len(cuts):
-        out[idx[order[:cuts[-1] + 1]]] = True
+        out[idx[:cuts[-1] + 1]] = True
     return out
+
+
+def _by_lowest_point(eng, old: tuple | None = None) -> tuple:
+    """``(n, idx, min_z, top)``: the engine's ``n`` parts with a shape (``idx``, flat indices) in the order of
+    their lowest point ``min_z`` (LDU), ties by index (a stable sort), with the top ``top`` (LDU) of each.
+    With ``old`` (this tuple for the first ``old[0]`` parts, unchanged since) the parts after them are
+    merged in: a new part comes after every old one of the same lowest point, as in the stable sort."""
+    has = np.asarray(eng.has_shape, dtype=bool)
+    n0 = 0 if old is None or old[0] > eng.n else old[0]
+    new = np.flatnonzero(has[n0:]) + n0
+    mz_new, top_new = eng.min_z[new], eng.box_hi[new, 2]
+    order = np.argsort(mz_new, kind="stable")
+    new, mz_new, top_new = new[order], mz_new[order], top_new[order]
+    if not n0:
+        return eng.n, new, mz_new, top_new
+    at = np.searchsorted(old[2], mz_new, side="right")
+    return (eng.n, np.insert(old[1], at, new), np.insert(old[2], at, mz_new), np.insert(old[3], at, top_new))
 
 
 #: Largest distance (LDU, in x and in y) from the origin of an unknown part to the centre of a part

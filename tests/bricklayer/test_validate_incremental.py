@@ -361,3 +361,97 @@ def test_a_pane_appended_to_its_frame_or_a_frame_to_its_pane_is_held_as_in_a_fre
         assert g.appended is not None and g.held.tolist() == [[0, 1]] and r["components"] == 1
         assert json.dumps(r, sort_keys=True, default=str) == json.dumps(validation_report(b.copy()), sort_keys=True,
                                                                         default=str)
+
+
+def test_near_miss_hints_and_shadowed_files_after_appends_are_byte_for_byte_a_fresh_validation(official_dir, spy):
+    """Issue 20: the near-miss hints of listed floating parts keep the connector rows found in each part's
+    search box and test only the rows appended since (``connections._box_rows``), the rows taken by a mate
+    are extended by the new pairs (``connections._taken_rows``) and the shadowed library files are kept
+    while only parts are appended (``findings.shadowed_library_files``). After each edit the report must be
+    byte for byte that of a twin validated from empty caches. Geometry worked out by hand (z up, LDU, the
+    ground of 5934 Dino Explorer at z 0, its parts within x <= 322.76): a 2 x 4 brick 3001 at the origin
+    spans x -40..40, y -20..20, z 0..24, studs at x = +-10, +-30, y = +-10, z 24; a 1 x 1 brick 3005 has its
+    anti-stud at its origin and is 24 high; a 1 x 1 plate 3024 is 8 high, its stud at z 8."""
+    import json
+
+    from brickwright.validation import validation_report
+    from bricklayer.validate.connections import _taken_rows
+
+    text = (official_dir / "5934_Dino_Explorer.mpd").read_text()
+    b, twin = from_ldraw(text), from_ldraw(text)
+
+    def text_of(r) -> str:
+        return json.dumps(r, sort_keys=True, default=str)
+
+    def both(edit):
+        for x in (b, twin):
+            edit(x)
+
+    def check():
+        r = validation_report(b)
+        twin._cache.clear()
+        assert text_of(r) == text_of(validation_report(twin))
+        cg, fresh = connection_graph(b), connection_graph(twin)
+        if len(cg.pairs):
+            assert np.array_equal(_taken_rows(cg, cg.world_connectors), _taken_rows(fresh, fresh.world_connectors))
+        return r
+
+    r0 = check()
+    n = r0["parts"]
+    assert (n, len(r0["floating"]), r0["components"], r0["shadowed_files"]) == (102, 1, 14, [])
+    top = len(b.placements)
+    x0 = 522.76  # 200 LDU beyond the model's largest x: nothing of the model is near
+    assert float(b.bounding_box.max.x) + 200 == pytest.approx(x0)
+    spy["append"].clear()
+
+    # 1. a 2 x 4 brick on the ground there: a component of its own, standing (nothing new floats)
+    both(lambda x: x.add_raw(Element("3001"), Pose(translation=(x0, 0, 0))))
+    r1 = check()
+    assert r1["components"] == 15 and r1["floating"] == r0["floating"]
+    # 2. a 1 x 1 brick 16 LDU above its stud at (x0 + 10, 10): it floats; its anti-stud is 16 LDU off the
+    #    stud (more than NEAR_MISS_ALONG_LDU, 8), so the hint is about the brick below
+    both(lambda x: x.add_raw(Element("3005"), Pose(translation=(x0 + 10, 10, 40))))
+    r2 = check()
+    hint = r2["floating"][1]["below"]
+    assert len(r2["floating"]) == 2 and "misses" not in hint and "hangs 16 LDU" in hint
+    # 3. a 1 x 1 plate on that stud (z 24..32, its stud at z 32): the floating brick's anti-stud now misses
+    #    the plate's free stud by 8 LDU straight down, a row the plate added after the brick's search
+    both(lambda x: x.add_raw(Element("3024"), Pose(translation=(x0 + 10, 10, 24))))
+    r3 = check()
+    plate = f"#{top + 2}: 3024 (Plate 1 x 1)"  # cited by its top-level index (the third placement appended)
+    assert r3["floating"][1]["below"] == (f"its antistud misses the free stud of {plate} by 8 LDU: "
+                                          "lower it by 8 LDU, a move of (0, 0, -8) LDU in x, y, z (z up), to mate them")
+    # 4. a second plate on the first (z 32..40): the brick's anti-stud meets its stud, nothing new floats
+    both(lambda x: x.add_raw(Element("3024"), Pose(translation=(x0 + 10, 10, 32))))
+    r4 = check()
+    assert r4["floating"] == r0["floating"] and r4["components"] == 15
+
+    # 5. a sub-build whose MPD block 3062b.dat redefines the library's round brick 1 x 1 (it places a 1 x 1
+    #    brick on the 2 x 4 brick's stud at (x0 + 30, 10)): one shadowed file, no file line to cite
+    def shadowing(x):
+        sub = LegoBuild(name="shadow.ldr")
+        sub.embedded_files["3062b.dat"] = ("3062b.dat", "0 one triangle\n3 16 0 0 0 10 0 0 0 0 10\n")
+        sub.add_raw(Element("3005"))
+        x.add_raw(sub, Pose(translation=(x0 + 30, 10, 24)))
+
+    both(shadowing)
+    r5 = check()
+    assert r5["shadowed_files"] == [{"name": "3062b.dat", "file": None, "line": None,
+                                     "library_file": "parts/3062b.dat", "folder": "parts"}]
+    assert r5["components"] == 15 and r5["parts"] == n + 5
+    # 6. one more part: the shadowed file is still reported (kept, not walked again)
+    both(lambda x: x.add_raw(Element("3005"), Pose(translation=(x0 + 30, -10, 24))))
+    r6 = check()
+    assert r6["shadowed_files"] == r5["shadowed_files"] and r6["parts"] == n + 6
+
+    # 7. a 1 x 1 brick 1,000 LDU below the ground (its stud, 4 LDU over its 24, tops out at z -972): below the
+    #    ground, 972 LDU under the rest
+    #    (the parts sorted by lowest point are merged with it, support.by_lowest_point, not sorted again)
+    both(lambda x: x.add_raw(Element("3005"), Pose(translation=(x0, 0, -1000))))
+    r7 = check()
+    assert [d["below_ldu"] for d in r7["below_ground"]] == [972] and r7["floating"] == r0["floating"]
+    # 8. a 1 x 1 brick on the ground beside the 2 x 4 brick: its lowest point ties with the model's (z 0)
+    both(lambda x: x.add_raw(Element("3005"), Pose(translation=(x0 + 100, 0, 0))))
+    r8 = check()
+    assert r8["below_ground"] == r7["below_ground"] and r8["components"] == r7["components"] + 1
+    assert spy["append"] == [True] * 8  # every re-validation of the build took the append path (the twin: none)

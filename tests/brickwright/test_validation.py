@@ -192,3 +192,22 @@ def test_judge_cli_and_inventory_check_share_the_verdict(tmp_path):
            "3 16 0 0 0 10 0 0 0 0 10\n")
     emb = judge_ldraw(mpd, source="t.mpd")
     assert not emb["passed"] and emb["embedded_parts"] == ["mine.dat"]
+
+
+def test_many_floating_parts_list_eight_lines_and_count_the_rest():
+    """The FLOATING section writes the lines of the first MAX_LISTED (8) floating parts only, then "... and N
+    more floating parts" and the hint; every floating part is still a row of ``floating``. Ten 1 x 1 bricks
+    in a row 5 studs above a 6 x 10 plate (its top at z 1 plate, the bricks at z 6): none touches anything."""
+    from bricklayer import Color, Element, LegoBuild, plate
+
+    b = LegoBuild()
+    b.add(plate(6, 10, Color.GREEN), (0, 0, 0), name="base")
+    for k in range(10):
+        b.add(Element("3005", Color.RED), (k, 0, 6), name=f"b{k}")
+    r = validation_report(b)
+    assert len(r["floating"]) == 10
+    lines = [p for p in r["problems"] if p.startswith("FLOATING ")]
+    assert [line.split(":")[0] for line in lines] == [f"FLOATING b{k}" for k in range(8)]
+    at = r["problems"].index(lines[-1])
+    assert r["problems"][at + 1] == "... and 2 more floating parts"
+    assert r["problems"][at + 2].startswith("  try: rest it on studs of a supported part")
