@@ -159,8 +159,9 @@ from .errors import LDrawValueError
 
 log = logging.getLogger(__name__)
 
-#: Bump when the inset method changes: old cache files are then ignored.
-COLLISION_CACHE_VERSION = 11
+#: Bump when the inset method changes: old cache files are then ignored. 12: the same method as 11, whose
+#: files on machines that ran the inset16 branch mid-way may hold shapes of its intermediate commits.
+COLLISION_CACHE_VERSION = 12
 _MERGE = 1e-3  # LDU
 #: A triangle whose smallest height is below this (LDU) is a sliver: its normal is not defined at the
 #: precision of the merged vertices (module notes, step 3b).
