@@ -58,7 +58,10 @@ Fourth source: composite pieces (:mod:`ldraw_data.subparts`): a part that no oth
 that a composite part draws as one of its pieces (92549, the bottom of spinner 92547) gets the
 composite's connectors that its own drawing forms (a stud's wall on its triangles, an anti-stud's or
 pin hole's wall on it and on no other piece, an axle nearest to it), moved into its frame; used only
-for parts that have no connector from the other three, following ``~Moved to`` stubs.
+for parts that have no connector from the other three, following ``~Moved to`` stubs. A piece's rows
+are worked out when first asked, from only the composites that draw it (a part no composite draws
+costs a look-up in a disk-cached index); :func:`build_piece_table` (``brickwright library install``,
+:func:`catalog_connector_coverage`) saves them all at once.
 BrickNet covers 13,057 of the 19,370 library parts, LDCad 14,498, hose segments 10, composite pieces
 67, all four 15,396 (``benchmarks/connector_coverage.py``, docs/connectors.md). The merged table is kept under
 ``cache_dir()/connectors``, keyed on both libraries' fingerprints.

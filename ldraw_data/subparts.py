@@ -50,9 +50,13 @@ anti-studs 76-87 %, bars 58-70 %; the rest mostly connectors the piece's own lab
 drawing has: train base 270's under-side bars, which 270c01's LDCad file gives, a boat hull's inner
 anti-studs).
 
-The table is built once (one to two minutes: the composites' meshes; ``brickwright library install``
-does it while counting connector coverage) and kept under
-``cache_dir()/connectors``, keyed on the library, the shadow library and :data:`_VERSION`.
+A piece's rows are worked out on demand (:class:`PieceConnectors`), from only the composites that draw
+it: an index of the part files referencing each part (one pass over every part file's type-1 lines,
+about 1.5 s warm, 5-7 s cold; kept on disk) gives them, their meshes give the rows, which are kept on
+disk too. The whole table (:func:`subpart_rows`, one to two minutes) is built only where every piece
+is needed, ``brickwright library install`` counting connector coverage; later processes read all
+pieces from it (:func:`subpart_source`). The caches live under ``cache_dir()/connectors``, keyed on
+the library, the other sources (BrickNet labels, the shadow library) and :data:`_VERSION`.
 """
 
 from __future__ import annotations
@@ -62,6 +66,7 @@ __all__ = ["WALLS", "ORIGIN_TYPES", "RING_PROBES", "subpart_rows", "WALL_TOL", "
 
 import logging
 import re
+from functools import cached_property
 from typing import Callable, Iterable
 
 import numpy as np
@@ -478,8 +483,6 @@ class PieceConnectors:
 
             library = get_library()
         self.library = library
-        self.files = library.part_files()
-        self._paths = {n.removesuffix(".dat"): p for n, p in self.files}
         self._connectors_of, self._has_own, self._mates = connectors_of, has_own, mates
         self._index_path = index_path
         self._index: dict[str, list[str]] | None = None
@@ -487,6 +490,16 @@ class PieceConnectors:
         self._composites: dict[str, dict[str, list]] = {}
         self._rows_path = rows_path
         self._rows: dict[str, list] = (_read_table(rows_path) or {}) if rows_path is not None else {}
+
+    @cached_property
+    def files(self) -> list:
+        """The library's top-level part files, ``(name, Path)`` sorted by name (read when first needed: a
+        process that finds a piece's rows in the disk caches never lists the 19,370 files)."""
+        return self.library.part_files()
+
+    @cached_property
+    def _paths(self) -> dict:
+        return {n.removesuffix(".dat"): p for n, p in self.files}
 
     def own(self, stem: str) -> bool:
         """``has_own(stem)``, memoized."""
@@ -558,12 +571,12 @@ class PieceConnectors:
         hit = self._rows.get(stem)
         if hit is None:
             hit = []
-            if stem in self._paths and not self.own(stem):
-                comps = self.drawn_by(stem)
+            comps = self.drawn_by(stem)  # only part stems are drawn
+            if comps and not self.own(stem):
                 for comp in comps:
                     for row in self.composite(comp).get(stem, ()):
                         _add(hit, row)
-                if comps and self._rows_path is not None:
+                if self._rows_path is not None:
                     self._save(stem, hit)
             self._rows[stem] = hit
         return hit

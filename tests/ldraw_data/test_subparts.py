@@ -152,3 +152,15 @@ def test_a_part_no_composite_draws_costs_no_composite_read(cold_source):
     assert src.drawn_by("003238j") == [] and src.rows("003238j") == []
     assert src.drawn_by("003238b") == ["3846d03"]
     assert src.rows("3001") == [] and "3001" not in src._composites
+
+
+@pytest.mark.slow
+def test_on_demand_rows_equal_the_full_build_for_every_piece(cold_source):
+    # the whole library (one to two minutes): every piece of the full build, and nothing on demand beyond it
+    _folder, src = cold_source
+    full = S.build_subpart_table(src.library, *C._piece_source_args()[:3])
+    assert len(full) > 50
+    for p, rows in full.items():
+        assert _same(src.rows(p), rows), p
+    others = [n.removesuffix(".dat") for n, _ in src.files if n.removesuffix(".dat") not in full]
+    assert not [p for p in others[::20] if src.rows(p)]  # a sample of the rest: no rows either
