@@ -164,3 +164,25 @@ def test_on_demand_rows_equal_the_full_build_for_every_piece(cold_source):
         assert _same(src.rows(p), rows), p
     others = [n.removesuffix(".dat") for n, _ in src.files if n.removesuffix(".dat") not in full]
     assert not [p for p in others[::20] if src.rows(p)]  # a sample of the rest: no rows either
+
+
+@pytest.mark.parametrize("which", ["index", "pieces"])
+def test_a_corrupt_cache_file_is_discarded_and_rebuilt(cold_source, caplog, which):
+    _folder, src = cold_source
+    want = src.rows("92549")
+    path = src._index_path if which == "index" else src._rows_path
+    data = path.read_bytes()
+    path.write_bytes(data[: len(data) // 2])  # truncated JSON
+    again = S.PieceConnectors(*C._piece_source_args()[:3], index_path=src._index_path, rows_path=src._rows_path)
+    with caplog.at_level("WARNING"):
+        got = again.rows("92549")
+        comps = again.drawn_by("2795")
+    assert [r.getMessage() for r in caplog.records if str(path) in r.getMessage() and "discarded" in r.getMessage()]
+    assert [(la, ln) for la, _f, ln in got] == [(la, ln) for la, _f, ln in want]
+    assert all(np.allclose(f, g, atol=1e-6) for (_l, f, _n), (_m, g, _o) in zip(got, want))
+    assert not list(path.parent.glob("*.tmp"))
+    assert comps == src.drawn_by("2795")
+    if which == "index":
+        assert S.PieceConnectors(*C._piece_source_args()[:3], index_path=path)._load_index()  # rewritten, readable
+    else:
+        assert S._read_table(path)["92549"]  # rewritten with the piece's rows
