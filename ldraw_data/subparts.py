@@ -66,6 +66,7 @@ __all__ = ["WALLS", "ORIGIN_TYPES", "RING_PROBES", "subpart_rows", "WALL_TOL", "
 
 import logging
 import re
+import threading
 from functools import cached_property
 from typing import Callable, Iterable
 
@@ -380,7 +381,8 @@ def _composite_rows(library, stem: str, raw: bytes, part_stems, connectors_of: C
 
 
 def build_subpart_table(library, connectors_of: Callable[[str], list], has_own: Callable[[str], bool],
-                        mates: Callable[[tuple, tuple], bool], stems: Iterable[str] | None = None) -> dict[str, list[tuple[tuple, np.ndarray, float]]]:
+                        mates: Callable[[tuple, tuple], bool],
+                        stems: Iterable[str] | None = None) -> dict[str, list[tuple[tuple, np.ndarray, float]]]:
     """Connector rows of the pieces of composite parts (module notes), every composite of the library read.
 
     Parameters
@@ -489,6 +491,7 @@ class PieceConnectors:
         self._own: dict[str, bool] = {}
         self._composites: dict[str, dict[str, list]] = {}
         self._rows_path = rows_path
+        self._lock = threading.RLock()
         self._rows: dict[str, list] = (_read_table(rows_path) or {}) if rows_path is not None else {}
 
     @cached_property
@@ -569,16 +572,20 @@ class PieceConnectors:
         """Rows of piece ``stem`` (normalized, no ``.dat``): ``(label, (4, 4) frame in its frame,
         half-length LDU)``; empty for a part with connectors of its own or that no composite gives any."""
         hit = self._rows.get(stem)
-        if hit is None:
-            hit = []
-            comps = self.drawn_by(stem)  # only part stems are drawn
-            if comps and not self.own(stem):
-                for comp in comps:
-                    for row in self.composite(comp).get(stem, ()):
-                        _add(hit, row)
-                if self._rows_path is not None:
-                    self._save(stem, hit)
-            self._rows[stem] = hit
+        if hit is not None:
+            return hit
+        with self._lock:  # threads asking at once: one works the piece out
+            hit = self._rows.get(stem)
+            if hit is None:
+                hit = []
+                comps = self.drawn_by(stem)  # only part stems are drawn
+                if comps and not self.own(stem):
+                    for comp in comps:
+                        for row in self.composite(comp).get(stem, ()):
+                            _add(hit, row)
+                    if self._rows_path is not None:
+                        self._save(stem, hit)
+                self._rows[stem] = hit
         return hit
 
     def _save(self, stem: str, rows: list) -> None:
