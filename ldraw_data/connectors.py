@@ -58,7 +58,10 @@ Fourth source: composite pieces (:mod:`ldraw_data.subparts`): a part that no oth
 that a composite part draws as one of its pieces (92549, the bottom of spinner 92547) gets the
 composite's connectors that its own drawing forms (a stud's wall on its triangles, an anti-stud's or
 pin hole's wall on it and on no other piece, an axle nearest to it), moved into its frame; used only
-for parts that have no connector from the other three, following ``~Moved to`` stubs.
+for parts that have no connector from the other three, following ``~Moved to`` stubs. A piece's rows
+are worked out when first asked, from only the composites that draw it (a part no composite draws
+costs a look-up in a disk-cached index); :func:`build_piece_table` (``brickwright library install``,
+:func:`catalog_connector_coverage`) saves them all at once.
 BrickNet covers 13,057 of the 19,370 library parts, LDCad 14,498, hose segments 10, composite pieces
 67, all four 15,396 (``benchmarks/connector_coverage.py``, docs/connectors.md). The merged table is kept under
 ``cache_dir()/connectors``, keyed on both libraries' fingerprints.
@@ -86,6 +89,7 @@ __all__ = [
     "has_connectors",
     "connector_coverage",
     "catalog_connector_coverage",
+    "build_piece_table",
     "SOURCES",
     # bulk
     "world_connector_frames",
@@ -1112,17 +1116,14 @@ def _segment_joints(stem: str, lab: _Labels) -> tuple[np.ndarray, np.ndarray] | 
     return None
 
 
-@lru_cache(maxsize=1)
-def _subpart_table() -> dict:
-    """Piece stem -> ((k,4,4) frames LDU, (k,) int16 type codes, (k,) half-lengths LDU): the connectors
-    of pieces of composite parts (:mod:`ldraw_data.subparts`), built from the other three sources."""
+def _piece_source_args() -> tuple:
+    """(connectors_of, has_own, mates, key) of the composite-pieces source (:mod:`ldraw_data.subparts`):
+    the other three sources merged, and their fingerprint (the disk caches are keyed on it)."""
     from .library import find_shadow_library
     from .ldcad import shadow_fingerprint
-    from .subparts import subpart_rows
 
     lab = _labels()
     table = lab.type_table
-    code = {(k, s, p): i for i, (_, k, s, p) in enumerate(table)}
 
     def connectors_of(stem: str) -> list:
         arr = _part_arrays(stem, True, _PIECE_SOURCES)
@@ -1131,31 +1132,63 @@ def _subpart_table() -> dict:
     def has_own(stem: str) -> bool:
         return has_connectors(stem, True, _PIECE_SOURCES)
 
-    root = find_shadow_library()
-    bn = hashlib.sha1((_data_dir() / "labels.json.xz").read_bytes()).hexdigest()[:16]
-    key = f"{bn}|{shadow_fingerprint(root) if root else '-'}|{_LDCAD_VERSION}|{len(lab.sg_rows)}"
-    out = {}
     def mates(a: tuple, b: tuple) -> bool:
         return _pair_joint(a, b) is not None
 
-    for stem, rows in subpart_rows(connectors_of, has_own, mates, key).items():
-        rows = [r for r in rows if r[0] in code]  # labels come from the composites: all in the table
-        if rows:
-            out[stem] = (_readonly(np.stack([f for _, f, _ in rows])),
-                         _readonly(np.array([code[r[0]] for r in rows], np.int16)),
-                         _readonly(np.array([r[2] for r in rows], np.float64)))
+    root = find_shadow_library()
+    bn = hashlib.sha1((_data_dir() / "labels.json.xz").read_bytes()).hexdigest()[:16]
+    key = f"{bn}|{shadow_fingerprint(root) if root else '-'}|{_LDCAD_VERSION}|{len(lab.sg_rows)}"
+    return connectors_of, has_own, mates, key
+
+
+@lru_cache(maxsize=1)
+def _subpart_source():
+    """(piece stem -> its composite-piece rows, or None without a library; label -> type code): the rows
+    from :func:`ldraw_data.subparts.subpart_source` (the saved full table, else on demand)."""
+    from .subparts import subpart_source
+
+    code = {(k, s, p): i for i, (_, k, s, p) in enumerate(_labels().type_table)}
+    return subpart_source(*_piece_source_args()), code
+
+
+def build_piece_table() -> int:
+    """Build and save the composite-pieces table of the whole library (:func:`ldraw_data.subparts.subpart_rows`,
+    one to two minutes; ``brickwright library install`` runs it), so that later processes read every
+    piece's connectors from it. Returns how many pieces have rows. Without it, a piece's rows are worked
+    out when first asked (:class:`ldraw_data.subparts.PieceConnectors`)."""
+    from .subparts import subpart_rows
+
+    table = subpart_rows(*_piece_source_args())
+    _subpart_source.cache_clear()  # later pieces are read from the table (the rows already worked out agree)
+    return sum(1 for rows in table.values() if rows)
+
+
+_piece_cache: dict[str, tuple | None] = {}
+
+
+def _piece_arrays(stem: str):
+    """(frames, type codes, half-lengths) of piece ``stem``'s composite-piece rows, or None (none)."""
+    if stem in _piece_cache:
+        return _piece_cache[stem]
+    src, code = _subpart_source()
+    rows = src(stem) if src is not None else []
+    rows = [r for r in rows if r[0] in code]  # labels come from the composites: all in the table
+    out = None
+    if rows:
+        out = (_readonly(np.stack([f for _, f, _ in rows])),
+               _readonly(np.array([code[r[0]] for r in rows], np.int16)),
+               _readonly(np.array([r[2] for r in rows], np.float64)))
+    with _lock:
+        _piece_cache[stem] = out
     return out
 
 
 def _piece_rows(stem: str):
     """Sub-part connectors of ``stem`` (frames, type codes, half-lengths in its frame), following LDraw
     ``~Moved to`` / alias stubs to the piece, else None."""
-    tab = _subpart_table()
-    if not tab:
-        return None
     T, cur = np.eye(4), stem
     for _ in range(_MAX_ALIAS_HOPS + 1):
-        hit = tab.get(cur)
+        hit = _piece_arrays(cur)
         if hit is not None:
             frames, types, lengths = hit
             return (frames if cur == stem else T @ frames), types, lengths
@@ -1388,11 +1421,17 @@ def catalog_connector_coverage(library=None, library_alias_ok: bool = True) -> t
     ------
     LibraryNotFoundError
         When no LDraw library is installed.
+
+    Notes
+    -----
+    Every part is asked, so the whole composite-pieces table is built and saved first
+    (:func:`build_piece_table`; read back when already saved).
     """
     if library is None:
         from .library import get_library
 
         library = get_library()
+    build_piece_table()
     return connector_coverage((name for name, _ in library.part_files()), library_alias_ok)
 
 

@@ -1,6 +1,7 @@
 """Connectors of composite parts' pieces (ldraw_data.subparts), on real parts and real meshes."""
 
 import numpy as np
+import pytest
 
 from ldraw_data import connectors as C
 from ldraw_data import subparts as S
@@ -88,3 +89,100 @@ def test_a_labelled_pieces_connector_stays_that_pieces():
     # the fingers are the frame's, so the glass gets nothing from this composite
     assert "ldcad_fgr-r2_on" in {c.type for c in C.part_connectors("60593")}
     assert _rows("60602") == []
+
+
+# --- on demand: a piece's rows from only the composites that draw it -------------------------------------
+
+# pieces of the saved full table drawn by several composites (2795, 30462 and 6052 by five each, 61531 by
+# four: their rows are the union, in part-file order), single-composite pieces, a sticker a composite draws
+# that gets nothing (003238a), a piece whose composite's connectors are its labelled piece's (60602)
+SAMPLE = ("2795", "30462", "6052", "61531", "92549", "u9433", "3752", "003238a", "60602")
+
+
+@pytest.fixture(scope="module")
+def cold_source(tmp_path_factory):
+    """The composite-pieces source of a fresh process with an empty cache folder (no full table)."""
+    folder = tmp_path_factory.mktemp("cache")
+    mp = pytest.MonkeyPatch()
+    mp.setenv("BRICKWRIGHT_CACHE_DIR", str(folder))
+    try:
+        rows = S.subpart_source(*C._piece_source_args())
+        yield folder, rows.__self__
+    finally:
+        mp.undo()
+
+
+def _same(a, b):
+    return len(a) == len(b) and all(la == lb and ln == lb_ln and np.array_equal(fa, fb)
+                                    for (la, fa, ln), (lb, fb, lb_ln) in zip(a, b))
+
+
+def test_on_demand_rows_equal_the_full_tables(cold_source):
+    folder, src = cold_source
+    assert isinstance(src, S.PieceConnectors)
+    # every composite that draws a sample piece, read the way the full build reads all of them: for these
+    # pieces the restricted build gives the full table's rows (no other composite draws them)
+    comps = {c for p in SAMPLE for c in src.drawn_by(p)}
+    assert {"92547"} <= comps and len(src.drawn_by("2795")) == 5  # 92547 draws 92549 (the spinner above)
+    args = C._piece_source_args()
+    full = S.build_subpart_table(src.library, *args[:3], stems=comps)
+    for p in SAMPLE:
+        assert _same(src.rows(p), full.get(p, [])), p
+    # row counts of the full table built by `brickwright library install` (subparts-v3-*.json)
+    assert [len(src.rows(p)) for p in SAMPLE] == [3, 4, 2, 2, 4, 1, 3, 0, 0]
+
+
+def test_cold_cache_keeps_the_index_and_the_pieces_asked_not_a_full_table(cold_source):
+    folder, src = cold_source
+    src.rows("92549")
+    names = sorted(p.name.split("-v")[0] for p in (folder / "connectors").glob("subparts*.json"))
+    assert names == ["subparts-index", "subparts-pieces"]  # no subparts-v3-...: the full table is not built
+    # a new process reads both back: the piece's rows without a composite read again
+    again = S.PieceConnectors(*C._piece_source_args()[:3], index_path=src._index_path, rows_path=src._rows_path)
+    assert again.drawn_by("2795") == src.drawn_by("2795")
+    got = again.rows("92549")
+    assert not again._composites  # from the file
+    assert _same([(la, np.round(f, 6), ln) for la, f, ln in src.rows("92549")], got)
+
+
+def test_a_part_no_composite_draws_costs_no_composite_read(cold_source):
+    # sticker 003238j: no part file references it (a model places it; its sibling 003238b is drawn by
+    # 3846d03); 3001 has labels of its own
+    _folder, src = cold_source
+    assert src.drawn_by("003238j") == [] and src.rows("003238j") == []
+    assert src.drawn_by("003238b") == ["3846d03"]
+    assert src.rows("3001") == [] and "3001" not in src._composites
+
+
+@pytest.mark.slow
+def test_on_demand_rows_equal_the_full_build_for_every_piece(cold_source):
+    # the whole library (one to two minutes): every piece of the full build, and nothing on demand beyond it
+    _folder, src = cold_source
+    full = S.build_subpart_table(src.library, *C._piece_source_args()[:3])
+    assert len(full) > 50
+    for p, rows in full.items():
+        assert _same(src.rows(p), rows), p
+    others = [n.removesuffix(".dat") for n, _ in src.files if n.removesuffix(".dat") not in full]
+    assert not [p for p in others[::20] if src.rows(p)]  # a sample of the rest: no rows either
+
+
+@pytest.mark.parametrize("which", ["index", "pieces"])
+def test_a_corrupt_cache_file_is_discarded_and_rebuilt(cold_source, caplog, which):
+    _folder, src = cold_source
+    want = src.rows("92549")
+    path = src._index_path if which == "index" else src._rows_path
+    data = path.read_bytes()
+    path.write_bytes(data[: len(data) // 2])  # truncated JSON
+    again = S.PieceConnectors(*C._piece_source_args()[:3], index_path=src._index_path, rows_path=src._rows_path)
+    with caplog.at_level("WARNING"):
+        got = again.rows("92549")
+        comps = again.drawn_by("2795")
+    assert [r.getMessage() for r in caplog.records if str(path) in r.getMessage() and "discarded" in r.getMessage()]
+    assert [(la, ln) for la, _f, ln in got] == [(la, ln) for la, _f, ln in want]
+    assert all(np.allclose(f, g, atol=1e-6) for (_l, f, _n), (_m, g, _o) in zip(got, want))
+    assert not list(path.parent.glob("*.tmp"))
+    assert comps == src.drawn_by("2795")
+    if which == "index":
+        assert S.PieceConnectors(*C._piece_source_args()[:3], index_path=path)._load_index()  # rewritten, readable
+    else:
+        assert S._read_table(path)["92549"]  # rewritten with the piece's rows
