@@ -47,6 +47,7 @@ __all__ = [
 ]
 
 import difflib
+import hashlib
 import json
 import logging
 import urllib.parse
@@ -684,23 +685,59 @@ def _embedded_map(embedded) -> dict[str, LDrawFile]:
     return {normalize_name(k): v for k, v in embedded.items()}
 
 
+def _embedded_content_key(key: str, embedded: Mapping[str, LDrawFile]) -> str:
+    """Cache name of the mesh of embedded block ``key``: a hash of everything its mesh is made from
+    outside the library, i.e. the block and every embedded block it reaches through its references
+    (embedded blocks win over library files, MPD spec), each with its name, BFC statement and lines
+    (type, colour, numbers, names) in order. Library files it reaches are covered by the cache folder's
+    library fingerprint (:func:`mesh_cache_dir`), the resolution by the folder too.
+
+    Two models that embed the same bent hose or sticker (``0 FILE 10179 - 47996_bended.dat``) share
+    its mesh; a block changed in any line (or a block it uses) gets a new name, so a stale mesh is
+    never read. Returns ``"embedded-<40 hex>"``.
+    """
+    h = hashlib.sha1()
+    todo, seen = [key], set()
+    while todo:
+        k = todo.pop()
+        if k in seen or k not in embedded:
+            continue
+        seen.add(k)
+        f = embedded[k]
+        h.update(f"\0FILE {k}\0{f.bfc_certified}\0{f.bfc_winding}\0".encode())
+        for it in f.items:
+            if isinstance(it, Geometry):
+                h.update(f"{it.kind} {it.color} {it.coords!r}\n".encode())
+            elif isinstance(it, SubfileRef):
+                h.update(f"1 {it.color} {it.invert} {it.name!r} ".encode())
+                h.update(np.ascontiguousarray(it.transform, dtype=np.float64).tobytes())
+                h.update(b"\n")
+                todo.append(it.key)
+            elif isinstance(it, Meta):
+                h.update(f"0 {it.command} {it.args}\n".encode())
+    return "embedded-" + h.hexdigest()
+
+
 def _load_one(key: str, library: LDrawLibrary, folder: Path | None, resolver_box: list,
               embedded: dict[str, LDrawFile], use_disk: bool, resolution: str = "standard") -> PartMesh | None:
+    """The mesh of ``key``: from the process memo, else the pack in ``folder`` (read with ``use_disk``),
+    else flattened (and then written to both). An embedded block's pack is named by its content
+    (:func:`_embedded_content_key`), a library part's by its name."""
     is_embedded = key in embedded
     path = None
     if resolution != "standard" and folder is not None:
         folder = folder.with_name(f"{folder.name}-{resolution}")
-    if not is_embedded:
-        memo_key = (folder.name if folder else f"{library.root}-{resolution}", key)
-        mesh = _LRU.get(memo_key)
-        if mesh is not None:
+    cache_key = _embedded_content_key(key, embedded) if is_embedded else key
+    memo_key = (folder.name if folder else f"{library.root}-{resolution}", cache_key)
+    mesh = _LRU.get(memo_key)
+    if mesh is not None:
+        return mesh
+    if use_disk and folder is not None:
+        path = _cache_path(folder, cache_key)
+        mesh = _read_pack(path)
+        if mesh is not None and mesh.name == key:
+            _LRU.put(memo_key, mesh)
             return mesh
-        if use_disk and folder is not None:
-            path = _cache_path(folder, key)
-            mesh = _read_pack(path)
-            if mesh is not None:
-                _LRU.put(memo_key, mesh)
-                return mesh
     if not resolver_box:
         resolver_box.append(_Resolver(library, embedded, resolution))
     res: _Resolver = resolver_box[0]
@@ -708,13 +745,12 @@ def _load_one(key: str, library: LDrawLibrary, folder: Path | None, resolver_box
     if g is None:
         return None
     mesh = _finish(key, g)
-    if not is_embedded:
-        if path is not None:
-            try:
-                _write_pack(path, mesh)
-            except OSError as exc:
-                log.warning("could not write mesh cache %s: %s", path, exc)
-        _LRU.put(memo_key, mesh)
+    if path is not None:
+        try:
+            _write_pack(path, mesh)
+        except OSError as exc:
+            log.warning("could not write mesh cache %s: %s", path, exc)
+    _LRU.put(memo_key, mesh)
     return mesh
 
 
@@ -738,7 +774,8 @@ def part_mesh(
         MPD blocks searched before the library (MPD spec: embedded files win),
         for stickers and bent parts embedded in a model
         (``0 FILE 10179 - 47996_bended.dat``). Meshes that come from embedded
-        blocks are not disk-cached.
+        blocks are disk-cached under a hash of their content (the block and the
+        embedded blocks it uses), so an edited block is meshed again.
     use_disk_cache : bool
         Read and write the pack file under :func:`mesh_cache_dir`.
 
@@ -793,7 +830,7 @@ def mesh_from_document(
     Returns
     -------
     PartMesh
-        Not disk-cached (an embedded block is not library data).
+        Disk-cached under a hash of the block's content and the embedded blocks it uses.
 
     Raises
     ------

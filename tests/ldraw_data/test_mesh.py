@@ -190,9 +190,41 @@ def test_embedded_bent_part_from_falcon_mpd(lib, official_dir):
     assert m.n_triangles == 2 * one.n_triangles + 12 * two.n_triangles > 0
     assert set(np.unique(m.colors)) == {71}
     assert not m.certified  # the embedded blocks carry no BFC CERTIFY
-    assert not list(mesh_cache_dir(lib).glob("*bended*"))  # embedded meshes are not disk-cached
+    assert not list(mesh_cache_dir(lib).glob("*bended*"))  # embedded meshes are cached by content, not name
+    assert len(list(mesh_cache_dir(lib).glob("embedded-*.mesh"))) == 3
     via_load = load_meshes(["10179 - 47996_bended.dat", "3001.dat"], lib, embedded=doc)
     assert np.array_equal(via_load["10179 - 47996_bended.dat"].triangles, m.triangles)
+
+
+def test_embedded_mesh_disk_cache_is_keyed_by_content(lib, official_dir):
+    # the Falcon's bent hose block and the two embedded blocks it places (_01 twice, _02 twelve times)
+    lines = (official_dir / FALCON.name).read_text(encoding="utf-8", errors="replace").splitlines()
+    start = next(i for i, ln in enumerate(lines) if ln.strip() == "0 FILE 10179 - 47996_bended.dat")
+    end = next(i for i, ln in enumerate(lines) if ln.strip() == "0 FILE 10179 - 33299a.dat")
+    text = "\n".join(lines[start:end])
+    doc = parse_document(text, "10179.mpd")
+    first = load_meshes(["10179 - 47996_bended.dat"], lib, embedded=doc)["10179 - 47996_bended.dat"]
+    folder = mesh_cache_dir(lib)
+    packs = sorted(folder.glob("embedded-*.mesh"))
+    assert len(packs) == 1 and len(packs[0].name) == len("embedded-") + 40 + len(".mesh")
+    clear_mesh_cache()  # in-process memo dropped: the next load reads the pack
+    again = load_meshes(["10179 - 47996_bended.dat"], lib, embedded=parse_document(text, "10179.mpd"))
+    again = again["10179 - 47996_bended.dat"]
+    assert again is not first and again.name == "10179 - 47996_bended.dat"
+    for attr in ("triangles", "colors", "oriented", "edges", "edge_colors", "bbox"):
+        assert np.array_equal(getattr(first, attr), getattr(again, attr))
+    assert sorted(folder.glob("embedded-*.mesh")) == packs
+    # the first subpart line of the block it uses (_02, placed 12 times in colour 71) recoloured 16 -> 4:
+    # the top block's text is unchanged, yet it gets a new pack with the new colour
+    body = lines[start:end]
+    i02 = body.index("0 FILE 10179 - 47996_bended_02.dat")
+    k = next(j for j in range(i02 + 1, len(body)) if body[j].startswith("1 16 "))
+    body[k] = "1 4 " + body[k][len("1 16 "):]
+    edited = load_meshes(["10179 - 47996_bended.dat"], lib,
+                         embedded=parse_document("\n".join(body), "10179.mpd"))["10179 - 47996_bended.dat"]
+    assert len(list(folder.glob("embedded-*.mesh"))) == 2
+    assert set(np.unique(edited.colors)) == {4, 71} and set(np.unique(first.colors)) == {71}
+    assert edited.n_triangles == first.n_triangles
 
 
 # ------------------------------------------------------------------------------------------- BFC rules on a tmp library
