@@ -215,25 +215,27 @@ _FRAME_KEYS = {"bb", "has_mesh", "box", "studs_xz"}
 def _frame_inputs_stamp() -> str:
     """Hash of what :func:`_frame_numbers` is computed from besides the LDraw and LDCad libraries: the
     source of the modules that compute it (this one, ``ldraw_data.connectors``, ``.subparts``,
-    ``.segments``, ``.ldcad``, ``.mesh``) and BrickNet's data files (name, size, modification time).
-    Once per process (:data:`_frame_stamp_memo`)."""
+    ``.segments``, ``.ldcad``, ``.mesh``) and the data files of the ``bricknet`` package (its labels and
+    aliases: path, size, modification time). Once per process (:data:`_frame_stamp_memo`)."""
     if _frame_stamp_memo:
         return _frame_stamp_memo[0]
     import hashlib
+    import importlib.util
     from pathlib import Path
 
     import ldraw_data
-    from ldraw_data.connectors import _data_dir
 
     h = hashlib.sha1(f"v{PART_FRAME_CACHE_VERSION}".encode())
     src = Path(ldraw_data.__file__).parent
     for f in (Path(__file__), *(src / n for n in ("connectors.py", "subparts.py", "segments.py", "ldcad.py",
                                                   "mesh.py"))):
         h.update(f.name.encode() + (f.read_bytes() if f.is_file() else b"-"))
-    data = _data_dir()
-    for f in sorted(data.iterdir()) if data.is_dir() else ():
-        st = f.stat()
-        h.update(f"{f.name}:{st.st_size}:{st.st_mtime_ns}".encode())
+    spec = importlib.util.find_spec("bricknet")
+    for root in (spec.submodule_search_locations or []) if spec is not None else []:
+        for f in sorted((Path(root) / "_data").rglob("*")):
+            if f.is_file():
+                st = f.stat()
+                h.update(f"{f}:{st.st_size}:{st.st_mtime_ns}".encode())
     _frame_stamp_memo.append(h.hexdigest()[:16])
     return _frame_stamp_memo[0]
 
