@@ -165,6 +165,11 @@ def _frame_numbers(part_id: str, known: bool = True) -> dict:
         connectors (``ldraw_data.connectors.part_connectors``: BrickNet, LDCad) and its mesh
         (``ldraw_data.mesh.part_mesh``). ``known=False`` (a part the library lacks) gives the empty
         part at once, without searching the library.
+
+    Raises
+    ------
+    MissingDependencyError
+        From ``part_connectors`` when the ``bricknet`` package (connector labels) is not installed.
     """
     from ldraw_data.connectors import part_connectors
 
