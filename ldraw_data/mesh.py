@@ -41,6 +41,7 @@ __all__ = [
     "load_meshes",
     "mesh_from_document",
     "world_bounds",
+    "triangle_counts",
     "mesh_cache_dir",
     "clear_mesh_cache",
     "MESH_CACHE_VERSION",
@@ -924,6 +925,80 @@ def load_meshes(
             continue
         out[name] = mesh
     report("part meshes", len(distinct), len(distinct))
+    return out
+
+
+def _pack_triangle_count(path: Path) -> int | None:
+    """The triangle count a pack file's header gives (its first array's length / 9), None when the file
+    is missing, of another version or not a pack (:func:`_read_pack` then decides what to do with it)."""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(12)
+            if len(head) != 12 or head[:8] != _MAGIC:
+                return None
+            header = json.loads(fh.read(int.from_bytes(head[8:12], "little")))
+        if header.get("version") != MESH_CACHE_VERSION:
+            return None
+        size = int(header["sizes"][0])
+        return size // 9 if size >= 0 and size % 9 == 0 else None
+    except (OSError, ValueError, KeyError, TypeError, IndexError, AttributeError):
+        return None
+
+
+def triangle_counts(
+    names: Iterable[str],
+    library: LDrawLibrary | None = None,
+    *,
+    embedded: Mapping[str, LDrawFile] | LDrawDocument | None = None,
+    resolution: str = "standard",
+) -> dict[str, int]:
+    """Triangle count of each part's mesh (:attr:`PartMesh.n_triangles`), without loading the meshes
+    that are in the disk cache: the count is read from the pack file's header.
+
+    Parameters
+    ----------
+    names : iterable of str
+        Part references, repeats allowed.
+    library, embedded, resolution
+        As :func:`load_meshes`.
+
+    Returns
+    -------
+    dict of str to int
+        By every distinct name as given; 0 for a name found nowhere (logged as :func:`load_meshes`
+        with ``on_missing="warn"`` does). The same numbers as ``load_meshes(names)[n].n_triangles``:
+        a pack's header records its arrays' lengths (``_write_pack``), and a part without a
+        pack is loaded (and so cached).
+
+    Raises
+    ------
+    ValueError
+        For an unknown ``resolution``.
+    """
+    if resolution not in ("standard", "low"):
+        raise LDrawValueError(f"resolution must be 'standard' or 'low', not {resolution!r}")
+    lib = library if library is not None else get_library()
+    emb = _embedded_map(embedded)
+    folder = mesh_cache_dir(lib)
+    if resolution != "standard":
+        folder = folder.with_name(f"{folder.name}-{resolution}")
+    out: dict[str, int] = {}
+    rest: list[str] = []
+    for name in dict.fromkeys(names):
+        key = _resolve_key(name, lib, emb)
+        if key is None:
+            rest.append(name)
+            continue
+        cache_key = _embedded_content_key(key, emb) if key in emb else key
+        mesh = _LRU.get((folder.name, cache_key))
+        n = mesh.n_triangles if mesh is not None else _pack_triangle_count(_cache_path(folder, cache_key))
+        if n is None:
+            rest.append(name)
+        else:
+            out[name] = n
+    if rest:
+        for name, mesh in load_meshes(rest, lib, embedded=emb, on_missing="warn", resolution=resolution).items():
+            out[name] = mesh.n_triangles
     return out
 
 

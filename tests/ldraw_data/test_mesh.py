@@ -30,8 +30,10 @@ from ldraw_data.mesh import (
     mesh_cache_dir,
     mesh_from_document,
     part_mesh,
+    triangle_counts,
     world_bounds,
 )
+from ldraw_data import mesh as M
 
 STUD_VOLUME = 16 / 2 * 36 * math.sin(2 * math.pi / 16) * 4  # 440.8603...
 FALCON = Path(__file__).resolve().parents[2].parent / "shared" / "models" / "official" / "10179_1_Millennium_Falcon_UCS.mpd"
@@ -155,6 +157,21 @@ def test_load_meshes_distinct_and_missing(lib, caplog):
     assert "nosuchpart.dat" not in load_meshes(["nosuchpart.dat"], lib, on_missing="skip")
     with pytest.raises(PartNotFoundError):
         load_meshes(["nosuchpart.dat"], lib, on_missing="raise")
+
+
+def test_triangle_counts_from_pack_headers(lib, caplog):
+    names = ["3001.dat", "3024.dat", "4-4cyli.dat", "3001.DAT"]
+    first = triangle_counts(names + ["nosuchpart.dat"], lib)  # nothing on disk yet: meshed, packs written
+    meshes = load_meshes(names, lib)
+    assert {n: first[n] for n in names} == {n: meshes[n].n_triangles for n in names}
+    assert first["nosuchpart.dat"] == 0 and first["3001.dat"] > 0
+    # 4-4cyli.dat: 16 segments, one quad (two triangles) each
+    assert first["4-4cyli.dat"] == 32
+    clear_mesh_cache()  # memo dropped: the counts now come from the pack headers alone
+    assert triangle_counts(names, lib) == {n: first[n] for n in names}
+    assert not M._LRU.get((mesh_cache_dir(lib).name, "3001.dat"))  # no mesh was loaded for it
+    low = triangle_counts(["4-4cyli.dat"], lib, resolution="low")
+    assert low["4-4cyli.dat"] == load_meshes(["4-4cyli.dat"], lib, resolution="low")["4-4cyli.dat"].n_triangles
 
 
 def test_world_bounds(lib):
