@@ -50,7 +50,8 @@ occluder depth on the GPU) drew 11-22 % fewer placements but saved no CPU and
 changed 10 pixels: dropped (docs/rendering.md, round 5). Round 6 (an
 element's frame numbers kept on disk per part so that reading no longer looks
 up connectors, which are made on first use; embedded parts' meshes cached by
-content; main 8d6b85e and this round alternately, 00:13-00:15, load 8-9,
+content; the level-of-detail triangle count from the mesh packs' headers; main
+8d6b85e and this round alternately, 00:13-00:15, load 8-9,
 medians of 3): sheet CPU 9.86 -> 9.64 s, main thread 5.55 -> 5.24 s, read
 2.73 -> 0.82 s wall, read+render wall 27.00 -> 23.54 s (loaded), 465 -> 431
 MB; the sheet's PNG byte-identical. Each line prints ``read+render`` (wall, the
