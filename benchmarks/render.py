@@ -54,7 +54,9 @@ content; the level-of-detail triangle count from the mesh packs' headers; main
 8d6b85e and this round alternately, 00:13-00:15, load 8-9,
 medians of 3): sheet CPU 9.86 -> 9.64 s, main thread 5.55 -> 5.24 s, read
 2.73 -> 0.82 s wall, read+render wall 27.00 -> 23.54 s (loaded), 465 -> 431
-MB; the sheet's PNG byte-identical. Each line prints ``read+render`` (wall, the
+MB; a second set with the last code (00:22-00:24, load 6.4-7): CPU 8.75 ->
+8.18 s, main thread 4.92 -> 4.51 s, read 1.62 -> 0.66 s wall; the sheet's
+PNG byte-identical. Each line prints ``read+render`` (wall, the
 issue's measure), ``cpu``, the child's user + system time (all threads),
 and ``main thread``, the CPU of the child's main thread (the serial part). The first render of a process also starts the
 OpenGL context (included in the render time). Part meshes come from the disk
