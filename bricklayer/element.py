@@ -275,6 +275,17 @@ def _frame_cache_folder():
         return None
 
 
+def _is_frame_record(got) -> bool:
+    """Whether ``got`` (a parsed JSON file) has the layout :func:`_frame_numbers` returns: ``bb`` 2 x 3
+    numbers, ``has_mesh`` a bool, ``box`` 6 numbers, ``studs_xz`` 4 numbers or None."""
+    def numbers(v, n):
+        return isinstance(v, list) and len(v) == n and all(isinstance(x, (int, float)) for x in v)
+
+    return (isinstance(got, dict) and set(got) == _FRAME_KEYS and isinstance(got["has_mesh"], bool)
+            and isinstance(got["bb"], list) and len(got["bb"]) == 2 and all(numbers(r, 3) for r in got["bb"])
+            and numbers(got["box"], 6) and (got["studs_xz"] is None or numbers(got["studs_xz"], 4)))
+
+
 def _cached_frame_numbers(part_id: str) -> dict:
     """:func:`_frame_numbers` of a library part, from the disk cache (:func:`_frame_cache_folder`, one JSON
     file a part, written atomically) when there; computing them (the part's connectors and mesh) was
@@ -291,7 +302,7 @@ def _cached_frame_numbers(part_id: str) -> dict:
     path = folder / (urllib.parse.quote(part_id, safe="") + ".json")
     try:
         got = json.loads(path.read_bytes())
-        if isinstance(got, dict) and set(got) == _FRAME_KEYS:
+        if _is_frame_record(got):
             return got
         discard_cache_file(path, "part frame", "not a part frame record")
     except FileNotFoundError:

@@ -185,8 +185,11 @@ def test_part_frame(library, caplog, tmp_path, monkeypatch):
         assert np.array_equal(warm.to_local, before.to_local) and warm.alignment_box == before.alignment_box
         assert np.array_equal(warm.connector_frames, before.connector_frames)  # made now, the same
         assert K._labels.cache_info().currsize == 1
-        for how in CORRUPTIONS:
-            corrupt(path, how)
+        for how in [*CORRUPTIONS, "wrong layout"]:
+            if how == "wrong layout":  # valid JSON with the right keys, a box of one corner
+                path.write_text('{"bb": [[0, 0, 0]], "has_mesh": true, "box": [0, 1, 0, 1, 0, 8], "studs_xz": null}')
+            else:
+                corrupt(path, how)
             E._part_geometry.cache_clear()
             caplog.clear()
             with caplog.at_level(logging.WARNING):
