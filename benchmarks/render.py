@@ -47,7 +47,16 @@ medians of 3): sheet CPU 10.58 -> 9.59 s, main thread 6.18 -> 5.42 s,
 read+render wall 21.21 -> 17.99 s (loaded), 526 -> 464 MB; the sheet's PNG
 byte-identical. A tighter hidden-part test (each box drawn against the
 occluder depth on the GPU) drew 11-22 % fewer placements but saved no CPU and
-changed 10 pixels: dropped (docs/rendering.md, round 5). Each line prints ``read+render`` (wall, the
+changed 10 pixels: dropped (docs/rendering.md, round 5). Round 6 (an
+element's frame numbers kept on disk per part so that reading no longer looks
+up connectors, which are made on first use; embedded parts' meshes cached by
+content; the level-of-detail triangle count from the mesh packs' headers; main
+8d6b85e and this round alternately, 00:13-00:15, load 8-9,
+medians of 3): sheet CPU 9.86 -> 9.64 s, main thread 5.55 -> 5.24 s, read
+2.73 -> 0.82 s wall, read+render wall 27.00 -> 23.54 s (loaded), 465 -> 431
+MB; a second set with the last code (00:22-00:24, load 6.4-7): CPU 8.75 ->
+8.18 s, main thread 4.92 -> 4.51 s, read 1.62 -> 0.66 s wall; the sheet's
+PNG byte-identical. Each line prints ``read+render`` (wall, the
 issue's measure), ``cpu``, the child's user + system time (all threads),
 and ``main thread``, the CPU of the child's main thread (the serial part). The first render of a process also starts the
 OpenGL context (included in the render time). Part meshes come from the disk

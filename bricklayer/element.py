@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import logging
 
+log = logging.getLogger(__name__)
+
 __all__ = ["Element", "LegoGeometry", "ElementSpec"]
 
 import math
@@ -69,7 +71,12 @@ def normalize_id(part_id: str) -> str:
 
 @dataclass(frozen=True)
 class _PartGeometry:
-    """Per-part derived geometry (cached per part id)."""
+    """Per-part derived geometry (cached per part id).
+
+    The frame and boxes are made when the part is first used (from its mesh box and its upward studs and
+    anti-studs, kept on disk: :func:`_frame_numbers`); its connectors in the local frame only when first
+    asked for (:attr:`connector_defs`, :attr:`connector_frames`, :attr:`connectors`): reading a model
+    and drawing it never ask, checking it does (docs/rendering.md, round 6)."""
 
     to_local: np.ndarray          # (4,4) LDraw part coords -> BL element-local
     from_local: np.ndarray        # its inverse
@@ -78,8 +85,48 @@ class _PartGeometry:
     has_mesh: bool
     grid: bool = False            # the alignment box comes from upward studs / anti-studs
     stud_box: Box | None = None   # local, LDU: footprint of the upward studs / anti-studs alone (None: none)
-    connector_defs: tuple = ()    # ldraw_data ConnectorDefs of the part
-    connector_frames: np.ndarray | None = None  # (k,4,4) their frames in the local frame (None: no connector)
+    part_id: str = ""             # normalized id (whose connectors :attr:`connector_defs` gives)
+    known: bool = False           # in the library (False: no connectors)
+
+    @cached_property
+    def _connector_data(self) -> tuple:
+        """(ldraw_data ConnectorDefs of the part, (k,4,4) their frames in the local frame), or ((), None)
+        when it has none: BrickNet's and LDCad's labels (``ldraw_data.connectors.part_connectors``), each
+        frame turned so its +Z is the connector's axis (LDraw's -Y) in the local frame."""
+        if not self.known:
+            return (), None
+        from ldraw_data.connectors import part_connectors
+
+        defs = part_connectors(self.part_id)
+        if not defs:
+            return (), None
+        r = self.to_local[:3, :3]
+        t = self.to_local[:3, 3]
+        frames = np.stack([np.asarray(d.frame, dtype=np.float64) for d in defs])
+        axis = -frames[:, :3, 1] @ r.T
+        roll = frames[:, :3, 0] @ r.T
+        roll = roll - axis * np.einsum("ij,ij->i", roll, axis)[:, None]
+        n = np.linalg.norm(roll, axis=1)
+        bad = n < 1e-9
+        roll[~bad] /= n[~bad, None]
+        roll[bad] = np.where(np.abs(axis[bad, :1]) < 0.9, [1.0, 0, 0], [0, 1.0, 0])
+        m = np.zeros((len(defs), 4, 4))
+        m[:, :3, 0] = roll
+        m[:, :3, 1] = np.cross(axis, roll)
+        m[:, :3, 2] = axis
+        m[:, :3, 3] = frames[:, :3, 3] @ r.T + t
+        m[:, 3, 3] = 1.0
+        return tuple(defs), m
+
+    @property
+    def connector_defs(self) -> tuple:
+        """ldraw_data ConnectorDefs of the part (empty: none), made on first use."""
+        return self._connector_data[0]
+
+    @property
+    def connector_frames(self) -> np.ndarray | None:
+        """(k,4,4) frames of :attr:`connector_defs` in the local frame, LDU (None: no connector)."""
+        return self._connector_data[1]
 
     @cached_property
     def connectors(self) -> tuple:
@@ -99,10 +146,31 @@ def _snap(v: float, step: float, up: bool) -> float:
     return (math.ceil(q) if up else math.floor(q)) * step
 
 
-@lru_cache(maxsize=None)
-def _part_geometry(part_id: str, known: bool = True) -> _PartGeometry:
-    """Derived geometry of a part; ``known=False`` (a part the library lacks) gives the empty
-    geometry at once, without searching the library for its mesh or connectors."""
+#: Bump when :func:`_frame_numbers` computes something else or its file layout changes.
+PART_FRAME_CACHE_VERSION = 1
+
+
+def _frame_numbers(part_id: str, known: bool = True) -> dict:
+    """The numbers a part's local frame and boxes are made from (LDraw part coordinates, LDU).
+
+    Returns
+    -------
+    dict
+        ``bb``: the mesh's box ``[[x, y, z] min, max]`` (zeros without a mesh); ``has_mesh``;
+        ``box``: ``[x0, x1, z0, z1, top, bottom]``, the footprint and the top and bottom of the
+        alignment box before its height is rounded to whole plates; ``studs_xz``: ``[x0, x1, z0,
+        z1]`` of the upward studs and anti-studs alone, or None when the part has none (then the
+        box is the mesh box snapped outward to the grid). The rule is the module's (top: the base of
+        the highest upward studs, bottom: the lowest upward-facing anti-studs), from the part's
+        connectors (``ldraw_data.connectors.part_connectors``: BrickNet, LDCad) and its mesh
+        (``ldraw_data.mesh.part_mesh``). ``known=False`` (a part the library lacks) gives the empty
+        part at once, without searching the library.
+
+    Raises
+    ------
+    MissingDependencyError
+        From ``part_connectors`` when the ``bricknet`` package (connector labels) is not installed.
+    """
     from ldraw_data.connectors import part_connectors
 
     bb, has_mesh, defs = np.zeros((2, 3)), False, ()
@@ -123,11 +191,12 @@ def _part_geometry(part_id: str, known: bool = True) -> _PartGeometry:
     studs = np.array([p for p, t in up if t in _STUD_UP]).reshape(-1, 3)
     antis = np.array([p for p, t in up if t in _ANTISTUD]).reshape(-1, 3)
     grid = np.vstack([studs, antis])
+    studs_xz = None
     # LDraw: x right, -y up, z depth. Footprint in x/z, vertical in y.
     if len(grid):
         x0, x1 = grid[:, 0].min() - STUD / 2, grid[:, 0].max() + STUD / 2
         z0, z1 = grid[:, 2].min() - STUD / 2, grid[:, 2].max() + STUD / 2
-        studs_xz = (x0, x1, z0, z1)
+        studs_xz = [float(v) for v in (x0, x1, z0, z1)]
         # Extend to the physical extent when the part is clearly larger than its studs (a jumper plate's
         # single centre stud, a 2x2 slope's one row): by more than _OVERHANG on a side. Small lips and
         # frames a few LDU wider than their studs (window 3853: 88 LDU for 4 studs) keep the stud grid.
@@ -141,6 +210,122 @@ def _part_geometry(part_id: str, known: bool = True) -> _PartGeometry:
         z0, z1 = _snap(bb[0, 2], STUD, False), _snap(bb[1, 2], STUD, True)
     top = studs[:, 1].min() if len(studs) else _snap(bb[0, 1], PLATE, False)
     bottom = antis[:, 1].max() if len(antis) else _snap(bb[1, 1], PLATE, True)
+    return {"bb": bb.tolist(), "has_mesh": has_mesh, "box": [float(v) for v in (x0, x1, z0, z1, top, bottom)],
+            "studs_xz": studs_xz}
+
+
+_FRAME_KEYS = {"bb", "has_mesh", "box", "studs_xz"}
+
+
+def _frame_inputs_stamp() -> str:
+    """Hash of what :func:`_frame_numbers` is computed from besides the LDraw and LDCad libraries: the
+    source of the modules that compute it (this one, ``ldraw_data.connectors``, ``.subparts``,
+    ``.segments``, ``.ldcad``, ``.mesh``) and the data files of the ``bricknet`` package (its labels and
+    aliases: path, size, modification time). Once per process (:data:`_frame_stamp_memo`)."""
+    if _frame_stamp_memo:
+        return _frame_stamp_memo[0]
+    import hashlib
+    import importlib.util
+    from pathlib import Path
+
+    import ldraw_data
+
+    h = hashlib.sha1(f"v{PART_FRAME_CACHE_VERSION}".encode())
+    src = Path(ldraw_data.__file__).parent
+    for f in (Path(__file__), *(src / n for n in ("connectors.py", "subparts.py", "segments.py", "ldcad.py",
+                                                  "mesh.py"))):
+        h.update(f.name.encode() + (f.read_bytes() if f.is_file() else b"-"))
+    spec = importlib.util.find_spec("bricknet")
+    for root in (spec.submodule_search_locations or []) if spec is not None else []:
+        for f in sorted((Path(root) / "_data").rglob("*")):
+            if f.is_file():
+                st = f.stat()
+                h.update(f"{f}:{st.st_size}:{st.st_mtime_ns}".encode())
+    _frame_stamp_memo.append(h.hexdigest()[:16])
+    return _frame_stamp_memo[0]
+
+
+_frame_stamp_memo: list = []
+_frame_folders: dict = {}
+
+
+def _frame_cache_folder():
+    """Folder of the part-frame cache (``cache_dir()/part-frames-<key>``), the key hashing the LDraw
+    library's fingerprint, the LDCad shadow library's (its folder and fingerprint) and
+    :func:`_frame_inputs_stamp`: any change of what the numbers come from gives another folder.
+    None when no cache folder can be used (the numbers are then computed every time)."""
+    try:
+        from ldraw_data.library import cache_dir, find_shadow_library, get_library
+
+        lib = get_library()
+        shadow = find_shadow_library()
+        memo_key = (str(cache_dir()), str(lib.root), lib.fingerprint, str(shadow))
+        got = _frame_folders.get(memo_key)
+        if got is None:
+            import hashlib
+
+            from ldraw_data.ldcad import shadow_fingerprint
+
+            h = hashlib.sha1("|".join((*memo_key[1:], shadow_fingerprint(shadow) if shadow else "-",
+                                       _frame_inputs_stamp())).encode())
+            got = _frame_folders[memo_key] = cache_dir() / f"part-frames-{h.hexdigest()[:16]}"
+        return got
+    except Exception as exc:  # noqa: BLE001 - no usable cache: compute
+        log.debug("part frame cache unavailable: %s", exc)
+        return None
+
+
+def _is_frame_record(got) -> bool:
+    """Whether ``got`` (a parsed JSON file) has the layout :func:`_frame_numbers` returns: ``bb`` 2 x 3
+    numbers, ``has_mesh`` a bool, ``box`` 6 numbers, ``studs_xz`` 4 numbers or None."""
+    def numbers(v, n):
+        return isinstance(v, list) and len(v) == n and all(isinstance(x, (int, float)) for x in v)
+
+    return (isinstance(got, dict) and set(got) == _FRAME_KEYS and isinstance(got["has_mesh"], bool)
+            and isinstance(got["bb"], list) and len(got["bb"]) == 2 and all(numbers(r, 3) for r in got["bb"])
+            and numbers(got["box"], 6) and (got["studs_xz"] is None or numbers(got["studs_xz"], 4)))
+
+
+def _cached_frame_numbers(part_id: str) -> dict:
+    """:func:`_frame_numbers` of a library part, from the disk cache (:func:`_frame_cache_folder`, one JSON
+    file a part, written atomically) when there; computing them (the part's connectors and mesh) was
+    half of reading a big model (0.36 of 0.62 s of CPU for the 244 distinct parts of the 10179
+    Millennium Falcon, docs/rendering.md, round 6). An unreadable file is discarded and rebuilt."""
+    import json
+    import urllib.parse
+
+    from ldraw_data.fileio import atomic_write, discard_cache_file
+
+    folder = _frame_cache_folder()
+    if folder is None:
+        return _frame_numbers(part_id, True)
+    path = folder / (urllib.parse.quote(part_id, safe="") + ".json")
+    try:
+        got = json.loads(path.read_bytes())
+        if _is_frame_record(got):
+            return got
+        discard_cache_file(path, "part frame", "not a part frame record")
+    except FileNotFoundError:
+        pass
+    except (OSError, ValueError) as exc:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
+        discard_cache_file(path, "part frame", exc)
+    out = _frame_numbers(part_id, True)
+    try:
+        atomic_write(path, json.dumps(out))
+    except OSError as exc:
+        log.debug("could not write part frame cache %s: %s", path, exc)
+    return out
+
+
+@lru_cache(maxsize=None)
+def _part_geometry(part_id: str, known: bool = True) -> _PartGeometry:
+    """Derived geometry of a part; ``known=False`` (a part the library lacks) gives the empty
+    geometry at once, without searching the library for its mesh or connectors."""
+    n = _cached_frame_numbers(part_id) if known else _frame_numbers(part_id, False)
+    bb = np.asarray(n["bb"], dtype=np.float64)
+    has_mesh = bool(n["has_mesh"])
+    x0, x1, z0, z1, top, bottom = n["box"]
+    studs_xz = n["studs_xz"]
     if bottom <= top:  # degenerate: fall back to physical extent
         top, bottom = _snap(bb[0, 1], PLATE, False), _snap(bb[1, 1], PLATE, True)
         if bottom <= top:
@@ -161,31 +346,14 @@ def _part_geometry(part_id: str, known: bool = True) -> _PartGeometry:
 
     align = box_of((x0, top, z0), (x1, bottom, z1))
     stud_box = None
-    if len(grid):
+    if studs_xz is not None:
         sx0, sx1, sz0, sz1 = studs_xz
         stud_box = box_of((sx0, top, sz0), (sx1, bottom, sz1))
     bbox = box_of(bb[0], bb[1]) if has_mesh else align
-    conns = []
-    if defs:
-        frames = np.stack([np.asarray(d.frame, dtype=np.float64) for d in defs])
-        axis = -frames[:, :3, 1] @ r.T
-        roll = frames[:, :3, 0] @ r.T
-        roll = roll - axis * np.einsum("ij,ij->i", roll, axis)[:, None]
-        n = np.linalg.norm(roll, axis=1)
-        bad = n < 1e-9
-        roll[~bad] /= n[~bad, None]
-        roll[bad] = np.where(np.abs(axis[bad, :1]) < 0.9, [1.0, 0, 0], [0, 1.0, 0])
-        m = np.zeros((len(defs), 4, 4))
-        m[:, :3, 0] = roll
-        m[:, :3, 1] = np.cross(axis, roll)
-        m[:, :3, 2] = axis
-        m[:, :3, 3] = frames[:, :3, 3] @ r.T + t
-        m[:, 3, 3] = 1.0
-        conns = m
     from_local = np.linalg.inv(to_local)
     from_local.flags.writeable = False
-    return _PartGeometry(to_local, from_local, bbox, align, has_mesh, bool(len(grid)), stud_box,
-                         tuple(defs) if len(conns) else (), conns if len(conns) else None)
+    return _PartGeometry(to_local, from_local, bbox, align, has_mesh, studs_xz is not None, stud_box,
+                         part_id, bool(known))
 
 
 class LegoGeometry:

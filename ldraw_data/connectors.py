@@ -1267,7 +1267,7 @@ def _merge_ldcad(frames, types, lengths, lab: _Labels, a: int, b: int):
             # sliding: the LDCad row slides, or some BrickNet row of its class does
             sliding = (ll > 0) | (same & (blen[None, :] > 0)).any(axis=1)
             hit_line = (perp <= _MERGE_POS) & (along <= np.maximum(ll[:, None], blen[None, :]) + _MERGE_POS)
-            joint = np.array([table[t][1] in ("hinge", "fixed", "ball") for t in lt.tolist()], dtype=bool)
+            joint = _joint_kind_mask(table)[lt.astype(np.int64)]
             near = np.where(joint, _MERGE_POS_JOINT, _MERGE_POS)
             hit_point = np.linalg.norm(d, axis=2) <= near[:, None]
             hit = np.where(sliding[:, None], hit_line, hit_point)
@@ -1275,9 +1275,9 @@ def _merge_ldcad(frames, types, lengths, lab: _Labels, a: int, b: int):
             keep = ~match.any(axis=1)
             # a BrickNet stud with exactly one LDCad stud drawn at its place is seated on that stud's
             # primitive (two rows: a stud drawn in two pieces, left alone)
-            stud_class = [i for i, t in enumerate(table) if _MERGE_CLASS.get(t[0], t[0]) == "stud"]
-            if stud_class:
-                is_stud = cls_b == merge_class[stud_class[0]]
+            stud_class = _stud_merge_class(table)
+            if stud_class >= 0:
+                is_stud = cls_b == stud_class
                 counts = match.sum(axis=0)
                 rows_of = {}
                 for r in np.flatnonzero(is_stud & (counts == 1)).tolist():
@@ -1297,6 +1297,22 @@ def _merge_classes(table: tuple) -> np.ndarray:
     names = [_MERGE_CLASS.get(t[0], t[0]) for t in table]
     index = {c: i for i, c in enumerate(dict.fromkeys(names))}
     return np.array([index[c] for c in names], dtype=np.int64)
+
+
+@lru_cache(maxsize=4)
+def _joint_kind_mask(table: tuple) -> np.ndarray:
+    """(T,) bool: type code ``t`` of ``table`` is a joint (kind hinge, fixed or ball), which merges with a
+    BrickNet row within :data:`_MERGE_POS_JOINT` instead of :data:`_MERGE_POS`."""
+    return np.array([t[1] in ("hinge", "fixed", "ball") for t in table], dtype=bool)
+
+
+@lru_cache(maxsize=4)
+def _stud_merge_class(table: tuple) -> int:
+    """The merge class code (:func:`_merge_classes`) of studs in ``table``, -1 when it has no stud type."""
+    for i, t in enumerate(table):
+        if _MERGE_CLASS.get(t[0], t[0]) == "stud":
+            return int(_merge_classes(table)[i])
+    return -1
 
 
 _defs_cache: dict[tuple, tuple[ConnectorDef, ...]] = {}

@@ -41,12 +41,14 @@ __all__ = [
     "load_meshes",
     "mesh_from_document",
     "world_bounds",
+    "triangle_counts",
     "mesh_cache_dir",
     "clear_mesh_cache",
     "MESH_CACHE_VERSION",
 ]
 
 import difflib
+import hashlib
 import json
 import logging
 import urllib.parse
@@ -684,23 +686,59 @@ def _embedded_map(embedded) -> dict[str, LDrawFile]:
     return {normalize_name(k): v for k, v in embedded.items()}
 
 
+def _embedded_content_key(key: str, embedded: Mapping[str, LDrawFile]) -> str:
+    """Cache name of the mesh of embedded block ``key``: a hash of everything its mesh is made from
+    outside the library, i.e. the block and every embedded block it reaches through its references
+    (embedded blocks win over library files, MPD spec), each with its name, BFC statement and lines
+    (type, colour, numbers, names) in order. Library files it reaches are covered by the cache folder's
+    library fingerprint (:func:`mesh_cache_dir`), the resolution by the folder too.
+
+    Two models that embed the same bent hose or sticker (``0 FILE 10179 - 47996_bended.dat``) share
+    its mesh; a block changed in any line (or a block it uses) gets a new name, so a stale mesh is
+    never read. Returns ``"embedded-<40 hex>"``.
+    """
+    h = hashlib.sha1()
+    todo, seen = [key], set()
+    while todo:
+        k = todo.pop()
+        if k in seen or k not in embedded:
+            continue
+        seen.add(k)
+        f = embedded[k]
+        h.update(f"\0FILE {k}\0{f.bfc_certified}\0{f.bfc_winding}\0".encode())
+        for it in f.items:
+            if isinstance(it, Geometry):
+                h.update(f"{it.kind} {it.color} {it.coords!r}\n".encode())
+            elif isinstance(it, SubfileRef):
+                h.update(f"1 {it.color} {it.invert} {it.name!r} ".encode())
+                h.update(np.ascontiguousarray(it.transform, dtype=np.float64).tobytes())
+                h.update(b"\n")
+                todo.append(it.key)
+            elif isinstance(it, Meta):
+                h.update(f"0 {it.command} {it.args}\n".encode())
+    return "embedded-" + h.hexdigest()
+
+
 def _load_one(key: str, library: LDrawLibrary, folder: Path | None, resolver_box: list,
               embedded: dict[str, LDrawFile], use_disk: bool, resolution: str = "standard") -> PartMesh | None:
+    """The mesh of ``key``: from the process memo, else the pack in ``folder`` (read with ``use_disk``),
+    else flattened (and then written to both). An embedded block's pack is named by its content
+    (:func:`_embedded_content_key`), a library part's by its name."""
     is_embedded = key in embedded
     path = None
     if resolution != "standard" and folder is not None:
         folder = folder.with_name(f"{folder.name}-{resolution}")
-    if not is_embedded:
-        memo_key = (folder.name if folder else f"{library.root}-{resolution}", key)
-        mesh = _LRU.get(memo_key)
-        if mesh is not None:
+    cache_key = _embedded_content_key(key, embedded) if is_embedded else key
+    memo_key = (folder.name if folder else f"{library.root}-{resolution}", cache_key)
+    mesh = _LRU.get(memo_key)
+    if mesh is not None:
+        return mesh
+    if use_disk and folder is not None:
+        path = _cache_path(folder, cache_key)
+        mesh = _read_pack(path)
+        if mesh is not None and mesh.name == key:
+            _LRU.put(memo_key, mesh)
             return mesh
-        if use_disk and folder is not None:
-            path = _cache_path(folder, key)
-            mesh = _read_pack(path)
-            if mesh is not None:
-                _LRU.put(memo_key, mesh)
-                return mesh
     if not resolver_box:
         resolver_box.append(_Resolver(library, embedded, resolution))
     res: _Resolver = resolver_box[0]
@@ -708,13 +746,12 @@ def _load_one(key: str, library: LDrawLibrary, folder: Path | None, resolver_box
     if g is None:
         return None
     mesh = _finish(key, g)
-    if not is_embedded:
-        if path is not None:
-            try:
-                _write_pack(path, mesh)
-            except OSError as exc:
-                log.warning("could not write mesh cache %s: %s", path, exc)
-        _LRU.put(memo_key, mesh)
+    if path is not None:
+        try:
+            _write_pack(path, mesh)
+        except OSError as exc:
+            log.warning("could not write mesh cache %s: %s", path, exc)
+    _LRU.put(memo_key, mesh)
     return mesh
 
 
@@ -738,7 +775,8 @@ def part_mesh(
         MPD blocks searched before the library (MPD spec: embedded files win),
         for stickers and bent parts embedded in a model
         (``0 FILE 10179 - 47996_bended.dat``). Meshes that come from embedded
-        blocks are not disk-cached.
+        blocks are disk-cached under a hash of their content (the block and the
+        embedded blocks it uses), so an edited block is meshed again.
     use_disk_cache : bool
         Read and write the pack file under :func:`mesh_cache_dir`.
 
@@ -793,7 +831,7 @@ def mesh_from_document(
     Returns
     -------
     PartMesh
-        Not disk-cached (an embedded block is not library data).
+        Disk-cached under a hash of the block's content and the embedded blocks it uses.
 
     Raises
     ------
@@ -887,6 +925,80 @@ def load_meshes(
             continue
         out[name] = mesh
     report("part meshes", len(distinct), len(distinct))
+    return out
+
+
+def _pack_triangle_count(path: Path) -> int | None:
+    """The triangle count a pack file's header gives (its first array's length / 9), None when the file
+    is missing, of another version or not a pack (:func:`_read_pack` then decides what to do with it)."""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(12)
+            if len(head) != 12 or head[:8] != _MAGIC:
+                return None
+            header = json.loads(fh.read(int.from_bytes(head[8:12], "little")))
+        if header.get("version") != MESH_CACHE_VERSION:
+            return None
+        size = int(header["sizes"][0])
+        return size // 9 if size >= 0 and size % 9 == 0 else None
+    except (OSError, ValueError, KeyError, TypeError, IndexError, AttributeError):
+        return None
+
+
+def triangle_counts(
+    names: Iterable[str],
+    library: LDrawLibrary | None = None,
+    *,
+    embedded: Mapping[str, LDrawFile] | LDrawDocument | None = None,
+    resolution: str = "standard",
+) -> dict[str, int]:
+    """Triangle count of each part's mesh (:attr:`PartMesh.n_triangles`), without loading the meshes
+    that are in the disk cache: the count is read from the pack file's header.
+
+    Parameters
+    ----------
+    names : iterable of str
+        Part references, repeats allowed.
+    library, embedded, resolution
+        As :func:`load_meshes`.
+
+    Returns
+    -------
+    dict of str to int
+        By every distinct name as given; 0 for a name found nowhere (logged as :func:`load_meshes`
+        with ``on_missing="warn"`` does). The same numbers as ``load_meshes(names)[n].n_triangles``:
+        a pack's header records its arrays' lengths (``_write_pack``), and a part without a
+        pack is loaded (and so cached).
+
+    Raises
+    ------
+    ValueError
+        For an unknown ``resolution``.
+    """
+    if resolution not in ("standard", "low"):
+        raise LDrawValueError(f"resolution must be 'standard' or 'low', not {resolution!r}")
+    lib = library if library is not None else get_library()
+    emb = _embedded_map(embedded)
+    folder = mesh_cache_dir(lib)
+    if resolution != "standard":
+        folder = folder.with_name(f"{folder.name}-{resolution}")
+    out: dict[str, int] = {}
+    rest: list[str] = []
+    for name in dict.fromkeys(names):
+        key = _resolve_key(name, lib, emb)
+        if key is None:
+            rest.append(name)
+            continue
+        cache_key = _embedded_content_key(key, emb) if key in emb else key
+        mesh = _LRU.get((folder.name, cache_key))
+        n = mesh.n_triangles if mesh is not None else _pack_triangle_count(_cache_path(folder, cache_key))
+        if n is None:
+            rest.append(name)
+        else:
+            out[name] = n
+    if rest:
+        for name, mesh in load_meshes(rest, lib, embedded=emb, on_missing="warn", resolution=resolution).items():
+            out[name] = mesh.n_triangles
     return out
 
 

@@ -437,22 +437,22 @@ def render_meshes(names, *, embedded=None, library=None, resolution: str = "auto
     ValueError
         For an unknown ``resolution``.
     """
-    from ldraw_data.mesh import load_meshes
+    from ldraw_data.mesh import load_meshes, triangle_counts
 
     if resolution not in ("standard", "low", "auto"):
         raise BrickLayerValueError(f"resolution must be 'standard', 'low' or 'auto', not {resolution!r}")
     distinct = sorted(set(names))
-    meshes = load_meshes(distinct, library, embedded=embedded, on_missing="warn",
-                         resolution="low" if resolution == "low" else "standard")
-    if resolution == "auto":
+    if resolution == "auto":  # counted from the mesh cache's headers: the standard meshes are not loaded
+        per_part = triangle_counts(distinct, library, embedded=embedded)
         counts: dict[str, int] = {}
         for n in names:
             counts[n] = counts.get(n, 0) + 1
-        n_tris = sum(meshes[n].n_triangles * k for n, k in counts.items() if n in meshes)
+        n_tris = sum(per_part[n] * k for n, k in counts.items() if n in per_part)
+        resolution = "standard"
         if n_tris > LOW_RES_ABOVE_TRIANGLES:
             log.info("%d triangles at standard resolution: drawing with low-resolution primitives", n_tris)
-            meshes = load_meshes(distinct, library, embedded=embedded, on_missing="warn", resolution="low")
-    return meshes
+            resolution = "low"
+    return load_meshes(distinct, library, embedded=embedded, on_missing="warn", resolution=resolution)
 
 
 def instanced_geometry(placements, *, looks=None, edges: bool = True, fade_alpha: int = 90, embedded=None,

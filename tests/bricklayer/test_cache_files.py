@@ -8,6 +8,7 @@ file, and leave a readable file behind (rewritten atomically: no ``*.tmp`` left)
 
 from __future__ import annotations
 
+import json
 import logging
 
 import numpy as np
@@ -146,6 +147,59 @@ def test_connector_labels(cache, caplog, how):
     finally:
         K._bricknet_labels.cache_clear()
         K._labels.cache_clear()
+
+
+def test_part_frame(library, caplog, tmp_path, monkeypatch):
+    """The numbers an element's frame is made from (part-frames-*/<id>.json): read back without computing
+    the part's connectors, which come only when asked for; a bad file is discarded and rebuilt. Only the
+    part-frame folder is a temporary one here: in an empty cache folder the first connector lookup
+    builds the LDCad table (a minute on the loaded 2-core machine)."""
+    import re
+
+    from bricklayer import element as E
+    from ldraw_data.library import cache_dir
+
+    real = E._frame_cache_folder()
+    assert real.parent == cache_dir() and re.fullmatch(r"part-frames-[0-9a-f]{16}", real.name)
+    folder = tmp_path / real.name
+    monkeypatch.setattr(E, "_frame_cache_folder", lambda: folder)
+
+    def forget_connectors():
+        K._labels.cache_clear()
+        K._defs_cache.clear()
+        K._part_cache.clear()
+
+    E._part_geometry.cache_clear()
+    try:
+        before = E._part_geometry("3001")  # brick 2 x 4: 4 x 2 studs, 3 plates, 8 studs on top
+        path = one_file(folder, "3001.json")
+        # local frame: bottom-centre of the alignment box; 80 x 40 LDU, 24 high, studs 4 LDU above it
+        assert tuple(before.alignment_box.min) == (-40, -20, 0) and tuple(before.alignment_box.max) == (40, 20, 24)
+        assert tuple(before.bounding_box.max) == (40, 20, 28)
+        studs = [d for d in before.connector_defs if d.type == "stud"]
+        assert len(studs) == 8
+        E._part_geometry.cache_clear()
+        forget_connectors()
+        warm = E._part_geometry("3001")
+        assert K._labels.cache_info().currsize == 0  # the frame came from the file: no connector looked up
+        assert np.array_equal(warm.to_local, before.to_local) and warm.alignment_box == before.alignment_box
+        assert np.array_equal(warm.connector_frames, before.connector_frames)  # made now, the same
+        assert K._labels.cache_info().currsize == 1
+        for how in [*CORRUPTIONS, "wrong layout"]:
+            if how == "wrong layout":  # valid JSON with the right keys, a box of one corner
+                path.write_text('{"bb": [[0, 0, 0]], "has_mesh": true, "box": [0, 1, 0, 1, 0, 8], "studs_xz": null}')
+            else:
+                corrupt(path, how)
+            E._part_geometry.cache_clear()
+            caplog.clear()
+            with caplog.at_level(logging.WARNING):
+                again = E._part_geometry("3001")
+            assert len(warned(caplog, path)) == 1, how
+            assert np.array_equal(again.to_local, before.to_local) and again.bounding_box == before.bounding_box
+            assert again.stud_box == before.stud_box and again.grid and again.has_mesh
+            assert set(json.loads(path.read_text())) == E._FRAME_KEYS  # rebuilt
+    finally:
+        E._part_geometry.cache_clear()
 
 
 @pytest.mark.parametrize("how", CORRUPTIONS)

@@ -30,8 +30,10 @@ from ldraw_data.mesh import (
     mesh_cache_dir,
     mesh_from_document,
     part_mesh,
+    triangle_counts,
     world_bounds,
 )
+from ldraw_data import mesh as M
 
 STUD_VOLUME = 16 / 2 * 36 * math.sin(2 * math.pi / 16) * 4  # 440.8603...
 FALCON = Path(__file__).resolve().parents[2].parent / "shared" / "models" / "official" / "10179_1_Millennium_Falcon_UCS.mpd"
@@ -157,6 +159,21 @@ def test_load_meshes_distinct_and_missing(lib, caplog):
         load_meshes(["nosuchpart.dat"], lib, on_missing="raise")
 
 
+def test_triangle_counts_from_pack_headers(lib, caplog):
+    names = ["3001.dat", "3024.dat", "4-4cyli.dat", "3001.DAT"]
+    first = triangle_counts(names + ["nosuchpart.dat"], lib)  # nothing on disk yet: meshed, packs written
+    meshes = load_meshes(names, lib)
+    assert {n: first[n] for n in names} == {n: meshes[n].n_triangles for n in names}
+    assert first["nosuchpart.dat"] == 0 and first["3001.dat"] > 0
+    # 4-4cyli.dat: 16 segments, one quad (two triangles) each
+    assert first["4-4cyli.dat"] == 32
+    clear_mesh_cache()  # memo dropped: the counts now come from the pack headers alone
+    assert triangle_counts(names, lib) == {n: first[n] for n in names}
+    assert not M._LRU.get((mesh_cache_dir(lib).name, "3001.dat"))  # no mesh was loaded for it
+    low = triangle_counts(["4-4cyli.dat"], lib, resolution="low")
+    assert low["4-4cyli.dat"] == load_meshes(["4-4cyli.dat"], lib, resolution="low")["4-4cyli.dat"].n_triangles
+
+
 def test_world_bounds(lib):
     meshes = load_meshes(["3001.dat", "nosuchpart.dat"], lib, on_missing="warn")
     rot_y90 = np.eye(4)
@@ -190,9 +207,41 @@ def test_embedded_bent_part_from_falcon_mpd(lib, official_dir):
     assert m.n_triangles == 2 * one.n_triangles + 12 * two.n_triangles > 0
     assert set(np.unique(m.colors)) == {71}
     assert not m.certified  # the embedded blocks carry no BFC CERTIFY
-    assert not list(mesh_cache_dir(lib).glob("*bended*"))  # embedded meshes are not disk-cached
+    assert not list(mesh_cache_dir(lib).glob("*bended*"))  # embedded meshes are cached by content, not name
+    assert len(list(mesh_cache_dir(lib).glob("embedded-*.mesh"))) == 3
     via_load = load_meshes(["10179 - 47996_bended.dat", "3001.dat"], lib, embedded=doc)
     assert np.array_equal(via_load["10179 - 47996_bended.dat"].triangles, m.triangles)
+
+
+def test_embedded_mesh_disk_cache_is_keyed_by_content(lib, official_dir):
+    # the Falcon's bent hose block and the two embedded blocks it places (_01 twice, _02 twelve times)
+    lines = (official_dir / FALCON.name).read_text(encoding="utf-8", errors="replace").splitlines()
+    start = next(i for i, ln in enumerate(lines) if ln.strip() == "0 FILE 10179 - 47996_bended.dat")
+    end = next(i for i, ln in enumerate(lines) if ln.strip() == "0 FILE 10179 - 33299a.dat")
+    text = "\n".join(lines[start:end])
+    doc = parse_document(text, "10179.mpd")
+    first = load_meshes(["10179 - 47996_bended.dat"], lib, embedded=doc)["10179 - 47996_bended.dat"]
+    folder = mesh_cache_dir(lib)
+    packs = sorted(folder.glob("embedded-*.mesh"))
+    assert len(packs) == 1 and len(packs[0].name) == len("embedded-") + 40 + len(".mesh")
+    clear_mesh_cache()  # in-process memo dropped: the next load reads the pack
+    again = load_meshes(["10179 - 47996_bended.dat"], lib, embedded=parse_document(text, "10179.mpd"))
+    again = again["10179 - 47996_bended.dat"]
+    assert again is not first and again.name == "10179 - 47996_bended.dat"
+    for attr in ("triangles", "colors", "oriented", "edges", "edge_colors", "bbox"):
+        assert np.array_equal(getattr(first, attr), getattr(again, attr))
+    assert sorted(folder.glob("embedded-*.mesh")) == packs
+    # the first subpart line of the block it uses (_02, placed 12 times in colour 71) recoloured 16 -> 4:
+    # the top block's text is unchanged, yet it gets a new pack with the new colour
+    body = lines[start:end]
+    i02 = body.index("0 FILE 10179 - 47996_bended_02.dat")
+    k = next(j for j in range(i02 + 1, len(body)) if body[j].startswith("1 16 "))
+    body[k] = "1 4 " + body[k][len("1 16 "):]
+    edited = load_meshes(["10179 - 47996_bended.dat"], lib,
+                         embedded=parse_document("\n".join(body), "10179.mpd"))["10179 - 47996_bended.dat"]
+    assert len(list(folder.glob("embedded-*.mesh"))) == 2
+    assert set(np.unique(edited.colors)) == {4, 71} and set(np.unique(first.colors)) == {71}
+    assert edited.n_triangles == first.n_triangles
 
 
 # ------------------------------------------------------------------------------------------- BFC rules on a tmp library
