@@ -70,6 +70,15 @@ the vertices on open borders also move inward along the surface (step 6):
    inset is capped at ``d / (2 |x|)``. No hit (open geometry) means no cap.
    Rays reach ``2 * _CAP_REACH * |x|``, enough for every inset the validator
    uses (0.25 LDU plus half of the largest press-fit allowance: 1.25 LDU).
+   Internal walls are not left through: where the ray crosses a leaving face
+   and, at the same distance (``_WALL_TOL``), an entering face of opposite
+   normal lying on it (the point ``_WALL_STEP`` past the hit along the ray's
+   direction within the plane is in the entering face), two closed surfaces of the part meet face to face and the
+   material goes on (:func:`_on_internal_wall`). Technic axle pin 43093 closes its
+   ``axle.dat`` with an end disc lying on the collar's ``4-4disc.dat``: the
+   axle's end rim sat on the collar's face, was capped at 0 and kept the
+   radial press-fit inset from moving it (an axle turned 5 degrees in its axle
+   hole read "2 LDU, pressed deeper than the joint allows"; audit round 5, C18).
    Candidate ray / triangle pairs come from a multi-level uniform grid in
    numpy (:func:`_grid_join`: rays sampled every ``_RAY_CELL / 2``, each
    triangle box, grown by half that, in the finest level where it touches
@@ -105,6 +114,21 @@ the vertices on open borders also move inward along the surface (step 6):
    the 0.5 LDU of the insets). The direction stored is ``x - k t``. The
    lateral move shrinks a surface within itself (:func:`_open_edge_lateral`; cost, Millennium Falcon: 0.7 s
    of CPU cold, steps 1-5 4.9 s).
+6b. Closed borders. An open edge whose ends and middle each lie within
+   ``_CLOSE_TOL`` (0.05 LDU) of a face of the same part that is not a face of
+   its corners, that its own triangle meets obliquely (``_CLOSE_OBLIQUE``) and
+   that does not face opposite it, is not a free border: the surface ends on
+   that face, as a rib runs into an angled wall (:func:`_closed_borders`). Its
+   corners count that face as one of theirs in step 4 (they move with it by
+   the inset) and it gets no sideways move in step 6. Free, the border of a rib
+   of wing 47397 (its ``3-16cyli.dat`` ends 0.032 LDU outside the angled outer
+   wall, at 55 degrees to it) moved along the wall and stayed 0.15 LDU proud of
+   the inset wall, so plate 60479 lying 0.47 LDU into the wall, within the
+   clearance, was reported (audit round 5, C29). Surfaces standing at a right
+   angle on a face (studs on a top face, ribs under a ceiling) keep the
+   sideways move of step 6, which takes their border off the face into their
+   own material (moved down with the top face, a stud's base met stickers drawn
+   on the top face, 0.25 LDU thick, through the stud: 16 pairs of 70816).
 7. The inset mesh is ``vertices - min(inset, cap) * x`` (``x`` with the
    lateral part of step 6). The directions and caps are stored, so any
    inset is one multiply-add.
@@ -134,7 +158,7 @@ from .errors import LDrawValueError
 log = logging.getLogger(__name__)
 
 #: Bump when the inset method changes: old cache files are then ignored.
-COLLISION_CACHE_VERSION = 10
+COLLISION_CACHE_VERSION = 11
 _MERGE = 1e-3  # LDU
 #: A triangle whose smallest height is below this (LDU) is a sliver: its normal is not defined at the
 #: precision of the merged vertices (module notes, step 3b).
@@ -316,7 +340,15 @@ def _slivers(vertices: np.ndarray, faces: np.ndarray) -> np.ndarray:
     return area2 < _SLIVER * np.maximum(longest, 1e-12)
 
 
-def _directions(vertices: np.ndarray, faces: np.ndarray) -> np.ndarray:
+def _directions(vertices: np.ndarray, faces: np.ndarray,
+                extra: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
+    """(v, 3) float64: per-vertex inset direction ``x`` with ``n . x = 1`` (least squares) over the unit
+    normals of its faces (module notes, step 4), ``|x| <= _MAX_STRETCH``.
+
+    ``extra``: ``(vertex index (k,) int, unit normal (k, 3))`` pairs of faces a vertex lies on without
+    being their corner (open borders closed by another surface, :func:`_closed_borders`); they count
+    as faces of that vertex.
+    """
     t = vertices[faces]
     n = np.cross(t[:, 1] - t[:, 0], t[:, 2] - t[:, 0])
     area2 = np.linalg.norm(n, axis=1)
@@ -330,6 +362,10 @@ def _directions(vertices: np.ndarray, faces: np.ndarray) -> np.ndarray:
     for k in range(3):
         np.add.at(m, f[:, k], outer)
         np.add.at(b, f[:, k], n)
+    if extra is not None and len(extra[0]):
+        ev, en = extra
+        np.add.at(m, ev, en[:, :, None] * en[:, None, :])
+        np.add.at(b, ev, en)
     x = np.einsum("vij,vj->vi", np.linalg.pinv(m, rcond=1e-3, hermitian=True), b)
     length = np.linalg.norm(x, axis=1)
     big = length > _MAX_STRETCH
@@ -527,6 +563,14 @@ def _thickness_caps(vertices: np.ndarray, faces: np.ndarray, directions: np.ndar
     _CAP_REACH * |x|``: insets up to ``_CAP_REACH`` are capped exactly. No hit
     (open geometry, thick material) gives no cap. Faces flagged in ``skip`` ((f,) bool: slivers, step
     3b) are never left through.
+
+    Internal walls are not left through: where the ray crosses, at the same
+    distance (within ``_WALL_TOL``), a leaving face and an entering face whose
+    normals are opposite (cosine below ``-_WALL_COS``), two closed surfaces of the
+    part meet face to face there and the material goes on (module notes, step 5;
+    Technic axle pin 43093 closes its ``axle.dat`` with the axle's own end disc,
+    facing the collar, on the collar's disc ``4-4disc.dat``, facing the axle: the
+    axle's end rim lay on the collar's face and was capped at 0).
     """
     caps = np.full(len(vertices), np.inf)
     length = np.linalg.norm(directions, axis=1)
@@ -546,15 +590,18 @@ def _thickness_caps(vertices: np.ndarray, faces: np.ndarray, directions: np.ndar
         fn[skip] = 0.0
     off = np.einsum("ij,ij->i", fn, t[:, 0])
     ray, tri = _segments_near_boxes(o, u, reach, t.min(axis=1), t.max(axis=1))
-    # leaving faces (cosine test first, in float32: it rejects most candidates with the fewest gathers)
+    # leaving and entering faces (cosine test first, in float32: it rejects most candidates with the fewest
+    # gathers); entering faces are kept only to find internal walls
     fn32, u32 = fn.astype(np.float32), u.astype(np.float32)
     cos = np.einsum("ij,ij->i", fn32[tri], u32[ray])
-    keep = cos > _EXIT_COS
+    keep = np.abs(cos) > _EXIT_COS
     ray, tri, cos = ray[keep], tri[keep], cos[keep].astype(np.float64)
-    # whose plane the ray crosses within reach
+    # whose plane the ray crosses within reach (distance plane / cos in [-1e-4, reach])
     plane = off[tri] - np.einsum("ij,ij->i", fn[tri], o[ray])
-    keep = (plane >= -1e-4 * cos) & (plane <= reach[ray] * cos)
-    ray, tri = ray[keep], tri[keep]
+    ac = np.abs(cos)
+    sp = np.sign(cos) * plane
+    keep = (sp >= -1e-4 * ac) & (sp <= reach[ray] * ac)
+    ray, tri, cos = ray[keep], tri[keep], cos[keep]
     d = u[ray]
     a = t[tri, 0]
     # Moller-Trumbore ray / triangle, vectorized over the candidate pairs
@@ -570,52 +617,102 @@ def _thickness_caps(vertices: np.ndarray, faces: np.ndarray, directions: np.ndar
     dist = np.einsum("ij,ij->i", e2, q) * inv
     tol = 1e-6
     hit = good & (bu >= -tol) & (bv >= -tol) & (bu + bv <= 1 + tol) & (dist >= -1e-4) & (dist <= reach[ray])
+    ray, tri, cos, dist = ray[hit], tri[hit], cos[hit], np.maximum(dist[hit], 0.0)
+    leave = cos > 0
+    if (~leave).any() and leave.any():
+        hit_at = o[ray[leave]] + dist[leave, None] * u[ray[leave]]
+        leave[leave] = ~_on_internal_wall(ray[leave], tri[leave], dist[leave], ray[~leave], tri[~leave],
+                                          dist[~leave], fn, t, hit_at, u)
     first = np.full(len(vi), np.inf)
-    np.minimum.at(first, ray[hit], np.maximum(dist[hit], 0.0))
+    np.minimum.at(first, ray[leave], dist[leave])
     caps[vi] = first / (2 * length[vi])
     return caps
 
 
-def _open_edge_lateral(vertices: np.ndarray, faces: np.ndarray, directions: np.ndarray,
-                       caps: np.ndarray, skip: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """(directions, caps) with vertices on open boundary edges also moved inward along the surface.
+#: Two hits of one ray closer than this (LDU, the merge distance of step 1) are at the same place.
+_WALL_TOL = 2 * _MERGE
+#: Faces whose unit normals have a cosine below minus this are opposite (internal walls, step 5).
+_WALL_COS = 0.999
+#: How far (LDU) past the hit, along the ray within the wall's plane, the entering face must go on
+#: (internal walls, step 5).
+_WALL_STEP = 0.01
 
-    Module notes, step 6. An edge is open when one triangle uses it, or
-    two triangles that lie on the same side of it (a sheet drawn twice, once
-    per winding). Per open-edge vertex the in-surface direction ``t`` solves
-    ``w_i . t = 1`` in the least-squares sense over the unit in-plane normals
-    ``w_i`` of its open edges that point into their triangles (``|t|`` capped
-    at ``_MAX_STRETCH``), so a straight border moves by the inset and a sheet's
-    corner moves along both borders. The lateral move may reach at most
-    ``L`` = half the smallest extent along ``t`` of the vertex's triangles
-    (so two borders of a narrow strip never cross); ``t`` is scaled by ``k =
-    min(1, L / (|t| _LATERAL_FULL))`` and the cap becomes ``min(cap, max(L /
-    |t|, _LATERAL_FULL))``: at the validator's inset (0.25 LDU) a border moves
-    by ``min(inset, L)`` sideways and the full inset along its normal. ``t`` is
-    scaled down further where it would move the vertex out through the plane
-    of one of its faces (a border meeting another surface at an angle).
+
+def _on_internal_wall(ray_out: np.ndarray, tri_out: np.ndarray, d_out: np.ndarray, ray_in: np.ndarray,
+                      tri_in: np.ndarray, d_in: np.ndarray, fn: np.ndarray, tris: np.ndarray,
+                      hit_at: np.ndarray, ray_dir: np.ndarray) -> np.ndarray:
+    """(k,) bool per leaving hit: the ray enters, at the same place, through a face of opposite normal
+    that lies on the leaving face there (an internal wall, module notes step 5).
+
+    Two faces of opposite normal that the ray crosses at one distance only touch when they lie side by
+    side in one plane (Brick 1 x 1 with Headlight 4070: the headlight recess's floor and the bottom
+    hollow's ceiling meet in the line y = 20, z = -6, where the material between them is 0 thick): the
+    wall counts as internal only when the point ``_WALL_STEP`` from the hit along the ray's direction
+    within the plane (the side of the hit the ray runs over) lies in one of the entering faces hit there.
 
     Parameters
     ----------
-    vertices : (v, 3) float64, LDU
-    faces : (f, 3) int
-    directions : (v, 3) float64
-        Per-vertex inward directions of step 4.
-    caps : (v,) float64, LDU
-        Thickness caps of step 5.
-    skip : (f,) bool, optional
-        Faces whose normal is not used for the slack test (slivers, step 3b).
+    ray_out, tri_out, d_out : (k,) int, int, float (LDU)
+        Leaving hits: ray index, triangle index, distance along the ray.
+    ray_in, tri_in, d_in : (m,) int, int, float (LDU)
+        Entering hits of the same rays.
+    fn : (f, 3) float
+        Unit outward normals of the triangles.
+    tris : (f, 3, 3) float, LDU
+        The triangles' corners.
+    hit_at : (k, 3) float, LDU
+        Where each leaving hit is.
+    ray_dir : (r, 3) float
+        Unit direction of each ray.
 
     Returns
     -------
-    directions : (v, 3) float64
-        ``x - k t`` (the vertex moves by ``-inset * direction``).
-    caps : (v,) float64, LDU
+    (k,) bool
+    """
+    # sort-merge on (ray, distance): entering hits of the same ray within _WALL_TOL of each leaving hit
+    span = float(max(d_out.max(initial=0.0), d_in.max(initial=0.0))) + 4 * _WALL_TOL + 1.0
+    key_in = ray_in * span + d_in
+    order = np.argsort(key_in, kind="stable")
+    key_in, tri_in = key_in[order], tri_in[order]
+    key_out = ray_out * span + d_out
+    lo = np.searchsorted(key_in, key_out - _WALL_TOL, side="left")
+    hi = np.searchsorted(key_in, key_out + _WALL_TOL, side="right")
+    cnt = hi - lo
+    rows = np.repeat(np.arange(len(key_out)), cnt)
+    cols = np.repeat(lo, cnt) + (np.arange(int(cnt.sum())) - np.repeat(np.cumsum(cnt) - cnt, cnt))
+    fo, fi = tri_out[rows], tri_in[cols]
+    sel = np.einsum("ij,ij->i", fn[fo], fn[fi]) < -_WALL_COS
+    rows, fo, fi = rows[sel], fo[sel], fi[sel]
+    # the point of the wall the ray passes over: a little way from the hit along the ray's direction
+    # within the plane (the hit itself for a ray along the normal) ...
+    p = hit_at[rows]
+    d = ray_dir[ray_out[rows]]
+    along = d - np.einsum("ij,ij->i", d, fn[fo])[:, None] * fn[fo]
+    al = np.linalg.norm(along, axis=1)
+    q = p + along * np.where(al > 1e-6, _WALL_STEP / np.where(al > 1e-6, al, 1.0), 0.0)[:, None]
+    # ... inside the entering face (in its plane within _WALL_TOL, on the inner side of its three edges)
+    e = tris[fi]
+    n = fn[fi]
+    inside = np.abs(np.einsum("ij,ij->i", q - e[:, 0], n)) <= _WALL_TOL
+    for k in range(3):
+        p0, p1, p2 = e[:, k], e[:, (k + 1) % 3], e[:, (k + 2) % 3]
+        m = np.cross(n, p1 - p0)
+        side = np.sign(np.einsum("ij,ij->i", p2 - p0, m))
+        inside &= side * np.einsum("ij,ij->i", q - p0, m) >= -1e-9 * np.linalg.norm(m, axis=1)
+    out = np.zeros(len(key_out), dtype=bool)
+    out[rows[inside]] = True
+    return out
+
+
+def _open_edges(vertices: np.ndarray, f: np.ndarray) -> tuple:
+    """Open borders of a mesh (module notes, step 6), over every (face, edge) ``k * len(f) + face``.
+
+    Returns ``(a, b, w, h, open_)``: the edge's corners ``a``, ``b`` ((3f,) int), the unit in-plane normal
+    ``w`` ((3f, 3)) of the edge pointing into its triangle, the triangle's height ``h`` ((3f,) LDU) over
+    the edge, and ``open_`` ((3f,) bool): the edge is used by one triangle, or by two on the same side of
+    it (a sheet drawn once per winding).
     """
     nv = len(vertices)
-    if not len(faces):
-        return directions, caps
-    f = faces.astype(np.int64)
     # every (face, edge) as (a, b, opposite corner c)
     a = np.concatenate([f[:, 0], f[:, 1], f[:, 2]])
     b = np.concatenate([f[:, 1], f[:, 2], f[:, 0]])
@@ -643,6 +740,148 @@ def _open_edge_lateral(vertices: np.ndarray, faces: np.ndarray, directions: np.n
         agree = np.einsum("ij,ij->i", w[first], w[second]) > 0.999
         open_[first[agree]] = True
         open_[second[agree]] = True
+    return a, b, w, h, open_
+
+
+#: An open border whose ends and middle lie within this distance (LDU) of another face of the same part
+#: is closed by that face (module notes, step 6b). Wing 3 x 12 47397 (subpart 47398s01): the last facet
+#: of a rib's ``3-16cyli.dat`` ends 0.032 LDU outside the angled outer wall it runs into.
+_CLOSE_TOL = 0.05
+#: A face closes a border only when its unit normal has a cosine above minus this with the border's
+#: own triangle (a face of opposite normal is the other side of a sheet, not a closing surface).
+_CLOSE_COS = 0.5
+#: ... and a cosine of at least this in size: the surface meets the face obliquely. Where it stands at a
+#: right angle on the face (a stud on a brick's top, a rib under a ceiling) the sideways move of step 6
+#: already takes the border off the face along the surface, inside the material; an oblique surface's
+#: sideways move runs along the face instead (47397's rib, 55 degrees to its wall, stayed 0.15 LDU proud of
+#: the inset wall).
+_CLOSE_OBLIQUE = 0.1
+
+
+def _closed_borders(vertices: np.ndarray, faces: np.ndarray,
+                    skip: np.ndarray | None = None) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray]]:
+    """Open borders that lie on another surface of the same part (module notes, step 6b).
+
+    An open edge (:func:`_open_edges`) whose two ends and middle each lie within ``_CLOSE_TOL`` of a
+    face that is not a face of the edge's corners, meets the edge's own triangle obliquely
+    (``_CLOSE_OBLIQUE``) and does not face opposite it (``_CLOSE_COS``) is closed: the surface ends on
+    that face, as a rib's cylinder ends on an angled wall.
+
+    Parameters
+    ----------
+    vertices : (v, 3) float64, LDU
+    faces : (f, 3) int
+    skip : (f,) bool, optional
+        Faces that never close a border (slivers, step 3b).
+
+    Returns
+    -------
+    closed : (3f,) bool
+        Per (face, edge) as :func:`_open_edges`: the open border is closed.
+    extra : ((k,) int, (k, 3) float)
+        ``(vertex, unit normal)``: the closing faces of the corners of closed borders, for
+        :func:`_directions`.
+    """
+    f = faces.astype(np.int64)
+    nf = len(f)
+    none = (np.zeros(3 * nf, dtype=bool), (np.zeros(0, np.int64), np.zeros((0, 3))))
+    if not nf:
+        return none
+    a, b, _w, _h, open_ = _open_edges(vertices, f)
+    idx = np.flatnonzero(open_)
+    if not len(idx):
+        return none
+    t = vertices[f]
+    n = np.cross(t[:, 1] - t[:, 0], t[:, 2] - t[:, 0])
+    nl = np.linalg.norm(n, axis=1)
+    good = nl > 1e-12
+    if skip is not None:
+        good &= ~skip
+    n = n / np.where(good, nl, 1.0)[:, None]
+    # probe points: the two ends and the middle of every open edge
+    ea, eb, eface = a[idx], b[idx], idx % nf
+    pts = np.concatenate([vertices[ea], vertices[eb], 0.5 * (vertices[ea] + vertices[eb])])
+    pedge = np.tile(np.arange(len(idx)), 3)
+    gf = np.flatnonzero(good)
+    pi, fi = _points_in_boxes(pts, t[gf].min(axis=1) - _CLOSE_TOL, t[gf].max(axis=1) + _CLOSE_TOL)
+    fi = gf[fi]
+    e = pedge[pi]
+    # not a face of the edge's corners, not facing opposite the edge's own triangle
+    own = ((f[fi] == ea[e][:, None]) | (f[fi] == eb[e][:, None])).any(axis=1)
+    cos = np.einsum("ij,ij->i", n[fi], n[eface[e]])
+    keep = ~own & (cos > -_CLOSE_COS) & (np.abs(cos) >= _CLOSE_OBLIQUE)
+    pi, fi, e = pi[keep], fi[keep], e[keep]
+    # within _CLOSE_TOL of the face's plane and inside its triangle grown by _CLOSE_TOL
+    q = pts[pi]
+    tri = t[fi]
+    near = np.abs(np.einsum("ij,ij->i", q - tri[:, 0], n[fi])) <= _CLOSE_TOL
+    for k in range(3):
+        p0, p1, p2 = tri[:, k], tri[:, (k + 1) % 3], tri[:, (k + 2) % 3]
+        m = np.cross(n[fi], p1 - p0)  # in-plane normal of edge k, towards the triangle for CCW corners
+        ml = np.linalg.norm(m, axis=1)
+        m = m / np.where(ml > 1e-12, ml, 1.0)[:, None]
+        side = np.sign(np.einsum("ij,ij->i", p2 - p0, m))
+        near &= side * np.einsum("ij,ij->i", q - p0, m) >= -_CLOSE_TOL
+    pi, fi, e = pi[near], fi[near], e[near]
+    which = pi // len(idx)  # 0: end a, 1: end b, 2: middle
+    hits = np.zeros((len(idx), 3), dtype=bool)
+    hits[e, which] = True
+    ok = hits.all(axis=1)
+    closed = np.zeros(3 * nf, dtype=bool)
+    closed[idx[ok]] = True
+    ends = ok[e] & (which < 2)
+    vert = np.where(which[ends] == 0, ea[e[ends]], eb[e[ends]])
+    # one normal per (vertex, closing face)
+    key = np.unique(vert * nf + fi[ends])
+    return closed, (key // nf, n[key % nf])
+
+
+def _open_edge_lateral(vertices: np.ndarray, faces: np.ndarray, directions: np.ndarray,
+                       caps: np.ndarray, skip: np.ndarray | None = None,
+                       closed: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """(directions, caps) with vertices on open boundary edges also moved inward along the surface.
+
+    Module notes, step 6. An edge is open when one triangle uses it, or
+    two triangles that lie on the same side of it (a sheet drawn twice, once
+    per winding). Per open-edge vertex the in-surface direction ``t`` solves
+    ``w_i . t = 1`` in the least-squares sense over the unit in-plane normals
+    ``w_i`` of its open edges that point into their triangles (``|t|`` capped
+    at ``_MAX_STRETCH``), so a straight border moves by the inset and a sheet's
+    corner moves along both borders. The lateral move may reach at most
+    ``L`` = half the smallest extent along ``t`` of the vertex's triangles
+    (so two borders of a narrow strip never cross); ``t`` is scaled by ``k =
+    min(1, L / (|t| _LATERAL_FULL))`` and the cap becomes ``min(cap, max(L /
+    |t|, _LATERAL_FULL))``: at the validator's inset (0.25 LDU) a border moves
+    by ``min(inset, L)`` sideways and the full inset along its normal. ``t`` is
+    scaled down further where it would move the vertex out through the plane
+    of one of its faces (a border meeting another surface at an angle).
+
+    Parameters
+    ----------
+    vertices : (v, 3) float64, LDU
+    faces : (f, 3) int
+    directions : (v, 3) float64
+        Per-vertex inward directions of step 4.
+    caps : (v,) float64, LDU
+        Thickness caps of step 5.
+    skip : (f,) bool, optional
+        Faces whose normal is not used for the slack test (slivers, step 3b).
+    closed : (3f,) bool, optional
+        Open borders closed by another surface (:func:`_closed_borders`): not moved sideways.
+
+    Returns
+    -------
+    directions : (v, 3) float64
+        ``x - k t`` (the vertex moves by ``-inset * direction``).
+    caps : (v,) float64, LDU
+    """
+    nv = len(vertices)
+    if not len(faces):
+        return directions, caps
+    f = faces.astype(np.int64)
+    a, b, w, h, open_ = _open_edges(vertices, f)
+    if closed is not None:
+        open_ &= ~closed
     idx = np.flatnonzero(open_)
     if not len(idx):
         return directions, caps
@@ -732,9 +971,10 @@ def shape_from_mesh(mesh: PartMesh) -> CollisionShape:
         faces = _orient_uncertified(vertices, faces)
     vertices, faces = _split_t_junctions(vertices, faces)
     sliver = _slivers(vertices, faces)
-    directions = _directions(vertices, faces[~sliver])
+    closed, closing = _closed_borders(vertices, faces, sliver)
+    directions = _directions(vertices, faces[~sliver], closing)
     caps = _thickness_caps(vertices, faces, directions, sliver)
-    directions, caps = _open_edge_lateral(vertices, faces, directions, caps, sliver)
+    directions, caps = _open_edge_lateral(vertices, faces, directions, caps, sliver, closed)
     return CollisionShape(mesh.name, vertices, faces.astype(np.int32), directions,
                           bool(mesh.certified), _hull(vertices), caps, getattr(mesh, "title", "") or "")
 

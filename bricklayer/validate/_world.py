@@ -9,7 +9,7 @@ distinct part) and never loop over placements in Python more than once.
 from __future__ import annotations
 
 __all__ = ["WorldArrays", "world_arrays", "part_key", "flexible_mask", "FLEXIBLE_WORDS", "FLEXIBLE_TRAITS",
-           "part_title"]
+           "part_title", "drawn_not_part"]
 
 import weakref
 from dataclasses import dataclass
@@ -110,6 +110,43 @@ class WorldArrays:
     keys: list
     groups: dict
     path_ids: list
+
+
+#: Part id -> placed from a library sub-part or primitive folder (:func:`drawn_not_part`), per process.
+_NOT_PART: dict = {}
+
+
+def drawn_not_part(part_id: str) -> bool:
+    """True when a part id placed in a model is a library sub-part (``s/``, ``48/``) or primitive (``p/``).
+
+    LDraw spec (File Format 1.0.0, "parts live in ``parts/``"): sub-parts and primitives are pieces
+    of the drawing of a part (``4-4cyli.dat`` is an open cylinder surface of radius 1 and height 1),
+    not catalog parts. Placed directly in a model (70814 Emmet's Constructo-Mech draws a hose as 122
+    scaled ``4-4cyli.dat``) they are drawn, not built: the validator reports each once as NOT A PART
+    and tests no collision of them (an open surface has no material to collide with;
+    ``docs/architecture.md``, stage 4; audit round 5, ``benchmarks/validator_audit.md``). MPD-embedded files (ids starting with ``"?"`` as :func:`part_key` makes them) and
+    ids not in the library are False. One library look-up per id and process.
+
+    Parameters
+    ----------
+    part_id : str
+        LDraw file name as placed (``"4-4cyli"``, ``"s/47398s01.dat"``), or a :func:`part_key`.
+    """
+    hit = _NOT_PART.get(part_id)
+    if hit is not None:
+        return hit
+    bad = False
+    if not part_id.startswith("?"):
+        try:
+            from ldraw_data.library import get_library, normalize_name
+
+            key = normalize_name(part_id if part_id.lower().endswith(".dat") else part_id + ".dat")
+            folder = get_library().folder_of(key)
+            bad = folder is not None and ("/" in key or folder.lower().endswith("p"))
+        except Exception:  # noqa: BLE001 - no library: nothing can be told about folders
+            bad = False
+    _NOT_PART[part_id] = bad
+    return bad
 
 
 def world_arrays(build) -> WorldArrays:

@@ -522,6 +522,18 @@ class CollisionEngine(BroadPhase, PressFits):
         a, b = pairs[:, 0], pairs[:, 1]
         return (self.segment[a] > 0) & (self.segment[a] == self.segment[b]) & (self.parent[a] == self.parent[b])
 
+    def drawn_only(self, pairs: np.ndarray) -> np.ndarray:
+        """(m,) bool: one of the two parts is a library sub-part or primitive placed as a part
+        (:func:`._world.drawn_not_part`): drawn, not built, so the pair is no collision (the part is
+        reported once as NOT A PART instead)."""
+        if not len(pairs):
+            return np.zeros(0, dtype=bool)
+        from ._world import drawn_not_part
+
+        keys = self.keys
+        return np.fromiter((drawn_not_part(keys[i]) or drawn_not_part(keys[j]) for i, j in pairs.tolist()),
+                           dtype=bool, count=len(pairs))
+
     def interference_depth(self, i: int, j: int) -> float:
         """How deep the material of parts ``i`` and ``j`` overlaps (LDU), apart from the move that clears it.
 

@@ -146,7 +146,7 @@ def _not_catalog_parts(build) -> tuple[list, list, list]:
     """
     from bricklayer.validate.collisions import unchecked_placements
     from bricklayer.validate.catalog_checks import placement_faults
-    from ldraw_data.library import normalize_name
+    from bricklayer.validate._world import drawn_not_part
 
     flat = build.flattened_placements
     unknown = unchecked_placements(build)
@@ -172,9 +172,7 @@ def _not_catalog_parts(build) -> tuple[list, list, list]:
             if lib is not None and getattr(fp.content, "_known", True):
                 bad = sub_part.get(pid)
                 if bad is None:
-                    key = normalize_name(pid if pid.lower().endswith(".dat") else pid + ".dat")
-                    folder = lib.folder_of(key)
-                    bad = sub_part[pid] = folder is not None and ("/" in key or folder.lower().endswith("p"))
+                    bad = sub_part[pid] = drawn_not_part(pid)
                 if bad:
                     found.append(i)
         return found
@@ -821,7 +819,7 @@ def report_of(build, *, source: str = "build", expected_components: int | None =
             ("UNKNOWN PART", unknown, "not in the LDraw library nor embedded in the file, so it cannot be "
              "checked: use a real part id (`brickwright search`)"),
             ("NOT A PART", not_parts, "a sub-part (s/) or primitive (p/) of the LDraw library placed as if "
-             "it were a part: use the catalog part it belongs to")):
+             "it were a part: it is drawn, not built (not tested for collisions); use the catalog part it belongs to")):
         section([f"{kind} {_where(d)}" for d in rows], "", hint)
     section([f"SCALED {_where(d)}: its matrix scales or shears it (singular values "
              + ", ".join(f"{v:g}" for v in d["singular_values"]) + ")" for d in scaled], "",

@@ -9,7 +9,7 @@ them (:data:`PRESS_FIT_ALLOWANCE`, :data:`LOOSE_MATE`, :data:`SEAT`, :data:`AXIA
 
 from __future__ import annotations
 
-__all__ = ["PRESS_FIT_ALLOWANCE", "LOOSE_MATE", "SEAT", "AXIAL_EXTRA", "JOINT_RADIUS", "HEADGEAR_ALLOWANCE",
+__all__ = ["PRESS_FIT_ALLOWANCE", "EXACT_FIT_ALLOWANCE", "LOOSE_MATE", "SEAT", "AXIAL_EXTRA", "JOINT_RADIUS", "HEADGEAR_ALLOWANCE",
            "ROUNDING_MARGIN", "PressFits"]
 
 import logging
@@ -41,6 +41,19 @@ PRESS_FIT_ALLOWANCE: dict[str, float] = {
     "fixed": 2.0,   # minifigure neck and waist, wheel / tyre mounts
     "ball": 2.0,    # tow balls and sockets
 }
+#: Allowances (LDU, total over both parts) of connector pairs that fit exactly, by their two
+#: ``type_label`` subtypes, overriding :data:`PRESS_FIT_ALLOWANCE`. An axle in a cross-shaped axle hole
+#: cannot turn: LDraw draws ``axle.dat`` and the ``axlehol*.dat`` holes to the same cross, so an axle
+#: seated in its hole overlaps nothing, and one turned about its axis by ``a`` presses its arms into the
+#: hole's walls by about ``6 sin(a)`` LDU. The 2 LDU of the axle family (a pin's friction ridges) let an
+#: axle turned by up to 25 degrees pass. Measured (``benchmarks/audit`` depth, both ways; audit round 5
+#: and branch inset16, ``benchmarks/validator_audit.md``): official files draw axles in cross holes up to
+#: 0.52 / 0.70 LDU deep (axle pin 43093 turned 5.03 degrees in liftarm 32009, 10227 lines 23 / 27;
+#: 4519 in 32064a, 10029; axle 50451 in connector 59443, 75144, 0.42), while axles turned 20-53 degrees in
+#: their holes (axle 55013 in liftarm 32348 and eight bushes 3713 on axle 3707, 10212; 60485 in 30033,
+#: 10240; 50451 in 33299 and 87083 in 32123a, 75144) measure 1.6-2.1 LDU. 0.5 LDU (1 LDU of radial
+#: clearance with the common insets: a turn of about 10 degrees) lies between.
+EXACT_FIT_ALLOWANCE: dict[frozenset, float] = {frozenset(("axle", "cross")): 0.5}
 #: Looser connector matching used only to excuse press fits of colliding pairs (LDU, cosine):
 #: official files round rotation matrices to 4 decimals and pose minifigure arms and hands by
 #: hand, so a hand's clip sits up to about 0.6 LDU off the bar it holds (1180 Moon Buggy: radio
@@ -114,7 +127,8 @@ class PressFits:
 
         A pair without an allowance is kept only when it still meets with both meshes inset by a
         further :data:`ROUNDING_MARGIN` (overlap beyond 0.6 LDU); a mated pair only when it meets
-        with its allowance (:data:`PRESS_FIT_ALLOWANCE`) inset.
+        with its allowance (:data:`PRESS_FIT_ALLOWANCE`) inset. Pairs with a library sub-part or
+        primitive placed as a part (drawn, not built: :meth:`drawn_only`) are never kept.
 
         Incremental: the verdict on a pair depends only on its two
         placements (their poses decide both the intersection and the
@@ -125,6 +139,7 @@ class PressFits:
             return self._reported
         cand = self.pairs[self.hit]
         cand = cand[~self.same_flexible(cand)]
+        cand = cand[~self.drawn_only(cand)]
         cand = cand[~_meshing(self._build, cand)]
         if not len(cand):
             self._reported = cand
@@ -230,8 +245,7 @@ class PressFits:
                 ok = (cos >= LOOSE_MATE["cos"] and perp <= LOOSE_MATE["line"]
                       and overlap >= AXLE_MIN_OVERLAP - SLIDE_END_EPS)
                 if ok:
-                    v = max(PRESS_FIT_ALLOWANCE.get(_family(ai.code[a], names), 0.0),
-                            PRESS_FIT_ALLOWANCE.get(_family(aj.code[b], names), 0.0))
+                    v = _type_pair_allowance(int(ai.code[a]), int(aj.code[b]), names)
                     if v > best:
                         best, best_axis = v, xi[a] / max(np.linalg.norm(xi[a]), 1e-12)
                         best_point = pi[a]
@@ -243,6 +257,7 @@ class PressFits:
         """(p, 2) int: colliding pairs excused as press fits of mated parts."""
         cand = self.pairs[self.hit]
         cand = cand[~self.same_flexible(cand)]
+        cand = cand[~self.drawn_only(cand)]
         rep = {tuple(x) for x in self.reported().tolist()}
         return np.array([x for x in cand.tolist() if tuple(x) not in rep], dtype=np.intp).reshape(-1, 2)
 
@@ -347,9 +362,21 @@ def _headgear_allowances(out: dict, cg, sel, fa, fb, lo, hi) -> None:
             out[key] = (HEADGEAR_ALLOWANCE, tuple(np.round(ax[fa[k]], 6).tolist()))
 
 
+def _type_pair_allowance(c1: int, c2: int, names) -> float:
+    """Press-fit allowance (LDU, total over both parts) of two mated connector types (codes into ``names``):
+    :data:`EXACT_FIT_ALLOWANCE` for exact fits (an axle in a cross-shaped axle hole), else the larger
+    :data:`PRESS_FIT_ALLOWANCE` of the two families."""
+    k1, s1, _ = type_label(names[c1])
+    k2, s2, _ = type_label(names[c2])
+    exact = EXACT_FIT_ALLOWANCE.get(frozenset((s1, s2))) if k1 == k2 else None
+    if exact is not None:
+        return exact
+    return max(PRESS_FIT_ALLOWANCE.get(_family(c1, names), 0.0), PRESS_FIT_ALLOWANCE.get(_family(c2, names), 0.0))
+
+
 def _connector_allowance(c1: int, c2: int, names) -> tuple:
     """(allowance LDU, nominal (perp, along, tol) or None when not seat-checked, sliding?) of a type pair."""
-    value = max(PRESS_FIT_ALLOWANCE.get(_family(c1, names), 0.0), PRESS_FIT_ALLOWANCE.get(_family(c2, names), 0.0))
+    value = _type_pair_allowance(c1, c2, names)
     k1, _, _ = type_label(names[c1])
     k2, _, _ = type_label(names[c2])
     # sliding joints and studs press radially: their extra inset is applied across the axis only

@@ -144,3 +144,44 @@ def test_tile_on_panel_end_stud_does_not_collide():
 
     b = from_ldraw("1 1 0 0 0 1 0 0 0 1 0 0 0 1 4215a.dat\n1 2 30 -8 10 0 0 -1 0 1 0 1 0 0 2412b.dat\n")
     assert b.colliding_placements == []
+
+
+def test_axle_end_rim_on_the_collar_disc_is_not_capped():
+    # Technic axle pin 43093: axle.dat from x = 20 to x = 0, closed by its own end disc (outward -x) at x = 0,
+    # where the collar's 4-4disc.dat (radius 8, outward +x) lies: an internal wall (module notes, step 5).
+    # The rim's ray runs into the axle (direction (1, 1.0196, 0) at the arm tip (0, -6, 0)); leaving
+    # through the collar disc at distance 0 capped it at 0. Along the arm the material is 12 LDU deep
+    # (to the opposite tip), beyond the ray's reach of 2 * 1.25 * 1.428 = 3.57 LDU: no cap.
+    s = _shape("43093")
+    r = np.hypot(s.vertices[:, 1], s.vertices[:, 2])
+    tips = np.isclose(s.vertices[:, 0], 0, atol=1e-3) & np.isclose(r, 6, atol=1e-3)
+    assert tips.sum() == 4
+    assert np.isinf(s.caps[tips]).all()
+    assert np.allclose(np.abs(s.directions[tips, 0]), 1.0, atol=1e-3)  # still inset from the end disc
+
+
+def test_rib_end_outside_a_wall_moves_with_the_wall():
+    # Wing 3 x 12 Left 47397 (47398s01.dat mirrored in x): a rib's 3-16cyli.dat ends at (-5.383, 8, -92.489),
+    # 0.032 LDU outside the angled outer wall (outward normal (0.986, 0, -0.164), through (-5.415, 8, -92.488)).
+    # The border is closed by the wall (module notes, step 6b): the corner moves by the full inset across the
+    # wall, across its own facet (normal (0.707, 0, 0.707)) and up from the bottom face (y = 8, normal +y).
+    s = _shape("47397")
+    k = int(np.argmin(np.linalg.norm(s.vertices - [-5.383, 8.0, -92.489], axis=1)))
+    assert np.linalg.norm(s.vertices[k] - [-5.383, 8.0, -92.489]) < 1e-3
+    x = s.directions[k]
+    wall = np.array([0.986, 0.0, -0.164]) / np.linalg.norm([0.986, 0.0, -0.164])
+    assert x @ wall == pytest.approx(1.0, abs=0.01)
+    assert x @ (np.array([1.0, 0.0, 1.0]) / np.sqrt(2)) == pytest.approx(1.0, abs=0.01)
+    assert x[1] == pytest.approx(1.0, abs=0.01)
+    assert s.caps[k] >= 0.5
+
+
+def test_opposite_faces_meeting_side_by_side_are_no_internal_wall():
+    # Brick 1 x 1 with Headlight 4070: the headlight recess's floor (y = 20, z from -10 to -6, outward -y)
+    # and the bottom hollow's ceiling (y = 20, z from -6 to -2, outward +y) lie in one plane and meet in
+    # the line z = -6, where the material between the recess and the hollow is 0 thick. The hollow's
+    # corner (6, 20, -6) must keep its cap 0: the two faces touch, they do not lie on each other.
+    s = _shape("4070")
+    k = int(np.argmin(np.linalg.norm(s.vertices - [6.0, 20.0, -6.0], axis=1)))
+    assert np.allclose(s.vertices[k], [6.0, 20.0, -6.0])
+    assert s.caps[k] == 0.0
