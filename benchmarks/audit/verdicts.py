@@ -1,23 +1,11 @@
-"""Round 5 tables of ``benchmarks/validator_audit.md`` and the committed sample ``benchmarks/audit/round5.json``.
-
-Reads ``sample.json``, ``collisions.jsonl`` and ``floaters.jsonl`` (``judge4.py``, seed 51) from ``AUDIT_DIR``
-(default /tmp/audit5w), the reports after the fixes (``reports_after2/``, ``AUDIT_AFTER`` overrides), applies the verdicts set after looking
-at close-ups and measuring by hand (:data:`MANUAL`), writes the JSON and prints markdown. Same layout as
-``report4.py`` so the rounds compare.
+"""Verdicts of the validator audit set by hand (close-ups looked at, contacts measured pair by pair, joints read
+from the part files), per round: ``MANUAL[round][(kind, sample index)] = (true report?, evidence / cause)``.
+Entries not listed keep the automatic verdict of ``judge4.py``. Read by ``report.py --round N``.
 """
 
-from __future__ import annotations
+MANUAL: dict = {}
 
-import json
-import os
-import sys
-from pathlib import Path
-
-OUT = Path(os.environ.get("AUDIT_DIR", "/tmp/audit5w"))
-HERE = Path(__file__).resolve().parent
-
-#: (kind, sample index) -> (true report?, evidence / cause)
-MANUAL = {
+MANUAL[5] = {
     ("collision", 4): (False, "rounding: half beam 2825 face to face on thick beam 32523, turned 5 degrees (matrix "
                               "entries 0.0872 / 0.9962 / 0.9968), its face at 19.4973 LDU from the beam's centre "
                               "where touching is 20 - 0.5 clearance: drawn 0.503 LDU in (refined measure 0.503 both "
@@ -89,61 +77,3 @@ MANUAL = {
     ("floating", 22): (True, "pin 2780 alone, touching nothing (close-up looked at)"),
     ("floating", 35): (True, "plant leaves 32607 in a group of 4, touching nothing outside it (close-up looked at)"),
 }
-
-
-def main() -> None:
-    s = json.loads((OUT / "sample.json").read_text())
-    cols = [json.loads(x) for x in (OUT / "collisions.jsonl").read_text().splitlines()]
-    flos = [json.loads(x) for x in (OUT / "floaters.jsonl").read_text().splitlines()]
-    after = OUT / os.environ.get("AUDIT_AFTER", "reports_after2")
-    rows_c, rows_f = [], []
-    for n, r in enumerate(cols):
-        v, note = MANUAL.get(("collision", n), (bool(r["verdict"]), ""))
-        rep = json.loads((after / f"{r['model']}.json").read_text())
-        keys = {(c["a"]["label"].split(":")[0], c["b"]["label"].split(":")[0]) for c in rep["collisions"]}
-        still = (r["a_label"].split(":")[0], r["b_label"].split(":")[0]) in keys
-        rows_c.append(dict(n=n, model=r["model"], a=r["a"][:2], b=r["b"][:2], reported=r["reported_interference"],
-                           through=r["through"], mated=r["mated"], depth_a_in_b=r["depth_a_in_b"],
-                           depth_b_in_a=r["depth_b_in_a"], certified=r["certified"], verdict=v, note=note,
-                           reported_after_fixes=still))
-    for n, r in enumerate(flos):
-        v, note = MANUAL.get(("floating", n), (bool(r["auto_verdict"]), ""))
-        rep = json.loads((after / f"{r['model']}.json").read_text())
-        still = any(d["line"] == r["line"] and d["label"].split(":")[0] == r["label"].split(":")[0]
-                    for d in rep["floating"])
-        rows_f.append(dict(n=n, model=r["model"], part=r["part"], line=r["line"], group=r["cluster"],
-                           drop_held=r["held"], studs_engaged=r["studs_engaged"][:3], ground_gap=r["ground_gap"],
-                           verdict=v, note=note, reported_after_fixes=still))
-    (HERE / "round5.json").write_text(json.dumps(dict(seed=s["seed"], population=s["population"],
-                                                      collisions=rows_c, floating=rows_f), indent=1) + "\n")
-    p = print
-    p("| # | model | part A (line) | part B (line) | reported | depth A in B | depth B in A | verdict | still reported | note |")
-    p("|---:|---|---|---|---:|---:|---:|---|---|---|")
-    for r in rows_c:
-        rep = "through" if r["through"] else r["reported"]
-        p(f"| {r['n']} | {r['model']} | {r['a'][0]} ({r['a'][1]}) | {r['b'][0]} ({r['b'][1]}) | {rep} | "
-          f"{r['depth_a_in_b']} | {r['depth_b_in_a']} | {'true' if r['verdict'] else '**false**'} | "
-          f"{'yes' if r['reported_after_fixes'] else 'no'} | {r['note']} |")
-    t = sum(r["verdict"] for r in rows_c)
-    kept = [r for r in rows_c if r["reported_after_fixes"]]
-    tk = sum(r["verdict"] for r in kept)
-    p(f"\nCollision precision: as sampled {t}/{len(rows_c)} = {t / len(rows_c):.3f}; "
-      f"after the fix {tk}/{len(kept)} = {tk / len(kept):.3f}\n")
-    p("| # | model | part (line) | group | drop test: held by | studs seated in a part outside the group | "
-      "group bottom above the lowest point (LDU) | verdict | still reported | note |")
-    p("|---:|---|---|---:|---|---|---:|---|---|---|")
-    for r in rows_f:
-        held = "; ".join(f"{h[0]} {h[1]} in {h[2]} {h[3]} ({h[4]} -> {h[5]})" for h in r["drop_held"])
-        studs = "; ".join(f"{x[0]} {x[1]} / {x[2]} {x[3]}: {x[4]}" for x in r["studs_engaged"])
-        p(f"| {r['n']} | {r['model']} | {r['part']} ({r['line']}) | {r['group']} | {held} | {studs} | "
-          f"{r['ground_gap']} | {'true' if r['verdict'] else '**false**'} | "
-          f"{'yes' if r['reported_after_fixes'] else 'no'} | {r['note']} |")
-    t = sum(r["verdict"] for r in rows_f)
-    kept = [r for r in rows_f if r["reported_after_fixes"]]
-    tk = sum(r["verdict"] for r in kept)
-    p(f"\nFloating precision: as sampled {t}/{len(rows_f)} = {t / len(rows_f):.3f}; "
-      f"after the fix {tk}/{len(kept)} = {tk / len(kept):.3f}")
-
-
-if __name__ == "__main__":
-    sys.exit(main())
