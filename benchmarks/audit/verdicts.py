@@ -117,7 +117,8 @@ MANUAL[6] = {
                               "hooked through its 4 edge holes on the arms of the 4 plates 4623 (lines 61-64; close-ups "
                               "front and side looked at: the arm passes through the hole); drawn 0.21 LDU clear, "
                               "lowered 3 / 4 / 6 LDU it meets the arms 0.17 / 0.55 / 2.51 LDU deep: it cannot fall "
-                              "off (the 2 LDU drop test is shorter than the hole's play) -> not fixed"),
+                              "off (the 2 LDU drop test is shorter than the hole's play) -> fixed (support.py: a fabric "
+                              "sheet hung through its holes, SHEET_HANG_STEPS)"),
     ("floating", 9): (True, "pin joiner 75535 with half pin 4274 lies beside grille plate 41862 (0.01 LDU, side on); "
                             "lowered 2 LDU it goes no deeper into anything (close-ups iso and front looked at)"),
     ("floating", 20): (True, "round grille brick 92947 with its plants stands 0.01 LDU beside bricks 3004 / 3008 "

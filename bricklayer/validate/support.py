@@ -869,9 +869,9 @@ def _hangs_from(eng, part: int, holder: int, fall: float, members=None) -> bool:
 #: Longest fall (LDU) of a fabric sheet (trait ``"fabric"`` of :mod:`ldraw_data.traits`: titles starting
 #: "Sheet Fabric") onto a part it hangs on in :func:`_hanging_edges`: a sheet hangs through holes punched
 #: wider than the bars or arms through them. 6716 Covered Wagon's cover 71396p01c01 (line 79) hangs through
-#: its 4 edge holes on the arms of 4 plates 4623 (lines 61-64), drawn 0.2 LDU clear of them; it meets them
+#: its 6 edge holes on the arms of 6 plates 4623 (lines 61-66), drawn 0.2 LDU clear of them; it meets them
 #: (0.25 LDU insets) after a fall of about 4 LDU (audit round 6, F47, ``benchmarks/validator_audit.md``). A
-#: sheet lifted a plate (8 LDU) off what holds it still floats.
+#: sheet drawn a plate (8 LDU) above anything it could hang on is not reached by these falls.
 SHEET_HANG_DROP = 6.0
 #: The falls tried for a sheet beyond :data:`HANG_DROP` (LDU), shortest first.
 SHEET_HANG_STEPS = (3.0, 4.5, SHEET_HANG_DROP)
