@@ -2,12 +2,17 @@
 as drawn, written as a small LDraw file and rendered with ``python -m brickwright render``; several
 close-ups are pasted into one contact sheet to look at.
 
-Usage: python benchmarks/audit/closeup.py floaters|collisions [first] [count]
+Usage (``AUDIT_DIR`` holds the judged ``floaters.jsonl`` / ``collisions.jsonl`` of ``judge4.py``; close-ups
+go to ``AUDIT_DIR/closeups``)::
+
+    python benchmarks/audit/closeup.py floaters|collisions [first] [count]
+    python benchmarks/audit/closeup.py pick floaters|collisions 3,17,40 [reach LDU] [view]
 """
 
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -17,7 +22,8 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import ldr  # noqa: E402
 
-OUT = Path("/tmp/audit/closeups")
+AUDIT = Path(os.environ.get("AUDIT_DIR", "/tmp/audit"))
+OUT = AUDIT / "closeups"
 MODELS = Path("/work/shared/models/official")
 
 
@@ -74,19 +80,36 @@ def sheet(pngs: list[Path], labels: list[str], out: Path, cols: int = 3) -> Path
     return out
 
 
+def _label(kind: str, n: int, r: dict) -> str:
+    if kind == "floaters":
+        held = r.get("held_by_supported") or [f"{h[2]}@{h[3]}" for h in r.get("held", [])]
+        return f"{n} {r['model'][:18]} {r['part']}@{r['line']} held:{','.join(held)[:30]}"
+    return f"{n} {r['model'][:18]} {r['a'][0]}+{r['b'][0]} d={r.get('depth')}"
+
+
+def _focus(kind: str, r: dict) -> list[str]:
+    return [r["label"]] if kind == "floaters" else [r["a_label"], r["b_label"]]
+
+
 if __name__ == "__main__":
+    if sys.argv[1] == "pick":
+        kind, picks = sys.argv[2], [int(x) for x in sys.argv[3].split(",")]
+        reach = float(sys.argv[4]) if len(sys.argv) > 4 else 40.0
+        view = sys.argv[5] if len(sys.argv) > 5 else "iso"
+        recs = [json.loads(x) for x in (AUDIT / f"{kind}.jsonl").read_text().splitlines()]
+        pngs, labs = [], []
+        for n in picks:
+            r = recs[n]
+            pngs.append(closeup(r["model"], _focus(kind, r), f"{kind}{n}_{view}_{int(reach)}", reach, view))
+            labs.append(_label(kind, n, r) + f" {view} {int(reach)}")
+        print(sheet(pngs, labs, OUT / f"pick_{kind}_{picks[0]}_{view}_{int(reach)}.png"))
+        sys.exit(0)
     kind = sys.argv[1]
     first = int(sys.argv[2]) if len(sys.argv) > 2 else 0
     count = int(sys.argv[3]) if len(sys.argv) > 3 else 6
-    recs = [json.loads(x) for x in (Path("/tmp/audit") / f"{kind}.jsonl").read_text().splitlines()]
+    recs = [json.loads(x) for x in (AUDIT / f"{kind}.jsonl").read_text().splitlines()]
     pngs, labs = [], []
     for n, r in enumerate(recs[first:first + count], start=first):
-        if kind == "floaters":
-            foc = [r["label"]]
-            lab = f"{n} {r['model'][:18]} {r['part']}@{r['line']} held:{','.join(r['held_by_supported'])[:30]}"
-        else:
-            foc = [r["a_label"], r["b_label"]]
-            lab = f"{n} {r['model'][:18]} {r['a'][0]}+{r['b'][0]} d={r['depth']}"
-        pngs.append(closeup(r["model"], foc, f"{kind}{n}"))
-        labs.append(lab)
+        pngs.append(closeup(r["model"], _focus(kind, r), f"{kind}{n}"))
+        labs.append(_label(kind, n, r))
     print(sheet(pngs, labs, OUT / f"sheet_{kind}_{first}.png"))

@@ -122,7 +122,7 @@ def judge_floaters() -> None:
             continue
         rep = _rep(model)
         f = rep["floating"][k]
-        reported = {(d["line"], d["label"].split(":")[0]) for d in rep["floating"] + rep["below_ground"]}
+        reported = {ldr.label_key(d["label"]) for d in rep["floating"] + rep["below_ground"]}
         path = MODELS / f"{model}.mpd"
         leaves = ldr.flatten(path)
         F = _leaf(leaves, f)
@@ -152,7 +152,7 @@ def judge_floaters() -> None:
             lab = "#" + "/#".join(map(str, lf.index))
             neigh.append(dict(name=lf.name, line=lf.line, index=lab, dist=round(dist, 2), base=round(base, 2),
                               dropped=round(moved, 2), blocks=bool(moved >= base + 1.0),
-                              reported_floating=(lf.line, lab) in reported))
+                              reported_floating=ldr.leaf_named(lf, reported)))
         held_by = [n for n in neigh if n["blocks"] and not n["reported_floating"]]
         rec = dict(model=model, k=k, part=F.name, line=F.line, via=list(F.via), label=f["label"],
                    neighbours=neigh, held_by_supported=[f"{n['name']}@{n['line']}" for n in held_by],
@@ -222,17 +222,16 @@ def judge_clusters(max_pairs: int = 40) -> None:
         path = MODELS / f"{model}.mpd"
         leaves = ldr.flatten(path)
         F = _leaf(leaves, rep["floating"][k])
-        rl = {(d["line"], d["label"].split(":")[0]) for d in rep["floating"]}
+        rl = {ldr.label_key(d["label"]) for d in rep["floating"]}
         # parts the validator never reports floating (flexible pieces, primitives) are no evidence of
         # support by being left out of the report: they join the group (10283's hoses 76260 inside the
         # Hubble drawn apart, 6285's rigging primitives)
         # parts listed as SCALED are left out of FLOATING (one defect, one message; their entries cite the
         # sub-model line that scales them, so they are matched by index path): no evidence of support either
         # (10030's 16 parts of the scaled sub-builds at lines 166-167, pinned in the hull drawn apart)
-        sl = {d["label"].split(":")[0] for d in rep.get("scaled", [])}
+        sl = {ldr.label_key(d["label"]) for d in rep.get("scaled", [])}
         flo = [i for i, lf in enumerate(leaves)
-               if (lf.line, "#" + "/#".join(map(str, lf.index))) in rl or _never_reported(lf.name, path)
-               or "#" + "/#".join(map(str, lf.index)) in sl]
+               if ldr.leaf_named(lf, rl) or _never_reported(lf.name, path) or ldr.leaf_named(lf, sl, prefix=True)]
         tris, cert, box = {}, {}, np.zeros((len(leaves), 2, 3))
         for i, lf in enumerate(leaves):
             try:

@@ -114,14 +114,10 @@ def _stud_check(model: str, k: int) -> list:
     path = judge.MODELS / f"{model}.mpd"
     leaves = ldr.flatten(path)
     F = judge._leaf(leaves, rep["floating"][k])
-    rl = {(d["line"], d["label"].split(":")[0]) for d in rep["floating"]}
-    sl = {d["label"].split(":")[0] for d in rep.get("scaled", [])}
-
-    def lab(lf):
-        return "#" + "/#".join(map(str, lf.index))
-
+    rl = {ldr.label_key(d["label"]) for d in rep["floating"]}
+    sl = {ldr.label_key(d["label"]) for d in rep.get("scaled", [])}
     flo = {i for i, lf in enumerate(leaves)
-           if (lf.line, lab(lf)) in rl or judge._never_reported(lf.name, path) or lab(lf) in sl}
+           if ldr.leaf_named(lf, rl) or judge._never_reported(lf.name, path) or ldr.leaf_named(lf, sl, prefix=True)}
     if model not in _GROUPS:  # world triangles of every leaf, once per model
         _GROUPS.clear()
         tris, cert, box = {}, {}, np.full((len(leaves), 2, 3), np.nan)

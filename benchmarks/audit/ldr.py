@@ -8,6 +8,7 @@ LDraw library parts (``ldraw_data.mesh``, the mesh loader only). All lengths in 
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -90,12 +91,47 @@ def flatten(path: Path) -> list[Leaf]:
     return out
 
 
-def leaf_by_index(leaves: list[Leaf], label: str) -> Leaf:
-    """The leaf of a report label ``"#20/#8: 3962b (...)"`` (index path)."""
+_LINES_LABEL = re.compile(r"^(?P<file>[^:]*):(?P<chain>\d+(?:/:\d+)*):")
+
+
+def label_key(label: str) -> tuple:
+    """The placement a report label names, as a key comparable with :func:`leaf_keys`.
+
+    Two label forms: rounds 1-5 ``"#20/#8: 3962b (...)"`` (0-based type-1 line index path) ->
+    ``("I", (20, 8))``; since round 6 ``"model.mpd:11/:577/:1172: 4285b (...)"`` (1-based file line numbers
+    of the sub-model references and the part line) -> ``("L", (11, 577, 1172))``.
+    """
+    m = _LINES_LABEL.match(label.strip())
+    if m:
+        return "L", tuple(int(x) for x in m.group("chain").split("/:"))
     path = label.split(":")[0].strip()
-    idx = tuple(int(p.strip().lstrip("#")) for p in path.split("/"))
+    return "I", tuple(int(p.strip().lstrip("#")) for p in path.split("/"))
+
+
+def leaf_keys(lf: Leaf) -> set:
+    """Both keys of a leaf (index path and file-line chain), see :func:`label_key`."""
+    return {("I", tuple(lf.index)), ("L", tuple(lf.via) + (lf.line,))}
+
+
+def leaf_named(lf: Leaf, keys: set, prefix: bool = False) -> bool:
+    """Whether a leaf is named by one of ``keys`` (:func:`label_key` values); with ``prefix``, also when a key
+    names a sub-model reference on the way to it (a ``SCALED`` entry cites the sub-model line that scales
+    its parts)."""
+    own = leaf_keys(lf)
+    if own & keys:
+        return True
+    if prefix:
+        for kind, chain in own:
+            if any((kind, chain[:n]) in keys for n in range(1, len(chain))):
+                return True
+    return False
+
+
+def leaf_by_index(leaves: list[Leaf], label: str) -> Leaf:
+    """The leaf of a report label, either form of :func:`label_key`."""
+    key = label_key(label)
     for lf in leaves:
-        if lf.index == idx:
+        if key in leaf_keys(lf):
             return lf
     raise KeyError(label)
 

@@ -7,6 +7,7 @@ points so far (``ldr.sample_surface`` / ``inside`` / ``surface_distance``). Noth
 Usage (sample judged by ``judge4.py`` in ``AUDIT_DIR``)::
 
     AUDIT_DIR=/tmp/audit5w python benchmarks/audit/refine5.py 10029:52 10182:33   # model prefix:report index
+    AUDIT_DIR=/tmp/audit6 python benchmarks/audit/refine5.py '#1' '#13'            # sample index (round 6)
 """
 import json, os, sys
 from pathlib import Path
@@ -46,8 +47,11 @@ def refine(ta, tb, cb, rng, rounds=3):
 if __name__ == '__main__':
     recs = [json.loads(l) for l in open(Path(os.environ.get('AUDIT_DIR', '/tmp/audit5w')) / 'collisions.jsonl')]
     for it in sys.argv[1:]:
-        m, k = it.split(':')
-        r = [x for x in recs if x['model'].startswith(m) and x['k'] == int(k)][0]
+        if it.startswith('#'):
+            r = recs[int(it[1:])]
+        else:
+            m, k = it.split(':')
+            r = [x for x in recs if x['model'].startswith(m) and x['k'] == int(k)][0]
         path = Path('/work/shared/models/official') / f"{r['model']}.mpd"
         leaves = ldr.flatten(path)
         a = ldr.leaf_by_index(leaves, r['a_label']); b = ldr.leaf_by_index(leaves, r['b_label'])

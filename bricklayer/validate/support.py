@@ -885,6 +885,53 @@ def _hangs_from(eng, part: int, holder: int, fall: float, members=None) -> bool:
     return bool(com[2] < pts[:, 2].max()) or _over(com[:2], pts[:, :2])
 
 
+#: Longest fall (LDU) of a fabric sheet (trait ``"fabric"`` of :mod:`ldraw_data.traits`: titles starting
+#: "Sheet Fabric") onto a part it hangs on in :func:`_hanging_edges`: a sheet hangs through holes punched
+#: wider than the bars or arms through them. 6716 Covered Wagon's cover 71396p01c01 (line 79) hangs through
+#: its 6 edge holes on the arms of 6 plates 4623 (lines 61-66), drawn 0.2 LDU clear of them; it meets them
+#: (0.25 LDU insets) after a fall of about 4 LDU (audit round 6, F47, ``benchmarks/validator_audit.md``). A
+#: sheet drawn a plate (8 LDU) above anything it could hang on is not reached by these falls.
+SHEET_HANG_DROP = 6.0
+#: The falls tried for a sheet beyond :data:`HANG_DROP` (LDU), shortest first.
+SHEET_HANG_STEPS = (3.0, 4.5, SHEET_HANG_DROP)
+
+
+def _fabric(eng) -> np.ndarray:
+    """(n,) bool: placements whose part title carries the trait ``"fabric"`` (whole words, "Sheet Fabric ..."),
+    library parts by their catalog name, MPD-embedded ones by the first line of their block."""
+    from ldraw_data.traits import title_traits
+
+    from ._world import _embedded_doc, part_title
+
+    out = np.zeros(eng.n, dtype=bool)
+    emb = None
+    for key, idx in eng.wa.groups.items():
+        if key.startswith("?") and emb is None:
+            emb = _embedded_doc(eng._build)
+        if "fabric" in title_traits(part_title(key, eng.wa.placements[idx[0]].content, emb) or ""):
+            out[idx] = True
+    return out
+
+
+def _hangs_from_all(eng, part: int, holders: np.ndarray, falls: np.ndarray) -> bool:
+    """:func:`_hangs_from` for a part met by several holders (part indices ``holders``, each after its fall,
+    ``falls`` in LDU): the contact points of all of them together, the centre of mass lowered by the
+    longest fall. A fabric sheet hung through holes along both sides (6716's wagon cover on 6 arms)
+    meets each holder beside its centre of mass, all of them around it."""
+    t = eng.transforms
+    pts = []
+    for h, f in zip(np.asarray(holders).tolist(), np.asarray(falls, dtype=float).tolist()):
+        ti = t[part].copy()
+        ti[2, 3] -= f
+        pts.append(_contact_points(eng, part, int(h), ti, t[int(h)]))
+    pts = np.vstack(pts) if pts else np.zeros((0, 3))
+    if not len(pts):
+        return False
+    w, c = _surface_centroids(eng, np.array([part]))
+    com = (w[:, None] * c).sum(axis=0) / max(float(w.sum()), 1e-12) - np.array([0.0, 0.0, float(np.max(falls))])
+    return bool(com[2] < pts[:, 2].max()) or _over(com[:2], pts[:, :2])
+
+
 def _hanging_edges(eng, supported: np.ndarray, cand: np.ndarray) -> np.ndarray:
     """Support edges ``(holder, part)`` of parts hanging from supported parts (module rules).
 
@@ -895,7 +942,9 @@ def _hanging_edges(eng, supported: np.ndarray, cand: np.ndarray) -> np.ndarray:
     plate: issue 16 item 1), when it hangs from the contacts or rests balanced on them
     (:func:`_hangs_from`): met below its centre of mass and beside it, it tips off. The resting test
     of the collision engine only moves the part whose lowest point is higher, so these are tested
-    here, for the parts left unsupported only; newly held parts may hold others in turn.
+    here, for the parts left unsupported only; newly held parts may hold others in turn. A fabric
+    sheet (:func:`_fabric`) hangs through holes wider than what they hang on: it is also tried with
+    the falls of :data:`SHEET_HANG_STEPS`, up to :data:`SHEET_HANG_DROP`.
     """
     sup = np.asarray(supported, dtype=bool).copy()
     left = np.asarray(cand, dtype=np.intp)
@@ -904,6 +953,8 @@ def _hanging_edges(eng, supported: np.ndarray, cand: np.ndarray) -> np.ndarray:
     p = eng.pairs[~eng.hit]
     edges: list = []
     t = eng.transforms
+    fabric = _fabric(eng)
+    fabric = fabric if fabric.any() else None
     while len(left):
         is_left = np.zeros(eng.n, dtype=bool)
         is_left[left] = True
@@ -920,8 +971,25 @@ def _hanging_edges(eng, supported: np.ndarray, cand: np.ndarray) -> np.ndarray:
             met = eng._query(q[:, 0], q[:, 1], tq, t[q[:, 1]], TOL.collision_inset) & ~held
             fall[met] = drop
             held |= met
+        sheet = fabric[q[:, 0]] & ~held if fabric is not None else None
+        if sheet is not None and sheet.any():  # a sheet hangs through wide holes: longer falls, sheets only
+            for drop in SHEET_HANG_STEPS:
+                k = np.flatnonzero(sheet & ~held)
+                if not len(k):
+                    break
+                tq = t[q[k, 0]].copy()
+                tq[:, 2, 3] -= drop
+                met = eng._query(q[k, 0], q[k, 1], tq, t[q[k, 1]], TOL.collision_inset)
+                fall[k[met]] = drop
+                held[k[met]] = True
+        met_all = held.copy()
         for k in np.flatnonzero(held).tolist():
             held[k] = _hangs_from(eng, int(q[k, 0]), int(q[k, 1]), float(fall[k]))
+        if sheet is not None:  # a sheet hangs on all its holders together (a cover on the arms along both sides)
+            for part in np.unique(q[met_all & ~held & fabric[q[:, 0]], 0]).tolist():
+                k = np.flatnonzero((q[:, 0] == part) & met_all)
+                if len(k) > 1 and _hangs_from_all(eng, part, q[k, 1], fall[k]):
+                    held[k] = True
         if not held.any():
             break
         e = q[held][:, ::-1]
