@@ -424,6 +424,18 @@ def warm_up() -> None:
         pass
 
 
+def process_state(pid: int) -> str | None:
+    """The one-letter state of process ``pid`` from ``/proc/<pid>/stat`` (field 3, after the name in
+    parentheses, which may itself hold ``)``; proc(5)): ``R`` running, ``S`` sleeping, ``T`` stopped by a
+    signal (SIGSTOP, SIGTSTP), ``t`` stopped by a tracer, ``Z`` zombie; None when it cannot be read."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            stat = fh.read()
+        return stat[stat.rindex(b")") + 2:][:1].decode("ascii") or None
+    except (OSError, ValueError, UnicodeDecodeError):
+        return None
+
+
 def run_request(req: dict) -> dict:
     """Run one request in this process: the op's reply plus ``output`` (captured, truncated ``print`` text)."""
     cap = CappedWriter(_State.output_limit)
@@ -545,12 +557,14 @@ def serve_forked(req: dict, sandboxed: bool) -> dict:
     status = None
     usage = None
     timed_out = False
+    stopped = False
     try:
         open_fds = [r, pidfd]
         while status is None:
             timeout = None if deadline is None else deadline - time.monotonic()
             if timeout is not None and timeout <= 0:
                 timed_out = True
+                stopped = process_state(pid) in ("T", "t")  # read before the kill: a SIGSTOP, never resumed
                 break
             ready, _, _ = select.select(open_fds, [], [], timeout)
             if r in ready:
@@ -584,7 +598,7 @@ def serve_forked(req: dict, sandboxed: bool) -> dict:
         os.close(r)
         os.close(pidfd)
     if timed_out:
-        return {"passed": False, "time_limit": True, "output": ""}
+        return {"passed": False, "time_limit": True, "stopped": stopped, "output": ""}
     if too_big:
         chunks.clear()
         return {"passed": False, "crash": f"sent a reply over {MAX_REPLY_BYTES // 1024**2} MB (too many parts?)",
