@@ -247,6 +247,67 @@ def _call_run_tests(ns: dict[str, Any], build: Any) -> Any:
     return fn(build) if params else fn()
 
 
+#: Most placements whose build.py line :func:`placement_lines` reports (a bigger build cites the rest by index).
+MAX_CITED_LINES = 200_000
+
+
+def _track_build_lines(build_path: str) -> dict[int, int]:
+    """From now on in this (throw-away request) process, record for each new placement the line of
+    ``build_path`` whose code made it: the innermost frame of that file on the stack when the
+    :class:`bricklayer.build.Placement` was created. Returns the record, ``id(placement) -> line``; it grows
+    as placements are made (they are kept alive by the build, and the record is read before the build is
+    dropped)."""
+    from bricklayer.build import Placement
+
+    lines: dict[int, int] = {}
+    keep: list = []  # ids stay unique only while the placements live
+    init = Placement.__init__
+
+    def tracked(self, *args, **kwargs):
+        init(self, *args, **kwargs)
+        f = sys._getframe(1)
+        while f is not None and f.f_code.co_filename != build_path:
+            f = f.f_back
+        if f is not None and len(lines) < MAX_CITED_LINES:
+            lines[id(self)] = f.f_lineno
+            keep.append(self)
+
+    def stop() -> None:
+        Placement.__init__ = init
+
+    Placement.__init__ = tracked
+    lines_stop[0] = stop
+    return lines
+
+
+lines_stop: list = [lambda: None]  # ends the tracking of :func:`_track_build_lines` (after create_build)
+
+
+def placement_lines(build: Any, lines: dict[int, int]) -> dict[str, int]:
+    """The build.py line of each placement of ``build`` that :func:`_track_build_lines` recorded, keyed by its
+    index path (``"3"``: the 4th top-level placement; ``"1/0"``: the first placement of the sub-build placed
+    second), each sub-build walked once (where it is first placed), as :func:`bricklayer.to_ldraw` writes it
+    once as a submodel. The judge puts these lines on the placements it reads back from the LDraw text, so
+    problems cite ``build.py:12`` instead of ``#3`` (break-it report s25 F12)."""
+    from bricklayer import LegoBuild
+
+    out: dict[str, int] = {}
+    seen: set[int] = set()
+    stack = [(build, "")]
+    while stack and len(out) < MAX_CITED_LINES:
+        b, prefix = stack.pop()
+        if id(b) in seen:
+            continue
+        seen.add(id(b))
+        for i, p in enumerate(b.placements):
+            key = f"{prefix}{i}"
+            if id(p) in lines:
+                out[key] = lines[id(p)]
+            if isinstance(p.content, LegoBuild):
+                stack.append((p.content, key + "/"))
+    return out
+
+
 def op_validate(req: dict) -> dict:
     from brickwright.testing import TestReport
 
@@ -255,6 +316,7 @@ def op_validate(req: dict) -> dict:
     out: dict[str, Any] = {"stage": "compile", "passed": False}
     ns = None
     try:
+        lines = _track_build_lines(build_path)
         ns = load_build(req["source"], build_path)
         out["stage"] = "create_build"
         if "create_build" not in ns:
@@ -262,11 +324,13 @@ def op_validate(req: dict) -> dict:
                             "text": f"{fname} defines no create_build(); define `def create_build() -> LegoBuild`."}
             return out
         build = ns["create_build"]()
+        lines_stop[0]()  # run_tests and the checks make placements of their own: not tracked
         if not hasattr(type(build), "floating_placements"):
             out["error"] = {"type": "ContractError", "line": None, "hint": "",
                             "text": f"create_build() returned {type(build).__name__}, not a LegoBuild; "
                                     "end it with `return build`."}
             return out
+        out["lines"] = placement_lines(build, lines)
         # The build leaves this process as data: LDraw text, judged by the harness in a process that runs no
         # model code (brickwright.agent.judge). Written before run_tests, so a failing run_tests still
         # leaves the model.

@@ -59,13 +59,13 @@ class LazyJudge:
         self._kwargs = kwargs
         self._judge = None
 
-    def judge(self, text: str, *, source: str = "build.py") -> dict[str, Any]:
-        """The verdict on LDraw ``text`` (:meth:`.judge.Judge.judge`)."""
+    def judge(self, text: str, *, source: str = "build.py", **kwargs: Any) -> dict[str, Any]:
+        """The verdict on LDraw ``text`` (:meth:`.judge.Judge.judge`, with its keyword arguments)."""
         if self._judge is None:
             from .judge import Judge
 
             self._judge = Judge(**self._kwargs)
-        return self._judge.judge(text, source=source)
+        return self._judge.judge(text, source=source, **kwargs)
 
     def close(self) -> None:
         """Stop the judge process if one was started."""

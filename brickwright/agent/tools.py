@@ -117,9 +117,12 @@ def run_and_judge(worker: Worker, judge: Judge, *, source: str, build_path: str 
     if not isinstance(ldraw, str):
         ldraw = None
     if ldraw is not None:
+        lines = got.get("lines")  # build.py line of each placement, by index path: only for citations
+        lines = ({k: v for k, v in lines.items() if isinstance(k, str) and len(k) < 200 and isinstance(v, int)
+                  and not isinstance(v, bool) and v > 0} if isinstance(lines, dict) else None)
         data["fixed"] = judge.judge(ldraw, source=Path(build_path).name,
                                     inventory=inventory.to_json() if inventory is not None else None,
-                                    diagnostic=diagnostic)
+                                    diagnostic=diagnostic, lines=lines or None)
         data["report"] = data["fixed"].pop("report", None)
         diag = data["fixed"].pop("diagnostic", None)
         if isinstance(diag, dict):
