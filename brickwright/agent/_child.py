@@ -254,7 +254,9 @@ MAX_CITED_LINES = 200_000
 def _track_build_lines(build_path: str) -> dict[int, int]:
     """From now on in this (throw-away request) process, record for each new placement the line of
     ``build_path`` whose code made it: the innermost frame of that file on the stack when the
-    :class:`bricklayer.build.Placement` was created. Returns the record, ``id(placement) -> line``; it grows
+    :class:`bricklayer.build.Placement` was created, also as its ``origin`` (``("build.py", line)``, which
+    :meth:`bricklayer.LegoBuild.citation` cites, so run_tests' messages name lines too; ``to_ldraw`` does not
+    write it). Returns the record, ``id(placement) -> line``; it grows
     as placements are made (they are kept alive by the build, and the record is read before the build is
     dropped)."""
     from bricklayer.build import Placement
@@ -271,16 +273,12 @@ def _track_build_lines(build_path: str) -> dict[int, int]:
         if f is not None and len(lines) < MAX_CITED_LINES:
             lines[id(self)] = f.f_lineno
             keep.append(self)
+            if self.origin is None:  # run_tests' own messages cite it as the judge's do (LegoBuild.citation)
+                self.origin = (fname, f.f_lineno)
 
-    def stop() -> None:
-        Placement.__init__ = init
-
+    fname = os.path.basename(build_path) or "build.py"
     Placement.__init__ = tracked
-    lines_stop[0] = stop
     return lines
-
-
-lines_stop: list = [lambda: None]  # ends the tracking of :func:`_track_build_lines` (after create_build)
 
 
 def placement_lines(build: Any, lines: dict[int, int]) -> dict[str, int]:
@@ -324,7 +322,6 @@ def op_validate(req: dict) -> dict:
                             "text": f"{fname} defines no create_build(); define `def create_build() -> LegoBuild`."}
             return out
         build = ns["create_build"]()
-        lines_stop[0]()  # run_tests and the checks make placements of their own: not tracked
         if not hasattr(type(build), "floating_placements"):
             out["error"] = {"type": "ContractError", "line": None, "hint": "",
                             "text": f"create_build() returned {type(build).__name__}, not a LegoBuild; "

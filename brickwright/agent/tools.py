@@ -643,9 +643,11 @@ class ToolBox:
             ``(removed)``; empty when nothing changed. ``["build.py (no passing validate recorded)"]`` when
             no fingerprint was recorded.
         """
-        if self._validated_sha is None or self._validated_files is None:
+        if self._validated_sha is None:
             return ["build.py (no passing validate recorded)"]
         out = ["build.py (changed)"] if self._validated_sha != _sha(self.source) else []
+        if self._validated_files is None:  # a state written before files were recorded
+            return out + ["the modules and work/ files (not recorded by that validate)"]
         now, then = self.code_fingerprint(), self._validated_files
         for name in sorted(set(now) | set(then)):
             if name not in then:
@@ -666,7 +668,7 @@ class ToolBox:
             return ToolOutcome("Refused: the last validate failed; fix the reported problems and validate again.",
                                False)
         changed = self.changed_since_validate()
-        if changed == ["build.py (changed)"]:
+        if "build.py (changed)" in changed:
             return ToolOutcome("Refused: build.py changed since the last passing validate; validate again.", False)
         if changed:
             return ToolOutcome("Refused: files the build reads changed since the last passing validate: "

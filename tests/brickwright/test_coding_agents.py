@@ -94,7 +94,7 @@ def test_tool_cli_gives_the_harness_text_and_keeps_state_between_processes(tmp_p
         assert r.returncode == code, (name, r.stdout, r.stderr)
         texts.append(r.stdout.rstrip("\n"))
     assert texts[2].startswith("VALIDATE: FAILED - 2 parts (1 distinct part ids), 2 connected component(s).")
-    assert "- FLOATING #1: 3001 (Brick 2 x 4, Color.BLUE) at grid (0, 0, 6)" in texts[2]
+    assert "- FLOATING build.py:8: 3001 (Brick 2 x 4, Color.BLUE) at grid (0, 0, 6)" in texts[2]
     assert texts[3].startswith("Refused: the last validate failed")
     assert texts[5] == PASSED
     assert texts[7].startswith("Refused: build.py changed since the last passing validate")
