@@ -109,7 +109,7 @@ def create_build():
 def test_duplicates_of_a_python_build_cite_the_first_part_by_its_citation(tmp_path, library):
     """Finding 4: the first of two parts at one pose is cited as LegoBuild.citation names it, never
     [None:None]: by the script line that placed it (line 4; the second on line 5; break-it s25 F12), and by
-    its name when it has one."""
+    its name when it has one (then with its line, 6, as a named part read from LDraw is)."""
     script = tmp_path / "dup2.py"
     script.write_text(DUP_PY)
     r = runner.invoke(app, ["validate", str(script), "--no-sandbox"])
@@ -117,8 +117,8 @@ def test_duplicates_of_a_python_build_cite_the_first_part_by_its_citation(tmp_pa
     lines = [ln for ln in r.output.splitlines() if ln.startswith("DUPLICATE")]
     assert lines == ["DUPLICATE dup2.py:5: 3001 (Brick 2 x 4, Color.RED) at grid (0, 0, 0) is placed again at the "
                      "same pose as [dup2.py:4]",
-                     "DUPLICATE third: 3001 (Brick 2 x 4, Color.RED) at grid (0, 0, 0) is placed again at the same "
-                     "pose as [dup2.py:4]"]
+                     "DUPLICATE third: 3001 (Brick 2 x 4, Color.RED) at grid (0, 0, 0) [dup2.py:6] is placed again "
+                     "at the same pose as [dup2.py:4]"]
     assert "None" not in r.output
 
 
