@@ -1461,25 +1461,31 @@ def runs_list(ctx: typer.Context,
     if not runs:
         typer.echo(f"no runs in {root or ' or '.join(d for d in DEFAULT_RUN_ROOTS if Path(d).is_dir())}")
     for r in runs:
-        typer.echo(f"{r.id:<40} {r.kind:<8} {r.status:<28} {str(r.parts or '-'):>5} parts  "
+        typer.echo(f"{r.id:<40} {r.kind:<8} {r.status:<28} {'-' if r.parts is None else r.parts:>5} parts  "
                    f"{r.validate_calls:>3} validate  "
                    f"${r.cost_usd:.4f}  {r.model[:20]:<20} {r.prompt[:60]}")
 
 
 @runs_app.command("show")
 @friendly
-def runs_show(run_id: str = typer.Argument(..., help="A run's folder name (a unique prefix is enough) or path."),
+def runs_show(ctx: typer.Context,
+              run_id: str = typer.Argument(..., help="A run's id or folder name (a unique prefix of either is "
+                                           "enough, e.g. run_001 of an eval) or path."),
               root: Optional[Path] = typer.Option(None, help="Folder holding the run folders, or an eval folder "
-                                                  "(default: brickwright_runs and brickwright_eval here)."),
+                                                  "(default: the --root given before `show`, else "
+                                                  "brickwright_runs and brickwright_eval here)."),
               as_json: bool = typer.Option(False, "--json", help="Print JSON.")):
     """One run: its result and each validate snapshot (build.py, report, problems.ldr, components.mpd)."""
     from .runs import find_run
 
+    if root is None and ctx.parent is not None:  # `runs --root X show ID`: the group's --root
+        root = ctx.parent.params.get("root")
     r = find_run(run_id, root)
     if as_json:
         typer.echo(json.dumps(r.to_dict(), indent=2))
         return
-    typer.echo(f"{r.id} ({r.kind}): {r.status}; {r.parts} parts; {r.validate_calls} validate calls; "
+    typer.echo(f"{r.id} ({r.kind}): {r.status}; {'-' if r.parts is None else r.parts} parts; "
+               f"{r.validate_calls} validate calls; "
                f"${r.cost_usd:.4f}; model {r.model or '-'}")
     typer.echo(f"prompt: {r.prompt}")
     typer.echo(f"folder: {r.path}")

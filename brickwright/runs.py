@@ -47,9 +47,11 @@ class RunRecord:
     prompt, model, status : str
         ``status``: ``valid`` / ``not valid`` (the judge's verdict on model.ldr) and the stop reason; for an
         ``eval``, the number of runs and the valid rate; for a ``tool`` run, ``finalized``, or the last
-        validate's verdict. ``prompt`` of an ``eval``: its prompts, `` | `` between them.
+        validate's verdict; ``unreadable <file>: <why>`` when the record's JSON file is not JSON or a field
+        has the wrong type. ``prompt`` of an ``eval``: its prompts, `` | `` between them.
     parts : int or None
-        Parts of the final build (an ``eval``: the mean over its runs; a ``tool`` run: None).
+        Parts of the final build (an ``eval``: the mean over its runs; a ``tool`` run: the parts the last
+        validate judged; None when unknown).
     cost_usd : float
         USD (an ``eval``: the total over its runs).
     validate_calls : int
@@ -96,6 +98,29 @@ def _json(path: Path):
         return None
 
 
+class _BadField(ValueError):
+    """A field of a run record's JSON file has the wrong type (the message names it)."""
+
+
+def _count(value, name: str) -> int | None:
+    """``value`` as a whole count (None stays None); :class:`_BadField` naming ``name`` otherwise."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < float("inf") \
+            or int(value) != value:
+        raise _BadField(f"{name} is {str(value)[:40]!r}, not a whole number >= 0")
+    return int(value)
+
+
+def _number(value, name: str) -> float:
+    """``value`` as a finite number >= 0 (None is 0.0); :class:`_BadField` naming ``name`` otherwise."""
+    if value is None:
+        return 0.0
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < float("inf"):
+        raise _BadField(f"{name} is {str(value)[:40]!r}, not a number >= 0")
+    return float(value)
+
+
 def _read(path: Path, kind: str = "generate", run_id: str | None = None) -> RunRecord | None:
     """The record of a ``generate`` (or ``eval run``) folder, None when it holds no ``result.json``."""
     res = path / "result.json"
@@ -104,7 +129,7 @@ def _read(path: Path, kind: str = "generate", run_id: str | None = None) -> RunR
     run_id = run_id or path.name
     r = _json(res)
     if not isinstance(r, dict):
-        return RunRecord(run_id, path, kind, status="unreadable result.json")
+        return RunRecord(run_id, path, kind, status="unreadable result.json: not a JSON object")
     prompt = ""
     try:
         with open(path / "transcript.jsonl", encoding="utf-8") as f:
@@ -112,38 +137,61 @@ def _read(path: Path, kind: str = "generate", run_id: str | None = None) -> RunR
         prompt = str(first.get("prompt") or "")
     except (OSError, ValueError, AttributeError):
         pass
-    return RunRecord(run_id, path, kind, prompt=prompt, model=str(r.get("model") or ""),
-                     status=f"{'valid' if r.get('valid') else 'not valid'}, {r.get('stop_reason', '?')}",
-                     parts=r.get("parts"), cost_usd=float(r.get("cost_usd") or 0.0),
-                     validate_calls=int(r.get("validate_calls") or 0), snapshots=_snapshots(path))
+    try:
+        return RunRecord(run_id, path, kind, prompt=prompt, model=str(r.get("model") or ""),
+                         status=f"{'valid' if r.get('valid') else 'not valid'}, {r.get('stop_reason', '?')}",
+                         parts=_count(r.get("parts"), "parts"), cost_usd=_number(r.get("cost_usd"), "cost_usd"),
+                         validate_calls=_count(r.get("validate_calls"), "validate_calls") or 0,
+                         snapshots=_snapshots(path))
+    except _BadField as exc:
+        return RunRecord(run_id, path, kind, status=f"unreadable result.json: {exc}")
 
 
 def _read_eval(path: Path) -> RunRecord:
     """The record of an evaluation folder (its ``metrics.json``: ``overall`` and one row per run)."""
     m = _json(path / "metrics.json")
     if not isinstance(m, dict) or not isinstance(m.get("overall"), dict):
-        return RunRecord(path.name, path, "eval", status="unreadable metrics.json")
-    o, rows = m["overall"], [r for r in m.get("runs") or () if isinstance(r, dict)]
-    n = int(o.get("runs") or len(rows))
-    return RunRecord(path.name, path, "eval", prompt=" | ".join(str(r.get("prompt") or "") for r in rows),
-                     status=f"{n} run{'' if n == 1 else 's'}, {float(o.get('valid_rate') or 0):.0%} valid",
-                     parts=None if o.get("mean_parts") is None else round(float(o["mean_parts"]), 1),
-                     cost_usd=float(o.get("total_cost_usd") or 0.0),
-                     validate_calls=sum(int(r.get("validate_calls") or 0) for r in rows))
+        return RunRecord(path.name, path, "eval", status="unreadable metrics.json: not a JSON object with overall")
+    o, rows = m["overall"], m.get("runs")
+    try:
+        if rows is not None and not isinstance(rows, list):
+            raise _BadField(f"runs is {str(rows)[:40]!r}, not a list")
+        rows = [r for r in rows or () if isinstance(r, dict)]
+        n = _count(o.get("runs"), "overall.runs") or len(rows)
+        mean_parts = o.get("mean_parts")
+        return RunRecord(path.name, path, "eval", prompt=" | ".join(str(r.get("prompt") or "") for r in rows),
+                         status=f"{n} run{'' if n == 1 else 's'}, "
+                                f"{_number(o.get('valid_rate'), 'overall.valid_rate'):.0%} valid",
+                         parts=None if mean_parts is None else round(_number(mean_parts, "overall.mean_parts"), 1),
+                         cost_usd=_number(o.get("total_cost_usd"), "overall.total_cost_usd"),
+                         validate_calls=sum(_count(r.get("validate_calls"), "runs[].validate_calls") or 0
+                                            for r in rows))
+    except _BadField as exc:
+        return RunRecord(path.name, path, "eval", status=f"unreadable metrics.json: {exc}")
 
 
 def _read_tool(path: Path) -> RunRecord:
     """The record of a ``brickwright tool`` / ``mcp`` run folder (its ``.brickwright/state.json``)."""
     from .agent.runfolder import STATE_DIR
 
-    st = _json(path / STATE_DIR / "state.json")
+    state = path / STATE_DIR / "state.json"
+    st = _json(state)
     if not isinstance(st, dict):
+        if state.is_file():
+            return RunRecord(path.name, path, "tool", status="unreadable state.json: not a JSON object",
+                             snapshots=_snapshots(path))
         st = {}
     last = st.get("last_validate") if isinstance(st.get("last_validate"), dict) else None
     status = ("finalized" if st.get("finalized") else "no validate yet" if last is None
               else f"last validate {'passed' if last.get('passed') else 'failed'}")
-    return RunRecord(path.name, path, "tool", status=status, validate_calls=int(st.get("validate_calls") or 0),
-                     snapshots=_snapshots(path))
+    fixed = last.get("fixed") if last is not None and isinstance(last.get("fixed"), dict) else {}
+    try:
+        # parts: what the last validate's judge counted (break-it s25 F8)
+        return RunRecord(path.name, path, "tool", status=status, parts=_count(fixed.get("parts"), "parts"),
+                         validate_calls=_count(st.get("validate_calls"), "validate_calls") or 0,
+                         snapshots=_snapshots(path))
+    except _BadField as exc:
+        return RunRecord(path.name, path, "tool", status=f"unreadable state.json: {exc}", snapshots=_snapshots(path))
 
 
 def _records(folder: Path, prefix: str = "") -> list[RunRecord]:
@@ -229,23 +277,32 @@ def list_runs(root: str | Path | None = None) -> list[RunRecord]:
 
 
 def find_run(run_id: str, root: str | Path | None = None) -> RunRecord:
-    """The run named ``run_id`` under ``root`` (a unique prefix of its folder name is enough), or the run folder
-    ``run_id`` itself when it is a path.
+    """The run named ``run_id``, or the run folder ``run_id`` itself when it is a path.
+
+    ``run_id`` is matched against every record :func:`list_runs` gives for ``root`` (default: all of
+    :data:`DEFAULT_RUN_ROOTS` that exist): its id (``g1``, ``brickwright_eval/run_001-a-wall``) or its folder's
+    own name (``run_001-a-wall``), exactly, else as a unique prefix of either (``run_001``).
 
     Raises
     ------
-    FileNotFoundError
-        No such run, or the prefix names several (the message lists them).
+    InputNotFoundError
+        No such run, or the name or prefix names several (the message lists them); also a
+        ``FileNotFoundError``.
     """
     p = Path(run_id)
     if p.is_dir() and (recs := _records(p)):
         return recs[0]
+    if root is not None and (Path(root) / run_id).is_dir() and (recs := _records(Path(root) / run_id)):
+        return recs[0]
     runs = list_runs(root)
-    exact = [r for r in runs if r.id == run_id]
-    runs = exact or [r for r in runs if r.id.startswith(run_id)]
-    if len(runs) != 1:
-        names = ", ".join(r.id for r in runs[:5])
-        raise InputNotFoundError(f"{run_id}: " + (f"matches several runs ({names})" if runs else
-                                                 f"no run of that name under "
-                                                 f"{root or ' or '.join(DEFAULT_RUN_ROOTS)}"))
-    return runs[0]
+    for match in (lambda r: run_id in (r.id, r.path.name),
+                  lambda r: r.id.startswith(run_id) or r.path.name.startswith(run_id)):
+        found = [r for r in runs if match(r)]
+        if found:
+            break
+    if len(found) != 1:
+        names = ", ".join(r.id for r in found[:5])
+        where = root or " or ".join(d for d in DEFAULT_RUN_ROOTS if Path(d).is_dir())
+        raise InputNotFoundError(f"{run_id}: " + (f"matches several runs ({names}); give more of the name"
+                                                 if found else f"no run of that name under {where}"))
+    return found[0]

@@ -107,17 +107,18 @@ def create_build():
 
 
 def test_duplicates_of_a_python_build_cite_the_first_part_by_its_citation(tmp_path, library):
-    """Finding 4: a build.py has no file lines; the first of two parts at one pose is cited as
-    LegoBuild.citation names it (#0, the 0-based index), never [None:None]."""
+    """Finding 4: the first of two parts at one pose is cited as LegoBuild.citation names it, never
+    [None:None]: by the script line that placed it (line 4; the second on line 5; break-it s25 F12), and by
+    its name when it has one (then with its line, 6, as a named part read from LDraw is)."""
     script = tmp_path / "dup2.py"
     script.write_text(DUP_PY)
     r = runner.invoke(app, ["validate", str(script), "--no-sandbox"])
     assert r.exit_code == 1, r.output
     lines = [ln for ln in r.output.splitlines() if ln.startswith("DUPLICATE")]
-    assert lines == ["DUPLICATE #1: 3001 (Brick 2 x 4, Color.RED) at grid (0, 0, 0) is placed again at the same "
-                     "pose as [#0]",
-                     "DUPLICATE third: 3001 (Brick 2 x 4, Color.RED) at grid (0, 0, 0) is placed again at the same "
-                     "pose as [#0]"]
+    assert lines == ["DUPLICATE dup2.py:5: 3001 (Brick 2 x 4, Color.RED) at grid (0, 0, 0) is placed again at the "
+                     "same pose as [dup2.py:4]",
+                     "DUPLICATE third: 3001 (Brick 2 x 4, Color.RED) at grid (0, 0, 0) [dup2.py:6] is placed again "
+                     "at the same pose as [dup2.py:4]"]
     assert "None" not in r.output
 
 

@@ -247,6 +247,65 @@ def _call_run_tests(ns: dict[str, Any], build: Any) -> Any:
     return fn(build) if params else fn()
 
 
+#: Most placements whose build.py line :func:`placement_lines` reports (a bigger build cites the rest by index).
+MAX_CITED_LINES = 200_000
+
+
+def _track_build_lines(build_path: str) -> dict[int, int]:
+    """From now on in this (throw-away request) process, record for each new placement the line of
+    ``build_path`` whose code made it: the innermost frame of that file on the stack when the
+    :class:`bricklayer.build.Placement` was created, also as its ``origin`` (``("build.py", line)``, which
+    :meth:`bricklayer.LegoBuild.citation` cites, so run_tests' messages name lines too; ``to_ldraw`` does not
+    write it). Returns the record, ``id(placement) -> line``; it grows
+    as placements are made (they are kept alive by the build, and the record is read before the build is
+    dropped)."""
+    from bricklayer.build import Placement
+
+    lines: dict[int, int] = {}
+    keep: list = []  # ids stay unique only while the placements live
+    init = Placement.__init__
+
+    def tracked(self, *args, **kwargs):
+        init(self, *args, **kwargs)
+        f = sys._getframe(1)
+        while f is not None and f.f_code.co_filename != build_path:
+            f = f.f_back
+        if f is not None and len(lines) < MAX_CITED_LINES:
+            lines[id(self)] = f.f_lineno
+            keep.append(self)
+            if self.origin is None:  # run_tests' own messages cite it as the judge's do (LegoBuild.citation)
+                self.origin = (fname, f.f_lineno)
+
+    fname = os.path.basename(build_path) or "build.py"
+    Placement.__init__ = tracked
+    return lines
+
+
+def placement_lines(build: Any, lines: dict[int, int]) -> dict[str, int]:
+    """The build.py line of each placement of ``build`` that :func:`_track_build_lines` recorded, keyed by its
+    index path (``"3"``: the 4th top-level placement; ``"1/0"``: the first placement of the sub-build placed
+    second), each sub-build walked once (where it is first placed), as :func:`bricklayer.to_ldraw` writes it
+    once as a submodel. The judge puts these lines on the placements it reads back from the LDraw text, so
+    problems cite ``build.py:12`` instead of ``#3`` (break-it report s25 F12)."""
+    from bricklayer import LegoBuild
+
+    out: dict[str, int] = {}
+    seen: set[int] = set()
+    stack = [(build, "")]
+    while stack and len(out) < MAX_CITED_LINES:
+        b, prefix = stack.pop()
+        if id(b) in seen:
+            continue
+        seen.add(id(b))
+        for i, p in enumerate(b.placements):
+            key = f"{prefix}{i}"
+            if id(p) in lines:
+                out[key] = lines[id(p)]
+            if isinstance(p.content, LegoBuild):
+                stack.append((p.content, key + "/"))
+    return out
+
+
 def op_validate(req: dict) -> dict:
     from brickwright.testing import TestReport
 
@@ -255,6 +314,7 @@ def op_validate(req: dict) -> dict:
     out: dict[str, Any] = {"stage": "compile", "passed": False}
     ns = None
     try:
+        lines = _track_build_lines(build_path)
         ns = load_build(req["source"], build_path)
         out["stage"] = "create_build"
         if "create_build" not in ns:
@@ -267,6 +327,7 @@ def op_validate(req: dict) -> dict:
                             "text": f"create_build() returned {type(build).__name__}, not a LegoBuild; "
                                     "end it with `return build`."}
             return out
+        out["lines"] = placement_lines(build, lines)
         # The build leaves this process as data: LDraw text, judged by the harness in a process that runs no
         # model code (brickwright.agent.judge). Written before run_tests, so a failing run_tests still
         # leaves the model.
@@ -424,6 +485,18 @@ def warm_up() -> None:
         pass
 
 
+def process_state(pid: int) -> str | None:
+    """The one-letter state of process ``pid`` from ``/proc/<pid>/stat`` (field 3, after the name in
+    parentheses, which may itself hold ``)``; proc(5)): ``R`` running, ``S`` sleeping, ``T`` stopped by a
+    signal (SIGSTOP, SIGTSTP), ``t`` stopped by a tracer, ``Z`` zombie; None when it cannot be read."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            stat = fh.read()
+        return stat[stat.rindex(b")") + 2:][:1].decode("ascii") or None
+    except (OSError, ValueError, UnicodeDecodeError):
+        return None
+
+
 def run_request(req: dict) -> dict:
     """Run one request in this process: the op's reply plus ``output`` (captured, truncated ``print`` text)."""
     cap = CappedWriter(_State.output_limit)
@@ -545,12 +618,14 @@ def serve_forked(req: dict, sandboxed: bool) -> dict:
     status = None
     usage = None
     timed_out = False
+    stopped = False
     try:
         open_fds = [r, pidfd]
         while status is None:
             timeout = None if deadline is None else deadline - time.monotonic()
             if timeout is not None and timeout <= 0:
                 timed_out = True
+                stopped = process_state(pid) in ("T", "t")  # read before the kill: a SIGSTOP, never resumed
                 break
             ready, _, _ = select.select(open_fds, [], [], timeout)
             if r in ready:
@@ -584,7 +659,7 @@ def serve_forked(req: dict, sandboxed: bool) -> dict:
         os.close(r)
         os.close(pidfd)
     if timed_out:
-        return {"passed": False, "time_limit": True, "output": ""}
+        return {"passed": False, "time_limit": True, "stopped": stopped, "output": ""}
     if too_big:
         chunks.clear()
         return {"passed": False, "crash": f"sent a reply over {MAX_REPLY_BYTES // 1024**2} MB (too many parts?)",

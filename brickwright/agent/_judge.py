@@ -56,7 +56,8 @@ def main() -> None:
             elif req.get("op") == "judge" and error is None:
                 resp = {"fixed": judge_ldraw(req["ldraw"], source=req.get("source") or "build.py",
                                              inventory=req.get("inventory"),
-                                             diagnostic=bool(req.get("diagnostic")))}
+                                             diagnostic=bool(req.get("diagnostic")),
+                                             lines=req.get("lines") if isinstance(req.get("lines"), dict) else None)}
             else:
                 resp = {"error": {"type": "JudgeError", "text": error or f"unknown op {req.get('op')!r}"}}
         except MemoryError:

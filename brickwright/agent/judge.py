@@ -24,8 +24,30 @@ JUDGE_MEMORY_LIMIT = 8 * 1024**3
 MAX_LDRAW_BYTES = 100 * 1024**2
 
 
+def _cite_source_lines(build, lines: dict, source: str) -> None:
+    """Give the placements of ``build`` (read back from the worker's LDraw text) the ``source`` line that made
+    them: ``lines`` maps an index path (``"3"``, ``"1/0"``: :func:`brickwright.agent._child.placement_lines`)
+    to a 1-based line. :meth:`bricklayer.LegoBuild.citation` then names them ``build.py:12``. A path that does
+    not lead to a placement (a text that does not mirror the build) is skipped: lines are only citations, the
+    verdict never reads them."""
+    from bricklayer import LegoBuild
+
+    for key, line in lines.items():
+        if not isinstance(key, str) or not isinstance(line, int) or isinstance(line, bool) or line < 1:
+            continue
+        b, pl = build, None
+        for part in key.split("/"):
+            if not isinstance(b, LegoBuild) or not part.isdigit() or int(part) >= len(b._placements):
+                pl = None
+                break
+            pl = b._placements[int(part)]
+            b = pl.content
+        if pl is not None:
+            pl.origin = (source, line)
+
+
 def judge_report(text: str, *, source: str = "build.py", keep_lines: bool = False,
-                 inventory=None) -> dict[str, Any]:
+                 inventory=None, lines: dict | None = None) -> dict[str, Any]:
     """The full validation report on a build given as LDraw text (no code is run).
 
     Parameters
@@ -39,6 +61,10 @@ def judge_report(text: str, *, source: str = "build.py", keep_lines: bool = Fals
     inventory : bricklayer.Inventory, optional
         Parts the build may use; each part and colour used beyond it is a problem (``over_inventory``) and the
         build is not valid (issue 20: builds limited to a given set of bricks).
+    lines : dict, optional
+        Index path (``"3"``, ``"1/0"``) -> line of ``source`` that made that placement, as the worker records
+        them (:func:`brickwright.agent._child.placement_lines`): problems cite ``build.py:12`` instead of
+        ``#3`` (break-it report s25 F12). Only citations; the verdict does not depend on them.
 
     Returns
     -------
@@ -63,6 +89,8 @@ def judge_report(text: str, *, source: str = "build.py", keep_lines: bool = Fals
             for pl in b.placements:
                 pl.origin = None
             b.embedded_file_lines = {}  # lines of the generated text: nothing the author wrote
+        if lines:
+            _cite_source_lines(build, lines, source)
     report = report_of(build, source=source)
     report.embedded_parts = embedded
     if embedded:
@@ -85,7 +113,7 @@ def _failed_verdict(msg: str) -> dict[str, Any]:
 
 
 def judge_ldraw(text: str, *, source: str = "build.py", inventory: dict | None = None,
-                diagnostic: bool = False) -> dict[str, Any]:
+                diagnostic: bool = False, lines: dict | None = None) -> dict[str, Any]:
     """The verdict on a build given as LDraw text, in the compact form the agent's report uses.
 
     Parameters
@@ -98,6 +126,8 @@ def judge_ldraw(text: str, *, source: str = "build.py", inventory: dict | None =
         :meth:`bricklayer.Inventory.to_json` of the parts the build may use.
     diagnostic : bool
         Also return ``diagnostic``: :func:`brickwright.validation.diagnostic_ldraw` files (name -> text).
+    lines : dict, optional
+        The build.py line of each placement, by index path (:func:`judge_report`'s ``lines``).
 
     Returns
     -------
@@ -126,7 +156,7 @@ def judge_ldraw(text: str, *, source: str = "build.py", inventory: dict | None =
             from bricklayer.inventory import Inventory
 
             inv = Inventory.from_json(inventory)
-        rep = judge_report(text, source=source, inventory=inv)
+        rep = judge_report(text, source=source, inventory=inv, lines=lines)
     except (LDrawError, ValueError) as exc:
         return refused(f"the build's LDraw text cannot be read: {exc}")
     build = rep.pop("build", None)
@@ -165,10 +195,11 @@ class Judge:
             raise
 
     def judge(self, text: str, *, source: str = "build.py", inventory: dict | None = None,
-              diagnostic: bool = False) -> dict[str, Any]:
-        """The verdict on ``text`` (see :func:`judge_ldraw`; ``inventory`` as there); on a time, memory or crash
-        limit of the judge, a failing verdict whose ``problems`` say which."""
-        res = self._proc.call("judge", ldraw=text, source=source, inventory=inventory, diagnostic=diagnostic)
+              diagnostic: bool = False, lines: dict | None = None) -> dict[str, Any]:
+        """The verdict on ``text`` (see :func:`judge_ldraw`; ``inventory`` and ``lines`` as there); on a time,
+        memory or crash limit of the judge, a failing verdict whose ``problems`` say which."""
+        res = self._proc.call("judge", ldraw=text, source=source, inventory=inventory, diagnostic=diagnostic,
+                              lines=lines)
         data = dict(res.data)
         if not res.ok or data.get("error"):
             msg = "JUDGE " + ((data.get("error") or {}).get("text") or "failed").replace(

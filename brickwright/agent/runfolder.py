@@ -59,13 +59,13 @@ class LazyJudge:
         self._kwargs = kwargs
         self._judge = None
 
-    def judge(self, text: str, *, source: str = "build.py") -> dict[str, Any]:
-        """The verdict on LDraw ``text`` (:meth:`.judge.Judge.judge`)."""
+    def judge(self, text: str, *, source: str = "build.py", **kwargs: Any) -> dict[str, Any]:
+        """The verdict on LDraw ``text`` (:meth:`.judge.Judge.judge`, with its keyword arguments)."""
         if self._judge is None:
             from .judge import Judge
 
             self._judge = Judge(**self._kwargs)
-        return self._judge.judge(text, source=source)
+        return self._judge.judge(text, source=source, **kwargs)
 
     def close(self) -> None:
         """Stop the judge process if one was started."""
@@ -123,6 +123,9 @@ class FolderToolBox(ToolBox):
             self.renders = int(st["renders"])
             self.last_validate = st["last_validate"]
             self._validated_sha = st["validated_sha"]
+            files = st.get("validated_files")
+            self._validated_files = ({str(k): str(v) for k, v in files.items()} if isinstance(files, dict)
+                                     else None)
             self.summary = str(st.get("summary") or "")
             self.calls = {str(k): int(v) for k, v in dict(st.get("calls") or {}).items()}
             self.first_pass_validate = st.get("first_pass_validate")
@@ -136,6 +139,7 @@ class FolderToolBox(ToolBox):
         return {"format": STATE_FORMAT, "tool_calls": self.tool_calls, "validate_calls": self.validate_calls,
                 "renders": self.renders, "calls": self.calls, "first_pass_validate": self.first_pass_validate,
                 "last_validate": self.last_validate, "validated_sha": self._validated_sha,
+                "validated_files": self._validated_files,
                 "finalized": self.finalized, "summary": self.summary}
 
     def _save_state(self) -> None:
@@ -313,15 +317,13 @@ def run_status(run_dir: str | Path) -> dict[str, Any]:
         that first passed, or None), ``last_validate_passed`` (None before any validate), ``build_changed``
         (build.py differs from what the last passing validate saw), ``finalized``, ``model_ldr`` (path or None).
     """
-    from .tools import _sha
-
     box = open_run_folder(run_dir, worker=None, judge=LazyJudge())
     st = box.state()
     last = st["last_validate"]
     return {"run_dir": str(box.run_dir), "tool_calls": st["tool_calls"], "validate_calls": st["validate_calls"],
             "calls": st["calls"], "first_pass_validate": st["first_pass_validate"],
             "last_validate_passed": None if last is None else bool(last.get("passed")),
-            "build_changed": st["validated_sha"] != _sha(box.source) if st["validated_sha"] else None,
+            "build_changed": bool(box.changed_since_validate()) if st["validated_sha"] else None,
             "finalized": st["finalized"],
             "model_ldr": str(box.ldr_path) if st["finalized"] and box.ldr_path.is_file() else None}
 

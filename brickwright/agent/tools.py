@@ -117,9 +117,12 @@ def run_and_judge(worker: Worker, judge: Judge, *, source: str, build_path: str 
     if not isinstance(ldraw, str):
         ldraw = None
     if ldraw is not None:
+        lines = got.get("lines")  # build.py line of each placement, by index path: only for citations
+        lines = ({k: v for k, v in lines.items() if isinstance(k, str) and len(k) < 200 and isinstance(v, int)
+                  and not isinstance(v, bool) and v > 0} if isinstance(lines, dict) else None)
         data["fixed"] = judge.judge(ldraw, source=Path(build_path).name,
                                     inventory=inventory.to_json() if inventory is not None else None,
-                                    diagnostic=diagnostic)
+                                    diagnostic=diagnostic, lines=lines or None)
         data["report"] = data["fixed"].pop("report", None)
         diag = data["fixed"].pop("diagnostic", None)
         if isinstance(diag, dict):
@@ -352,6 +355,7 @@ class ToolBox:
     renders: int = 0
     last_validate: dict | None = None
     _validated_sha: str | None = field(default=None, repr=False)
+    _validated_files: dict | None = field(default=None, repr=False)
     summary: str = ""
     last_ldraw: str | None = field(default=None, repr=False)
 
@@ -500,6 +504,35 @@ class ToolBox:
         return {"source": self.source, "build_path": str(self.build_path), "cwd": str(self.run_dir / "work"),
                 "read_files": modules}
 
+    def code_fingerprint(self) -> dict[str, str]:
+        """SHA-256 (hex) of every file besides build.py that the sandboxed build can read or import.
+
+        These are the ``read_files`` of :meth:`worker_args` (the ``*.py`` modules beside build.py and the
+        ``input.*`` model, mounted read-only) and every ``*.py`` file under the run's ``work`` folder (the
+        sandbox's writable working folder, which ``explore`` and the build itself can write and
+        ``import`` can load from), except ``__pycache__``. A passing validate records this mapping and
+        :meth:`tool_finalize` refuses when it differs, so the verdict binds to the code that produced it
+        (break-it report s25 F2).
+
+        Returns
+        -------
+        dict
+            Path relative to the run folder (``/`` separators) -> SHA-256 of the file's bytes. A file that
+            cannot be read maps to ``"unreadable"``.
+        """
+        paths = [Path(p) for p in self.worker_args()["read_files"]]
+        work = self.run_dir / "work"
+        if work.is_dir() and not work.is_symlink():
+            paths += [p for p in work.rglob("*.py") if "__pycache__" not in p.parts]
+        out: dict[str, str] = {}
+        for p in sorted(set(paths)):
+            try:
+                digest = hashlib.sha256(p.read_bytes()).hexdigest() if p.is_file() else "unreadable"
+            except OSError:
+                digest = "unreadable"
+            out[p.relative_to(self.run_dir).as_posix()] = digest
+        return out
+
     def validate(self, *, export: bool = False, snapshot: str | None = None) -> tuple[dict, str]:
         """Run build.py in the worker and judge its build, without counting it as a tool call.
 
@@ -516,9 +549,10 @@ class ToolBox:
         -------
         (dict, str)
             The record of :func:`run_and_judge` (``passed`` false when the build is empty) with ``sha`` (of
-            build.py), and the report text.
+            build.py) and ``files`` (:meth:`code_fingerprint`, taken before the run), and the report text.
         """
         src = self.source
+        files = self.code_fingerprint()
         args = self.worker_args()
         data, ldraw = run_and_judge(self.worker, self.judge, source=args["source"], build_path=args["build_path"],
                                     cwd=args["cwd"], read_files=args["read_files"], inventory=self.inventory,
@@ -532,6 +566,7 @@ class ToolBox:
         if data.get("limit") == "memory" and "error" in data:
             note = "(the build's process ran out of memory)"
         data["sha"] = _sha(src)
+        data["files"] = files
         text = format_validation(data, limit_note=note)
         if snapshot is not None:
             snap = self.run_dir / "snapshots" / snapshot
@@ -547,6 +582,7 @@ class ToolBox:
         data, text = self.validate(snapshot=f"validate-{self.validate_calls:03d}")
         self.last_validate = data
         self._validated_sha = data["sha"] if data.get("passed") else None
+        self._validated_files = data.pop("files") if data.get("passed") else None
         return ToolOutcome(text, bool(data.get("passed")), report=data)
 
     def tool_render(self, view: str = "sheet", highlight_problems: bool = False,
@@ -597,15 +633,46 @@ class ToolBox:
         out = clean_text(res.data.get("output") or "") or "(no output; print something or end with an expression)"
         return ToolOutcome(out.rstrip(), res.data.get("passed") is True)
 
+    def changed_since_validate(self) -> list[str]:
+        """Files the build can read that differ from what the last passing validate saw.
+
+        Returns
+        -------
+        list of str
+            Paths relative to the run folder (``build.py`` first), each with ``(changed)``, ``(new)`` or
+            ``(removed)``; empty when nothing changed. ``["build.py (no passing validate recorded)"]`` when
+            no fingerprint was recorded.
+        """
+        if self._validated_sha is None:
+            return ["build.py (no passing validate recorded)"]
+        out = ["build.py (changed)"] if self._validated_sha != _sha(self.source) else []
+        if self._validated_files is None:  # a state written before files were recorded
+            return out + ["the modules and work/ files (not recorded by that validate)"]
+        now, then = self.code_fingerprint(), self._validated_files
+        for name in sorted(set(now) | set(then)):
+            if name not in then:
+                out.append(f"{name} (new)")
+            elif name not in now:
+                out.append(f"{name} (removed)")
+            elif now[name] != then[name]:
+                out.append(f"{name} (changed)")
+        return out
+
     def tool_finalize(self, summary: str = "") -> ToolOutcome:
-        """finalize: accepted only when the last validate passed and build.py is unchanged since."""
+        """finalize: accepted only when the last validate passed and neither build.py nor any file it can
+        read or import (:meth:`code_fingerprint`) changed since (break-it report s25 F2)."""
         if self.last_validate is None:
             return ToolOutcome("Refused: call validate first; finalize is accepted only after a passing validate.",
                                False)
         if not self.last_validate.get("passed"):
             return ToolOutcome("Refused: the last validate failed; fix the reported problems and validate again.",
                                False)
-        if self._validated_sha != _sha(self.source):
+        changed = self.changed_since_validate()
+        if "build.py (changed)" in changed:
             return ToolOutcome("Refused: build.py changed since the last passing validate; validate again.", False)
+        if changed:
+            return ToolOutcome("Refused: files the build reads changed since the last passing validate: "
+                               f"{', '.join(changed[:10])}{' ...' if len(changed) > 10 else ''}; validate again.",
+                               False)
         self.summary = summary
         return ToolOutcome("Accepted: the build is final.", True, finalized=True)

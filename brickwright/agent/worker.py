@@ -420,7 +420,7 @@ class Worker:
             self._cap_work_folder(data)
         output = data.get("output") or ""
         if data.pop("time_limit", False):
-            res = self._time_limit_result(limit, dt)
+            res = self._time_limit_result(limit, dt, stopped=data.pop("stopped", False) is True)
             res.data["output"] = output
             return res
         crash = data.pop("crash", None)
@@ -488,11 +488,18 @@ class Worker:
         data["output"] = ((data.get("output") or "") + "\n" + note).strip()
 
     @staticmethod
-    def _time_limit_result(limit: float, dt: float) -> WorkerResult:
+    def _time_limit_result(limit: float, dt: float, stopped: bool = False) -> WorkerResult:
+        """The reply for a request that outran ``limit`` (s). ``stopped``: at the limit the request process was
+        in state T (``/proc/<pid>/stat``: stopped by SIGSTOP or SIGTSTP and never resumed), so the message
+        says that instead of pointing at an endless loop (break-it report s25 F15)."""
+        if stopped:
+            text = (f"Time limit: the code's process was stopped (SIGSTOP or SIGTSTP) and never resumed, so it "
+                    f"did not finish within {limit:g} s; remove any os.kill or signal call that stops it.")
+        else:
+            text = (f"Time limit: the code ran longer than {limit:g} s and was stopped. Look for an endless "
+                    "loop (a while loop whose condition never changes) or a far too large build.")
         return WorkerResult(False, {"passed": False, "error": {
-            "type": "TimeLimit", "line": None, "hint": "",
-            "text": f"Time limit: the code ran longer than {limit:g} s and was stopped. Look for an endless "
-                    "loop (a while loop whose condition never changes) or a far too large build."}}, dt, "time")
+            "type": "TimeLimit", "line": None, "hint": "", "text": text}}, dt, "time")
 
     @staticmethod
     def _crash_result(what: str, kind: str, dt: float, advice: str | None = None) -> WorkerResult:

@@ -94,7 +94,7 @@ def test_tool_cli_gives_the_harness_text_and_keeps_state_between_processes(tmp_p
         assert r.returncode == code, (name, r.stdout, r.stderr)
         texts.append(r.stdout.rstrip("\n"))
     assert texts[2].startswith("VALIDATE: FAILED - 2 parts (1 distinct part ids), 2 connected component(s).")
-    assert "- FLOATING #1: 3001 (Brick 2 x 4, Color.BLUE) at grid (0, 0, 6)" in texts[2]
+    assert "- FLOATING build.py:8: 3001 (Brick 2 x 4, Color.BLUE) at grid (0, 0, 6)" in texts[2]
     assert texts[3].startswith("Refused: the last validate failed")
     assert texts[5] == PASSED
     assert texts[7].startswith("Refused: build.py changed since the last passing validate")
@@ -251,3 +251,49 @@ def test_tool_prompt_table_of_contents_and_sections_point_at_the_right_lines():
     assert method[0].startswith("  .stack(self, content, on") and not any(
         ln.startswith(("  .", "## ")) for ln in method[1:])
     assert sum(ln.endswith("API reference") and ln.startswith("# ") for ln in lines) == 1
+
+
+HELPER_BUILD = GOOD.replace("from brickwright import TestContext\n", "from brickwright import TestContext\nimport helper\n"
+                            ).replace("(0, 0, 3)", "(0, 0, helper.Z)")
+
+
+def test_finalize_refuses_after_a_module_the_build_imports_changed(tmp_path, worker):
+    """Break-it s25 F2: explore rewrites work/helper.py (imported by build.py) after a passing validate."""
+    run = tmp_path / "run"
+    assert bw("tool", "init", str(run)).returncode == 0
+    assert bw("tool", "write_build", str(run), "--content-file", "-", stdin=HELPER_BUILD).returncode == 0
+    r = bw("tool", "explore", str(run), "--code", 'open("helper.py", "w").write("Z = 3\\n")')
+    assert r.returncode == 0, (r.stdout, r.stderr)
+    assert (run / "work" / "helper.py").read_text() == "Z = 3\n"
+    r = bw("tool", "validate", str(run))
+    assert r.returncode == 0, (r.stdout, r.stderr)
+    bw("tool", "explore", str(run), "--code", 'open("helper.py", "w").write("Z = 1\\n")')  # now the bricks collide
+    r = bw("tool", "finalize", str(run))
+    assert r.returncode == 1
+    assert r.stdout.startswith("Refused: files the build reads changed since the last passing validate: "
+                               "work/helper.py (changed); validate again."), r.stdout
+    assert not (run / "model.ldr").exists()
+    # back to the judged text: accepted
+    bw("tool", "explore", str(run), "--code", 'open("helper.py", "w").write("Z = 3\\n")')
+    r = bw("tool", "finalize", str(run))
+    assert (r.returncode, r.stdout.strip()) == (0, "Accepted: the build is final."), r.stdout
+
+
+def test_harness_finalize_refuses_after_a_module_beside_build_changed(tmp_path, worker):
+    """The harness's own ToolBox: a helper.py beside build.py edited by hand, or a new module in work/."""
+    box = ToolBox(tmp_path / "run", worker)
+    try:
+        (box.run_dir / "helper.py").write_text("Z = 3\n")
+        box.write_build(HELPER_BUILD)
+        assert box.run("validate", {}).text == PASSED
+        (box.run_dir / "helper.py").write_text("Z = 1\n")
+        assert box.run("finalize", {}).text == ("Refused: files the build reads changed since the last passing "
+                                                "validate: helper.py (changed); validate again.")
+        (box.run_dir / "helper.py").write_text("Z = 3\n")
+        (box.run_dir / "work" / "extra.py").write_text("")
+        assert box.run("finalize", {}).text == ("Refused: files the build reads changed since the last passing "
+                                                "validate: work/extra.py (new); validate again.")
+        (box.run_dir / "work" / "extra.py").unlink()
+        assert box.run("finalize", {}).finalized
+    finally:
+        box.close()

@@ -54,3 +54,47 @@ def test_runs_lists_generate_eval_and_tool_runs_with_their_kind(chat_server, tmp
     assert p.returncode == 0 and p.stdout.startswith("brickwright_eval (eval): 2 runs, 100% valid;"), p.stdout
     p = brickwright_cli("runs", "--root", "brickwright_eval", "--json", cwd=tmp_path)  # an eval folder itself
     assert [r["kind"] for r in json.loads(p.stdout)] == ["eval", "eval run", "eval run"]
+
+    # break-it s25 F4: an eval run by its folder name or a unique prefix, with or without --root, and the
+    # group's --root applies to `show`
+    for args in (("run_001",), ("run_002-a-tower",), ("--root", "brickwright_eval", "run_001"),
+                 ("brickwright_eval/run_001",)):
+        p = brickwright_cli("runs", "show", *args, cwd=tmp_path)
+        assert p.returncode == 0, (args, p.stderr)
+        assert p.stdout.startswith(f"brickwright_eval/run_00{2 if 'tower' in args[-1] else 1}-"), p.stdout
+    p = brickwright_cli("runs", "--root", "brickwright_eval", "show", "run_002", cwd=tmp_path)
+    assert p.returncode == 0 and p.stdout.startswith("brickwright_eval/run_002-a-tower (eval run)"), p.stderr
+    p = brickwright_cli("runs", "--root", "brickwright_runs", "show", "nosuch", cwd=tmp_path)
+    assert p.returncode == 2 and "nosuch: no run of that name under brickwright_runs" in p.stderr, p.stderr
+    p = brickwright_cli("runs", "show", "run_00", cwd=tmp_path)
+    assert p.returncode == 2 and "matches several runs" in p.stderr, p.stderr
+
+    # F8: a tool run shows the parts its last validate judged (one brick)
+    t1 = tmp_path / "brickwright_runs" / "t1"
+    (t1 / "build.py").write_text(WALL)
+    p = brickwright_cli("tool", "validate", str(t1), cwd=tmp_path)
+    assert "1 parts" in p.stdout or "1 part" in p.stdout, p.stdout
+    p = brickwright_cli("runs", "show", "t1", cwd=tmp_path)
+    assert p.stdout.startswith("t1 (tool): last validate failed; 1 parts;"), p.stdout  # no run_tests: failed
+    p = brickwright_cli("runs", "--json", cwd=tmp_path)
+    assert {r["id"]: r["parts"] for r in json.loads(p.stdout)}["t1"] == 1
+
+    # F3: a wrongly typed field in one result.json or state.json gives that run an "unreadable" row
+    import shutil
+
+    shutil.copytree(tmp_path / "brickwright_runs" / "g1", tmp_path / "brickwright_runs" / "g2")
+    res = tmp_path / "brickwright_runs" / "g2" / "result.json"
+    res.write_text(json.dumps(dict(json.loads(res.read_text()), cost_usd="x")))
+    shutil.copytree(t1, tmp_path / "brickwright_runs" / "t2")
+    (tmp_path / "brickwright_runs" / "t2" / ".brickwright" / "state.json").write_text(
+        json.dumps({"tool_calls": "x", "validate_calls": "y", "calls": []}))
+    p = brickwright_cli("runs", cwd=tmp_path)
+    assert p.returncode == 0 and "Traceback" not in p.stderr, p.stderr
+    rows = {ln.split()[0]: ln for ln in p.stdout.splitlines()}
+    assert "unreadable result.json: cost_usd is 'x', not a number >= 0" in rows["g2"]
+    assert "unreadable state.json: validate_calls is 'y', not a whole number >= 0" in rows["t2"]
+    assert "valid, max_calls" in rows["g1"]
+    p = brickwright_cli("runs", "show", "g1", cwd=tmp_path)
+    assert p.returncode == 0 and p.stdout.startswith("g1 (generate): valid, max_calls; 1 parts;"), p.stderr
+    p = brickwright_cli("runs", "show", "g2", "--json", cwd=tmp_path)
+    assert json.loads(p.stdout)["status"] == "unreadable result.json: cost_usd is 'x', not a number >= 0"

@@ -304,6 +304,18 @@ def test_endless_loop_is_stopped_and_the_worker_stays_warm(box):
     assert box.worker.call("ping").ok and box.worker.info["pid"] == pid  # no cold restart was needed
 
 
+def test_a_build_stopped_by_sigstop_is_reported_as_stopped_not_as_an_endless_loop(box):
+    """Break-it s25 F15: the request process is in state T at the time limit; an endless loop still gets the
+    endless-loop hint."""
+    code = "import os, signal\nos.kill(os.getpid(), signal.SIGSTOP)"
+    res = box.worker.call("explore", **box.worker_args(), code=code, time_limit=1.0)
+    assert res.limit == "time"
+    assert res.data["error"]["text"].startswith("Time limit: the code's process was stopped (SIGSTOP or SIGTSTP) "
+                                                "and never resumed, so it did not finish within 1 s")
+    res = box.worker.call("explore", **box.worker_args(), code="while True:\n    pass", time_limit=1.0)
+    assert "endless loop" in res.data["error"]["text"] and "SIGSTOP" not in res.data["error"]["text"]
+
+
 def test_printing_10_mb_is_truncated(box):
     out = explore(box, "print('y' * 10_000_000)")
     assert len(out) < 30_000 and "more characters not shown" in out

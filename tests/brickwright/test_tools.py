@@ -168,3 +168,42 @@ def test_passing_validate_says_what_the_motion_check_covered(box):
     first, *rest = text.splitlines()
     assert first.startswith("VALIDATE: PASSED - 2 parts (2 distinct part ids)")
     assert any(ln.startswith("- motion: 1 joint(s), ") and ln.endswith(" poses: lid") for ln in rest), text
+
+
+CITED = '''\
+from bricklayer import *
+from brickwright import TestContext
+
+
+def wing():
+    w = LegoBuild()
+    w.add(Element("3023", Color.BLUE), (0, 0, 3))
+    w.add(Element("3023", Color.BLUE), (0, 0, 3))
+    return w
+
+
+def create_build():
+    b = LegoBuild()
+    b.add(Element("3001", Color.RED), (0, 0, 0))
+    b.add(Element("3003", Color.RED), (0, 0, 0))
+    b.add(Element("3003", Color.RED), (0, 0, 0))
+    b.add(wing(), (4, 0, 0))
+    return b
+
+
+def run_tests():
+    return TestContext(create_build()).report()
+'''
+
+
+def test_validate_cites_the_build_py_line_that_placed_each_part(box):
+    """Break-it s25 F12: problems name build.py lines (14-17 add the parts; 7 and 8 the wing's plates, the wing
+    placed on line 17), not the placement indexes #0..#3."""
+    box.run("write_build", {"content": CITED})
+    text = box.run("validate", {}).text
+    assert ("- DUPLICATE build.py:16: 3003 (Brick 2 x 2, Color.RED) at grid (0, 0, 0) is placed again at the same "
+            "pose as [build.py:15]") in text
+    assert "- DUPLICATE build.py:17/:8: 3023 (Plate 1 x 2, Color.BLUE)" in text and "as [build.py:7]" in text
+    assert ("- COLLISION build.py:14: 3001 (Brick 2 x 4, Color.RED) at grid (0, 0, 0) <-> build.py:15: 3003 "
+            "(Brick 2 x 2, Color.RED)") in text
+    assert "#1" not in text and "#0" not in text
