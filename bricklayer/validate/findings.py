@@ -193,7 +193,9 @@ def shadowed_library_files(build) -> list[dict]:
 
     The MPD spec lets a ``0 FILE`` block of a model take the place of the library file of that name for the
     model's own references, so ``0 FILE 3001.dat`` (any case: LDraw names are case-blind) with one triangle
-    would replace the 2 x 4 brick's shape, and the checks would test that shape, not the catalog part's.
+    would replace the 2 x 4 brick's shape, and the checks would test that shape, not the catalog part's. Names
+    are compared as LDraw resolves them (:meth:`ldraw_data.library.LDrawLibrary.library_key`): case, either separator,
+    and a written-out search folder (``parts/3001.dat``, ``PARTS\\s\\3001s01.dat``, ``p/stud.dat``) all count.
     Stickers and bent flexible parts have names of their own, so no such block is needed: none of the 257
     embedded part blocks of the 67 official models in /work/shared/models/official is named like a library
     file (parts, sub-parts or primitives; checked s24).
@@ -240,7 +242,7 @@ def _embedded_key(build) -> tuple:
 
 def _shadowed_rows(build) -> list[dict]:
     """:func:`shadowed_library_files` computed afresh (a walk of the build and every sub-build)."""
-    from ldraw_data.library import get_library, normalize_name
+    from ldraw_data.library import get_library
 
     try:
         lib = get_library()
@@ -250,11 +252,11 @@ def _shadowed_rows(build) -> list[dict]:
     for b in [build, *build.sub_builds()]:
         lines = getattr(b, "embedded_file_lines", None) or {}
         for key, (name, _text) in (getattr(b, "embedded_files", None) or {}).items():
-            norm = normalize_name(key)
-            folder = lib.folder_of(norm)
-            if folder is None or norm in seen:
+            found = lib.library_key(key)  # also "parts/3001.dat", "PARTS\\s\\x.dat": LDraw tools resolve them so
+            if found is None or found in seen:
                 continue
-            seen.add(norm)
+            seen.add(found)
+            folder, norm = found
             where = lines.get(key) or (None, None)
             rows.append({"name": name, "file": where[0], "line": where[1],
                          "library_file": f"{folder}/{norm}", "folder": folder})
