@@ -275,11 +275,17 @@ def info(model: Path = typer.Argument(..., help=".ldr or .mpd file"),
         typer.echo("embedded parts: " + ", ".join(mi.embedded_parts))
     if mi.unknown_parts:
         typer.echo("unknown parts (not in the library): " + ", ".join(short_id(p) for p in mi.unknown_parts))
+    drawn_only = list(dict.fromkeys(f"{short_id(pid)} ({name.strip('()')})" for pid, _c, _n, name, _cn in mi.bom
+                                    if name in ("(primitive)", "(sub-part)")))
+    if drawn_only:  # validate's NOT A PART rule (bricklayer.validate._world.not_part_kind)
+        typer.echo("not parts (library primitives or sub-parts placed as parts; validate: NOT A PART): "
+                   + ", ".join(drawn_only))
     typer.echo("bill of materials:")
     for pid, c, n, name, cname in mi.bom:
         typer.echo(f"  {n:>5} x {short_id(pid):<14} {name[:44]:<44} {cname} ({c})")
     for wmsg in mi.warnings:
         typer.echo(f"warning: {wmsg}", err=True)
+    _say_shadowed(mi.shadowed_files, model, "measured")
     _say_unreadable(mi.unreadable_lines, "the counts above")
 
 
@@ -380,7 +386,12 @@ def _warn_shadowed(build, model: Path, drawn: str = "drawn") -> None:
     ``drawn``: the verb for what the command does with the block (``"drawn"``, ``"exported"``)."""
     from bricklayer.validate.findings import shadowed_library_files
 
-    rows = shadowed_library_files(build)
+    _say_shadowed(shadowed_library_files(build), model, drawn)
+
+
+def _say_shadowed(rows: list, model: Path, drawn: str) -> None:
+    """The one warning line of :func:`_warn_shadowed` for ``rows`` (those of
+    :func:`bricklayer.validate.findings.shadowing_blocks`); nothing when there are none."""
     if not rows:
         return
     d = rows[0]

@@ -57,3 +57,64 @@ def test_library_key_takes_a_written_out_search_folder(library):
     assert lib.library_key("p/48/4-4cyli.dat") == ("p", "48/4-4cyli.dat")
     assert lib.library_key("p/3001.dat") is None  # 3001.dat is in parts/, not p/
     assert lib.library_key("parts/my-sticker.dat") is None
+
+
+# ----------------------------------------------------------------------------- F6: info on cycles and shadowing
+def test_info_warns_about_a_shadowed_library_file_and_names_the_part_as_validate_and_parts_do(tmp_path, library):
+    """F6: info printed no warning for a block redefining 3001 and named it "Brick 2 x 4" while parts used the
+    block's file name. Both now use the catalog name (what validate cites), and info prints the one warning line
+    (the size it gives, 0 x 0 x 0 mm, is the one-triangle block's)."""
+    model = tmp_path / "sh.mpd"
+    model.write_text(SHADOW_PATH_MPD.format(ref="parts/3001.dat", name="parts/3001.dat"))
+    p = brickwright("info", str(model))
+    assert p.returncode == 0, p.stderr
+    assert "(0 x 0 x 0 mm)" in p.stdout
+    assert p.stderr.splitlines() == [
+        "warning: sh.mpd:5: 0 FILE parts/3001.dat redefines parts/3001.dat of the LDraw library; measured with the "
+        "file's own block, as LDraw viewers do (MPD spec), not the catalog part: `brickwright validate` reports "
+        "the model NOT VALID"]
+    assert [ln.split(None, 3)[3][:11] for ln in p.stdout.splitlines() if " x parts/3001 " in ln] == ["Brick 2 x 4"] * 2
+    rows = json.loads(brickwright("parts", str(model), "--json").stdout)["rows"]
+    assert sorted((r["name"], r["kind"], r["color"]) for r in rows) == [("Brick 2 x 4", "embedded", 1),
+                                                                        ("Brick 2 x 4", "embedded", 4)]
+    rec = json.loads(brickwright("info", str(model), "--json").stdout)
+    assert [(d["line"], d["library_file"]) for d in rec["shadowed_files"]] == [(5, "parts/3001.dat")]
+
+
+def test_info_warns_about_a_submodel_cycle(tmp_path, library):
+    """F6: a submodel placing itself (line 3) gets validate's one-line SUBMODEL CYCLE warning from info too."""
+    model = tmp_path / "self.mpd"
+    model.write_text("0 FILE main.ldr\n1 4 0 0 0 1 0 0 0 1 0 0 0 1 3001.dat\n1 4 0 -24 0 1 0 0 0 1 0 0 0 1 main.ldr\n")
+    p = brickwright("info", str(model))
+    assert p.returncode == 0 and "1 part," in p.stdout
+    assert p.stderr.splitlines() == [
+        "warning: self.mpd:3: submodel cycle: main.ldr places itself (self.mpd:3): a submodel cannot contain itself, "
+        "so this reference is skipped; break the cycle: delete this reference or make it place another submodel "
+        "or a part"]
+
+
+# ----------------------------------------------------------------------------- F7: primitives and sub-parts
+#: 3001 then, on lines 3-7, a primitive, a primitive, a sub-part, a 48/ primitive (all in the library, not parts)
+#: and p/stud.dat, which no search folder holds under that name (unknown).
+PRIM_LDR = "".join(f"1 4 0 -24 0 1 0 0 0 1 0 0 0 1 {n}\n" for n in
+                   ("4-4cyli.dat", "stud.dat", "s/3001s01.dat", "48/4-4cyli.dat", "p/stud.dat"))
+
+
+def test_info_and_parts_call_primitives_and_sub_parts_what_validate_calls_them(tmp_path, library):
+    """F7: info and parts called library primitives (p/) and sub-parts (parts/s/) placed as parts "unknown"; they are
+    primitives / sub-parts, as validate's NOT A PART says; p/stud.dat stays unknown."""
+    model = tmp_path / "prim.ldr"
+    model.write_text("0 prim\n1 4 0 0 0 1 0 0 0 1 0 0 0 1 3001.dat\n" + PRIM_LDR)
+    v = brickwright("validate", str(model))
+    assert [ln.split()[4] for ln in v.stdout.splitlines() if ln.startswith("NOT A PART")] == [
+        "4-4cyli", "stud", "s/3001s01", "48/4-4cyli"]
+    rows = json.loads(brickwright("parts", str(model), "--json").stdout)["rows"]
+    assert {r["part_id"]: r["kind"] for r in rows} == {
+        "3001": "part", "4-4cyli": "primitive", "stud": "primitive", "s/3001s01": "sub-part",
+        "48/4-4cyli": "primitive", "p/stud": "unknown"}
+    out = brickwright("info", str(model)).stdout
+    assert ("not parts (library primitives or sub-parts placed as parts; validate: NOT A PART): 4-4cyli (primitive), "
+            "stud (primitive), s/3001s01 (sub-part), 48/4-4cyli (primitive)") in out.splitlines()
+    assert "unknown parts (not in the library): p/stud.dat" in out.splitlines()
+    rec = json.loads(brickwright("info", str(model), "--json").stdout)
+    assert {b["part_id"]: b["name"] for b in rec["bom"]}["s/3001s01"] == "(sub-part)"

@@ -16,6 +16,8 @@ parts is decided here and documented in docs/export.md:
   one row, not split;
 * ``embedded``: a part defined inside the model file (a bent hose, a custom
   sticker); its name is the first line of its block;
+* ``primitive``, ``sub-part``: a library primitive (``p/``) or sub-part (``parts/s/``)
+  placed as a part (``validate``: NOT A PART); drawn, not a part you can buy.
 * ``unknown``: neither in the library nor embedded.
 
 Marketplace formats (the sources are in docs/export.md):
@@ -52,7 +54,7 @@ from xml.sax.saxutils import escape
 from ..errors import BrickLayerTypeError, BrickLayerValueError, InputNotFoundError
 
 #: Row kinds, see the module docstring.
-KINDS = ("part", "printed", "sticker", "assembly", "embedded", "unknown")
+KINDS = ("part", "printed", "sticker", "assembly", "embedded", "primitive", "sub-part", "unknown")
 #: Output formats.
 FORMATS = ("csv", "rebrickable-csv", "bricklink-xml")
 #: Kinds a marketplace file may hold.
@@ -133,6 +135,7 @@ def parts_list(build, library=None) -> list[PartsListRow]:
     from ldraw_data.colors import get_color_table
 
     from ..build import LegoBuild
+    from ..validate._world import not_part_kind
 
     if not isinstance(build, LegoBuild):
         raise BrickLayerTypeError(f"parts_list needs a LegoBuild, got {type(build).__name__}")
@@ -143,15 +146,15 @@ def parts_list(build, library=None) -> list[PartsListRow]:
     rows = []
     for (pid, code), n in counts.items():
         key = pid.lower()
-        if key in embedded:
-            kind, name = "embedded", embedded[key]
+        if key in embedded:  # a block redefining a catalog part keeps the catalog name, as validate says
+            kind, name = "embedded", cat.get(pid).name if pid in cat else embedded[key]
         elif pid in cat:
             s = cat.get(pid)
             name = s.name
             kind = ("sticker" if s.category == "Sticker" else "assembly" if s.is_shortcut
                     else "printed" if s.is_printed else "part")
-        else:
-            kind, name = "unknown", pid
+        else:  # a library primitive or sub-part placed as a part (validate: NOT A PART), or not in the library
+            kind, name = not_part_kind(pid) or "unknown", pid
         rows.append(PartsListRow(pid, name, code, table.name(code), n, kind))
     rows.sort(key=lambda r: (-r.quantity, r.part_id, r.color))
     return rows

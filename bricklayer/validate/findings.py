@@ -11,6 +11,7 @@ writes one problem line per finding with a ``try:`` hint. ``bricklayer.validate.
 from __future__ import annotations
 
 __all__ = ["report_of", "describe_placement", "instance_key", "out_of_range_placements", "shadowed_library_files",
+           "shadowing_blocks",
            "MAX_LISTED", "MAX_COORDINATE_LDU"]
 
 from functools import lru_cache
@@ -242,6 +243,29 @@ def _embedded_key(build) -> tuple:
 
 def _shadowed_rows(build) -> list[dict]:
     """:func:`shadowed_library_files` computed afresh (a walk of the build and every sub-build)."""
+    blocks = []
+    for b in [build, *build.sub_builds()]:
+        lines = getattr(b, "embedded_file_lines", None) or {}
+        for key, (name, _text) in (getattr(b, "embedded_files", None) or {}).items():
+            blocks.append((name, *(lines.get(key) or (None, None))))
+    return shadowing_blocks(blocks)
+
+
+def shadowing_blocks(blocks) -> list[dict]:
+    """Which of some MPD blocks redefine a file of the LDraw library (the rule of :func:`shadowed_library_files`).
+
+    Parameters
+    ----------
+    blocks : iterable of (name, file, line)
+        Each block's name as written after ``0 FILE``, and the file and 1-based line of that ``0 FILE`` line
+        (None, None when not read from a file).
+
+    Returns
+    -------
+    list of dict
+        The rows of :func:`shadowed_library_files` (one per library file, the first block naming it), sorted by
+        file and line; empty when no LDraw library is installed.
+    """
     from ldraw_data.library import get_library
 
     try:
@@ -249,17 +273,13 @@ def _shadowed_rows(build) -> list[dict]:
     except Exception:  # noqa: BLE001 - no library: nothing to shadow
         return []
     rows, seen = [], set()
-    for b in [build, *build.sub_builds()]:
-        lines = getattr(b, "embedded_file_lines", None) or {}
-        for key, (name, _text) in (getattr(b, "embedded_files", None) or {}).items():
-            found = lib.library_key(key)  # also "parts/3001.dat", "PARTS\\s\\x.dat": LDraw tools resolve them so
-            if found is None or found in seen:
-                continue
-            seen.add(found)
-            folder, norm = found
-            where = lines.get(key) or (None, None)
-            rows.append({"name": name, "file": where[0], "line": where[1],
-                         "library_file": f"{folder}/{norm}", "folder": folder})
+    for name, file, line in blocks:
+        found = lib.library_key(name)  # also "parts/3001.dat", "PARTS\\s\\x.dat": LDraw tools resolve them so
+        if found is None or found in seen:
+            continue
+        seen.add(found)
+        folder, norm = found
+        rows.append({"name": name, "file": file, "line": line, "library_file": f"{folder}/{norm}", "folder": folder})
     return sorted(rows, key=lambda r: (str(r["file"]), r["line"] or 0, r["name"]))
 
 
