@@ -118,3 +118,16 @@ def test_info_and_parts_call_primitives_and_sub_parts_what_validate_calls_them(t
     assert "unknown parts (not in the library): p/stud.dat" in out.splitlines()
     rec = json.loads(brickwright("info", str(model), "--json").stdout)
     assert {b["part_id"]: b["name"] for b in rec["bom"]}["s/3001s01"] == "(sub-part)"
+
+
+# ----------------------------------------------------------------------------- F11: a part name holding ")"
+def test_a_part_name_with_a_parenthesis_is_cited_whole(library, official_dir):
+    """F11: 6835 Saucer Scout's floating legs were cited as ``3816 (~Minifig Leg Right (Obsolete: ...``, the name's
+    ")", the colour and the closing ")" cut off by a strip of "()" around the citation. The leg is the lowest part
+    of its component (line 95 of the file, placed through line 10), black (LDraw colour 0)."""
+    model = official_dir / "6835_1_Saucer_Scout.mpd"
+    p = brickwright("validate", str(model))
+    hits = [ln for ln in p.stdout.splitlines() if "under its lowest part" in ln and "3816" in ln]
+    assert hits, p.stdout
+    assert ("under its lowest part, 6835_1_Saucer_Scout.mpd:10/:95: 3816 (~Minifig Leg Right (Obsolete), "
+            "Color.BLACK): nothing lies below it anywhere") in hits[0]

@@ -499,8 +499,9 @@ def _component_advice(build, comp_idx, eng, sup, ctx: dict | None = None) -> str
     below = ""
     if low and int(np.count_nonzero(eng.has_shape)) > len(low):  # a part with a shape outside it
         i = min(low, key=lambda k: float(eng.box_lo[k, 2]))
-        who = "" if len(comp_idx) == 1 else f" (under its lowest part, {_short(build, flat[i])})"
-        below = f"; {who.strip(' ()') + ': ' if who else ''}" + _below_hint(
+        # the part's whole description: a name may itself hold ")" (3816 "~Minifig Leg Right (Obsolete)")
+        lead = "" if len(comp_idx) == 1 else f"under its lowest part, {build.describe(flat[i])}: "
+        below = f"; {lead}" + _below_hint(
             build, i, eng, sup, skip=[k for k in comp_idx if k != i])
     if side:
         return ("it touches the rest only side by side: bridge it with a plate or brick across the joint"
