@@ -131,3 +131,22 @@ def test_a_part_name_with_a_parenthesis_is_cited_whole(library, official_dir):
     assert hits, p.stdout
     assert ("under its lowest part, 6835_1_Saucer_Scout.mpd:10/:95: 3816 (~Minifig Leg Right (Obsolete), "
             "Color.BLACK): nothing lies below it anywhere") in hits[0]
+
+
+# ----------------------------------------------------------------------------- F13: a colour map with no row
+@pytest.mark.parametrize("text, says", [
+    ("a,b,c\n", "line 1: the colour table has no row: 'a,b,c' was taken as its header (its first column is not an "
+                "LDraw colour code) and no row follows; give one 'ldraw,marketplace id' row per colour"),
+    ("# comments only\n\n", "line 1: the colour table has no row (empty, or only comments); give one "
+                            "'ldraw,marketplace id' row per colour"),
+])
+def test_a_colour_map_without_rows_is_named_with_its_line(tmp_path, library, text, says):
+    """F13: a --color-map file holding only ``a,b,c`` (read as a header) gave the "needs --color-map" error as if
+    no map were given; it must name the file and line and say what is wrong (exit 2)."""
+    model = tmp_path / "b.ldr"
+    model.write_text("1 4 0 0 0 1 0 0 0 1 0 0 0 1 3001.dat\n")
+    cmap = tmp_path / "cmapbad.csv"
+    cmap.write_text(text)
+    p = brickwright("parts", str(model), "--format", "rebrickable-csv", "--color-map", str(cmap))
+    assert p.returncode == 2 and p.stdout == ""
+    assert p.stderr.startswith(f"error: {cmap} {says}"), p.stderr

@@ -179,8 +179,9 @@ def read_id_map(path, what: str) -> dict[str, str]:
     FileNotFoundError
         When the file does not exist.
     ValueError
-        When a row does not have two non-empty columns, or the file is not UTF-8 text (names the file and
-        line; CSV files are read as UTF-8, a byte-order mark allowed).
+        When a row does not have two non-empty columns, the file holds no row after its header (or none at
+        all), or the file is not UTF-8 text (names the file and line; CSV files are read as UTF-8, a
+        byte-order mark allowed).
     """
     p = Path(path)
     if not p.is_file():
@@ -194,6 +195,7 @@ def read_id_map(path, what: str) -> dict[str, str]:
             f"{p} line {line}: the {what} table is not UTF-8 text (byte 0x{raw[exc.start]:02X} at offset "
             f"{exc.start}); save it as UTF-8 (CSV UTF-8 in a spreadsheet)") from None
     out: dict[str, str] = {}
+    header = None  # (line, row) of the header row skipped
     with io.StringIO(text, newline="") as fh:
         for no, row in enumerate(csv.reader(fh), 1):
             if not row or not "".join(row).strip() or row[0].lstrip().startswith("#"):
@@ -201,11 +203,22 @@ def read_id_map(path, what: str) -> dict[str, str]:
             if len(row) < 2 or not row[0].strip() or not row[1].strip():
                 raise BrickLayerValueError(f"{p} line {no}: a {what} table row is 'ldraw,marketplace id', got {row!r}")
             k, v = row[0].strip().lower().removesuffix(".dat"), row[1].strip()
-            if not out and (not k.isdigit() if what == "colour" else k in ("ldraw", "ldraw_id", "part", "part_id")):
+            if not out and header is None and (
+                    not k.isdigit() if what == "colour" else k in ("ldraw", "ldraw_id", "part", "part_id")):
+                header = (no, row)
                 continue  # header row
             if what == "colour" and not k.isdigit():
                 raise BrickLayerValueError(f"{p} line {no}: {row[0]!r} is not an LDraw colour code (a whole number)")
             out[k] = v
+    if not out:  # an empty table would read as "no table given" downstream: say what is wrong with this one
+        eg = "4,4 (LDraw Red, 4 on Rebrickable)" if what == "colour" else "3001,3001"
+        if header is not None:
+            raise BrickLayerValueError(
+                f"{p} line {header[0]}: the {what} table has no row: {','.join(header[1])!r} was taken as its "
+                f"header{' (its first column is not an LDraw colour code)' if what == 'colour' else ''} and no "
+                f"row follows; give one 'ldraw,marketplace id' row per {what}, e.g. {eg}")
+        raise BrickLayerValueError(f"{p} line 1: the {what} table has no row (empty, or only comments); give one "
+                                   f"'ldraw,marketplace id' row per {what}, e.g. {eg}")
     return out
 
 
