@@ -150,3 +150,40 @@ def test_a_colour_map_without_rows_is_named_with_its_line(tmp_path, library, tex
     p = brickwright("parts", str(model), "--format", "rebrickable-csv", "--color-map", str(cmap))
     assert p.returncode == 2 and p.stdout == ""
     assert p.stderr.startswith(f"error: {cmap} {says}"), p.stderr
+
+
+# ----------------------------------------------------------------------------- F5: Ctrl-C keeps the verdicts made
+def test_ctrl_c_in_a_several_file_validate_keeps_the_verdicts_already_made(tmp_path, library):
+    """F5: Ctrl-C during ``validate a b c --json`` printed no line at all, throwing away verdicts already
+    computed. Now every file gets one line in the order given: the judged ones their verdict, the endless
+    build.py (its own limit is 30 s) status "interrupted" with exit_code 130; the command exits 130. SIGINT is
+    sent once the first file's line is out (as ``timeout -s INT`` does, to the command's process only)."""
+    import signal
+
+    two = "1 4 0 0 0 1 0 0 0 1 0 0 0 1 3001.dat\n1 1 0 -24 0 1 0 0 0 1 0 0 0 1 3001.dat\n"
+    (tmp_path / "q1.ldr").write_text(two)
+    (tmp_path / "q2.ldr").write_text(two)
+    (tmp_path / "forever.py").write_text("while True:\n    pass\n")
+    files = [str(tmp_path / n) for n in ("q1.ldr", "forever.py", "q2.ldr")]
+    for as_json in (True, False):
+        proc = subprocess.Popen([sys.executable, "-m", "brickwright", "validate", *files,
+                                 *(["--json"] if as_json else [])], cwd=REPO, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True)
+        first = proc.stdout.readline()  # q1.ldr is judged in seconds; forever.py runs until its 30 s limit
+        proc.send_signal(signal.SIGINT)
+        rest, err = proc.communicate(timeout=60)
+        lines = [first, *rest.splitlines()]
+        assert proc.returncode == 130, err
+        assert err.splitlines()[-1] == "interrupted"
+        if as_json:
+            recs = [json.loads(ln) for ln in lines]
+            assert [r["file"] for r in recs] == files
+            assert (recs[0]["status"], recs[0]["exit_code"]) == ("valid", 0)
+            assert (recs[1]["status"], recs[1]["exit_code"], recs[1]["valid"]) == ("interrupted", 130, False)
+            assert recs[2]["status"] in ("valid", "interrupted")  # judged or not when Ctrl-C came
+        else:
+            assert lines[0].strip() == f"{files[0]}: 2 parts, 0 colliding pairs, 0 floating, 1 connected " \
+                                       "component(s) -> VALID"
+            assert lines[1] == (f"{files[1]}: interrupted: no verdict: interrupted (Ctrl-C) before it was judged; "
+                                "validate it again")
+            assert lines[2].startswith(f"{files[2]}: ") and len(lines) == 3
