@@ -275,11 +275,17 @@ def info(model: Path = typer.Argument(..., help=".ldr or .mpd file"),
         typer.echo("embedded parts: " + ", ".join(mi.embedded_parts))
     if mi.unknown_parts:
         typer.echo("unknown parts (not in the library): " + ", ".join(short_id(p) for p in mi.unknown_parts))
+    drawn_only = list(dict.fromkeys(f"{short_id(pid)} ({name.strip('()')})" for pid, _c, _n, name, _cn in mi.bom
+                                    if name in ("(primitive)", "(sub-part)")))
+    if drawn_only:  # validate's NOT A PART rule (bricklayer.validate._world.not_part_kind)
+        typer.echo("not parts (library primitives or sub-parts placed as parts; validate: NOT A PART): "
+                   + ", ".join(drawn_only))
     typer.echo("bill of materials:")
     for pid, c, n, name, cname in mi.bom:
         typer.echo(f"  {n:>5} x {short_id(pid):<14} {name[:44]:<44} {cname} ({c})")
     for wmsg in mi.warnings:
         typer.echo(f"warning: {wmsg}", err=True)
+    _say_shadowed(mi.shadowed_files, model, "measured")
     _say_unreadable(mi.unreadable_lines, "the counts above")
 
 
@@ -380,7 +386,12 @@ def _warn_shadowed(build, model: Path, drawn: str = "drawn") -> None:
     ``drawn``: the verb for what the command does with the block (``"drawn"``, ``"exported"``)."""
     from bricklayer.validate.findings import shadowed_library_files
 
-    rows = shadowed_library_files(build)
+    _say_shadowed(shadowed_library_files(build), model, drawn)
+
+
+def _say_shadowed(rows: list, model: Path, drawn: str) -> None:
+    """The one warning line of :func:`_warn_shadowed` for ``rows`` (those of
+    :func:`bricklayer.validate.findings.shadowing_blocks`); nothing when there are none."""
     if not rows:
         return
     d = rows[0]
@@ -436,7 +447,14 @@ def _load_model_or_script(model: Path):
 #: What ``validate --json`` prints for each file, and what ``status`` and ``exit_code`` mean (docstring of
 #: :func:`validate_record`; ``brickwright validate --help``).
 VALIDATE_STATUS_EXIT = {"valid": EXIT_OK, "not valid": EXIT_FAILED, "failed": EXIT_FAILED,
-                        "timed out": EXIT_FAILED, "unreadable": EXIT_USAGE}
+                        "timed out": EXIT_FAILED, "unreadable": EXIT_USAGE, "interrupted": 130}
+
+
+def _interrupted_record(path: str) -> dict:
+    """The record of a file Ctrl-C stopped before it was judged: status ``"interrupted"``, exit code 130 (the
+    shell's code for SIGINT), no verdict."""
+    return _record(path, "interrupted", warnings=[],
+                   error=f"{path}: no verdict: interrupted (Ctrl-C) before it was judged; validate it again")
 
 
 def _record(path: str, status: str, **fields) -> dict:
@@ -532,7 +550,10 @@ def validate_record(path: str, sandbox: bool = True, inventory: str | None = Non
 
 
 def _validate_in_pool(models: list[str], args: tuple, workers: int, budget_s: float | None):
-    """Yield :func:`validate_record` of each path in the order given, computed in ``workers`` processes.
+    """Yield ``(index, record)``: :func:`validate_record` of each path in the order given, computed in ``workers``
+    processes. On Ctrl-C (raised here, or thrown in by the caller while it prints) the workers are stopped,
+    the records already computed and an ``"interrupted"`` record for each other file are yielded, and the
+    interrupt goes on.
 
     With ``budget_s`` (wall seconds for the whole command), files not judged when it runs out get a
     ``"timed out"`` record and the worker processes are terminated (SIGTERM; a build.py's sandboxed worker
@@ -545,21 +566,57 @@ def _validate_in_pool(models: list[str], args: tuple, workers: int, budget_s: fl
 
     deadline = None if budget_s is None else time.monotonic() + budget_s
     pool = ProcessPoolExecutor(max_workers=max(1, workers), initializer=_pool_worker_init)
+    futures, given = [], 0
     try:
         futures = [pool.submit(_validate_record_in_pool, m, *args) for m in models]
         for m, fut in zip(models, futures):
             try:
-                yield fut.result(timeout=None if deadline is None else max(0.0, deadline - time.monotonic()))
+                rec = fut.result(timeout=None if deadline is None else max(0.0, deadline - time.monotonic()))
+                yield given, rec
+                given += 1  # counted once the caller has it (a Ctrl-C while it prints is thrown in here)
+                continue
             except FutureTimeout:
-                yield _record(m, "timed out", warnings=[],
+                rec = _record(m, "timed out", warnings=[],
                               error=f"{m}: no verdict: --time-budget {budget_s:g} s ran out before it was judged; "
                                     "give more time (or validate it alone)")
             except BrokenProcessPool:
-                yield _record(m, "failed", warnings=[],
+                rec = _record(m, "failed", warnings=[],
                               error=f"{m}: no verdict: the worker process judging it died (out of memory or "
                                     "killed); validate it alone to see why")
-    finally:
+            yield given, rec
+            given += 1
+    except KeyboardInterrupt:
+        # Ctrl-C: the verdicts already computed are kept (in the order given, behind the file being waited
+        # for), every other file gets an "interrupted" record, then the interrupt goes on (exit 130)
         _stop_pool(pool)
+        pool = None  # stopped once: a second shutdown can race the executor's own thread on its closed pipe
+        for k, m in enumerate(models[given:], start=given):
+            fut = futures[k] if k < len(futures) else None
+            done = fut is not None and fut.done() and not fut.cancelled() and fut.exception() is None
+            yield k, (fut.result() if done else _interrupted_record(m))
+        raise
+    finally:
+        if pool is not None:
+            _stop_pool(pool)
+
+
+def _validate_here(path: str, args: tuple):
+    """Yield ``(0, record)``: :func:`validate_record` of one file, computed in this process (the protocol of
+    :func:`_validate_in_pool`; on Ctrl-C :func:`validate` gives the file an ``"interrupted"`` record)."""
+    yield 0, validate_record(path, *args)
+
+
+def _drain_after_interrupt(records) -> list:
+    """The ``(index, record)`` pairs a record generator (:func:`_validate_in_pool`) still gives once Ctrl-C is
+    thrown into it: the verdicts already computed and ``"interrupted"`` records for the other files."""
+    out = []
+    try:
+        out.append(records.throw(KeyboardInterrupt()))
+        while True:
+            out.append(next(records))
+    except (KeyboardInterrupt, StopIteration):
+        pass
+    return out
 
 
 class _Terminated(BaseException):
@@ -642,10 +699,11 @@ def _say_record(r: dict, many: bool) -> None:
         typer.echo(f"warning: {w}", err=True)
     if "error" in r:
         if not many:
-            typer.echo(f"error: {r['error']}", err=True)
+            if r["status"] != "interrupted":  # one file: the command's own "interrupted" line says it
+                typer.echo(f"error: {r['error']}", err=True)
         else:
             what = {"unreadable": "cannot be read", "failed": "build.py failed",
-                    "timed out": "timed out"}[r["status"]]
+                    "timed out": "timed out", "interrupted": "interrupted"}[r["status"]]
             first = r["error"].splitlines()[0] if r["error"] else ""
             typer.echo(f"{r['file']}: {what}: {first.removeprefix(r['file'] + ': ')}")
     elif not many:
@@ -685,7 +743,8 @@ def validate(models: list[Path] = typer.Argument(..., help=".ldr, .mpd or build.
     file or many: "file", "status" ("valid", "not valid", "failed": the build.py raised or got no verdict,
     "timed out", "unreadable"), "exit_code" (that file's own: 0, 1, 1, 1, 2), "valid", "warnings", then
     either the whole report ("parts", "collisions", "floating", ..., "problems", "text") or "error" (one
-    line). Pretty-print with `jq .`.
+    line). Pretty-print with `jq .`. Ctrl-C prints the files already judged and a record with status
+    "interrupted" (exit_code 130) for each other file, in the order given, then exits 130.
 
     Exit code: 2 when any file cannot be read (missing, not LDraw, no parts), else 1 when any is not valid,
     failed or timed out, else 0. A file that runs out of --time-budget exits 1 as a build.py that exceeds its
@@ -700,14 +759,15 @@ def validate(models: list[Path] = typer.Argument(..., help=".ldr, .mpd or build.
     paths = [str(m) for m in models]
     args = (not no_sandbox, str(inventory) if inventory else None, stability)
     if len(paths) == 1 and time_budget is None:
-        records = iter([validate_record(paths[0], *args)])  # in this process: no pool to start
+        records = _validate_here(paths[0], args)  # in this process: no pool to start
     else:
         import os
 
         n = workers or min(len(paths), os.cpu_count() or 1)
         records = _validate_in_pool(paths, args, n, time_budget)
     codes = []
-    for r in records:
+
+    def say(r: dict) -> None:
         codes.append(r["exit_code"])
         if as_json:
             for w in r.get("warnings") or ():
@@ -715,6 +775,39 @@ def validate(models: list[Path] = typer.Argument(..., help=".ldr, .mpd or build.
             typer.echo(json.dumps(r, default=str))
         else:
             _say_record(r, many=len(paths) > 1)
+
+    import signal
+
+    said = 0  # records printed, in the order given
+    # a Ctrl-C while a record is printed waits until it is out and counted: never a line twice or half
+    printing = {"now": False, "ctrl_c": False}
+
+    def on_sigint(signum, frame):
+        if printing["now"]:
+            printing["ctrl_c"] = True
+        else:
+            signal.default_int_handler(signum, frame)
+
+    before = signal.signal(signal.SIGINT, on_sigint)
+    try:
+        for k, r in records:
+            printing["now"] = True
+            say(r)
+            said = k + 1
+            printing["now"] = False
+            if printing["ctrl_c"]:
+                raise KeyboardInterrupt
+    except KeyboardInterrupt:  # one line for every file still: its verdict when computed, else "interrupted"
+        printing["now"] = True
+        for k, r in _drain_after_interrupt(records):
+            if k >= said:
+                say(r)
+                said = k + 1
+        for m in paths[said:]:
+            say(_interrupted_record(m))
+        raise
+    finally:
+        signal.signal(signal.SIGINT, before)
     raise typer.Exit(EXIT_USAGE if EXIT_USAGE in codes else max(codes))
 
 

@@ -42,6 +42,9 @@ class ModelInfo:
     unreadable_lines : list of str
         The part lines (type 1) that could not be read, ``file:line: message``: those parts are missing from
         ``parts`` and ``bom`` (``LDrawDocument.skipped_refs``).
+    shadowed_files : list of dict
+        MPD blocks that redefine a file of the LDraw library, the rows of
+        :func:`bricklayer.validate.findings.shadowing_blocks` (``validate`` calls such a model NOT VALID).
     """
 
     path: str
@@ -53,6 +56,7 @@ class ModelInfo:
     size_ldu: np.ndarray
     warnings: list = field(default_factory=list)
     unreadable_lines: list = field(default_factory=list)
+    shadowed_files: list = field(default_factory=list)
 
     @property
     def size_studs(self) -> tuple[float, float, float]:
@@ -74,6 +78,7 @@ class ModelInfo:
             "bom": [dict(part_id=a, color=b, count=c, name=d, color_name=e) for a, b, c, d, e in self.bom],
             "size_ldu": [float(v) for v in self.size_ldu], "size_studs_bricks": list(self.size_studs),
             "size_mm": list(self.size_mm), "warnings": self.warnings, "unreadable_lines": self.unreadable_lines,
+            "shadowed_files": self.shadowed_files,
         }
 
 
@@ -87,14 +92,20 @@ def model_info(path) -> ModelInfo:
     LibraryNotFoundError
         No LDraw library installed.
     """
+    from bricklayer.validate._world import not_part_kind
+
     m = load_model(path)
     cat = get_catalog()
     colors = get_color_table()
     counts = Counter((p.part_id, p.color) for p in m.parts)
     bom = []
     for (pid, c), n in counts.most_common():
-        name = cat.get(pid).name if pid in cat else ("(embedded)" if any(
-            q.part_id == pid and q.source == "embedded" for q in m.parts) else "(unknown)")
+        if pid in cat:  # also a block redefining a catalog part: validate names it so
+            name = cat.get(pid).name
+        elif any(q.part_id == pid and q.source == "embedded" for q in m.parts):
+            name = "(embedded)"
+        else:
+            name = f"({not_part_kind(pid) or 'unknown'})"
         bom.append((pid, c, n, name, colors.name(c)))
     known = [p for p in m.parts if p.source == "library"]
     size = np.zeros(3)
@@ -107,8 +118,14 @@ def model_info(path) -> ModelInfo:
         if ok.any():
             lo, hi = wb[ok, 0].min(axis=0), wb[ok, 1].max(axis=0)
             size = hi - lo
+    from bricklayer.validate.findings import shadowing_blocks
+    from ldraw_data.library import normalize_name
+
+    blocks = [(n, b.source, b.first_line) if b is not None else (n, None, None)
+              for n in m.embedded_parts for b in [m.document.blocks_by_key.get(normalize_name(n))]]
     return ModelInfo(str(path), m.submodels, m.embedded_parts, len(m.parts), bom, m.unknown_parts, size,
-                     [str(w) for w in m.warnings], [str(w) for w in m.document.skipped_refs])
+                     [str(w) for w in m.warnings], [str(w) for w in m.document.skipped_refs],
+                     shadowing_blocks(blocks))
 
 
 class BuildScriptError(LDrawError):

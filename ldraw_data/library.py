@@ -347,6 +347,38 @@ class LDrawLibrary:
         """Which search folder (``"parts"``, ``"p"``, ...) holds ``name``, or None."""
         return self._folder_of.get(normalize_name(name))
 
+    def library_key(self, name: str) -> tuple[str, str] | None:
+        """Where a file name resolves in the library, with or without its search folder written out.
+
+        Parameters
+        ----------
+        name : str
+            A reference or ``0 FILE`` name: ``"3001.dat"``, ``"s\\3001s01.dat"``, and also
+            ``"parts/3001.dat"``, ``"PARTS\\s\\3001s01.dat"`` or ``"p/4-4cyli.dat"`` (any case, either
+            separator).
+
+        Returns
+        -------
+        (folder, key) or None
+            The search folder holding the file (``"parts"``, ``"p"``, ``"Unofficial/parts"`` ...) and the
+            key relative to it (``"3001.dat"``, ``"s/3001s01.dat"``); None when the name is not a library
+            file. A leading search folder (``parts/``, ``p/``, ``Unofficial/parts/`` ...) is taken as that
+            folder when the rest of the name is a file of it: LDraw tools that also search the library
+            root (LDView, LDCad) resolve ``parts/3001.dat`` to the 2 x 4 brick, and so does this toolkit's
+            part id (:func:`ldraw_data.catalog.normalize_id`).
+        """
+        key = normalize_name(name)
+        folder = self._folder_of.get(key)
+        if folder is not None:
+            return folder, key
+        for f in SEARCH_FOLDERS:
+            prefix = f.lower() + "/"
+            if key.startswith(prefix):
+                rest = key[len(prefix):]
+                if self._folder_of.get(rest) == f:
+                    return f, rest
+        return None
+
     def is_primitive(self, name: str) -> bool:
         """True when ``name`` resolves into ``p/`` (a primitive, LDraw spec)."""
         return (self.folder_of(name) or "").endswith("p")

@@ -16,6 +16,8 @@ parts is decided here and documented in docs/export.md:
   one row, not split;
 * ``embedded``: a part defined inside the model file (a bent hose, a custom
   sticker); its name is the first line of its block;
+* ``primitive``, ``sub-part``: a library primitive (``p/``) or sub-part (``parts/s/``)
+  placed as a part (``validate``: NOT A PART); drawn, not a part you can buy.
 * ``unknown``: neither in the library nor embedded.
 
 Marketplace formats (the sources are in docs/export.md):
@@ -52,7 +54,7 @@ from xml.sax.saxutils import escape
 from ..errors import BrickLayerTypeError, BrickLayerValueError, InputNotFoundError
 
 #: Row kinds, see the module docstring.
-KINDS = ("part", "printed", "sticker", "assembly", "embedded", "unknown")
+KINDS = ("part", "printed", "sticker", "assembly", "embedded", "primitive", "sub-part", "unknown")
 #: Output formats.
 FORMATS = ("csv", "rebrickable-csv", "bricklink-xml")
 #: Kinds a marketplace file may hold.
@@ -133,6 +135,7 @@ def parts_list(build, library=None) -> list[PartsListRow]:
     from ldraw_data.colors import get_color_table
 
     from ..build import LegoBuild
+    from ..validate._world import not_part_kind
 
     if not isinstance(build, LegoBuild):
         raise BrickLayerTypeError(f"parts_list needs a LegoBuild, got {type(build).__name__}")
@@ -143,15 +146,15 @@ def parts_list(build, library=None) -> list[PartsListRow]:
     rows = []
     for (pid, code), n in counts.items():
         key = pid.lower()
-        if key in embedded:
-            kind, name = "embedded", embedded[key]
+        if key in embedded:  # a block redefining a catalog part keeps the catalog name, as validate says
+            kind, name = "embedded", cat.get(pid).name if pid in cat else embedded[key]
         elif pid in cat:
             s = cat.get(pid)
             name = s.name
             kind = ("sticker" if s.category == "Sticker" else "assembly" if s.is_shortcut
                     else "printed" if s.is_printed else "part")
-        else:
-            kind, name = "unknown", pid
+        else:  # a library primitive or sub-part placed as a part (validate: NOT A PART), or not in the library
+            kind, name = not_part_kind(pid) or "unknown", pid
         rows.append(PartsListRow(pid, name, code, table.name(code), n, kind))
     rows.sort(key=lambda r: (-r.quantity, r.part_id, r.color))
     return rows
@@ -176,8 +179,9 @@ def read_id_map(path, what: str) -> dict[str, str]:
     FileNotFoundError
         When the file does not exist.
     ValueError
-        When a row does not have two non-empty columns, or the file is not UTF-8 text (names the file and
-        line; CSV files are read as UTF-8, a byte-order mark allowed).
+        When a row does not have two non-empty columns, the file holds no row after its header (or none at
+        all), or the file is not UTF-8 text (names the file and line; CSV files are read as UTF-8, a
+        byte-order mark allowed).
     """
     p = Path(path)
     if not p.is_file():
@@ -191,6 +195,7 @@ def read_id_map(path, what: str) -> dict[str, str]:
             f"{p} line {line}: the {what} table is not UTF-8 text (byte 0x{raw[exc.start]:02X} at offset "
             f"{exc.start}); save it as UTF-8 (CSV UTF-8 in a spreadsheet)") from None
     out: dict[str, str] = {}
+    header = None  # (line, row) of the header row skipped
     with io.StringIO(text, newline="") as fh:
         for no, row in enumerate(csv.reader(fh), 1):
             if not row or not "".join(row).strip() or row[0].lstrip().startswith("#"):
@@ -198,11 +203,22 @@ def read_id_map(path, what: str) -> dict[str, str]:
             if len(row) < 2 or not row[0].strip() or not row[1].strip():
                 raise BrickLayerValueError(f"{p} line {no}: a {what} table row is 'ldraw,marketplace id', got {row!r}")
             k, v = row[0].strip().lower().removesuffix(".dat"), row[1].strip()
-            if not out and (not k.isdigit() if what == "colour" else k in ("ldraw", "ldraw_id", "part", "part_id")):
+            if not out and header is None and (
+                    not k.isdigit() if what == "colour" else k in ("ldraw", "ldraw_id", "part", "part_id")):
+                header = (no, row)
                 continue  # header row
             if what == "colour" and not k.isdigit():
                 raise BrickLayerValueError(f"{p} line {no}: {row[0]!r} is not an LDraw colour code (a whole number)")
             out[k] = v
+    if not out:  # an empty table would read as "no table given" downstream: say what is wrong with this one
+        eg = "4,4 (LDraw Red, 4 on Rebrickable)" if what == "colour" else "3001,3001"
+        if header is not None:
+            raise BrickLayerValueError(
+                f"{p} line {header[0]}: the {what} table has no row: {','.join(header[1])!r} was taken as its "
+                f"header{' (its first column is not an LDraw colour code)' if what == 'colour' else ''} and no "
+                f"row follows; give one 'ldraw,marketplace id' row per {what}, e.g. {eg}")
+        raise BrickLayerValueError(f"{p} line 1: the {what} table has no row (empty, or only comments); give one "
+                                   f"'ldraw,marketplace id' row per {what}, e.g. {eg}")
     return out
 
 

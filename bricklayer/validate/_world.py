@@ -116,6 +116,33 @@ class WorldArrays:
 _NOT_PART: dict = {}
 
 
+def not_part_kind(part_id: str) -> str | None:
+    """``"primitive"`` or ``"sub-part"`` when a part id placed in a model is a library file that is not a part
+    (the rule of :func:`drawn_not_part`: in ``p/`` is a primitive, in a folder of ``parts/`` such as ``s/`` a
+    sub-part; LDraw File Format spec 1.0.0), else None (a part, an MPD-embedded ``"?"`` id, an id not in the
+    library, or no library installed).
+
+    Parameters
+    ----------
+    part_id : str
+        LDraw file name as placed, with or without ``.dat`` (``"4-4cyli"``, ``"s/3001s01.dat"``).
+    """
+    if part_id.startswith("?"):
+        return None
+    try:
+        from ldraw_data.library import get_library, normalize_name
+
+        key = normalize_name(part_id if part_id.lower().endswith(".dat") else part_id + ".dat")
+        folder = get_library().folder_of(key)
+    except Exception:  # noqa: BLE001 - no library: nothing can be told about folders
+        return None
+    if folder is None:
+        return None
+    if folder.lower().endswith("p"):
+        return "primitive"
+    return "sub-part" if "/" in key else None
+
+
 def drawn_not_part(part_id: str) -> bool:
     """True when a part id placed in a model is a library sub-part (``s/``, ``48/``) or primitive (``p/``).
 
@@ -136,16 +163,7 @@ def drawn_not_part(part_id: str) -> bool:
     hit = _NOT_PART.get(part_id)
     if hit is not None:
         return hit
-    bad = False
-    if not part_id.startswith("?"):
-        try:
-            from ldraw_data.library import get_library, normalize_name
-
-            key = normalize_name(part_id if part_id.lower().endswith(".dat") else part_id + ".dat")
-            folder = get_library().folder_of(key)
-            bad = folder is not None and ("/" in key or folder.lower().endswith("p"))
-        except Exception:  # noqa: BLE001 - no library: nothing can be told about folders
-            bad = False
+    bad = not_part_kind(part_id) is not None
     _NOT_PART[part_id] = bad
     return bad
 

@@ -11,6 +11,7 @@ writes one problem line per finding with a ``try:`` hint. ``bricklayer.validate.
 from __future__ import annotations
 
 __all__ = ["report_of", "describe_placement", "instance_key", "out_of_range_placements", "shadowed_library_files",
+           "shadowing_blocks",
            "MAX_LISTED", "MAX_COORDINATE_LDU"]
 
 from functools import lru_cache
@@ -193,7 +194,9 @@ def shadowed_library_files(build) -> list[dict]:
 
     The MPD spec lets a ``0 FILE`` block of a model take the place of the library file of that name for the
     model's own references, so ``0 FILE 3001.dat`` (any case: LDraw names are case-blind) with one triangle
-    would replace the 2 x 4 brick's shape, and the checks would test that shape, not the catalog part's.
+    would replace the 2 x 4 brick's shape, and the checks would test that shape, not the catalog part's. Names
+    are compared as LDraw resolves them (:meth:`ldraw_data.library.LDrawLibrary.library_key`): case, either separator,
+    and a written-out search folder (``parts/3001.dat``, ``PARTS\\s\\3001s01.dat``, ``p/stud.dat``) all count.
     Stickers and bent flexible parts have names of their own, so no such block is needed: none of the 257
     embedded part blocks of the 67 official models in /work/shared/models/official is named like a library
     file (parts, sub-parts or primitives; checked s24).
@@ -240,24 +243,43 @@ def _embedded_key(build) -> tuple:
 
 def _shadowed_rows(build) -> list[dict]:
     """:func:`shadowed_library_files` computed afresh (a walk of the build and every sub-build)."""
-    from ldraw_data.library import get_library, normalize_name
+    blocks = []
+    for b in [build, *build.sub_builds()]:
+        lines = getattr(b, "embedded_file_lines", None) or {}
+        for key, (name, _text) in (getattr(b, "embedded_files", None) or {}).items():
+            blocks.append((name, *(lines.get(key) or (None, None))))
+    return shadowing_blocks(blocks)
+
+
+def shadowing_blocks(blocks) -> list[dict]:
+    """Which of some MPD blocks redefine a file of the LDraw library (the rule of :func:`shadowed_library_files`).
+
+    Parameters
+    ----------
+    blocks : iterable of (name, file, line)
+        Each block's name as written after ``0 FILE``, and the file and 1-based line of that ``0 FILE`` line
+        (None, None when not read from a file).
+
+    Returns
+    -------
+    list of dict
+        The rows of :func:`shadowed_library_files` (one per library file, the first block naming it), sorted by
+        file and line; empty when no LDraw library is installed.
+    """
+    from ldraw_data.library import get_library
 
     try:
         lib = get_library()
     except Exception:  # noqa: BLE001 - no library: nothing to shadow
         return []
     rows, seen = [], set()
-    for b in [build, *build.sub_builds()]:
-        lines = getattr(b, "embedded_file_lines", None) or {}
-        for key, (name, _text) in (getattr(b, "embedded_files", None) or {}).items():
-            norm = normalize_name(key)
-            folder = lib.folder_of(norm)
-            if folder is None or norm in seen:
-                continue
-            seen.add(norm)
-            where = lines.get(key) or (None, None)
-            rows.append({"name": name, "file": where[0], "line": where[1],
-                         "library_file": f"{folder}/{norm}", "folder": folder})
+    for name, file, line in blocks:
+        found = lib.library_key(name)  # also "parts/3001.dat", "PARTS\\s\\x.dat": LDraw tools resolve them so
+        if found is None or found in seen:
+            continue
+        seen.add(found)
+        folder, norm = found
+        rows.append({"name": name, "file": file, "line": line, "library_file": f"{folder}/{norm}", "folder": folder})
     return sorted(rows, key=lambda r: (str(r["file"]), r["line"] or 0, r["name"]))
 
 
@@ -477,8 +499,9 @@ def _component_advice(build, comp_idx, eng, sup, ctx: dict | None = None) -> str
     below = ""
     if low and int(np.count_nonzero(eng.has_shape)) > len(low):  # a part with a shape outside it
         i = min(low, key=lambda k: float(eng.box_lo[k, 2]))
-        who = "" if len(comp_idx) == 1 else f" (under its lowest part, {_short(build, flat[i])})"
-        below = f"; {who.strip(' ()') + ': ' if who else ''}" + _below_hint(
+        # the part's whole description: a name may itself hold ")" (3816 "~Minifig Leg Right (Obsolete)")
+        lead = "" if len(comp_idx) == 1 else f"under its lowest part, {build.describe(flat[i])}: "
+        below = f"; {lead}" + _below_hint(
             build, i, eng, sup, skip=[k for k in comp_idx if k != i])
     if side:
         return ("it touches the rest only side by side: bridge it with a plate or brick across the joint"
