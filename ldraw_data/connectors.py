@@ -736,7 +736,10 @@ def _ldcad_rows():
         except Exception as exc:  # noqa: BLE001 - a corrupt cache is rebuilt
             log.warning("ignoring unreadable connector cache %s (%s); rebuilding it", path, exc)
     log.info("reading the LDCad shadow library's snap information (about 10 s, once)")
-    table = build_ldcad_table(lib, root)
+    from .progress import one_task
+
+    with one_task("reading the LDCad snap information (once)"):
+        table = build_ldcad_table(lib, root)
     stems, starts, frames, labels, lengths = [], [0], [], [], []
     for stem in sorted(table):
         rows = table[stem]

@@ -10,7 +10,7 @@ output is not a terminal or with ``--quiet``.
 
 from __future__ import annotations
 
-__all__ = ["report", "reporting", "set_reporter", "Reporter"]
+__all__ = ["report", "reporting", "set_reporter", "Reporter", "one_task"]
 
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -48,3 +48,16 @@ def reporting(reporter: Reporter | None) -> Iterator[None]:
         yield
     finally:
         _REPORTER.reset(token)
+
+
+@contextmanager
+def one_task(task: str) -> Iterator[None]:
+    """Report ``task`` as one piece of work of unknown length: :func:`report` ``(task, 0, None)`` when the
+    ``with`` block starts (a spinner on a terminal, :mod:`brickwright.progress`) and ``(task, 1, 1)`` when
+    it ends, also on an error. For one-time builds of a cache that take seconds and have no natural unit
+    count (the LDCad snap table, the hose segment joints)."""
+    report(task, 0, None)
+    try:
+        yield
+    finally:
+        report(task, 1, 1)

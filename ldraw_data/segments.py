@@ -190,7 +190,10 @@ def segment_rows() -> dict[str, list[tuple[tuple, np.ndarray]]]:
         except Exception as exc:  # noqa: BLE001 - a corrupt cache is rebuilt
             log.warning("ignoring unreadable segment joint cache %s (%s); rebuilding it", path, exc)
     log.info("reading hose segment joints from the LDraw library (about 2 s, once)")
-    table = build_segment_table(lib)
+    from .progress import one_task
+
+    with one_task("reading hose segment joints (once)"):
+        table = build_segment_table(lib)
     try:
         from .fileio import atomic_writer
 

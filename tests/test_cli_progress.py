@@ -105,3 +105,26 @@ def test_library_reports_meshing_and_unpacking(tmp_path):
     seen.clear()
     load_meshes(["3001.dat"])  # nobody listens outside the block
     assert seen == []
+
+
+def test_one_time_cache_builds_report_a_task(tmp_path, monkeypatch):
+    """The hose segment joints, read once into an empty cache folder, are reported as one task (a spinner
+    on a terminal) that starts and ends; read back from the cache, nothing is reported (break-it s25 F9:
+    a first validate on a fresh cache was silent for about 30 s)."""
+    from ldraw_data.segments import segment_rows
+
+    monkeypatch.setenv("BRICKWRIGHT_CACHE_DIR", str(tmp_path))
+    segment_rows.cache_clear()
+    seen: list = []
+    try:
+        with reporting(lambda *a: seen.append(a)):
+            rows = segment_rows()
+        assert rows  # the library's hoses have joints
+        assert seen == [("reading hose segment joints (once)", 0, None), ("reading hose segment joints (once)", 1, 1)]
+        seen.clear()
+        segment_rows.cache_clear()
+        with reporting(lambda *a: seen.append(a)):
+            assert segment_rows().keys() == rows.keys()  # from the cache file just written
+        assert seen == []
+    finally:
+        segment_rows.cache_clear()
