@@ -547,9 +547,15 @@ class PieceConnectors:
                     return got
             except (OSError, ValueError) as exc:
                 log.warning("composite index %s discarded (unreadable: %s); rebuilding it", path, exc)
+        from .progress import report
+
         index: dict[str, list[str]] = {}
-        for name, p in self.files:
+        task = "indexing composite parts (once)"
+        report(task, 0, len(self.files))
+        for k, (name, p) in enumerate(self.files, 1):
             stem = name.removesuffix(".dat")
+            if k % 1000 == 0:
+                report(task, k, len(self.files))
             try:
                 raw = p.read_bytes()
             except OSError:
@@ -557,6 +563,7 @@ class PieceConnectors:
             for n in dict.fromkeys(_ref_stems(raw)):
                 if n != stem and n in self._paths:
                     index.setdefault(n, []).append(stem)
+        report(task, len(self.files), len(self.files))
         if path is not None:
             try:
                 from .fileio import atomic_writer
