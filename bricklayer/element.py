@@ -217,13 +217,12 @@ def _frame_numbers(part_id: str, known: bool = True) -> dict:
 _FRAME_KEYS = {"bb", "has_mesh", "box", "studs_xz"}
 
 
+@lru_cache(maxsize=1)
 def _frame_inputs_stamp() -> str:
     """Hash of what :func:`_frame_numbers` is computed from besides the LDraw and LDCad libraries: the
     source of the modules that compute it (this one, ``ldraw_data.connectors``, ``.subparts``,
     ``.segments``, ``.ldcad``, ``.mesh``) and the data files of the ``bricknet`` package (its labels and
-    aliases: path, size, modification time). Once per process (:data:`_frame_stamp_memo`)."""
-    if _frame_stamp_memo:
-        return _frame_stamp_memo[0]
+    aliases: path, size, modification time). Once per process (``lru_cache``)."""
     import hashlib
     import importlib.util
     from pathlib import Path
@@ -241,11 +240,9 @@ def _frame_inputs_stamp() -> str:
             if f.is_file():
                 st = f.stat()
                 h.update(f"{f}:{st.st_size}:{st.st_mtime_ns}".encode())
-    _frame_stamp_memo.append(h.hexdigest()[:16])
-    return _frame_stamp_memo[0]
+    return h.hexdigest()[:16]
 
 
-_frame_stamp_memo: list = []
 _frame_folders: dict = {}
 
 
