@@ -225,8 +225,10 @@ def _eval_runs(folder: Path, prefix: str = "") -> list[RunRecord]:
 
 def _newest_first(folders: list[Path]) -> list[Path]:
     """Folders by the time their record was last written, newest first (then by name, newest first)."""
+    from .agent.runfolder import STATE_DIR
+
     def when(p: Path) -> float:
-        times = [f.stat().st_mtime for f in (p / "metrics.json", p / "result.json", p / ".brickwright" / "state.json",
+        times = [f.stat().st_mtime for f in (p / "metrics.json", p / "result.json", p / STATE_DIR / "state.json",
                                               p / "build.py") if f.is_file()]
         return max(times, default=0.0)
 
