@@ -691,6 +691,12 @@ def _stop_pool(pool) -> None:
             proc.terminate()
     for proc in procs:
         proc.join(timeout=5)
+    # the executor's manager thread closes its wake-up pipe when it sees the workers gone; joined here, so the
+    # interpreter's exit hook (concurrent.futures.process._python_exit) cannot write to that pipe while it is
+    # being closed ("Exception ignored ... Bad file descriptor" after "interrupted", seen in CI)
+    manager = getattr(pool, "_executor_manager_thread", None)
+    if manager is not None and manager.is_alive():
+        manager.join(timeout=5)
 
 
 def _say_record(r: dict, many: bool) -> None:
