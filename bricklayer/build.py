@@ -71,7 +71,9 @@ class Placement(LegoGeometry):
     color : int, optional
         For a sub-build: the colour its main-colour (16) parts take, as an
         LDraw submodel reference's colour does (LDraw spec, colour 16).
-        None (default) or 16 inherits from the container.
+        None (default) or 16 inherits from the container. For an element:
+        None, the element carries its own colour (``content.color``); a
+        :class:`FlatPlacement` gives the colour in effect as ``color``.
     """
 
     __slots__ = ("content", "pose", "color", "origin", "ldraw_notes", "_uid")
@@ -149,6 +151,16 @@ class FlatPlacement(Placement):
         same placements, so results of validation queries can be compared
         and looked up with ``LegoBuild.name_of``.
 
+    color : LDrawColor
+        The LDraw colour code the part is drawn in: the element's own colour,
+        or, for a part in colour 16 (main colour), the colour of the nearest
+        enclosing sub-build placement that sets one (LDraw spec: colour 16
+        takes the colour of the line that references the file). 16 only for a
+        main-colour part with no colour set above it. The same as
+        ``content.color`` (the element is already recoloured); unlike
+        :attr:`Placement.color` of an element placement (``add``/``connect``
+        results), which is None because the element itself carries its colour.
+
     A FlatPlacement also equals the :class:`Placement` objects it stands for:
     the element's own placement (``path[-1]``, what ``add``/``connect``
     returned for an element) and the top-level placement it lies under
@@ -163,6 +175,8 @@ class FlatPlacement(Placement):
 
     def __init__(self, content, pose: Pose, path: tuple):
         super().__init__(content, pose)
+        # the colour in effect: a leaf's element already carries the inherited colour (see ``color``)
+        self.color = content.color if isinstance(content, Element) else None
         self.path = tuple(path)
 
     def __eq__(self, o) -> bool:
@@ -184,7 +198,7 @@ class FlatPlacement(Placement):
         :meth:`LegoBuild._flatten`, whose element, product pose and tuple path are known valid
         (one object per leaf; 100,000 of them for a 100k-part build, issue 20)."""
         f = object.__new__(cls)
-        f.content, f.pose, f.color, f.origin, f.ldraw_notes = content, pose, None, None, ()
+        f.content, f.pose, f.color, f.origin, f.ldraw_notes = content, pose, content._color, None, ()
         f._uid = next(_ids)
         f.path = path
         return f

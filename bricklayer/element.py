@@ -475,11 +475,23 @@ class LegoGeometry:
         With ``toward`` the best-ranked one is returned; without it exactly one
         must match.
 
+        Returns
+        -------
+        Connector
+            In the frame of the object asked (element: its own frame; placement or build: the build's), LDU.
+
         Raises
         ------
         ValueError
             When none matches (listing the types present), or several match
-            and ``toward`` was not given.
+            and ``toward`` was not given. The second message lists the
+            candidates (up to 8): their place in ``find_connectors(...)``,
+            :attr:`Connector.index`, type, position (LDU, this object's frame),
+            mating axis and role (side of the part, :func:`connector_roles`),
+            and says how to pick one: ``toward=`` a point or Direction,
+            ``facing=``, or ``find_connectors(...)[i]``. E.g. cone 4589
+            ``find_connector("antistud")`` matches its tube (index 3) and its
+            anti-stud (index 5).
         """
         found = self.find_connectors(connector_type, toward, facing=facing, on=on, free_in=free_in)
         if not found:
@@ -490,11 +502,39 @@ class LegoGeometry:
                 + f"; free types here: {', '.join(present) or 'none'}"
             )
         if len(found) > 1 and toward is None:
-            raise BrickLayerValueError(
-                f"{len(found)} connectors match {connector_type!r}; pass toward=(point or Direction) "
-                "to pick one, or use find_connectors()"
-            )
+            raise BrickLayerValueError(self._ambiguous_message(found, connector_type, facing))
         return found[0]
+
+    #: How many candidates an ambiguous :meth:`find_connector` message lists.
+    _AMBIGUOUS_SHOWN = 8
+
+    def _ambiguous_message(self, found: list, connector_type, facing) -> str:
+        """The error of :meth:`find_connector` when several connectors match: each candidate (its place
+        ``i`` in ``find_connectors(...)``, ``Connector.index``, type, position in LDU, axis, role) and the
+        ways to pick one."""
+        from .connector import _axis_name, connector_roles
+
+        shown = found[: self._AMBIGUOUS_SHOWN]
+        box = self.bounding_box
+        # roles against the owner's box; against the candidates' own spread when it is flat (an unknown part)
+        roles = connector_roles(shown, box if min(box.size) > 0 else None)
+        rows = []
+        for i, (c, role) in enumerate(zip(shown, roles)):
+            p = c.position
+            owner = ""
+            if c.path:
+                el = c.path[-1].content
+                owner = f" on {getattr(el, 'ldraw_id', '?')}"
+            rows.append(f"  [{i}] index {c.index}{owner}: {c.type} at ({p.x:g}, {p.y:g}, {p.z:g}) LDU, "
+                        f"axis {_axis_name(c.axis)}, {role}")
+        if len(found) > len(shown):
+            rows.append(f"  ... and {len(found) - len(shown)} more")
+        query = repr(connector_type) + (f", facing={facing}" if facing is not None else "")
+        p0 = shown[0].position
+        return (f"{len(found)} connectors match find_connector({query}); pick one:\n" + "\n".join(rows)
+                + f"\nPass toward= a point (LDU) near the one you mean (toward=({p0.x:g}, {p0.y:g}, {p0.z:g})"
+                " picks [0]) or a Direction (toward=Direction.UP: the highest), facing= its axis direction, "
+                "or take find_connectors(...)[i] by the [i] above")
 
 
 class Element(LegoGeometry):
