@@ -297,8 +297,32 @@ class Anchor(enum.Enum):
     Values are (fx, fy) fractions from the minimum corner: ``FRONT_RIGHT`` is
     the minimum corner (0, 0) and the default everywhere, ``BACK_LEFT`` the
     maximum corner (1, 1), ``CENTER`` (0.5, 0.5), edge midpoints between.
-    (The names follow the contract: FRONT is -Y and RIGHT is -X, the model's
-    right side seen from its front.)
+    The names are the model's own sides, as a minifig standing in it facing
+    out of its front sees them: FRONT is -Y (LDraw -Z, toward the viewer of
+    LDraw's front view) and RIGHT is -X (LDraw -X), so the model's right is
+    the left of someone looking at its front, and Anchor RIGHT is the
+    opposite side from ``Direction.RIGHT`` (+X). The point is always on the
+    bottom face: minimum Z, which is LDraw's largest Y (LDraw: -Y is up;
+    BrickLayer (x, y, z) is LDraw (x, -z, y), ``geometry.ldraw_frame``).
+
+    Each anchor in both frames, with the numbers for brick 2 x 4 (3001) added
+    at (0, 0, 0): alignment box x 0..80, y 0..40, z 0..24 LDU, which is LDraw
+    X 0..80, Y -24..0, Z 0..40 (written as ``1 c 40 -24 20 ... 3001.dat``)::
+
+        anchor       (fx, fy)    BrickLayer corner     LDraw corner              3001 point, LDraw (X, Y, Z)
+        FRONT_RIGHT  (0, 0)      min x, min y, min z   min X, max Y, min Z       (0, 0, 0)
+        FRONT_LEFT   (1, 0)      max x, min y, min z   max X, max Y, min Z       (80, 0, 0)
+        BACK_RIGHT   (0, 1)      min x, max y, min z   min X, max Y, max Z       (0, 0, 40)
+        BACK_LEFT    (1, 1)      max x, max y, min z   max X, max Y, max Z       (80, 0, 40)
+        FRONT        (0.5, 0)    mid x, min y, min z   mid X, max Y, min Z       (40, 0, 0)
+        BACK         (0.5, 1)    mid x, max y, min z   mid X, max Y, max Z       (40, 0, 40)
+        RIGHT        (0, 0.5)    min x, mid y, min z   min X, max Y, mid Z       (0, 0, 20)
+        LEFT         (1, 0.5)    max x, mid y, min z   max X, max Y, mid Z       (80, 0, 20)
+        CENTER       (0.5, 0.5)  mid x, mid y, min z   mid X, max Y, mid Z       (40, 0, 20)
+
+    In BrickLayer coordinates the same 3001 points are (x, y, 0): FRONT_RIGHT
+    (0, 0, 0), BACK_LEFT (80, 40, 0), CENTER (40, 20, 0). ``add(...,
+    anchor=A)`` puts point A of the content at ``position``.
     """
 
     FRONT_RIGHT = (0.0, 0.0)
@@ -312,7 +336,8 @@ class Anchor(enum.Enum):
     CENTER = (0.5, 0.5)
 
     def point(self, box: "Box") -> Vec3:
-        """The anchor's point on the bottom face of ``box`` (LDU)."""
+        """The anchor's point on the bottom face of ``box`` (a :class:`Box` in the BrickLayer frame, LDU):
+        ``(min.x + fx * size.x, min.y + fy * size.y, min.z)``, a Vec3 in the same frame, LDU."""
         fx, fy = self.value
         return Vec3(box.min.x + fx * (box.max.x - box.min.x), box.min.y + fy * (box.max.y - box.min.y), box.min.z)
 

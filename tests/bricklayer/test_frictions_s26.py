@@ -62,3 +62,27 @@ def test_an_ambiguous_query_on_a_build_names_the_part_and_cuts_a_long_list():
     assert msg.startswith("16 connectors match")
     assert "[0] index 11 on 3001: stud at (10, 10, 24) LDU, axis +z, top" in msg
     assert "[8]" not in msg and "... and 8 more" in msg
+
+
+# Anchor -> LDraw corner of a 3001 added at (0, 0, 0), as written by to_ldraw: the part's LDraw origin is the
+# centre of its top face (X 40, Y -24, Z 20), so the box is LDraw X 0..80, Y -24..0 (-Y up), Z 0..40.
+_ANCHOR_LDRAW = {"FRONT_RIGHT": (0, 0, 0), "FRONT_LEFT": (80, 0, 0), "BACK_RIGHT": (0, 0, 40),
+                 "BACK_LEFT": (80, 0, 40), "FRONT": (40, 0, 0), "BACK": (40, 0, 40), "RIGHT": (0, 0, 20),
+                 "LEFT": (80, 0, 20), "CENTER": (40, 0, 20)}
+
+
+@pytest.mark.parametrize("name", sorted(_ANCHOR_LDRAW))
+def test_each_anchor_is_the_ldraw_corner_its_docstring_and_the_api_reference_state(name):
+    from bricklayer import Anchor, api_reference
+    from bricklayer.io import to_ldraw
+
+    b = LegoBuild()
+    b.add(Element("3001", Color.RED), (0, 0, 0))
+    line = next(ln for ln in to_ldraw(b).splitlines() if ln.startswith("1 "))
+    assert line.split()[2:5] == ["40", "-24", "20"]  # the written brick: LDraw X 0..80, Y -24..0, Z 0..40
+    x, y, z = Anchor[name].point(b.placements[0].alignment_box)  # BrickLayer frame
+    assert (x, -z, y) == _ANCHOR_LDRAW[name]  # BrickLayer (x, y, z) is LDraw (x, -z, y)
+    ref = api_reference()
+    table = ref[ref.index("## class Anchor"):ref.index("\n## ", ref.index("## class Anchor") + 1)]
+    row = next(r for r in table.splitlines() if r.strip().startswith(name + " "))
+    assert row.rstrip().endswith("({}, {}, {})".format(*_ANCHOR_LDRAW[name]))
