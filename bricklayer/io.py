@@ -34,7 +34,7 @@ from ldraw_data.fileio import atomic_write
 from ldraw_data.io.limits import measure_submodels
 from ldraw_data.io.model import file_beside
 from ldraw_data.io.parse import LDrawDocument, LDrawFile, parse_document
-from ldraw_data.library import read_model_file
+from ldraw_data.library import folder_reference_advice, read_model_file
 from ldraw_data.text import short_id
 
 from .build import LegoBuild
@@ -185,8 +185,10 @@ def _doc_to_build(doc: LDrawDocument, library, warnings: list, lines: list[str])
                 known = blk is None and lib_folder(key) is not None
                 if blk is None and not known and key not in warned:
                     warned.add(key)
+                    advice = folder_reference_advice(it.name, library)
                     warnings.append(LDrawWarning(doc.source, it.line,
-                        f"unknown part {short_id(it.name)!r} kept as a placement without geometry or connectors"))
+                        f"unknown part {short_id(it.name)!r} kept as a placement without geometry or connectors"
+                        + (f"; {advice}" if advice else "")))
                 try:
                     el = _element_for(pid, it.color, known, elements)
                 except ValueError:

@@ -1498,6 +1498,7 @@ def parts(model: Path = typer.Argument(..., help=".ldr, .mpd or build.py"),
     cmap = read_id_map(color_map, "colour") if color_map is not None else None
     pmap = read_id_map(part_map, "part") if part_map is not None else None
     build = _load_any(model, no_sandbox)
+    _warn_shadowed(build, model, "listed")  # as info, render and export say it (break-it s25 F6)
     unreadable = [str(w) for w in getattr(build, "unreadable_lines", None) or ()]
     rows = parts_list(build)
     res = parts_list_text(rows, fmt, color_map=cmap, part_map=pmap)

@@ -19,6 +19,7 @@ from __future__ import annotations
 __all__ = [
     "LDrawLibrary",
     "find_library",
+    "folder_reference_advice",
     "get_library",
     "install_library",
     "find_shadow_library",
@@ -250,6 +251,34 @@ def data_dir() -> Path:
                         False)
 
 
+def folder_reference_advice(name: str, library: "LDrawLibrary | None") -> str:
+    """What to write instead of a reference that names a library file with its search folder, for the
+    messages about an unknown part; "" for any other name (or no library).
+
+    Parameters
+    ----------
+    name : str
+        The reference as written in the model (``"p/stud.dat"``, ``"parts/3003.dat"``).
+    library : LDrawLibrary or None
+
+    Returns
+    -------
+    str
+        E.g. ``"LDraw references name library files without their folder (p/, parts/): write 'stud.dat',
+        a primitive (p/), not a part: use the catalog part it belongs to"`` (:meth:`LDrawLibrary.reference_for`;
+        primitive or sub-part as :meth:`LDrawLibrary.folder_of` tells).
+    """
+    if library is None:
+        return ""
+    ref = library.reference_for(name if name.lower().endswith(".dat") else name + ".dat")
+    if ref is None:
+        return ""
+    folder = library.folder_of(ref) or ""
+    what = (", a primitive (p/), not a part: use the catalog part it belongs to" if folder.lower().endswith("p")
+            else ", a sub-part, not a part: use the catalog part it belongs to" if "/" in ref else "")
+    return f"LDraw references name library files without their folder (p/, parts/): write {ref!r}{what}"
+
+
 def cache_dir() -> Path:
     """Per-user folder for derived data (catalog, meshes).
 
@@ -378,6 +407,30 @@ class LDrawLibrary:
                 if self._folder_of.get(rest) == f:
                     return f, rest
         return None
+
+    def reference_for(self, name: str) -> str | None:
+        """The reference LDraw expects for a library file written with its search folder, else None.
+
+        LDraw references name library files relative to the search folders (LDraw File Format spec 1.0.0,
+        "library structure": ``parts/``, ``p/`` and their sub-folders), so ``p/stud.dat`` or
+        ``parts/3003.dat`` as written is not a library reference: this toolkit reports it UNKNOWN PART.
+
+        Parameters
+        ----------
+        name : str
+            A reference as written (any case, either separator).
+
+        Returns
+        -------
+        str or None
+            ``"stud.dat"`` for ``"p/stud.dat"``, ``"3003.dat"`` for ``"PARTS\\3003.dat"``,
+            ``"s/3001s01.dat"`` for ``"parts/s/3001s01.dat"``; None when ``name`` is a library reference
+            as it stands or names no library file with its folder stripped.
+        """
+        if self.folder_of(name) is not None:
+            return None
+        got = self.library_key(name)
+        return None if got is None else got[1]
 
     def is_primitive(self, name: str) -> bool:
         """True when ``name`` resolves into ``p/`` (a primitive, LDraw spec)."""

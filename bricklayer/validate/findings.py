@@ -135,6 +135,19 @@ def _where(d: dict) -> str:
     return f"{d['label']}{sub} at grid ({g}){loc}"
 
 
+def _folder_advice(part_id: str) -> str:
+    """``": LDraw references name library files without their folder ...: write 'stud.dat'..."`` for an unknown
+    part written with its library folder (``p/stud``, ``parts/3003``), else "" (no library: "")."""
+    from ldraw_data.library import folder_reference_advice, get_library
+
+    try:
+        lib = get_library()
+    except Exception:  # noqa: BLE001 - no library installed: nothing to tell about folders
+        return ""
+    got = folder_reference_advice(part_id, lib)
+    return f": {got}" if got else ""
+
+
 def _not_catalog_parts(build) -> tuple[list, list, list]:
     """Placements that break "only real catalog parts" (README): (unknown, not parts, scaled).
 
@@ -876,7 +889,8 @@ def report_of(build, *, source: str = "build", expected_components: int | None =
              "checked: use a real part id (`brickwright search`)"),
             ("NOT A PART", not_parts, "a sub-part (s/) or primitive (p/) of the LDraw library placed as if "
              "it were a part: it is drawn, not built (not tested for collisions); use the catalog part it belongs to")):
-        section([f"{kind} {_where(d)}" for d in rows], "", hint)
+        section([f"{kind} {_where(d)}" + (_folder_advice(d["part_id"]) if kind == "UNKNOWN PART" else "")
+                 for d in rows], "", hint)
     section([f"SCALED {_where(d)}: its matrix scales or shears it (singular values "
              + ", ".join(f"{v:g}" for v in d["singular_values"]) + ")" for d in scaled], "",
             f"try: real parts cannot be scaled: fix the matrix of the cited line to a rotation (rows of length 1 "

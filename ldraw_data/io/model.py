@@ -29,7 +29,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import LDrawWarning, SubmodelCycleWarning
-from ..library import LDrawLibrary, read_model_file
+from ..library import LDrawLibrary, folder_reference_advice, read_model_file
 from .limits import measure_submodels
 from .parse import LDrawDocument, LDrawFile, parse_document
 from ..text import short_id
@@ -343,9 +343,10 @@ def flatten(
                 pid = key[:-4] if key.endswith(".dat") else key
                 if source == "unknown" and key not in warned_unknown:
                     warned_unknown.add(key)
+                    advice = folder_reference_advice(ref.name, library)
                     model.warnings.append(LDrawWarning(doc.source, ref.line,
                         f"unknown part {short_id(ref.name)!r} (in {short_id(f.name)!r}) is not in the LDraw library; "
-                        "kept as a placement without geometry or connectors"))
+                        "kept as a placement without geometry or connectors" + (f"; {advice}" if advice else "")))
             model.parts.append(FlatPart(pid, ref.name, c, t, path, f.name, ref.line, source, prim))
 
     main = doc.main  # MPD spec: the first block is the model shown
