@@ -20,6 +20,8 @@ log = logging.getLogger(__name__)
 __all__ = ["Element", "LegoGeometry", "ElementSpec"]
 
 import math
+import os
+import re
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 
@@ -250,7 +252,9 @@ def _frame_cache_folder():
     """Folder of the part-frame cache (``cache_dir()/part-frames-<key>``), the key hashing the LDraw
     library's fingerprint, the LDCad shadow library's (its folder and fingerprint) and
     :func:`_frame_inputs_stamp`: any change of what the numbers come from gives another folder.
-    None when no cache folder can be used (the numbers are then computed every time)."""
+    None when no cache folder can be used (the numbers are then computed every time). Once per process:
+    when the folder does not exist yet, superseded ones unused for a day are removed
+    (:func:`_prune_frame_folders`); when it does, its modification time is set (it is in use)."""
     try:
         from ldraw_data.library import cache_dir, find_shadow_library, get_library
 
@@ -266,10 +270,75 @@ def _frame_cache_folder():
             h = hashlib.sha1("|".join((*memo_key[1:], shadow_fingerprint(shadow) if shadow else "-",
                                        _frame_inputs_stamp())).encode())
             got = _frame_folders[memo_key] = cache_dir() / f"part-frames-{h.hexdigest()[:16]}"
+            if not got.is_dir():
+                _prune_frame_folders(got)
+            else:
+                try:  # in use: a newer code version's first process leaves it (_prune_frame_folders)
+                    os.utime(got)
+                except OSError:  # a read-only cache (the build sandbox's): used as it is
+                    pass
         return got
     except Exception as exc:  # noqa: BLE001 - no usable cache: compute
         log.debug("part frame cache unavailable: %s", exc)
         return None
+
+
+#: A superseded part-frame folder is removed once unused this long (seconds): several checkouts of different
+#: code (each its own key) may share one cache folder and use their folders at the same time.
+_FRAME_FOLDER_KEEP_S = 24 * 3600
+_FRAME_FOLDER_NAME = re.compile(r"part-frames-[0-9a-f]{16}")
+_FRAME_FILE_NAME = re.compile(r"[^/]+\.json|\.[^/]+\.json\.[^/]*\.tmp")  # a record, or atomic_write's temp file
+
+
+def _prune_frame_folders(current, *, keep_s: float = _FRAME_FOLDER_KEEP_S, now: float | None = None) -> list:
+    """Remove part-frame cache folders superseded by ``current`` (a new code or library version gives a new
+    ``part-frames-<key>`` folder, and the old ones piled up: 13 in a developer's cache).
+
+    Only folders beside ``current`` named ``part-frames-`` + 16 hex digits, real folders (not symbolic links),
+    other than ``current``, and unused for ``keep_s`` seconds (their modification time, which each process
+    using a folder sets once, :func:`_frame_cache_folder`): another checkout of other code may be using its
+    own folder in the same cache. In each, only part-frame records (``*.json``) and ``atomic_write``'s temporary
+    files are deleted, then the folder if it is empty; anything else keeps the folder. Errors (a file gone, no
+    permission) are logged at debug level, never raised: the cache is only an optimisation.
+
+    Parameters
+    ----------
+    current : Path
+        The folder in use now (``cache_dir()/part-frames-<key>``); never touched.
+    keep_s : float
+        Seconds a superseded folder is kept after its last use (default :data:`_FRAME_FOLDER_KEEP_S`, one day).
+    now : float, optional
+        The time to measure from (seconds since the epoch); default ``time.time()``.
+
+    Returns
+    -------
+    list of Path
+        The folders removed.
+    """
+    import time
+
+    removed = []
+    now = time.time() if now is None else now
+    try:
+        siblings = list(current.parent.iterdir())
+    except OSError as exc:
+        log.debug("part frame folders not pruned: %s", exc)
+        return removed
+    for d in siblings:
+        try:
+            if (d.name == current.name or not _FRAME_FOLDER_NAME.fullmatch(d.name) or d.is_symlink()
+                    or not d.is_dir() or now - d.stat().st_mtime < keep_s):
+                continue
+            for f in d.iterdir():
+                if _FRAME_FILE_NAME.fullmatch(f.name) and not f.is_symlink() and f.is_file():
+                    f.unlink()
+            d.rmdir()  # fails (kept) when anything else is in it
+            removed.append(d)
+        except OSError as exc:
+            log.debug("part frame folder %s not removed: %s", d, exc)
+    if removed:
+        log.info("removed %d superseded part frame cache folder(s) in %s", len(removed), current.parent)
+    return removed
 
 
 def _is_frame_record(got) -> bool:

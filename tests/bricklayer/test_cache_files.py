@@ -237,3 +237,72 @@ def test_catalog_index(cache, tiny_library, caplog, how):
     caplog.clear()
     assert type(get_catalog(tiny_library)._specs).__name__ == "_IndexedSpecs" and not warned(caplog, path)  # rewritten
     _CATALOGS.clear()
+
+
+def test_superseded_part_frame_folders_are_removed_when_a_new_one_is_made(tmp_path):
+    """A new code or library version writes a new part-frames-<key> folder; the old ones piled up (13 in a
+    developer's cache). Removed: folders of that name pattern unused for a day, holding only records. Kept: the
+    current one, recently used ones (another checkout may use its own), lookalikes of other names, folders
+    holding anything else, symbolic links, and every other file of the cache folder."""
+    import os
+    import time
+
+    from bricklayer import element as E
+
+    now = time.time()
+    day = E._FRAME_FOLDER_KEEP_S
+
+    def folder(name, files=("3001.json",), age=2 * day):
+        d = tmp_path / name
+        d.mkdir()
+        for f in files:
+            (d / f).write_text("{}")
+        os.utime(d, (now - age, now - age))
+        return d
+
+    old = folder("part-frames-0123456789abcdef", ("3001.json", "3003.json", ".3001.json.x1y2.tmp"))
+    recent = folder("part-frames-1111111111111111", age=day / 2)
+    odd = folder("part-frames-2222222222222222", ("3001.json", "notes.txt"))
+    lookalike = folder("part-frames-not-hex-digits")
+    other = folder("collision-6ce6e28e4a2fa6c8-v12", ("3001.bin",))
+    (tmp_path / "part-frames-3333333333333333").write_text("a file, not a folder")
+    link = tmp_path / "part-frames-4444444444444444"
+    link.symlink_to(folder("elsewhere"), target_is_directory=True)
+    current = tmp_path / "part-frames-ffffffffffffffff"
+
+    removed = E._prune_frame_folders(current, now=now)
+    assert removed == [old] and not old.exists()
+    assert recent.is_dir() and lookalike.is_dir() and other.is_dir() and link.is_symlink()
+    assert sorted(p.name for p in odd.iterdir()) == ["notes.txt"]  # its record went, the folder stays
+    assert (tmp_path / "part-frames-3333333333333333").is_file() and (tmp_path / "elsewhere" / "3001.json").is_file()
+    assert E._prune_frame_folders(current, now=now) == []  # nothing more to do
+    # a day later the recently used one goes too (the current one, made meanwhile, never does)
+    current.mkdir()
+    os.utime(current, (now - 5 * day, now - 5 * day))
+    assert E._prune_frame_folders(current, now=now + day) == [recent] and current.is_dir()
+
+
+def test_the_first_process_of_a_new_key_prunes_and_a_used_folder_is_kept_fresh(tmp_path, monkeypatch):
+    """Through :func:`_frame_cache_folder` on a temporary cache folder: a stale folder of another key is
+    removed when this key's folder does not exist yet; this key's folder, once there, gets its time set (in use)."""
+    import os
+    import time
+
+    from bricklayer import element as E
+
+    monkeypatch.setenv("BRICKWRIGHT_CACHE_DIR", str(tmp_path))
+    stale = tmp_path / "part-frames-0123456789abcdef"
+    stale.mkdir()
+    (stale / "3001.json").write_text("{}")
+    t = time.time() - 3 * E._FRAME_FOLDER_KEEP_S
+    os.utime(stale, (t, t))
+    E._frame_folders.clear()
+    try:
+        current = E._frame_cache_folder()
+        assert current.parent == tmp_path and current != stale and not stale.exists()
+        current.mkdir()
+        os.utime(current, (t, t))
+        E._frame_folders.clear()  # a new process
+        assert E._frame_cache_folder() == current and time.time() - current.stat().st_mtime < 600
+    finally:
+        E._frame_folders.clear()
