@@ -169,8 +169,23 @@ def _code_of() -> dict:
     return {t: i for i, t in enumerate(connector_types())}
 
 
-@lru_cache(maxsize=None)
+#: ``(part id, whether a library part)`` -> its :class:`_PartArrays`. Not keyed by the Element: elements are equal
+#: when part id and colour are (the API contract), so an MPD block named ``3001.dat`` (an embedded part without
+#: connectors) equals the library's 3001 in that colour, and a cache keyed by it gave the library brick no
+#: connectors for the rest of the process (a test after a shadowed-file test found two stacked 2 x 4 unjoined).
+_ARRAYS: dict = {}
+
+
 def _arrays_for(element) -> _PartArrays:
+    key = (element.ldraw_id, bool(element._known))
+    got = _ARRAYS.get(key)
+    if got is None:
+        got = _ARRAYS[key] = _arrays_made(element)
+    return got
+
+
+def _arrays_made(element) -> _PartArrays:
+    """:func:`_arrays_for` computed: the element's connectors stacked (none for an unknown or embedded part)."""
     conns = element.connectors  # empty at once for unknown parts (Element._geom)
     if not conns:
         z = np.zeros((0, 3))
@@ -280,7 +295,7 @@ def part_connector_arrays(element) -> _PartArrays:
         frame, ``length (k,)`` half-lengths in LDU, ``code (k,)`` global type
         codes, ``conns`` the local :class:`~bricklayer.connector.Connector` objects.
     """
-    return _arrays_for(element.with_color(16) if int(element.color) != 16 else element)
+    return _arrays_for(element)  # colour changes no connector
 
 
 class ConnectionGraph:

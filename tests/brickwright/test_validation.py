@@ -211,3 +211,17 @@ def test_many_floating_parts_list_eight_lines_and_count_the_rest():
     at = r["problems"].index(lines[-1])
     assert r["problems"][at + 1] == "... and 2 more floating parts"
     assert r["problems"][at + 2].startswith("  try: rest it on studs of a supported part")
+
+
+def test_an_mpd_block_named_like_a_library_part_leaves_the_library_part_its_connectors():
+    """A model with ``0 FILE 3001.dat`` (an embedded part of one triangle, no connectors) validated first made
+    the library 3001 connector-less for the rest of the process: its connector arrays were cached by Element,
+    and an embedded 3001 equals the library one in the same colour. Two stacked 2 x 4 then came out as two
+    components ("whose top has no studs"), which failed test_judge_cli_and_inventory_check_share_the_verdict
+    after tests/test_cli_hostile_inputs.py."""
+    shadow = ("0 FILE main.ldr\n1 4 0 0 0 1 0 0 0 1 0 0 0 1 3001.dat\n1 1 10 0 0 1 0 0 0 1 0 0 0 1 3001.dat\n"
+              "0 FILE 3001.dat\n0 Brick  2 x  4\n3 16 0 0 0 1 0 0 0 0 1\n")
+    assert not _report(shadow)["valid"]
+    r = _report("1 4 0 0 0 1 0 0 0 1 0 0 0 1 3001.dat\n1 4 0 -24 0 1 0 0 0 1 0 0 0 1 3001.dat\n")
+    assert r["valid"] and r["components"] == 1
+    assert r["text"] == "t.ldr: 2 parts, 0 colliding pairs, 0 floating, 1 connected component(s) -> VALID"
