@@ -17,7 +17,7 @@ lengths overlap.
 from __future__ import annotations
 
 __all__ = ["Connector", "ConnectorType", "JointKind", "CONNECTOR_TYPES", "compatible_types", "mate_kind",
-           "type_matches", "ConnectorMismatchError", "connector_roles", "describe_connectors",
+           "type_matches", "ConnectorMismatchError", "connector_roles", "describe_connectors", "axis_name",
            "slide_limit_studs"]
 
 import numpy as np
@@ -137,7 +137,19 @@ _AXIS_NAMES = {(1, 0, 0): "+x", (-1, 0, 0): "-x", (0, 1, 0): "+y", (0, -1, 0): "
 _SIDE_NAMES = {"+x": "right", "-x": "left", "+y": "back", "-y": "front", "+z": "top", "-z": "bottom"}
 
 
-def _axis_name(v) -> str:
+def axis_name(v) -> str:
+    """A direction as the connector tables write it: ``"+x"``, ``"-z"`` ... for a unit vector along an axis of the
+    frame it is in, else its components to 2 decimals (``"(0.71, 0.00, 0.71)"``).
+
+    Parameters
+    ----------
+    v : Vec3 or sequence of 3 floats
+        A unit direction (a connector's ``axis``).
+
+    Returns
+    -------
+    str
+    """
     r = tuple(int(round(float(c))) for c in v)
     if r in _AXIS_NAMES and abs(float(np.dot(np.asarray(tuple(v), float), r)) - 1.0) < 1e-6:
         return _AXIS_NAMES[r]
@@ -284,7 +296,7 @@ def describe_connectors(content, connector_type: str | None = None) -> str:
         joint = c.joint_kind.name.lower()
         if c.length:
             joint += f", slides +-{c.length:g} LDU"
-        line = f"  {c.index:>3}  {c.type:<{tw}}  {r:<{rw}}  {pos:<20} {_axis_name(c.axis):<5} {joint}"
+        line = f"  {c.index:>3}  {c.type:<{tw}}  {r:<{rw}}  {pos:<20} {axis_name(c.axis):<5} {joint}"
         if owner_col and c.placement is not None:
             el = c.placement.content
             line += f"  on {getattr(el, 'ldraw_id', '?')}"

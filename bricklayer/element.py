@@ -581,7 +581,7 @@ class LegoGeometry:
         """The error of :meth:`find_connector` when several connectors match: each candidate (its place
         ``i`` in ``find_connectors(...)``, ``Connector.index``, type, position in LDU, axis, role) and the
         ways to pick one."""
-        from .connector import _axis_name, connector_roles
+        from .connector import axis_name, connector_roles
 
         shown = found[: self._AMBIGUOUS_SHOWN]
         box = self.bounding_box
@@ -595,7 +595,7 @@ class LegoGeometry:
                 el = c.path[-1].content
                 owner = f" on {getattr(el, 'ldraw_id', '?')}"
             rows.append(f"  [{i}] index {c.index}{owner}: {c.type} at ({p.x:g}, {p.y:g}, {p.z:g}) LDU, "
-                        f"axis {_axis_name(c.axis)}, {role}")
+                        f"axis {axis_name(c.axis)}, {role}")
         if len(found) > len(shown):
             rows.append(f"  ... and {len(found) - len(shown)} more")
         query = repr(connector_type) + (f", facing={facing}" if facing is not None else "")
