@@ -224,7 +224,7 @@ def underside_antistuds(part_id: str, frames: np.ndarray, kinds: list) -> np.nda
             continue
         h = (tris - p0) @ axis  # (n, 3) height of every vertex above the seat plane
         band = tris[(h.max(axis=1) >= min(SIDE_HEIGHTS_LDU) - 1e-6) & (h.min(axis=1) <= max(SIDE_HEIGHTS_LDU) + 1e-6)]
-        below = tris[h.min(axis=1) <= max(OPEN_BELOW_HEIGHTS_LDU) + 1e-6]
+        below = tris[h.min(axis=1) <= max(OPEN_BELOW_HEIGHTS_LDU, default=0.0) + 1e-6]
         tu, tv = tris @ u, tris @ v
         tri_uv = np.stack([np.stack([tu.min(axis=1), tv.min(axis=1)], axis=1),
                            np.stack([tu.max(axis=1), tv.max(axis=1)], axis=1)], axis=1)
