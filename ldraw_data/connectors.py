@@ -68,7 +68,7 @@ be seated (its tip on a ceiling 4 LDU up, its wall within the rim up to the stud
 touching it, nothing below the seat): the round plate 6177's studs between its inner wall and its
 rim. Appended last, only to parts that have anti-stud rows (so coverage does not change).
 BrickNet covers 13,057 of the 19,370 library parts, LDCad 14,498, hose segments 10, composite pieces
-67, all four 15,396 (``benchmarks/connector_coverage.py``, docs/connectors.md). The merged table is kept under
+67, all five 15,396 (``benchmarks/connector_coverage.py``, docs/connectors.md). The merged table is kept under
 ``cache_dir()/connectors``, keyed on both libraries' fingerprints.
 """
 

@@ -12,8 +12,8 @@ wall), while the part's underside, closed by the round rim at radius 76 (``48\\4
 round 6, entry C1, ``benchmarks/validator_audit.md``).
 
 Rule ("a stud seated in a plate-thick underside fits inside its rim"): for every group of
-anti-stud rows of a part (``antistud`` connectors on one seat plane, with one axis), each point of
-their 20 LDU grid (the stud pitch; the grid of the group's first row, along its frame's x and z
+anti-stud rows of a part (``antistud`` connectors on one seat plane, with one axis; at least
+:data:`MIN_GRID_ROWS`, all on one grid), each point of their 20 LDU grid (the stud pitch; the grid of the group's first row, along its frame's x and z
 columns) that no row of the part already occupies (within :data:`OCCUPIED_LDU`) becomes an
 ``antistud`` when the part's drawing (its mesh, :func:`ldraw_data.mesh.part_mesh`; nothing is read
 from the part's name) shows a stud there would be seated:
@@ -83,6 +83,10 @@ OPEN_BELOW_LDU = GRID_LDU / 2 - 0.5
 #: cosine 0.999.
 _PLANE_LDU = 0.05
 _AXIS_COS = 0.999
+#: A seat plane is gridded only when the sources list at least this many anti-studs on it, all on one grid: a
+#: single row may sit half a pitch off the stud grid (44569's one anti-stud at x = 0 under a tile whose studs
+#: would stand at x = +-10, +-30), and a grid taken from it would mate studs half a pitch off.
+MIN_GRID_ROWS = 2
 #: Rows of one plane lie on one grid when their offsets along the grid's axes are whole pitches within
 #: this (LDU).
 _ON_GRID_LDU = 0.1
@@ -206,7 +210,7 @@ def underside_antistuds(part_id: str, frames: np.ndarray, kinds: list) -> np.nda
         same = [k for k in rows if float(-frames[k, :3, 1] @ axis) / np.linalg.norm(frames[k, :3, 1]) >= _AXIS_COS
                 and abs(float(frames[k, :3, 3] @ axis) - off) <= _PLANE_LDU]
         g = (frames[same, :3, 3] - p0) @ np.stack([u, v], axis=1) / GRID_LDU
-        if np.abs(g - np.round(g)).max() * GRID_LDU > _ON_GRID_LDU:
+        if len(same) < MIN_GRID_ROWS or np.abs(g - np.round(g)).max() * GRID_LDU > _ON_GRID_LDU:
             continue
         # grid points whose stud footprint lies within the drawing's extent on the seat plane
         pu, pv = (verts - p0) @ u, (verts - p0) @ v
