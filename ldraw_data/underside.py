@@ -116,12 +116,12 @@ def _first_hits(origins: np.ndarray, dirs: np.ndarray, tris: np.ndarray) -> np.n
     return np.where(hit, t, np.inf).min(axis=1)
 
 
-def _fits(c: np.ndarray, axis: np.ndarray, u: np.ndarray, v: np.ndarray, band: np.ndarray, below: np.ndarray,
-          tris: np.ndarray, tri_uv: np.ndarray) -> bool:
+def _fits(c: np.ndarray, axis: np.ndarray, u: np.ndarray, v: np.ndarray, band: np.ndarray, band_uv: np.ndarray,
+          below: np.ndarray, tris: np.ndarray, tri_uv: np.ndarray) -> bool:
     """A stud with its shoulder at ``c`` (part frame, LDU), entering along ``axis`` (unit), would sit in the
     underside (module notes: ceiling, enclosed and free, open below). ``band``: the triangles that reach
-    the stud's height band above the seat plane; ``below``: those that reach below it; ``tri_uv``:
-    (n, 2, 2) in-plane [min, max] box of every triangle."""
+    the stud's height band above the seat plane (``band_uv`` their in-plane boxes); ``below``: those that
+    reach below it; ``tri_uv``: (n, 2, 2) in-plane [min, max] box of every triangle."""
     # ceiling: rays from just below the seat plane (so the stud's own bottom face is not met) along the axis
     ang = np.arange(CEILING_PROBES) * (2 * np.pi / CEILING_PROBES)
     ring = CEILING_PROBE_RADIUS_LDU * (np.cos(ang)[:, None] * u + np.sin(ang)[:, None] * v)
@@ -133,17 +133,24 @@ def _fits(c: np.ndarray, axis: np.ndarray, u: np.ndarray, v: np.ndarray, band: n
     d = _first_hits(starts, np.broadcast_to(axis, starts.shape).copy(), tris[near]) - 0.5
     if not np.all(np.abs(d - STUD_HEIGHT_LDU) <= CEILING_TOLERANCE_LDU):
         return False
-    # enclosed and free: rays across the axis at a few heights
+    # free and located: rays across the axis at a few heights, against the triangles within reach of the
+    # stud's wall; enclosed: the same rays at mid-height meet the part somewhere (the rim closes the cavity)
     ang = np.arange(SIDE_DIRECTIONS) * (2 * np.pi / SIDE_DIRECTIONS)
     dirs = np.cos(ang)[:, None] * u + np.sin(ang)[:, None] * v
+    reach = STUD_RADIUS_LDU + TOUCH_LDU + 0.1
+    bu, bv = band_uv[:, :, 0], band_uv[:, :, 1]
+    close = band[(bu[:, 0] <= cu + reach) & (bu[:, 1] >= cu - reach) & (bv[:, 0] <= cv + reach) & (bv[:, 1] >= cv - reach)]
     touch = np.inf
     for h in SIDE_HEIGHTS_LDU:
         o = np.broadcast_to(c + h * axis, dirs.shape).copy()
-        d = _first_hits(o, dirs, band)
-        if not np.all(np.isfinite(d)) or d.min() < STUD_RADIUS_LDU - FIT_TOLERANCE_LDU:
+        d = _first_hits(o, dirs, close)
+        if d.min() < STUD_RADIUS_LDU - FIT_TOLERANCE_LDU:
             return False
         touch = min(touch, float(d.min()))
     if touch > STUD_RADIUS_LDU + TOUCH_LDU:  # loose in the cavity: nothing locates the stud
+        return False
+    mid = SIDE_HEIGHTS_LDU[len(SIDE_HEIGHTS_LDU) // 2]
+    if not np.all(np.isfinite(_first_hits(np.broadcast_to(c + mid * axis, dirs.shape).copy(), dirs, band))):
         return False
     # open below: the mating part's cell under the seat plane is free of the part's drawing
     for h in OPEN_BELOW_HEIGHTS_LDU:
@@ -227,13 +234,14 @@ def underside_antistuds(part_id: str, frames: np.ndarray, kinds: list) -> np.nda
         if not len(pts):
             continue
         h = (tris - p0) @ axis  # (n, 3) height of every vertex above the seat plane
-        band = tris[(h.max(axis=1) >= min(SIDE_HEIGHTS_LDU) - 1e-6) & (h.min(axis=1) <= max(SIDE_HEIGHTS_LDU) + 1e-6)]
+        in_band = (h.max(axis=1) >= min(SIDE_HEIGHTS_LDU) - 1e-6) & (h.min(axis=1) <= max(SIDE_HEIGHTS_LDU) + 1e-6)
         below = tris[h.min(axis=1) <= max(OPEN_BELOW_HEIGHTS_LDU, default=0.0) + 1e-6]
         tu, tv = tris @ u, tris @ v
         tri_uv = np.stack([np.stack([tu.min(axis=1), tv.min(axis=1)], axis=1),
                            np.stack([tu.max(axis=1), tv.max(axis=1)], axis=1)], axis=1)
+        band, band_uv = tris[in_band], tri_uv[in_band]
         for c in pts:
-            if _fits(c, axis, u, v, band, below, tris, tri_uv):
+            if _fits(c, axis, u, v, band, band_uv, below, tris, tri_uv):
                 g = f.copy()
                 g[:3, 3] = c
                 found.append(g)
