@@ -52,7 +52,11 @@ from __future__ import annotations
 __all__ = ["underside_antistuds", "STUD_RADIUS_LDU", "STUD_HEIGHT_LDU", "GRID_LDU", "FIT_TOLERANCE_LDU",
            "CEILING_TOLERANCE_LDU", "OCCUPIED_LDU"]
 
+import atexit
+import hashlib
+import json
 import logging
+import threading
 
 import numpy as np
 
@@ -168,6 +172,92 @@ def _fits(c: np.ndarray, axis: np.ndarray, u: np.ndarray, v: np.ndarray, band: n
     return True
 
 
+#: Bump when the rule changes in a way its numbers do not show: older cache files are then ignored.
+_CACHE_VERSION = 1
+#: New results kept in memory before the cache file is rewritten (the rest at exit).
+_SAVE_BATCH = 64
+
+
+class _DiskCache:
+    """Derived rows kept on disk, ``cache_dir()/connectors/underside-v<N>-<library fingerprint>.json``: a
+    part's rows cost a mesh and some rays (1 ms to 1 s), its look-up a dictionary access. Keyed on the part,
+    its rows from the other sources and the rule's numbers, so a change of either is worked out again.
+    Written atomically, merged with what other processes wrote meanwhile."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.rows: dict[str, list] | None = None
+        self.new = 0
+        self.path = None
+
+    def _load(self) -> dict:
+        if self.rows is None:
+            self.rows = {}
+            try:
+                from .library import cache_dir, get_library
+
+                lib = get_library()
+                self.path = cache_dir() / "connectors" / f"underside-v{_CACHE_VERSION}-{lib.fingerprint[:16]}.json"
+                self.rows = self._read()
+            except Exception as exc:  # no library or no cache folder: work without the disk
+                log.debug("underside cache unavailable: %s", exc)
+                self.path = None
+        return self.rows
+
+    def _read(self) -> dict:
+        if self.path is None or not self.path.is_file():
+            return {}
+        try:
+            data = json.loads(self.path.read_text(encoding="utf-8"))
+            return data if isinstance(data, dict) else {}
+        except (OSError, ValueError) as exc:
+            from .fileio import discard_cache_file
+
+            discard_cache_file(self.path, "underside anti-stud", exc)
+            return {}
+
+    def get(self, key: str):
+        with self.lock:
+            return self._load().get(key)
+
+    def put(self, key: str, rows: list) -> None:
+        with self.lock:
+            self._load()[key] = rows
+            self.new += 1
+            if self.new >= _SAVE_BATCH:
+                self._save()
+
+    def _save(self) -> None:
+        if self.path is None or not self.new:
+            return
+        from .fileio import atomic_write
+
+        try:
+            merged = {**self._read(), **self.rows}
+            atomic_write(self.path, json.dumps(merged, separators=(",", ":")))
+            self.new = 0
+        except OSError as exc:
+            log.warning("could not write %s: %s", self.path, exc)
+
+    def save(self) -> None:
+        with self.lock:
+            self._save()
+
+
+_CACHE = _DiskCache()
+atexit.register(_CACHE.save)
+
+
+def _cache_key(part_id: str, frames: np.ndarray, kinds: list) -> str:
+    """Part id, a digest of its rows from the other sources and of the rule's numbers."""
+    rule = (STUD_RADIUS_LDU, STUD_HEIGHT_LDU, GRID_LDU, FIT_TOLERANCE_LDU, CEILING_TOLERANCE_LDU, OCCUPIED_LDU,
+            CEILING_PROBE_RADIUS_LDU, CEILING_PROBES, SIDE_DIRECTIONS, tuple(SIDE_HEIGHTS_LDU), TOUCH_LDU,
+            tuple(OPEN_BELOW_HEIGHTS_LDU), OPEN_BELOW_LDU, MIN_GRID_ROWS)
+    h = hashlib.sha1(np.round(frames, 3).astype(np.float64).tobytes())
+    h.update(("|".join(kinds) + repr(rule)).encode())
+    return f"{part_id.lower().removesuffix('.dat')}|{h.hexdigest()[:16]}"
+
+
 def underside_antistuds(part_id: str, frames: np.ndarray, kinds: list) -> np.ndarray:
     """Anti-stud frames a part's plate-thick open underside takes beyond its listed ones (module notes).
 
@@ -190,11 +280,22 @@ def underside_antistuds(part_id: str, frames: np.ndarray, kinds: list) -> np.nda
         grid point), in grid order; (0, 4, 4) when the part has no anti-stud rows, no drawing, or no
         free grid point.
     """
-    out = np.zeros((0, 4, 4))
     frames = np.asarray(frames, dtype=np.float64)
+    if "antistud" not in kinds:
+        return np.zeros((0, 4, 4))
+    key = _cache_key(part_id, frames, list(kinds))
+    hit = _CACHE.get(key)
+    if hit is not None:
+        return np.asarray(hit, dtype=np.float64).reshape(-1, 4, 4)
+    out = _derive(part_id, frames, list(kinds))
+    _CACHE.put(key, np.round(out, 6).tolist())
+    return out
+
+
+def _derive(part_id: str, frames: np.ndarray, kinds: list) -> np.ndarray:
+    """:func:`underside_antistuds` without the disk cache."""
+    out = np.zeros((0, 4, 4))
     rows = [i for i, k in enumerate(kinds) if k == "antistud"]
-    if not rows:
-        return out
     from .errors import LDrawError
     from .mesh import part_mesh
 
