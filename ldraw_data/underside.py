@@ -36,7 +36,8 @@ from the part's name) shows a stud there would be seated:
 
 Only seat planes with at least :data:`MIN_GRID_ROWS` listed rows, all on one grid, are gridded.
 Cost: one mesh (disk-cached) per part with anti-stud rows, and rays only where grid points are free:
-median 1 ms a part, 6177 0.12-0.27 s, boat base 2560 1 s (1,103 parts of the official models, warm caches).
+median 1 ms a part, 6177 0.12-0.27 s, boat base 2560 1 s (1,103 parts of the official models, warm caches);
+the rows are then kept on disk (:class:`_DiskCache`), so a later process reads them back.
 
 :data:`FIT_TOLERANCE_LDU` is the stud press-fit allowance of the validator
 (``bricklayer.validate.press_fit.PRESS_FIT_ALLOWANCE["stud"]``, 1 LDU): LDraw draws a round plate's
