@@ -13,8 +13,8 @@ round 6, entry C1, ``benchmarks/validator_audit.md``).
 
 Rule ("a stud seated in a plate-thick underside fits inside its rim"): for every group of
 anti-stud rows of a part (``antistud`` connectors on one seat plane, with one axis; at least
-:data:`MIN_GRID_ROWS`, all on one grid), each point of their 20 LDU grid (the stud pitch; the grid of the group's first row, along its frame's x and z
-columns) that no row of the part already occupies (within :data:`OCCUPIED_LDU`) becomes an
+:data:`MIN_GRID_ROWS`, all on one grid), each point of their 20 LDU grid (the stud pitch; the grid
+of the group's first row, along its frame's x and z columns) that no row of the part already occupies (within :data:`OCCUPIED_LDU`) becomes an
 ``antistud`` when the part's drawing (its mesh, :func:`ldraw_data.mesh.part_mesh`; nothing is read
 from the part's name) shows a stud there would be seated:
 

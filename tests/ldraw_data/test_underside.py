@@ -68,3 +68,10 @@ def test_a_grid_point_with_the_part_drawn_below_its_seat_gets_nothing(monkeypatc
 
 def test_no_antistud_rows_no_derivation():
     assert len(underside.underside_antistuds("3001", np.zeros((0, 4, 4)), [])) == 0
+
+
+def test_fit_tolerance_is_the_validators_stud_press_fit_allowance():
+    # the derived anti-studs are only right while the validator excuses what they let a stud overlap
+    from bricklayer.validate.press_fit import PRESS_FIT_ALLOWANCE
+
+    assert underside.FIT_TOLERANCE_LDU == PRESS_FIT_ALLOWANCE["stud"]
