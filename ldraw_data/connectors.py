@@ -62,8 +62,13 @@ for parts that have no connector from the other three, following ``~Moved to`` s
 are worked out when first asked, from only the composites that draw it (a part no composite draws
 costs a look-up in a disk-cached index); :func:`build_piece_table` (``brickwright library install``,
 :func:`catalog_connector_coverage`) saves them all at once.
+Fifth source: anti-studs of a plate-thick open underside (:mod:`ldraw_data.underside`): the grid
+points of a part's anti-stud rows that no row occupies, where the part's drawing shows a stud would
+be seated (its tip on a ceiling 4 LDU up, its wall within the rim up to the stud press-fit allowance,
+touching it, nothing below the seat): the round plate 6177's studs between its inner wall and its
+rim. Appended last, only to parts that have anti-stud rows (so coverage does not change).
 BrickNet covers 13,057 of the 19,370 library parts, LDCad 14,498, hose segments 10, composite pieces
-67, all four 15,396 (``benchmarks/connector_coverage.py``, docs/connectors.md). The merged table is kept under
+67, all five 15,396 (``benchmarks/connector_coverage.py``, docs/connectors.md). The merged table is kept under
 ``cache_dir()/connectors``, keyed on both libraries' fingerprints.
 """
 
@@ -1051,8 +1056,8 @@ class _PartArrays:
 
 
 _part_cache: dict[tuple, _PartArrays] = {}
-#: The connector sources, in merge order (module notes, "Second source" and "Third source").
-SOURCES = ("bricknet", "ldcad", "segment", "subpart")
+#: The connector sources, in merge order (module notes, "Second source" to "Fifth source").
+SOURCES = ("bricknet", "ldcad", "segment", "subpart", "underside")
 #: The sources a composite's connectors come from when its pieces get theirs (:mod:`ldraw_data.subparts`).
 _PIECE_SOURCES = ("bricknet", "ldcad", "segment")
 
@@ -1095,10 +1100,29 @@ def _part_arrays(part_id: str, library_alias_ok: bool = True, sources: tuple = S
     pc = _piece_rows(ck[0]) if "subpart" in sources and not len(types) else None
     if pc is not None:  # a piece of a composite part, which no other source describes
         frames, types, lengths = pc
+    if "underside" in sources and len(types):
+        frames, types, lengths = _with_underside(ck[0], frames, types, lengths, lab)
     out = _PartArrays(_readonly(frames), _readonly(np.asarray(types, np.int16)), _readonly(lengths))
     with _lock:
         _part_cache[ck] = out
     return out
+
+
+def _with_underside(stem: str, frames, types, lengths, lab: _Labels):
+    """The rows followed by the anti-studs :func:`ldraw_data.underside.underside_antistuds` derives from
+    ``stem``'s drawing for the grid points of its plate-thick open underside that no row occupies
+    (module notes, "Fifth source")."""
+    from .underside import underside_antistuds
+
+    table = lab.type_table
+    names = [table[t][0] for t in np.asarray(types).tolist()]
+    extra = underside_antistuds(stem, frames, names)
+    if not len(extra):
+        return frames, types, lengths
+    code = next(i for i, t in enumerate(table) if t[0] == "antistud")
+    return (np.concatenate([frames, extra]),
+            np.concatenate([np.asarray(types, np.int16), np.full(len(extra), code, np.int16)]),
+            np.concatenate([np.asarray(lengths, np.float64), np.zeros(len(extra))]))
 
 
 def _segment_joints(stem: str, lab: _Labels) -> tuple[np.ndarray, np.ndarray] | None:
@@ -1336,9 +1360,11 @@ def part_connectors(part_id: str, library_alias_ok: bool = True,
         which already reach the targets of stubs), so this flag does not change them.
     sources : tuple of str
         Which sources to merge, of :data:`SOURCES` (``"bricknet"``, ``"ldcad"``, ``"segment"``,
-        ``"subpart"``); ``("bricknet",)`` gives BrickNet's labels alone. ``"subpart"`` (the
-        connectors a composite part's drawing gives this part as one of its pieces,
-        :mod:`ldraw_data.subparts`) adds rows only when the other sources give none.
+        ``"subpart"``, ``"underside"``); ``("bricknet",)`` gives BrickNet's labels alone. ``"subpart"``
+        (the connectors a composite part's drawing gives this part as one of its pieces,
+        :mod:`ldraw_data.subparts`) adds rows only when the other sources give none; ``"underside"``
+        (anti-studs of a plate-thick open underside, :mod:`ldraw_data.underside`) only to parts that
+        have anti-stud rows, at the grid points they leave free.
 
     Returns
     -------

@@ -306,3 +306,32 @@ def test_the_first_process_of_a_new_key_prunes_and_a_used_folder_is_kept_fresh(t
         assert E._frame_cache_folder() == current and time.time() - current.stat().st_mtime < 600
     finally:
         E._frame_folders.clear()
+
+
+@pytest.mark.parametrize("how", CORRUPTIONS)
+def test_underside_antistuds(cache, library, caplog, monkeypatch, how):
+    """The derived anti-studs of 6177's underside (``ldraw_data.underside``) are discarded and worked out again."""
+    from ldraw_data import underside as U
+
+    # 6177's 32 listed anti-studs (LDCad grids of s/6177s01.dat: C 4 C 6 and C 2 C 4 at y = 8), identity frames
+    # (mating axis -Y: up into the plate); built here so that the test needs no connector table in its cache
+    xz = [(x, z) for x in (-30, -10, 10, 30) for z in range(-50, 51, 20)]
+    xz += [(x, z) for x in (-50, 50) for z in (-30, -10, 10, 30)]
+    frames = np.repeat(np.eye(4)[None], len(xz), axis=0)
+    frames[:, [0, 1, 2], 3] = [(x, 8.0, z) for x, z in xz]
+    kinds = ["antistud"] * len(xz)
+    monkeypatch.setattr(U, "_CACHE", U._DiskCache())
+    before = U.underside_antistuds("6177", frames, kinds)
+    assert len(before) == 12
+    U._CACHE.save()
+    path = one_file(cache, "underside-*.json")
+    corrupt(path, how)
+    monkeypatch.setattr(U, "_CACHE", U._DiskCache())
+    with caplog.at_level(logging.WARNING):
+        again = U.underside_antistuds("6177", frames, kinds)
+    assert len(warned(caplog, path)) == 1
+    np.testing.assert_allclose(again, before)
+    U._CACHE.save()
+    assert len(json.loads(path.read_text(encoding="utf-8"))) == 1  # rewritten, readable
+    monkeypatch.setattr(U, "_CACHE", U._DiskCache())
+    np.testing.assert_allclose(U.underside_antistuds("6177", frames, kinds), before)  # read back
