@@ -220,8 +220,13 @@ _POLAR_NAMES: dict[tuple[str, str, str], str] = {
     ("hinge", "12", "on"): "hinge_brick_base",
 }
 
+#: Connectors of the fifth source (:mod:`ldraw_data.stickers`): a flat sticker's adhesive back face.
+#: It mates with no connector: a sticker is glued onto a surface (``bricklayer.construction.stick``).
+_SURFACE_NAMES: dict[tuple[str, str], str] = {("sticker", "back"): "sticker_back"}
+
 _NAME_TO_LABEL: dict[str, tuple[str, str, str | None]] = {
     **{v: (k[0], k[1], None) for k, v in _FAMILY_NAMES.items()},
+    **{v: (k[0], k[1], None) for k, v in _SURFACE_NAMES.items()},
     **{v: k for k, v in _POLAR_NAMES.items()},
 }
 _MECHANICAL = re.compile(r"^(hinge|fixed|ball)_(\d+)_(in|on)$")
@@ -251,13 +256,13 @@ _AXLE_SUB_JOINT = {
 #: Query groups: a query name also matches these types (docs/bricklayer-api.md).
 _QUERY_GROUPS = {"stud": ("stud", "open_stud"), "antistud": ("antistud", "tube")}
 
-_KIND_ORDER = ("stud", "hole", "axle", "hinge", "fixed", "ball", "ldcad")
+_KIND_ORDER = ("stud", "hole", "axle", "hinge", "fixed", "ball", "ldcad", "sticker")
 
 
 def _label_name(kind: str, sub: str, pol: str | None) -> str:
     """Type name of a BrickNet label (kind, subtype, polarity)."""
     if pol is None:
-        name = _FAMILY_NAMES.get((kind, sub))
+        name = _FAMILY_NAMES.get((kind, sub)) or _SURFACE_NAMES.get((kind, sub))
         return name if name is not None else f"{kind}_{sub}"
     if kind == "ldcad":
         return f"ldcad_{sub}_{pol}"
@@ -533,6 +538,8 @@ class ConnectorDef:
             return _AXLE_SUB_JOINT.get(self.subtype)
         if self.kind == "ldcad":
             return _ldcad_joint(self.subtype)
+        if self.kind == "sticker":  # glued flat on a surface: no relative motion
+            return JointKind.FIXED
         return _POLAR_JOINTS.get(self.kind)
 
     @property
@@ -660,8 +667,12 @@ def _atomic_save_npz(path, arrays: dict) -> None:
 @lru_cache(maxsize=1)
 def _labels() -> _Labels:
     """BrickNet's labels, the LDCad shadow library's (when installed) and the hose segment joints
-    (:mod:`ldraw_data.segments`), once per process."""
-    lab = _ldcad_labels()
+    (:mod:`ldraw_data.segments`), once per process; the sticker source's type code comes last."""
+    return _with_surface_types(_segment_labels(_ldcad_labels()))
+
+
+def _segment_labels(lab: _Labels) -> _Labels:
+    """``lab`` with the hose segment joints (:mod:`ldraw_data.segments`) added."""
     from .segments import segment_rows
 
     rows = segment_rows()
@@ -680,6 +691,14 @@ def _labels() -> _Labels:
         frames[:, 3, 3] = 1.0
         sg[stem] = (_readonly(frames), _readonly(np.array([code[label] for label, _ in r], np.int16)))
     return replace(lab, type_table=tuple(table), sg_rows=sg)
+
+
+def _with_surface_types(lab: _Labels) -> _Labels:
+    """``lab`` with the sticker source's type (:data:`_SURFACE_NAMES`) appended to its type table (the
+    codes of the other types do not change)."""
+    have = {t[1:] for t in lab.type_table}
+    extra = [(name, k, s, None) for (k, s), name in _SURFACE_NAMES.items() if (k, s, None) not in have]
+    return replace(lab, type_table=lab.type_table + tuple(extra)) if extra else lab
 
 
 def _ldcad_labels() -> _Labels:
@@ -1052,7 +1071,7 @@ class _PartArrays:
 
 _part_cache: dict[tuple, _PartArrays] = {}
 #: The connector sources, in merge order (module notes, "Second source" and "Third source").
-SOURCES = ("bricknet", "ldcad", "segment", "subpart")
+SOURCES = ("bricknet", "ldcad", "segment", "subpart", "sticker")
 #: The sources a composite's connectors come from when its pieces get theirs (:mod:`ldraw_data.subparts`).
 _PIECE_SOURCES = ("bricknet", "ldcad", "segment")
 
@@ -1095,10 +1114,25 @@ def _part_arrays(part_id: str, library_alias_ok: bool = True, sources: tuple = S
     pc = _piece_rows(ck[0]) if "subpart" in sources and not len(types) else None
     if pc is not None:  # a piece of a composite part, which no other source describes
         frames, types, lengths = pc
+    st = _sticker_rows(ck[0]) if "sticker" in sources and not len(types) else None
+    if st is not None:  # a flat sticker's back face (ldraw_data.stickers), which no other source describes
+        frames, types, lengths = st
     out = _PartArrays(_readonly(frames), _readonly(np.asarray(types, np.int16)), _readonly(lengths))
     with _lock:
         _part_cache[ck] = out
     return out
+
+
+def _sticker_rows(stem: str):
+    """The ``sticker_back`` row of flat sticker ``stem`` (:func:`ldraw_data.stickers.library_sticker_back`:
+    (1,4,4) frame, (1,) type code, (1,) zero length), else None."""
+    from .stickers import library_sticker_back
+
+    back = library_sticker_back(stem)
+    if back is None:
+        return None
+    code = [t[0] for t in _labels().type_table].index("sticker_back")
+    return back.frame[None].copy(), np.array([code], np.int16), np.zeros(1)
 
 
 def _segment_joints(stem: str, lab: _Labels) -> tuple[np.ndarray, np.ndarray] | None:
@@ -1398,7 +1432,9 @@ def has_connectors(part_id: str, library_alias_ok: bool = True, sources: tuple =
             a, b = lab.stems[res[0]]
             if b > a:
                 return True
-    return "subpart" in sources and _piece_rows(_stem(part_id)) is not None
+    if "subpart" in sources and _piece_rows(_stem(part_id)) is not None:
+        return True
+    return "sticker" in sources and _sticker_rows(_stem(part_id)) is not None
 
 
 def connector_coverage(part_ids: Iterable[str], library_alias_ok: bool = True) -> tuple[int, int]:
