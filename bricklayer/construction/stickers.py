@@ -18,6 +18,7 @@ import numpy as np
 
 from ..element import Element
 from ..errors import BrickLayerTypeError, BrickLayerValueError
+from ..geometry.rays import first_ray_hits as _ray_hits
 from ..geometry.types import Pose
 
 #: Largest difference (LDU) along the face normal between the surface under any point of a sticker's
@@ -35,41 +36,6 @@ _SAMPLES = 7
 _EDGE_INSET = 0.25
 #: Cosine within which a surface under the footprint is parallel to the sticker's plane (about 2.5 degrees).
 _PARALLEL_COS = 0.999
-
-
-def _ray_hits(origins: np.ndarray, direction: np.ndarray, tris: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Nearest hit of rays on triangles (Moller-Trumbore ray-triangle intersection, both faces).
-
-    Parameters
-    ----------
-    origins : (r, 3) float, LDU
-    direction : (3,) float, unit, shared by all rays
-    tris : (n, 3, 3) float, LDU
-
-    Returns
-    -------
-    t : (r,) float
-        Distance (LDU) to the nearest hit in front of the origin, ``inf`` when the ray misses.
-    tri : (r,) int
-        Index of the hit triangle (-1 when missed).
-    """
-    e1 = tris[:, 1] - tris[:, 0]
-    e2 = tris[:, 2] - tris[:, 0]
-    p = np.cross(direction, e2)  # (n, 3)
-    det = np.einsum("ij,ij->i", e1, p)
-    ok = np.abs(det) > 1e-12
-    inv = np.where(ok, 1.0 / np.where(ok, det, 1.0), 0.0)
-    s = origins[:, None, :] - tris[None, :, 0]  # (r, n, 3)
-    u = np.einsum("rnj,nj->rn", s, p) * inv
-    q = np.cross(s, e1[None])  # (r, n, 3)
-    v = (q @ direction) * inv
-    t = np.einsum("rnj,nj->rn", q, e2) * inv
-    eps = 1e-9
-    hit = ok & (u >= -eps) & (v >= -eps) & (u + v <= 1 + eps) & (t > 1e-6)
-    t = np.where(hit, t, np.inf)
-    idx = np.argmin(t, axis=1)
-    best = t[np.arange(len(t)), idx]
-    return best, np.where(np.isfinite(best), idx, -1)
 
 
 def _side_basis(side) -> tuple[np.ndarray, np.ndarray, np.ndarray, str]:
@@ -140,7 +106,8 @@ def stick(build, sticker, onto, side="front", at=(0.0, 0.0), rotation: float = 0
         ``"left"`` (-X), ``"right"`` (+X), ``"top"`` (+Z), ``"bottom"`` (-Z), or ``"+x"``... / a
         :class:`Direction`.
     at : (u, v) float, LDU
-        Offset of the sticker's centre from the centre of the part's bounding box as seen from ``side``:
+        Offset of the sticker's centre from the centre of the part's alignment box (its body without the
+        studs on top, ``Element.alignment_box``) as seen from ``side``:
         ``u`` toward the viewer's right, ``v`` up (for ``"top"``/``"bottom"``: ``v`` toward +Y, back),
         i.e. ``u = v_dir x side``. ``(0, 0)``: the middle of that side.
     rotation : float, degrees
@@ -196,7 +163,8 @@ def stick(build, sticker, onto, side="front", at=(0.0, 0.0), rotation: float = 0
         raise BrickLayerValueError(f"stick(): part {part.ldraw_id!r} has no drawn geometry to stick onto")
     pts = tris.reshape(-1, 3)
     lo, hi = pts.min(axis=0), pts.max(axis=0)
-    centre = 0.5 * (lo + hi)
+    box = part.alignment_box.transformed(pose)  # the body without its studs (Element.alignment_box)
+    centre = np.array(tuple(box.center), dtype=np.float64)
     reach = float(np.linalg.norm(hi - lo)) + 10.0
     origin = centre + at_u * u + at_v * v + reach * d
     t, k = _ray_hits(origin[None], -d, tris)
