@@ -38,24 +38,29 @@ _EDGE_INSET = 0.25
 _PARALLEL_COS = 0.999
 
 
+#: Sides of a part in the build frame (+X right, +Y back, +Z up), by name: the outward direction.
+_SIDES = {"front": (0, -1, 0), "-y": (0, -1, 0), "back": (0, 1, 0), "+y": (0, 1, 0),
+          "left": (-1, 0, 0), "-x": (-1, 0, 0), "right": (1, 0, 0), "+x": (1, 0, 0),
+          "top": (0, 0, 1), "up": (0, 0, 1), "+z": (0, 0, 1), "bottom": (0, 0, -1), "down": (0, 0, -1),
+          "-z": (0, 0, -1)}
+_SIDE_OF = {(0, -1, 0): "front", (0, 1, 0): "back", (-1, 0, 0): "left", (1, 0, 0): "right", (0, 0, 1): "top",
+            (0, 0, -1): "bottom"}
+
+
 def _side_basis(side) -> tuple[np.ndarray, np.ndarray, np.ndarray, str]:
     """(d, u, v, name): the outward direction of ``side`` and the (right, up) directions of a viewer facing
     that side (build frame: +X right, +Y back, +Z up)."""
-    from ..build import _direction_vector
-    from ..connector import _AXIS_NAMES, _SIDE_NAMES
+    from ..geometry.types import Direction
 
-    names = {"top": "up", "bottom": "down"}
-    key = names.get(side.strip().lower(), side) if isinstance(side, str) else side
-    try:
-        d = _direction_vector(key)
-    except BrickLayerValueError:
+    key = side.value if isinstance(side, Direction) else _SIDES.get(str(side).strip().lower())
+    if key is None:
         raise BrickLayerValueError(
             f"stick(side={side!r}): use 'front', 'back', 'left', 'right', 'top' or 'bottom' (or '+x', '-y', "
-            "..., or a Direction): the side of the part, seen from outside, that the sticker goes on") from None
+            "..., or a Direction): the side of the part, seen from outside, that the sticker goes on")
+    d = np.asarray(key, dtype=np.float64)
     v = np.array([0.0, 1.0, 0.0]) if abs(d[2]) > 0.5 else np.array([0.0, 0.0, 1.0])
     u = np.cross(v, d)
-    name = _SIDE_NAMES[_AXIS_NAMES[tuple(int(x) for x in d)]]
-    return d, u, v, name
+    return d, u, v, _SIDE_OF[tuple(int(x) for x in key)]
 
 
 def _sticker_element(sticker) -> tuple[Element, object]:
