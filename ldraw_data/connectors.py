@@ -62,8 +62,13 @@ for parts that have no connector from the other three, following ``~Moved to`` s
 are worked out when first asked, from only the composites that draw it (a part no composite draws
 costs a look-up in a disk-cached index); :func:`build_piece_table` (``brickwright library install``,
 :func:`catalog_connector_coverage`) saves them all at once.
+Fifth source: sticker backs (:mod:`ldraw_data.stickers`): a flat sticker (title "Sticker ...", a slab at
+most 1 LDU thin) that no other source covers gets one ``sticker_back`` connector at the centre of its
+back face, read from its mesh; it mates with no connector (``bricklayer.construction.stick`` glues
+stickers onto faces). Its type code comes after every other.
 BrickNet covers 13,057 of the 19,370 library parts, LDCad 14,498, hose segments 10, composite pieces
-67, all four 15,396 (``benchmarks/connector_coverage.py``, docs/connectors.md). The merged table is kept under
+67, the first four 15,396 (79.5%), sticker backs 2,022, all five 17,418 (89.9%)
+(``benchmarks/connector_coverage.py``, docs/connectors.md). The merged table is kept under
 ``cache_dir()/connectors``, keyed on both libraries' fingerprints.
 """
 
@@ -476,7 +481,8 @@ class ConnectorDef:
         Contract type name (``"stud"``, ``"antistud"``, ``"pin_hole"``,
         ``"towball"``, ``"hinge_2_in"``, ...; see module notes).
     kind : str
-        BrickNet label kind: ``stud``, ``hole``, ``axle``, ``hinge``, ``fixed`` or ``ball``.
+        BrickNet label kind: ``stud``, ``hole``, ``axle``, ``hinge``, ``fixed`` or ``ball``; ``ldcad`` for
+        LDCad's generic hot spots, ``sticker`` for a sticker's back (:mod:`ldraw_data.stickers`).
     subtype : str
         BrickNet subtype (``"stud"``, ``"open"``, ``"tube"``, ``"socket"``, ``"38"``, ...).
     polarity : str or None
@@ -1070,7 +1076,7 @@ class _PartArrays:
 
 
 _part_cache: dict[tuple, _PartArrays] = {}
-#: The connector sources, in merge order (module notes, "Second source" and "Third source").
+#: The connector sources, in merge order (module notes, "Second source" to "Fifth source").
 SOURCES = ("bricknet", "ldcad", "segment", "subpart", "sticker")
 #: The sources a composite's connectors come from when its pieces get theirs (:mod:`ldraw_data.subparts`).
 _PIECE_SOURCES = ("bricknet", "ldcad", "segment")
@@ -1370,9 +1376,10 @@ def part_connectors(part_id: str, library_alias_ok: bool = True,
         which already reach the targets of stubs), so this flag does not change them.
     sources : tuple of str
         Which sources to merge, of :data:`SOURCES` (``"bricknet"``, ``"ldcad"``, ``"segment"``,
-        ``"subpart"``); ``("bricknet",)`` gives BrickNet's labels alone. ``"subpart"`` (the
+        ``"subpart"``, ``"sticker"``); ``("bricknet",)`` gives BrickNet's labels alone. ``"subpart"`` (the
         connectors a composite part's drawing gives this part as one of its pieces,
-        :mod:`ldraw_data.subparts`) adds rows only when the other sources give none.
+        :mod:`ldraw_data.subparts`) adds rows only when the other sources give none; so does
+        ``"sticker"`` (a flat sticker's ``sticker_back``, :mod:`ldraw_data.stickers`).
 
     Returns
     -------
