@@ -107,3 +107,30 @@ def test_connect_with_a_sticker_back_names_stick():
     stud = b.find_connector("stud", toward=(0, 0, 100))
     with pytest.raises(ConnectorMismatchError, match=r"mates with no connector.*stick\(build, sticker"):
         b.connect(sticker, sticker.connectors[0], stud)
+
+
+def test_a_sticker_stuck_after_a_validation_joins_the_component_on_the_append_path():
+    from bricklayer.validate.connections import connection_graph
+
+    b = LegoBuild()
+    wall = b.add(Element("3001"))
+    assert b.num_connected_components == 1
+    stick(b, "004113b", onto=wall, side="back")
+    g = connection_graph(b)
+    assert g.appended is not None  # extended, not rebuilt
+    assert g.glued.tolist() == [[0, 1]]
+    assert b.num_connected_components == 1
+
+
+def test_official_library_sticker_is_glued_to_the_part_under_its_back(official_dir):
+    # 10156 LEGO Truck: sticker 003432f (LEGO logo) lies on the windscreen canopy 4474 (its back 0.44 LDU off the surface, within
+    # held.GLUE_REACH 0.8 LDU); before the sticker rule joined it, it was a component of its own (3 -> 2)
+    from bricklayer import from_ldraw
+    from bricklayer.validate.connections import connection_graph
+
+    b = from_ldraw((official_dir / "10156_1_LEGO_Truck.mpd").read_text())
+    flat = b.flattened_placements
+    g = connection_graph(b)
+    pairs = {tuple(sorted((flat[i].content.ldraw_id, flat[j].content.ldraw_id))) for i, j in g.glued.tolist()}
+    assert pairs == {("003432f", "4474")}
+    assert b.num_connected_components == 2
