@@ -1130,15 +1130,15 @@ def _part_arrays(part_id: str, library_alias_ok: bool = True, sources: tuple = S
 
 
 def _sticker_rows(stem: str):
-    """The ``sticker_back`` row of flat sticker ``stem`` (:func:`ldraw_data.stickers.library_sticker_back`:
+    """The ``sticker_back`` row of flat sticker ``stem`` (:func:`ldraw_data.stickers.sticker_back_row`:
     (1,4,4) frame, (1,) type code, (1,) zero length), else None."""
-    from .stickers import library_sticker_back
+    from .stickers import sticker_back_row
 
-    back = library_sticker_back(stem)
-    if back is None:
+    row = sticker_back_row(stem)
+    if row is None:
         return None
     code = [t[0] for t in _labels().type_table].index("sticker_back")
-    return back.frame[None].copy(), np.array([code], np.int16), np.zeros(1)
+    return row[0][None].copy(), np.array([code], np.int16), np.zeros(1)
 
 
 def _segment_joints(stem: str, lab: _Labels) -> tuple[np.ndarray, np.ndarray] | None:
@@ -1487,13 +1487,17 @@ def catalog_connector_coverage(library=None, library_alias_ok: bool = True) -> t
     Notes
     -----
     Every part is asked, so the whole composite-pieces table is built and saved first
-    (:func:`build_piece_table`; read back when already saved).
+    (:func:`build_piece_table`; read back when already saved), and the table of every sticker's back
+    (:func:`ldraw_data.stickers.build_sticker_table`).
     """
     if library is None:
         from .library import get_library
 
         library = get_library()
     build_piece_table()
+    from .stickers import build_sticker_table
+
+    build_sticker_table()
     return connector_coverage((name for name, _ in library.part_files()), library_alias_ok)
 
 

@@ -35,8 +35,11 @@ column (roll reference) is the first part axis across the thin one (X for a stan
 
 from __future__ import annotations
 
-__all__ = ["SLAB_MAX_THICKNESS", "StickerBack", "sticker_back", "library_sticker_back"]
+__all__ = ["SLAB_MAX_THICKNESS", "StickerBack", "sticker_back", "library_sticker_back", "sticker_back_row",
+           "build_sticker_table"]
 
+import hashlib
+import json
 import logging
 import re
 from dataclasses import dataclass
@@ -161,6 +164,18 @@ def sticker_back(mesh) -> StickerBack | None:
 _TITLE_MARKS = re.compile(r"^0\s*[~=_|]*")
 
 
+def _is_sticker_file(path) -> bool:
+    """True when the part file's title (its first line) carries the ``"sticker"`` trait."""
+    from .traits import title_traits
+
+    try:
+        with open(path, "rb") as fh:
+            first = fh.read(512).split(b"\n", 1)[0].decode("utf-8", "replace").strip()
+    except OSError:
+        return False
+    return "sticker" in title_traits(_TITLE_MARKS.sub("", first))
+
+
 @lru_cache(maxsize=4096)
 def library_sticker_back(stem: str) -> StickerBack | None:
     """The back face of library part ``stem`` when it is a flat sticker, else None (cached per process).
@@ -185,16 +200,7 @@ def library_sticker_back(stem: str) -> StickerBack | None:
         path = lib.find(stem + ".dat")
     except Exception:  # noqa: BLE001 - no library: no sticker rows
         return None
-    if path is None:
-        return None
-    try:
-        with open(path, "rb") as fh:
-            first = fh.read(512).split(b"\n", 1)[0].decode("utf-8", "replace").strip()
-    except OSError:
-        return None
-    from .traits import title_traits
-
-    if "sticker" not in title_traits(_TITLE_MARKS.sub("", first)):
+    if path is None or not _is_sticker_file(path):
         return None
     try:
         from .mesh import part_mesh
@@ -204,3 +210,97 @@ def library_sticker_back(stem: str) -> StickerBack | None:
         log.debug("no sticker back for %s: %s", stem, exc)
         return None
     return sticker_back(mesh)
+
+
+#: Bump when the rule of :func:`sticker_back` or the table layout changes.
+_TABLE_VERSION = 1
+
+
+def _table_path(lib):
+    from .library import cache_dir
+
+    key = hashlib.sha1(f"{_TABLE_VERSION}|{lib.fingerprint}".encode()).hexdigest()[:16]
+    return cache_dir() / "connectors" / f"sticker-backs-v{_TABLE_VERSION}-{key}.json"
+
+
+@lru_cache(maxsize=1)
+def _saved_table() -> dict | None:
+    """The saved table of every library sticker (:func:`build_sticker_table`), or None when not built."""
+    try:
+        from .library import get_library
+
+        path = _table_path(get_library())
+    except Exception:  # noqa: BLE001 - no library: no table
+        return None
+    if not path.is_file():
+        return None
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        from .fileio import discard_cache_file
+
+        discard_cache_file(path, "sticker back", exc)
+        return None
+
+
+def sticker_back_row(stem: str) -> tuple[np.ndarray, float] | None:
+    """The ``sticker_back`` connector of library part ``stem``: ``((4, 4) frame, thickness LDU)``, or None.
+
+    Parameters
+    ----------
+    stem : str
+        Normalized part id without ``.dat``.
+
+    Returns
+    -------
+    ((4, 4) float64 ndarray read-only, float) or None
+        As :attr:`StickerBack.frame` and :attr:`StickerBack.thickness` of :func:`library_sticker_back`: read
+        from the saved table of every library sticker when :func:`build_sticker_table` has saved one for this
+        library (a part missing from it is no sticker), else worked out from the part's mesh (cached per
+        process).
+    """
+    table = _saved_table()
+    if table is None:
+        back = library_sticker_back(stem)
+        return None if back is None else (back.frame, back.thickness)
+    row = table.get(stem)
+    if row is None:
+        return None
+    frame = np.asarray(row[:16], dtype=np.float64).reshape(4, 4)
+    return _ro(frame), float(row[16])
+
+
+def build_sticker_table() -> int:
+    """Work out the back of every sticker of the library and save the table (``cache_dir()/connectors/
+    sticker-backs-v<N>-<key>.json``, keyed on the library's fingerprint, written atomically), so that later
+    processes read every sticker's row from it (:func:`sticker_back_row`). Meshes each of the 2,263 stickers
+    once (seconds with the mesh cache warm). Returns how many are flat (have a back).
+
+    Raises
+    ------
+    LibraryNotFoundError
+        When no LDraw library is installed.
+    """
+    from .library import get_library
+
+    lib = get_library()
+    path = _table_path(lib)
+    if _saved_table() is not None:
+        return sum(1 for v in _saved_table().values() if v is not None)
+    table: dict = {}
+    for name, fpath in lib.part_files():
+        if not _is_sticker_file(fpath):
+            continue
+        stem = name.removesuffix(".dat")
+        back = library_sticker_back(stem)
+        table[stem] = None if back is None else [*back.frame.ravel().tolist(), back.thickness]
+    try:
+        from .fileio import atomic_writer
+
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with atomic_writer(path, "w", encoding="utf-8") as fh:
+            json.dump(table, fh, separators=(",", ":"))
+        _saved_table.cache_clear()
+    except OSError as exc:
+        log.warning("could not write the sticker table %s (%s); continuing without it", path, exc)
+    return sum(1 for v in table.values() if v is not None)

@@ -184,10 +184,10 @@ def _sticker_back_of(part_id: str):
 
     for c in part_connectors(part_id):
         if c.type == "sticker_back":
-            from ldraw_data.stickers import library_sticker_back
+            from ldraw_data.stickers import sticker_back_row
 
-            back = library_sticker_back(part_id)
-            thick = back.thickness if back is not None else 0.25
+            row = sticker_back_row(part_id)
+            thick = row[1] if row is not None else 0.25
             return np.array(c.position, dtype=np.float64), np.array(c.axis, dtype=np.float64), float(thick)
     return None
 

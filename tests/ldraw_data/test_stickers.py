@@ -114,3 +114,15 @@ def test_official_stickers_touch_their_parts_with_the_back_face(official_dir):
         assert along == pytest.approx(0.125, abs=0.01), p.content.ldraw_id
         assert against > 1.0, p.content.ldraw_id
     assert seen == 8
+
+
+def test_saved_table_gives_the_rows_the_meshes_give():
+    from ldraw_data.stickers import build_sticker_table, library_sticker_back, sticker_back_row
+
+    assert build_sticker_table() == 2022  # the flat ones of the library's stickers (docs/connectors.md)
+    for part in ("004113b", "4615865e", "191925c"):
+        frame, thickness = sticker_back_row(part)
+        back = library_sticker_back(part)
+        assert np.array_equal(frame, back.frame) and thickness == back.thickness
+    assert sticker_back_row("003497bc01") is None  # formed
+    assert sticker_back_row("3001") is None  # no sticker
