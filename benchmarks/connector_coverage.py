@@ -4,12 +4,14 @@ Counts, for every top-level part file of the installed LDraw library and for eve
 (placement of a library part) in the official models, whether it has connectors from BrickNet's
 labels, from the LDCad shadow library's snap metas, from the hose segment joints read from the
 library's hose drawings (:mod:`ldraw_data.segments`), from the composite parts that draw a part as
-one of their pieces (:mod:`ldraw_data.subparts`), or from any (the merge
-:func:`ldraw_data.connectors.part_connectors` serves). Stickers (catalog names starting
-"Sticker", with or without LDraw's ``~``/``=`` prefix) are counted separately as well: they have
-no connector labels but attach by their back face, which the validator checks by its "sticker on a
+one of their pieces (:mod:`ldraw_data.subparts`), from a flat sticker's adhesive back face
+(:mod:`ldraw_data.stickers`, type ``sticker_back``), or from any (the merge
+:func:`ldraw_data.connectors.part_connectors` serves); "merged, no sticker backs" is the merge of the
+stud/hole/axle-type sources alone. Stickers (catalog names starting "Sticker", with or without
+LDraw's ``~``/``=`` prefix) are counted separately as well: formed ones (drawn bent to one part) have
+no connector but also attach by their back face, which the validator checks by its "sticker on a
 surface" rule (``bricklayer.validate.support._sticker_surface_edges``, docs/connectors.md), so the
-line "connectors or sticker" counts them as attached. Also prints the time of the first connector load in this
+line "connectors or sticker" counts every sticker as attached. Also prints the time of the first connector load in this
 process (disk caches warm).
 
 Usage::
@@ -66,6 +68,9 @@ def main(argv: list[str] | None = None) -> int:
     def subpart(stem: str) -> bool:
         return C.has_connectors(stem, sources=("subpart",))
 
+    def sticker_back(stem: str) -> bool:
+        return C.has_connectors(stem, sources=("sticker",))
+
     def sticker(stem: str) -> bool:
         return stem in cat and cat.get(stem).name.lstrip("~=_ ").lower().startswith("sticker")
 
@@ -77,7 +82,9 @@ def main(argv: list[str] | None = None) -> int:
     t1 = time.perf_counter()
     sp = sum(map(subpart, stems))
     t_sp = time.perf_counter() - t1
+    sb = sum(map(sticker_back, stems))
     both = sum(1 for s in stems if C.has_connectors(s))
+    no_sb = sum(1 for s in stems if C.has_connectors(s, sources=tuple(x for x in C.SOURCES if x != "sticker")))
     stick = [s for s in stems if sticker(s)]
     both_ns = sum(1 for s in stems if not sticker(s) and C.has_connectors(s))
     print(f"\nlibrary parts ({n}):")
@@ -85,6 +92,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"  LDCad           {ld:6d}  {100 * ld / n:5.1f} %")
     print(f"  hose segments   {sg:6d}  {100 * sg / n:5.1f} %")
     print(f"  composite pieces{sp:6d}  {100 * sp / n:5.1f} %   (table loaded or built in {t_sp:.1f} s)")
+    print(f"  sticker backs   {sb:6d}  {100 * sb / n:5.1f} %")
+    print(f"  merged, no sticker backs {no_sb:6d}  {100 * no_sb / n:5.1f} %")
     print(f"  merged          {both:6d}  {100 * both / n:5.1f} %")
     print(f"  merged, stickers left out ({len(stick)}): {both_ns} of {n - len(stick)}  "
           f"{100 * both_ns / (n - len(stick)):5.1f} %")
@@ -100,17 +109,19 @@ def main(argv: list[str] | None = None) -> int:
             if not p.primitive and lib.find(p.part_id + ".dat") is not None:
                 uses[p.part_id.lower()] += 1
     total = sum(uses.values())
-    cov = {k: (bricknet(k), ldcad(k), C.has_connectors(k), segment(k), subpart(k)) for k in uses}
+    cov = {k: (bricknet(k), ldcad(k), C.has_connectors(k), segment(k), subpart(k), sticker_back(k)) for k in uses}
     u_bn = sum(v for k, v in uses.items() if cov[k][0])
     u_ld = sum(v for k, v in uses.items() if cov[k][1])
     u_all = sum(v for k, v in uses.items() if cov[k][2])
     u_sg = sum(v for k, v in uses.items() if cov[k][3])
     u_sp = sum(v for k, v in uses.items() if cov[k][4])
+    u_sb = sum(v for k, v in uses.items() if cov[k][5])
     print(f"\npart uses in {len(models)} official models ({total} uses of {len(uses)} library parts):")
     print(f"  BrickNet        {u_bn:6d}  {100 * u_bn / total:5.2f} %")
     print(f"  LDCad           {u_ld:6d}  {100 * u_ld / total:5.2f} %")
     print(f"  hose segments   {u_sg:6d}  {100 * u_sg / total:5.2f} %")
     print(f"  composite pieces{u_sp:6d}  {100 * u_sp / total:5.2f} %")
+    print(f"  sticker backs   {u_sb:6d}  {100 * u_sb / total:5.2f} %")
     print(f"  merged          {u_all:6d}  {100 * u_all / total:5.2f} %")
     from bricklayer.validate._world import FLEXIBLE_WORDS
 

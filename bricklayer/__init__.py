@@ -43,7 +43,7 @@ _LAZY: dict[str, tuple[str, ...]] = {
     ".stability": ("StabilityReport", "stability_check", "stability_report"),
     ".assembly": ("AssemblyPlan", "assembly_sequence", "write_instructions"),
     ".construction": ("SizeNotAvailableError", "available_sizes", "brick", "door", "fill_box", "fill_inverted_slope",
-                      "fill_slope", "inverted_slope", "minifigure", "mirror", "plate", "slope", "tile", "window"),
+                      "fill_slope", "inverted_slope", "minifigure", "mirror", "plate", "slope", "stick", "tile", "window"),
     ".articulation": ("MotionReport", "check_motion", "classify_sliding", "posed"),
 }
 _LAZY_NAME = {name: module for module, names in _LAZY.items() for name in names}
@@ -90,7 +90,7 @@ __all__ = [
     # construction helpers
     "brick", "plate", "tile", "slope", "inverted_slope", "available_sizes", "SizeNotAvailableError",
     "minifigure", "door", "window", "mirror",
-    "fill_box", "fill_slope", "fill_inverted_slope",
+    "fill_box", "fill_slope", "fill_inverted_slope", "stick",
     # articulation
     "posed", "check_motion", "MotionReport", "classify_sliding",
     # stability and assembly

@@ -932,7 +932,8 @@ class LegoBuild(LegoGeometry):
         Raises
         ------
         ConnectorMismatchError
-            The two types do not mate (names the types that do).
+            The two types do not mate (names the types that do); a ``sticker_back`` mates with nothing
+            (the message names :func:`~bricklayer.construction.stick`, which puts stickers on faces).
         ValueError
             ``to`` is not a free connector of this build, ``connector`` is not
             one of ``content``'s, the options do not fit the joint kind, ``facing``
@@ -951,6 +952,11 @@ class LegoBuild(LegoGeometry):
         own = {c.key() for c in content.connectors}
         if connector.key() not in own:
             raise BrickLayerValueError("`connector` must be one of content.connectors (in the content's own frame)")
+        if "sticker_back" in (connector.type, to.type):
+            raise ConnectorMismatchError(
+                "a 'sticker_back' (a sticker's adhesive back) mates with no connector: a sticker is glued onto "
+                "a face. Use stick(build, sticker, onto=placement, side='front', at=(u, v), rotation=deg) "
+                "(bricklayer.construction.stick), which lays the sticker flat on that face of the part")
         kind = mate_kind(connector.type, to.type)
         if kind is None:
             ok = compatible_types(connector.type)

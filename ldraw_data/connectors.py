@@ -67,8 +67,13 @@ points of a part's anti-stud rows that no row occupies, where the part's drawing
 be seated (its tip on a ceiling 4 LDU up, its wall within the rim up to the stud press-fit allowance,
 touching it, nothing below the seat): the round plate 6177's studs between its inner wall and its
 rim. Appended last, only to parts that have anti-stud rows (so coverage does not change).
+Sixth source: sticker backs (:mod:`ldraw_data.stickers`): a flat sticker (title "Sticker ...", a slab at
+most 1 LDU thin) that no other source covers gets one ``sticker_back`` connector at the centre of its
+back face, read from its mesh; it mates with no connector (``bricklayer.construction.stick`` glues
+stickers onto faces). Its type code comes after every other.
 BrickNet covers 13,057 of the 19,370 library parts, LDCad 14,498, hose segments 10, composite pieces
-67, all five 15,396 (``benchmarks/connector_coverage.py``, docs/connectors.md). The merged table is kept under
+67, the first four 15,396 (79.5%; underside anti-studs add rows to covered parts only), sticker
+backs 2,022, all six 17,418 (89.9%) (``benchmarks/connector_coverage.py``, docs/connectors.md). The merged table is kept under
 ``cache_dir()/connectors``, keyed on both libraries' fingerprints.
 """
 
@@ -225,8 +230,13 @@ _POLAR_NAMES: dict[tuple[str, str, str], str] = {
     ("hinge", "12", "on"): "hinge_brick_base",
 }
 
+#: Connectors of the fifth source (:mod:`ldraw_data.stickers`): a flat sticker's adhesive back face.
+#: It mates with no connector: a sticker is glued onto a surface (``bricklayer.construction.stick``).
+_SURFACE_NAMES: dict[tuple[str, str], str] = {("sticker", "back"): "sticker_back"}
+
 _NAME_TO_LABEL: dict[str, tuple[str, str, str | None]] = {
     **{v: (k[0], k[1], None) for k, v in _FAMILY_NAMES.items()},
+    **{v: (k[0], k[1], None) for k, v in _SURFACE_NAMES.items()},
     **{v: k for k, v in _POLAR_NAMES.items()},
 }
 _MECHANICAL = re.compile(r"^(hinge|fixed|ball)_(\d+)_(in|on)$")
@@ -256,13 +266,13 @@ _AXLE_SUB_JOINT = {
 #: Query groups: a query name also matches these types (docs/bricklayer-api.md).
 _QUERY_GROUPS = {"stud": ("stud", "open_stud"), "antistud": ("antistud", "tube")}
 
-_KIND_ORDER = ("stud", "hole", "axle", "hinge", "fixed", "ball", "ldcad")
+_KIND_ORDER = ("stud", "hole", "axle", "hinge", "fixed", "ball", "ldcad", "sticker")
 
 
 def _label_name(kind: str, sub: str, pol: str | None) -> str:
     """Type name of a BrickNet label (kind, subtype, polarity)."""
     if pol is None:
-        name = _FAMILY_NAMES.get((kind, sub))
+        name = _FAMILY_NAMES.get((kind, sub)) or _SURFACE_NAMES.get((kind, sub))
         return name if name is not None else f"{kind}_{sub}"
     if kind == "ldcad":
         return f"ldcad_{sub}_{pol}"
@@ -476,7 +486,8 @@ class ConnectorDef:
         Contract type name (``"stud"``, ``"antistud"``, ``"pin_hole"``,
         ``"towball"``, ``"hinge_2_in"``, ...; see module notes).
     kind : str
-        BrickNet label kind: ``stud``, ``hole``, ``axle``, ``hinge``, ``fixed`` or ``ball``.
+        BrickNet label kind: ``stud``, ``hole``, ``axle``, ``hinge``, ``fixed`` or ``ball``; ``ldcad`` for
+        LDCad's generic hot spots, ``sticker`` for a sticker's back (:mod:`ldraw_data.stickers`).
     subtype : str
         BrickNet subtype (``"stud"``, ``"open"``, ``"tube"``, ``"socket"``, ``"38"``, ...).
     polarity : str or None
@@ -538,6 +549,8 @@ class ConnectorDef:
             return _AXLE_SUB_JOINT.get(self.subtype)
         if self.kind == "ldcad":
             return _ldcad_joint(self.subtype)
+        if self.kind == "sticker":  # glued flat on a surface: no relative motion
+            return JointKind.FIXED
         return _POLAR_JOINTS.get(self.kind)
 
     @property
@@ -665,8 +678,12 @@ def _atomic_save_npz(path, arrays: dict) -> None:
 @lru_cache(maxsize=1)
 def _labels() -> _Labels:
     """BrickNet's labels, the LDCad shadow library's (when installed) and the hose segment joints
-    (:mod:`ldraw_data.segments`), once per process."""
-    lab = _ldcad_labels()
+    (:mod:`ldraw_data.segments`), once per process; the sticker source's type code comes last."""
+    return _with_surface_types(_segment_labels(_ldcad_labels()))
+
+
+def _segment_labels(lab: _Labels) -> _Labels:
+    """``lab`` with the hose segment joints (:mod:`ldraw_data.segments`) added."""
     from .segments import segment_rows
 
     rows = segment_rows()
@@ -685,6 +702,14 @@ def _labels() -> _Labels:
         frames[:, 3, 3] = 1.0
         sg[stem] = (_readonly(frames), _readonly(np.array([code[label] for label, _ in r], np.int16)))
     return replace(lab, type_table=tuple(table), sg_rows=sg)
+
+
+def _with_surface_types(lab: _Labels) -> _Labels:
+    """``lab`` with the sticker source's type (:data:`_SURFACE_NAMES`) appended to its type table (the
+    codes of the other types do not change)."""
+    have = {t[1:] for t in lab.type_table}
+    extra = [(name, k, s, None) for (k, s), name in _SURFACE_NAMES.items() if (k, s, None) not in have]
+    return replace(lab, type_table=lab.type_table + tuple(extra)) if extra else lab
 
 
 def _ldcad_labels() -> _Labels:
@@ -1056,8 +1081,8 @@ class _PartArrays:
 
 
 _part_cache: dict[tuple, _PartArrays] = {}
-#: The connector sources, in merge order (module notes, "Second source" to "Fifth source").
-SOURCES = ("bricknet", "ldcad", "segment", "subpart", "underside")
+#: The connector sources, in merge order (module notes, "Second source" to "Sixth source").
+SOURCES = ("bricknet", "ldcad", "segment", "subpart", "underside", "sticker")
 #: The sources a composite's connectors come from when its pieces get theirs (:mod:`ldraw_data.subparts`).
 _PIECE_SOURCES = ("bricknet", "ldcad", "segment")
 
@@ -1102,6 +1127,9 @@ def _part_arrays(part_id: str, library_alias_ok: bool = True, sources: tuple = S
         frames, types, lengths = pc
     if "underside" in sources and len(types):
         frames, types, lengths = _with_underside(ck[0], frames, types, lengths, lab)
+    st = _sticker_rows(ck[0]) if "sticker" in sources and not len(types) else None
+    if st is not None:  # a flat sticker's back face (ldraw_data.stickers), which no other source describes
+        frames, types, lengths = st
     out = _PartArrays(_readonly(frames), _readonly(np.asarray(types, np.int16)), _readonly(lengths))
     with _lock:
         _part_cache[ck] = out
@@ -1123,6 +1151,18 @@ def _with_underside(stem: str, frames, types, lengths, lab: _Labels):
     return (np.concatenate([frames, extra]),
             np.concatenate([np.asarray(types, np.int16), np.full(len(extra), code, np.int16)]),
             np.concatenate([np.asarray(lengths, np.float64), np.zeros(len(extra))]))
+
+
+def _sticker_rows(stem: str):
+    """The ``sticker_back`` row of flat sticker ``stem`` (:func:`ldraw_data.stickers.sticker_back_row`:
+    (1,4,4) frame, (1,) type code, (1,) zero length), else None."""
+    from .stickers import sticker_back_row
+
+    row = sticker_back_row(stem)
+    if row is None:
+        return None
+    code = [t[0] for t in _labels().type_table].index("sticker_back")
+    return row[0][None].copy(), np.array([code], np.int16), np.zeros(1)
 
 
 def _segment_joints(stem: str, lab: _Labels) -> tuple[np.ndarray, np.ndarray] | None:
@@ -1360,10 +1400,11 @@ def part_connectors(part_id: str, library_alias_ok: bool = True,
         which already reach the targets of stubs), so this flag does not change them.
     sources : tuple of str
         Which sources to merge, of :data:`SOURCES` (``"bricknet"``, ``"ldcad"``, ``"segment"``,
-        ``"subpart"``, ``"underside"``); ``("bricknet",)`` gives BrickNet's labels alone. ``"subpart"``
+        ``"subpart"``, ``"underside"``, ``"sticker"``); ``("bricknet",)`` gives BrickNet's labels alone. ``"subpart"``
         (the connectors a composite part's drawing gives this part as one of its pieces,
-        :mod:`ldraw_data.subparts`) adds rows only when the other sources give none; ``"underside"``
-        (anti-studs of a plate-thick open underside, :mod:`ldraw_data.underside`) only to parts that
+        :mod:`ldraw_data.subparts`) adds rows only when the other sources give none; so does
+        ``"sticker"`` (a flat sticker's ``sticker_back``, :mod:`ldraw_data.stickers`); ``"underside"``
+        (anti-studs of a plate-thick open underside, :mod:`ldraw_data.underside`) adds rows only to parts that
         have anti-stud rows, at the grid points they leave free.
 
     Returns
@@ -1424,7 +1465,9 @@ def has_connectors(part_id: str, library_alias_ok: bool = True, sources: tuple =
             a, b = lab.stems[res[0]]
             if b > a:
                 return True
-    return "subpart" in sources and _piece_rows(_stem(part_id)) is not None
+    if "subpart" in sources and _piece_rows(_stem(part_id)) is not None:
+        return True
+    return "sticker" in sources and _sticker_rows(_stem(part_id)) is not None
 
 
 def connector_coverage(part_ids: Iterable[str], library_alias_ok: bool = True) -> tuple[int, int]:
@@ -1470,13 +1513,17 @@ def catalog_connector_coverage(library=None, library_alias_ok: bool = True) -> t
     Notes
     -----
     Every part is asked, so the whole composite-pieces table is built and saved first
-    (:func:`build_piece_table`; read back when already saved).
+    (:func:`build_piece_table`; read back when already saved), and the table of every sticker's back
+    (:func:`ldraw_data.stickers.build_sticker_table`).
     """
     if library is None:
         from .library import get_library
 
         library = get_library()
     build_piece_table()
+    from .stickers import build_sticker_table
+
+    build_sticker_table()
     return connector_coverage((name for name, _ in library.part_files()), library_alias_ok)
 
 

@@ -64,7 +64,7 @@ from ..connector import Connector
 from ..constants import AXLE_MIN_HALF, AXLE_MIN_OVERLAP, COINCIDENT_CONNECTORS, SLIDE_END_EPS, TOL
 from ._world import _embedded_doc, appended_rows, flexible_mask, room_buffer, world_arrays
 from .graphs import sorted_unique
-from .held import held_in_frame_edges
+from .held import glued_sticker_edges, held_in_frame_edges
 
 #: Every distance test against a tolerance of :data:`bricklayer.constants.TOL` is inclusive ("within 0.5
 #: LDU" mates at exactly 0.5) with this much room (LDU) for the rounding of world positions composed through
@@ -322,6 +322,10 @@ class ConnectionGraph:
         Part pairs joined without connectors, a pane held in its frame
         (:func:`.held.held_in_frame_edges`); edges of :attr:`graph` (kind
         FIXED) and of :attr:`components`, not rows of :attr:`pairs`.
+    glued : (g, 2) int ndarray
+        Part pairs joined because a flat sticker is glued on the other part
+        (:func:`.held.glued_sticker_edges`); edges of :attr:`graph` (kind FIXED) and of
+        :attr:`components` only: support keeps its own sticker rule (from the part to the sticker).
     """
 
     unseated = np.zeros((0, 4))
@@ -330,12 +334,14 @@ class ConnectionGraph:
     #: rows), "held": (...)}``; None for a graph computed from scratch.
     appended = None
 
-    def __init__(self, placements, pairs: np.ndarray, kinds, world: dict, exempt=None, held=None, edges=None):
+    def __init__(self, placements, pairs: np.ndarray, kinds, world: dict, exempt=None, held=None, edges=None,
+                 glued=None):
         """``edges``: the part pairs of ``pairs`` and ``held`` when the caller already has them ((e, 2) int,
         unique ``(lo, hi)`` rows in lexicographic order, as computed here otherwise; the append path of
         :func:`connection_graph` merges the new pairs into the old graph's)."""
         self.placements = placements
         self.held = np.zeros((0, 2), dtype=np.int64) if held is None else np.asarray(held, dtype=np.int64)
+        self.glued = np.zeros((0, 2), dtype=np.int64) if glued is None else np.asarray(glued, dtype=np.int64)
         self.exempt = np.zeros(len(placements), dtype=bool) if exempt is None else np.asarray(exempt, dtype=bool)
         self.pairs = pairs
         if isinstance(kinds, np.ndarray):
@@ -359,8 +365,8 @@ class ConnectionGraph:
             self._edges = np.column_stack([u // max(n, 1), u % max(n, 1)])
         else:
             self._edges = np.zeros((0, 2), dtype=np.int64)
-        if len(self.held):
-            self._edges = np.unique(np.vstack([self._edges, self.held]), axis=0)
+        if len(self.held) or len(self.glued):
+            self._edges = np.unique(np.vstack([self._edges, self.held, self.glued]), axis=0)
 
     @property
     def graph(self) -> nx.Graph:
@@ -386,7 +392,7 @@ class ConnectionGraph:
                 ab = u[:, :2].tolist()
                 g.add_edges_from((ab[f][0], ab[f][1], {"kinds": _kind_set(tuple(ucol[f:e]))})
                                  for f, e in zip(bounds[:-1], bounds[1:]))
-            for i, j in self.held.tolist():
+            for i, j in self.held.tolist() + self.glued.tolist():
                 if not g.has_edge(i, j):
                     g.add_edge(i, j, kinds=frozenset({JointKind.FIXED}))
             self._graph = g
@@ -1621,16 +1627,20 @@ def connection_graph(build) -> ConnectionGraph:
         edges = roots = None
         if got is None:
             held = held_in_frame_edges(wa)
+            glued = glued_sticker_edges(wa)
         else:  # the held pairs of the old parts stay; those with a new part are added
             held_new = held_in_frame_edges(wa, since=old._n)  # sorted unique, each with a new part
             held_at = _merge_sorted_rows(old.held, held_new) if len(held_new) else np.zeros(0, np.int64)
             held = np.insert(old.held, held_at, held_new, axis=0) if len(held_new) else old.held
+            glued_new = glued_sticker_edges(wa, since=old._n)
+            glued = np.unique(np.vstack([old.glued, glued_new]), axis=0) if len(glued_new) else old.glued
         if got is not None:
             # append-only: the old graph's part pairs stay; the new mated pairs and held panes add edges
             # touching the new parts, merged into the sorted edges, and join components (no pass over all)
             new = idx.new_pairs
             add = np.column_stack([np.minimum(new[:, 0], new[:, 2]), np.maximum(new[:, 0], new[:, 2])])
-            add = np.vstack([add.astype(np.int64), held[held.max(axis=1) >= old._n] if len(held) else held])
+            add = np.vstack([add.astype(np.int64), held[held.max(axis=1) >= old._n] if len(held) else held,
+                             glued_new])
             edges = old._edges
             if len(add):
                 add = np.unique(add, axis=0)
@@ -1639,7 +1649,8 @@ def connection_graph(build) -> ConnectionGraph:
                     np.zeros(len(add), dtype=bool)
                 edges = np.insert(edges, at[~dup], add[~dup], axis=0)
             roots = old._extended_roots(len(wa.placements), add)
-        g = ConnectionGraph(wa.placements, pairs, kinds, w, flexible_mask(build), held=held, edges=edges)
+        g = ConnectionGraph(wa.placements, pairs, kinds, w, flexible_mask(build), held=held, edges=edges,
+                            glued=glued)
         if roots is not None:
             g._roots = roots
             # how this graph's rows extend the old graph's (for the support analysis' append path):

@@ -27,7 +27,7 @@ the frame's solid material is still a collision.
 
 from __future__ import annotations
 
-__all__ = ["held_in_frame_edges", "HELD_SPAN_FRACTION"]
+__all__ = ["held_in_frame_edges", "HELD_SPAN_FRACTION", "glued_sticker_edges", "GLUE_REACH"]
 
 from functools import lru_cache
 
@@ -59,7 +59,7 @@ def _frame_radius(part_id: str) -> float | None:
     from ..element import Element
 
     el = Element.unchecked(part_id, known=True)
-    if not el.connectors:
+    if all(c.type == "sticker_back" for c in el.connectors):  # none, or a sticker's back only: held, not holding
         return None
     box = el.bounding_box
     return float(np.linalg.norm(np.maximum(np.abs([box.min.x, box.min.y, box.min.z]),
@@ -167,3 +167,107 @@ def held_in_frame_edges(wa, since: int = 0) -> np.ndarray:
         return none
     a, b = ci[r[keep]], frames[f[keep]]
     return np.unique(np.column_stack([np.minimum(a, b), np.maximum(a, b)]).astype(np.int64), axis=0)
+
+
+#: How far (LDU) behind a sticker's back face the surface it is glued to may lie, and how deep the back may
+#: sink into it: the reach of the validator's "sticker on a surface" rule (``support.STICKER_MOVES``: a
+#: surface up to about 0.8 LDU behind the back is found), and a slab's thickness into the part (10252's
+#: rear-window stickers lie 0.0-0.25 LDU into the windscreen).
+GLUE_REACH = 0.8
+
+
+@lru_cache(maxsize=None)
+def _sticker_back_of(part_id: str):
+    """(position (3,), axis (3,), thickness) of a library part's ``sticker_back`` connector in its LDraw part
+    frame (LDU; :mod:`ldraw_data.stickers`), or None (not a flat sticker)."""
+    from ldraw_data.connectors import part_connectors
+
+    for c in part_connectors(part_id):
+        if c.type == "sticker_back":
+            from ldraw_data.stickers import sticker_back_row
+
+            row = sticker_back_row(part_id)
+            thick = row[1] if row is not None else 0.25
+            return np.array(c.position, dtype=np.float64), np.array(c.axis, dtype=np.float64), float(thick)
+    return None
+
+
+def glued_sticker_edges(wa, since: int = 0) -> np.ndarray:
+    """Part pairs joined because a flat sticker is glued on the other part: ``(min index, max index)``.
+
+    Rule "sticker glued on a face": a library sticker's ``sticker_back`` connector (centre of its back
+    face, axis the face's outward normal; :mod:`ldraw_data.stickers`) mates with no connector, it sticks
+    to a surface. A ray from the sticker's front face along that axis meets the drawn surface (the part's
+    mesh, :func:`ldraw_data.mesh.part_mesh`) of the part it is glued to between the slab's thickness in
+    front of the back face and :data:`GLUE_REACH` behind it; the nearest such part (of those whose
+    bounding box reaches the back centre) is joined to the sticker, a fixed joint, for the connected
+    components (one assembly). Support is not changed: the rule "sticker on a surface"
+    (:func:`.support._sticker_surface_edges`) already holds stickers, from the part to the sticker only.
+    Stickers embedded in an MPD file have no connector (``part_connectors`` serves library parts).
+
+    Parameters
+    ----------
+    wa : WorldArrays
+        As :func:`held_in_frame_edges` (``mesh_transforms``: LDraw part coordinates -> world).
+    since : int
+        Only the pairs with a part at index ``since`` or later (appended parts).
+
+    Returns
+    -------
+    (k, 2) int ndarray
+        Sorted, no duplicates. Costs one cached look-up per distinct part when the build holds no sticker.
+    """
+    none = np.zeros((0, 2), dtype=np.int64)
+    placements = wa.placements
+    if len(placements) < 2:
+        return none
+    stickers = []
+    for key, idx in wa.groups.items():
+        el = placements[idx[0]].content
+        if not getattr(el, "_known", True):
+            continue
+        got = _sticker_back_of(el.ldraw_id)
+        if got is not None:
+            stickers += [(int(i), got) for i in idx.tolist()]
+    if not stickers:
+        return none
+    from ldraw_data.mesh import part_mesh
+
+    from ..geometry.rays import first_ray_hits
+
+    lo, hi = _world_boxes(wa)
+    out = []
+    for i, (pos, axis, thick) in stickers:
+        m = wa.mesh_transforms[i]
+        p = m[:3, :3] @ pos + m[:3, 3]
+        a = m[:3, :3] @ axis
+        near = np.flatnonzero(np.all((lo <= p + GLUE_REACH) & (hi >= p - GLUE_REACH), axis=1))
+        best = None
+        for j in near.tolist():
+            if j == i or (since and i < since and j < since):
+                continue
+            el = placements[j].content
+            if not getattr(el, "_known", True):
+                continue
+            try:
+                tris = np.asarray(part_mesh(el.ldraw_id + ".dat").triangles, dtype=np.float64)
+            except Exception:  # noqa: BLE001 - a part without a mesh holds no sticker
+                continue
+            mj = wa.mesh_transforms[j]
+            t, _ = first_ray_hits((p - thick * a)[None], a, tris @ mj[:3, :3].T + mj[:3, 3])
+            gap = float(t[0]) - thick
+            if gap <= GLUE_REACH and (best is None or gap < best[0]):
+                best = (gap, j)
+        if best is not None:
+            out.append((min(i, best[1]), max(i, best[1])))
+    return np.unique(np.array(out, dtype=np.int64).reshape(-1, 2), axis=0) if out else none
+
+
+def _world_boxes(wa) -> tuple[np.ndarray, np.ndarray]:
+    """(n, 3) world min and max corners (LDU) of every placement's physical bounding box."""
+    n = len(wa.placements)
+    lo, hi = np.zeros((n, 3)), np.zeros((n, 3))
+    for idx in wa.groups.values():
+        el = wa.placements[idx[0]].content
+        lo[idx], hi[idx] = _group_boxes(el, wa.poses[idx])
+    return lo, hi

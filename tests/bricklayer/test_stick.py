@@ -1,0 +1,136 @@
+"""stick(): a flat library sticker glued onto a face of a placed part (bricklayer.construction.stickers).
+
+Geometry worked out by hand (BrickLayer frame: +X right, +Y back, +Z up, LDU):
+
+- brick 2 x 4 (3001) added at the origin fills x 0..80, y 0..40, z 0..24 (studs to z 28); its front face is
+  the plane y = 0;
+- sticker 004113b is 38 x 22 LDU (its back face, ``box5-12`` scaled 19 x 11, see
+  tests/ldraw_data/test_stickers.py) and 0.25 LDU thin: stuck on the middle of the front it covers
+  x 21..59, z 1..23, and lies in y -0.25..0 (in front of the face);
+- slope 45 2 x 2 (3039) at the origin: its sloped face rises from (y 0, z 4) to (y 20, z 24) (p/3039 drawn
+  from LDraw y 20 at z -20 up to y 0 at z 0); a ray from the front through the middle of the alignment
+  box (x 20, z 12) hits it at y 8; the sticker lies on that face, turned 45 degrees, centred 0.125 LDU in
+  front of it along its normal (0, -0.7071, 0.7071).
+"""
+
+import math
+
+import numpy as np
+import pytest
+
+from bricklayer import Element, LegoBuild, stick
+from bricklayer.connector import ConnectorMismatchError
+from bricklayer.errors import BrickLayerValueError
+
+
+@pytest.fixture(autouse=True)
+def _needs_library(library):
+    return library
+
+
+def _box(p):
+    b = p.bounding_box
+    return np.round([tuple(b.min), tuple(b.max)], 4).tolist()
+
+
+def _clean(b):
+    assert b.colliding_placements == []
+    assert b.floating_placements == []
+    assert b.num_connected_components == 1
+    assert b.is_valid()
+
+
+def test_stick_on_the_front_of_a_brick():
+    b = LegoBuild()
+    wall = b.add(Element("3001"))
+    s = stick(b, "004113b", onto=wall, side="front")
+    assert _box(s) == [[21.0, -0.25, 1.0], [59.0, 0.0, 23.0]]
+    _clean(b)
+
+
+def test_stick_at_an_offset_and_on_the_right_side():
+    b = LegoBuild()
+    wall = b.add(Element("3001"))
+    s = stick(b, Element("004113b"), onto=wall, side="front", at=(-20, 0))
+    assert _box(s) == [[1.0, -0.25, 1.0], [39.0, 0.0, 23.0]]
+    r = stick(b, "004113b", onto=wall, side="right")  # the 40 x 24 end face, x = 80
+    assert _box(r) == [[80.0, 1.0, 1.0], [80.25, 39.0, 23.0]]
+    _clean(b)
+
+
+def test_stick_on_the_sloped_face_of_a_slope():
+    b = LegoBuild()
+    slope = b.add(Element("3039"))
+    s = stick(b, "004113b", onto=slope, side="front")
+    back = s.content.connectors[0]
+    assert back.type == "sticker_back"
+    world = s.pose.matrix @ back.frame.matrix
+    # the back centre lies on the sloped face y = z - 4 at x 20, z 12, the axis into the part
+    assert np.allclose(world[:3, 3], (20.0, 8.0, 12.0), atol=1e-6)
+    assert np.allclose(world[:3, 2], (0.0, math.sqrt(0.5), -math.sqrt(0.5)), atol=1e-6)
+    _clean(b)
+
+
+def test_a_point_off_the_part_raises():
+    b = LegoBuild()
+    wall = b.add(Element("3001"))
+    with pytest.raises(BrickLayerValueError, match="misses part '3001'.*u -40.0 to 40.0"):
+        stick(b, "004113b", onto=wall, side="front", at=(60, 0))
+    assert len(b.placements) == 1
+
+
+def test_a_sticker_over_an_edge_or_on_the_studs_raises():
+    b = LegoBuild()
+    wall = b.add(Element("3001"))
+    with pytest.raises(BrickLayerValueError, match="not flat under the whole sticker.*hangs over an edge"):
+        stick(b, "004113b", onto=wall, side="front", at=(30, 0))  # x 51..89: 9 LDU past the end
+    with pytest.raises(BrickLayerValueError, match="stands 4.0 LDU out of the face"):
+        stick(b, "004113b", onto=wall, side="top")  # the studs stand 4 LDU over the top face
+    with pytest.raises(BrickLayerValueError, match="hangs over an edge"):
+        stick(b, "004113b", onto=wall, side="right", rotation=90)  # 38 tall on a 24 LDU high face
+    assert len(b.placements) == 1
+
+
+def test_only_flat_stickers_are_stuck():
+    b = LegoBuild()
+    wall = b.add(Element("3001"))
+    with pytest.raises(BrickLayerValueError, match="'3001' has no sticker_back connector"):
+        stick(b, "3001", onto=wall)
+    with pytest.raises(BrickLayerValueError, match="'003497bc01' has no sticker_back"):
+        stick(b, "003497bc01", onto=wall)  # formed: drawn bent to its part
+
+
+def test_connect_with_a_sticker_back_names_stick():
+    b = LegoBuild()
+    b.add(Element("3001"))
+    sticker = Element("004113b")
+    stud = b.find_connector("stud", toward=(0, 0, 100))
+    with pytest.raises(ConnectorMismatchError, match=r"mates with no connector.*stick\(build, sticker"):
+        b.connect(sticker, sticker.connectors[0], stud)
+
+
+def test_a_sticker_stuck_after_a_validation_joins_the_component_on_the_append_path():
+    from bricklayer.validate.connections import connection_graph
+
+    b = LegoBuild()
+    wall = b.add(Element("3001"))
+    assert b.num_connected_components == 1
+    stick(b, "004113b", onto=wall, side="back")
+    g = connection_graph(b)
+    assert g.appended is not None  # extended, not rebuilt
+    assert g.glued.tolist() == [[0, 1]]
+    assert b.num_connected_components == 1
+
+
+def test_official_library_sticker_is_glued_to_the_part_under_its_back(official_dir):
+    # 10156 LEGO Truck: sticker 003432f (LEGO logo) lies on the windscreen canopy 4474 (its back 0.44 LDU off the surface, within
+    # held.GLUE_REACH 0.8 LDU); before the sticker rule joined it, it was a component of its own (3 -> 2)
+    from bricklayer import from_ldraw
+    from bricklayer.validate.connections import connection_graph
+
+    b = from_ldraw((official_dir / "10156_1_LEGO_Truck.mpd").read_text())
+    flat = b.flattened_placements
+    g = connection_graph(b)
+    pairs = {tuple(sorted((flat[i].content.ldraw_id, flat[j].content.ldraw_id))) for i, j in g.glued.tolist()}
+    assert pairs == {("003432f", "4474")}
+    assert b.num_connected_components == 2
