@@ -61,6 +61,8 @@ import threading
 
 import numpy as np
 
+from .rays import first_ray_hits
+
 log = logging.getLogger(__name__)
 
 #: Radius of a stud (LDU): ``stud.dat`` draws its wall as ``4-4cyli.dat`` scaled 6 (LEGO's 4.8 mm stud).
@@ -106,27 +108,9 @@ _ON_GRID_LDU = 0.1
 
 
 def _first_hits(origins: np.ndarray, dirs: np.ndarray, tris: np.ndarray) -> np.ndarray:
-    """Distance (LDU) along each ray to the first triangle it meets, ``inf`` where none.
-
-    ``origins``, ``dirs``: (r, 3), unit directions; ``tris``: (n, 3, 3). Moller-Trumbore, both faces,
-    hits at distances > 1e-6 only."""
-    if not len(tris) or not len(origins):
-        return np.full(len(origins), np.inf)
-    v0 = tris[:, 0]
-    e1 = tris[:, 1] - v0
-    e2 = tris[:, 2] - v0
-    p = np.cross(dirs[:, None, :], e2[None, :, :])  # (r, n, 3)
-    det = np.einsum("rnj,nj->rn", p, e1)
-    ok = np.abs(det) > 1e-12
-    inv = np.divide(1.0, det, out=np.zeros_like(det), where=ok)
-    s = origins[:, None, :] - v0[None, :, :]
-    u = np.einsum("rnj,rnj->rn", s, p) * inv
-    q = np.cross(s, e1[None, :, :])
-    v = np.einsum("rj,rnj->rn", dirs, q) * inv
-    t = np.einsum("rnj,nj->rn", q, e2) * inv
-    eps = 1e-9
-    hit = ok & (u >= -eps) & (v >= -eps) & (u + v <= 1 + eps) & (t > 1e-6)
-    return np.where(hit, t, np.inf).min(axis=1)
+    """Distance (LDU) along each ray to the first triangle it meets, ``inf`` where none
+    (:func:`ldraw_data.rays.first_ray_hits`)."""
+    return first_ray_hits(origins, dirs, tris)[0]
 
 
 def _fits(c: np.ndarray, axis: np.ndarray, u: np.ndarray, v: np.ndarray, band: np.ndarray, band_uv: np.ndarray,

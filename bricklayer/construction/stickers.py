@@ -18,7 +18,7 @@ import numpy as np
 
 from ..element import Element
 from ..errors import BrickLayerTypeError, BrickLayerValueError
-from ..geometry.rays import first_ray_hits as _ray_hits
+from ldraw_data.rays import first_ray_hits as _ray_hits
 from ..geometry.types import Pose
 
 #: Largest difference (LDU) along the face normal between the surface under any point of a sticker's

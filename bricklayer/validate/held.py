@@ -233,7 +233,7 @@ def glued_sticker_edges(wa, since: int = 0) -> np.ndarray:
         return none
     from ldraw_data.mesh import part_mesh
 
-    from ..geometry.rays import first_ray_hits
+    from ldraw_data.rays import first_ray_hits
 
     lo, hi = _world_boxes(wa)
     out = []

@@ -86,7 +86,7 @@ def test_official_stickers_touch_their_parts_with_the_back_face(official_dir):
     # the middle of the slab along the back's axis meets the part at the back face (0.125 LDU), the other
     # way meets nothing within 1 LDU
     from bricklayer import from_ldraw
-    from bricklayer.geometry.rays import first_ray_hits
+    from ldraw_data.rays import first_ray_hits
     from ldraw_data.mesh import part_mesh
 
     b = from_ldraw((official_dir / "7326_1_Rise_of_the_Sphinx.mpd").read_text())
