@@ -1174,12 +1174,15 @@ def tool_init(run_dir: Path = typer.Argument(..., help="Folder to create (or sta
     except (ToolkitError, OSError) as exc:  # a run there already, --from missing or of an unknown kind
         _fail(str(exc), code=2)
     typer.echo(f"{d / 'build.py'}: the starting build.py; next `brickwright tool prompt` (what the harness tells "
-               f"a model), then edit build.py and `brickwright tool validate {run_dir}`")
+               f"a model; the same for every run, so RUN_DIR is optional there), then edit build.py and `brickwright tool validate {run_dir}`")
 
 
 @tool_app.command("prompt")
 @friendly
-def tool_prompt(no_sandbox: bool = typer.Option(False, "--no-sandbox", help=NO_SANDBOX_HELP),
+def tool_prompt(run_dir: Optional[Path] = typer.Argument(None, help="Optional run folder, as the other tools take "
+                                                                   "it; the prompt is the same for every run, so "
+                                                                   "it is only checked to be a run folder."),
+                no_sandbox: bool = typer.Option(False, "--no-sandbox", help=NO_SANDBOX_HELP),
                 out: Optional[Path] = typer.Option(None, help="Write the prompt to this file instead (it is long: "
                                                               "read it in parts)."),
                 section: Optional[str] = typer.Option(None, help="Print only the section whose heading starts with "
@@ -1188,13 +1191,20 @@ def tool_prompt(no_sandbox: bool = typer.Option(False, "--no-sandbox", help=NO_S
                                                                   "starts with it, e.g. LegoBuild, slope.")):
     """Print the system prompt the harness gives a model (loop, build.py contract, TestContext, bricklayer API).
 
-    It starts with a table of contents: the line where each section begins."""
+    It starts with a table of contents: the line where each section begins. RUN_DIR may be given, as every other
+    `tool` command takes it (the harness prompt does not depend on the run, so it is only checked: a folder
+    that is no run folder is a usage error naming `brickwright tool init`)."""
     import tempfile
 
-    from .agent.runfolder import harness_system_prompt
+    from .agent.runfolder import RunFolderError, _check_run_folder, harness_system_prompt
     from .agent.sandbox import SandboxUnavailableError
     from .agent.worker import Worker
 
+    if run_dir is not None:
+        try:
+            _check_run_folder(run_dir)
+        except RunFolderError as exc:
+            _fail(str(exc), code=2)
     try:
         with Worker(warm_up=False, sandbox=not no_sandbox) as worker, \
                 tempfile.TemporaryDirectory(prefix="brickwright-prompt-") as work:

@@ -253,6 +253,22 @@ def test_tool_prompt_table_of_contents_and_sections_point_at_the_right_lines():
     assert sum(ln.endswith("API reference") and ln.startswith("# ") for ln in lines) == 1
 
 
+def test_tool_prompt_takes_the_run_folder_init_made_as_every_tool_does(tmp_path):
+    """played7 kiosk F1: init says "next `brickwright tool prompt`", and a model passed RUN_DIR to it as to
+    every other tool and got "unexpected extra argument". A run folder is accepted (the prompt is the same for
+    every run); a folder that is no run folder is a usage error naming `tool init`; init's hint says so."""
+    run = tmp_path / "run"
+    init = bw("tool", "init", str(run))
+    assert init.returncode == 0, init.stderr
+    assert "`brickwright tool prompt` (" in init.stdout and "RUN_DIR is optional there" in init.stdout
+    with_run = bw("tool", "prompt", str(run), "--section", "Tools")
+    assert with_run.returncode == 0, with_run.stderr
+    assert with_run.stdout == bw("tool", "prompt", "--section", "Tools").stdout
+    assert with_run.stdout.startswith("Tools:")
+    wrong = bw("tool", "prompt", str(tmp_path / "no-run"), "--section", "Tools")
+    assert wrong.returncode == 2 and "no such run folder" in wrong.stderr and "tool init" in wrong.stderr
+
+
 HELPER_BUILD = GOOD.replace("from brickwright import TestContext\n", "from brickwright import TestContext\nimport helper\n"
                             ).replace("(0, 0, 3)", "(0, 0, helper.Z)")
 
