@@ -355,6 +355,13 @@ def _collides_with_target(content, pose4: np.ndarray, to: Connector) -> bool:
     return bool(scratch.colliding_placements)
 
 
+def _collides_with_any(content, pose4: np.ndarray, obstacles) -> bool:
+    """:func:`bricklayer.validate.slides.collides_with_any` in a scratch :class:`LegoBuild`."""
+    from .validate.slides import collides_with_any
+
+    return collides_with_any(LegoBuild, content, pose4, obstacles)
+
+
 def _footprint(content) -> Box:
     """Box (local frame, LDU) that ``add``/``stack`` anchor: an element's :attr:`Element.stud_footprint` (its
     upward studs and anti-studs; the alignment box for most parts), a sub-build's alignment box."""
@@ -890,7 +897,9 @@ class LegoBuild(LegoGeometry):
         bounding-box centre is farthest from the target part's, preferring poses that do not collide with
         it; of poses equally far, the one farthest from the centre of the whole build, so a symmetric pin
         through a hole sticks out of the build's side, not into it). When the mated part collides with a part of the build, a :class:`ConnectCollisionWarning`
-        says so at once and names rotations/mountings that do not collide with the target part.
+        says so at once and names what clears the parts it collides with: for a sliding joint the
+        ``target_position`` (with its sign) that slides it clear, and the rotations/mountings that clear them
+        (none when turning cannot help).
 
         Parameters
         ----------
@@ -1007,7 +1016,7 @@ class LegoBuild(LegoGeometry):
         placed = connector.moved(pose, pl)
         self._insert(pl, name, index)
         self._joints.append(Joint(to, placed, pl, kind, motion))
-        self._warn_connect_collision(pl, content, connector, to, can_flip, kind)
+        self._warn_connect_collision(pl, content, connector, to, can_flip, kind, placed, target_position)
         return pl
 
     def _mating_pairs_hint(self, content, to: Connector) -> str:
@@ -1078,29 +1087,51 @@ class LegoBuild(LegoGeometry):
                 return deg, mnt
         return scored[0][2], scored[0][3]
 
-    def _warn_connect_collision(self, pl, content, connector, to, can_flip, kind) -> None:
-        """Warn (``ConnectCollisionWarning``) when the placement ``connect`` just made collides."""
+    def _warn_connect_collision(self, pl, content, connector, to, can_flip, kind, placed=None,
+                                target_position=None) -> None:
+        """Warn (``ConnectCollisionWarning``) when the placement ``connect`` just made collides.
+
+        The remedies named are checked against the parts it collides with and the target part: for a sliding
+        joint the smallest ``target_position`` that clears them (:func:`~.validate.slides.clearing_slide`,
+        with its sign), and the quarter turns / mountings that clear them (none is named when turning cannot
+        help: a bar pushed down through its clip into the plate below)."""
         import warnings
 
         try:
-            pairs = [(a, b) for a, b in self.colliding_placements if pl in (a.path if hasattr(a, "path") else ())
-                     or pl in (b.path if hasattr(b, "path") else ())]
+            pairs = [(a, b) for a, b in self.colliding_placements if (pl in (a.path if hasattr(a, "path") else ()))
+                     != (pl in (b.path if hasattr(b, "path") else ()))]
         except Exception:  # noqa: BLE001 - the warning is a courtesy; validation reports collisions anyway
             return
         if not pairs:
             return
-        others = sorted({self.describe(b if pl in getattr(a, "path", ()) else a) for a, b in pairs})
-        free = [t for deg, mnt in _candidates(can_flip, kind)
-                if not _collides_with_target(content, _mated_pose(
-                    connector, to, rotation_about((0, 0, 1), deg).matrix, mnt == Mounting.FLIPPED, None, content), to)
-                for t in [f"target_rotation={deg:g}" + (", mounting=Mounting.FLIPPED" if mnt == Mounting.FLIPPED else "")]]
+        hit = [b if pl in getattr(a, "path", ()) else a for a, b in pairs]
+        others = sorted({self.describe(x) for x in hit})
+        obstacles = [(x.content, np.asarray(x.pose.matrix, float)) for x in hit]
+        tp = _target_part(to)
+        if tp is not None and not any(c is tp[0] and np.allclose(m, tp[1]) for c, m in obstacles):
+            obstacles.append(tp)  # the turns named must clear the holder too
         what = getattr(content, "ldraw_id", "the new content")
-        tip = ("no collision with the target part at: " + "; ".join(free[:4])) if free else \
-            "every quarter turn collides with the target part: use another connector of the same type"
+        tips = []
+        if kind in (JointKind.PRISMATIC, JointKind.CYLINDRICAL) and placed is not None:
+            from .validate.slides import clearing_slide, slide_words
+
+            found = clearing_slide(LegoBuild, content, np.asarray(pl.pose.matrix, float), to, placed, obstacles)
+            if found is not None:
+                tips.append(slide_words(found))
+        free = [t for deg, mnt in _candidates(can_flip, kind)
+                if not _collides_with_any(content, _mated_pose(
+                    connector, to, rotation_about((0, 0, 1), deg).matrix, mnt == Mounting.FLIPPED, target_position,
+                    content), obstacles)
+                for t in [f"target_rotation={deg:g}" + (", mounting=Mounting.FLIPPED" if mnt == Mounting.FLIPPED else "")]]
+        if free:
+            tips.append("no collision with those parts at: " + "; ".join(free[:4]))
+        else:
+            tips.append("no quarter turn" + (" or mounting" if can_flip else "") + " of this joint clears them")
         warnings.warn(ConnectCollisionWarning(
             f"connect(): {what} on the {to.type} collides with {', '.join(others[:3])}"
-            f"{' and more' if len(others) > 3 else ''}. Try another {connector.type} connector "
-            f"(describe_connectors(...)), away=True or facing=..., or {tip}."), stacklevel=3)
+            f"{' and more' if len(others) > 3 else ''}: " + "; ".join(tips)
+            + f". Or try another {connector.type} connector (describe_connectors(...))"
+            + (", away=True or facing=..." if free else "") + "."), stacklevel=3)
 
     def extend(self, other: "LegoBuild", position=(0, 0, 0), rotation=Rotation.DEG_0, anchor=Anchor.FRONT_RIGHT) -> list[Placement]:
         """Splice another build's top-level placements (and names, joints) into this one.

@@ -1196,13 +1196,13 @@ def tool_prompt(run_dir: Optional[Path] = typer.Argument(None, help="Optional ru
     that is no run folder is a usage error naming `brickwright tool init`)."""
     import tempfile
 
-    from .agent.runfolder import RunFolderError, _check_run_folder, harness_system_prompt
+    from .agent.runfolder import RunFolderError, check_run_folder, harness_system_prompt
     from .agent.sandbox import SandboxUnavailableError
     from .agent.worker import Worker
 
     if run_dir is not None:
         try:
-            _check_run_folder(run_dir)
+            check_run_folder(run_dir)
         except RunFolderError as exc:
             _fail(str(exc), code=2)
     try:

@@ -338,6 +338,9 @@ def _collision_hint(build, rec, connected: set, distorted: set) -> str:
     if any(id(p.leaf) in distorted for p in (rec.a, rec.b)):
         return "one of them is scaled or sheared: fix its matrix (see SCALED) first"
     if leaves[1] is not None and id(leaves[1]) in connected or leaves[0] is not None and id(leaves[0]) in connected:
+        slide = _sliding_joint_hint(build, rec, leaves)
+        if slide:
+            return slide
         return ("placed with connect(): try another target_rotation, mounting=Mounting.FLIPPED, or another "
                 "connector of either part")
     if rec.mated:
@@ -347,6 +350,34 @@ def _collision_hint(build, rec, connected: set, distorted: set) -> str:
                     "(rotation=, target_rotation=) so the feature faces away, or move it to an edge where it "
                     "overhangs nothing")
         return "mated, but pressed deeper than the joint allows: seat it on its connector (connect())"
+    return ""
+
+
+def _sliding_joint_hint(build, rec, leaves) -> str:
+    """For a collision of a part placed with ``connect()`` on a sliding joint (bar in a clip, axle or pin in a
+    hole), the ``target_position`` that slides it clear of the other part (and of its target part), with its
+    sign (:func:`bricklayer.validate.slides.clearing_slide`); "" when neither part is such a placement or no slide in
+    range clears it (played7 kiosk: a cone's bar through an open-stud plate into the plate below)."""
+    import numpy as np
+
+    from bricklayer.validate.slides import clearing_slide, slide_words
+    from bricklayer.joints import JointKind
+
+    joints = {id(j.child_placement): j for j in getattr(build, "_joints", ())
+              if j.kind in (JointKind.PRISMATIC, JointKind.CYLINDRICAL)}
+    for k, leaf in enumerate(leaves):
+        j = joints.get(id(leaf)) if leaf is not None else None
+        other = (rec.b, rec.a)[k]
+        if j is None or leaf in getattr(other, "path", ()):
+            continue
+        obstacles = [(other.content, np.asarray(other.pose.matrix, float))]
+        try:
+            found = clearing_slide(type(build), leaf.content, np.asarray(leaf.pose.matrix, float), j.parent,
+                                   j.child, obstacles)
+        except Exception:  # noqa: BLE001 - a hint only; the collision is reported either way
+            found = None
+        if found is not None:
+            return f"placed with connect() on a sliding joint: {slide_words(found)}"
     return ""
 
 

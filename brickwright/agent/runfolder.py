@@ -20,6 +20,7 @@ Files of ``RUN/.brickwright/`` (the sandbox cannot read or write them; it sees o
 from __future__ import annotations
 
 __all__ = ["STATE_DIR", "STATE_FORMAT", "RunFolderError", "LazyJudge", "FolderToolBox", "init_run_folder",
+           "check_run_folder",
            "open_run_folder", "run_tool", "harness_system_prompt", "run_status"]
 
 import contextlib
@@ -243,12 +244,23 @@ def open_run_folder(run_dir: str | Path, worker: Any, judge: Any) -> FolderToolB
     return FolderToolBox(d, worker, judge=judge)
 
 
-def _check_run_folder(d: Path) -> None:
+def check_run_folder(d: str | Path) -> None:
+    """Check that ``d`` is a run folder (a folder holding ``build.py``, as ``brickwright tool init`` makes).
+
+    Raises
+    ------
+    RunFolderError
+        No such folder, or no build.py in it; the message names ``brickwright tool init`` with the folder.
+    """
+    d = Path(d)
     if not d.is_dir():
         raise RunFolderError(f"{d}: no such run folder; create it with `brickwright tool init {d}`")
     if not (d / "build.py").is_file():
         raise RunFolderError(f"{d} holds no build.py; create the run with `brickwright tool init {d}` (it writes "
                              "the harness's starting build.py)")
+
+
+_check_run_folder = check_run_folder  # the old private name (mcp_server)
 
 
 @contextlib.contextmanager

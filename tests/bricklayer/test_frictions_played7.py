@@ -1,0 +1,71 @@
+"""Frictions two fresh players met (played7: /work/notes/played7/kiosk.md, rover.md), on the real LDraw library.
+
+Numbers used below, read from the library: the ice-cream cone 33120 has one ``bar`` connector whose axis, clipped
+into the open-stud round plate 85861 (its ``clip`` axis points -Z in the build, down into the plate), runs
+vertically; at ``target_position=0`` the bar's lower end reaches 3 LDU into a plate under the 85861 (validate:
+"interfering about 3.0 LDU deep", the shortest move 3.3 LDU up).
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import pytest
+
+from bricklayer import Color, ConnectCollisionWarning, Element, LegoBuild, plate
+from bricklayer.validate.findings import report_of
+
+
+def _cone_in_round_plate(**kw):
+    """The kiosk's counter: a 2 x 8 plate, an open-stud round plate 85861 stacked on it, a cone 33120's bar in
+    the round plate's clip (``connect`` with ``kw``). Returns (build, warnings caught)."""
+    b = LegoBuild()
+    counter = b.add(plate(2, 8, Color.BRIGHT_PINK), (0, 0, 0), name="counter")
+    holder = b.stack(Element("85861", Color.WHITE), on=counter, offset=(2, 0, 0), name="holder")
+    cone = Element("33120", Color.TAN)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        b.connect(cone, cone.find_connector("bar"), b.find_connector("clip", on=holder), name="cone", **kw)
+    return b, [w for w in caught if issubclass(w.category, ConnectCollisionWarning)]
+
+
+def test_connect_warning_names_the_slide_that_clears_a_bar_pushed_through_its_clip():
+    """played7 kiosk F3: the warning offered "no collision with the target part at: target_rotation=0/90/..."
+    while the bar hit the plate under the clip (another part), where turning about the vertical bar cannot help.
+    It now names the slide, with its sign, and no rotation."""
+    b, caught = _cone_in_round_plate()
+    assert len(caught) == 1
+    text = str(caught[0].message)
+    assert "collides with counter: 3034" in text
+    assert "target_position=-0.15 (studs) lifts it clear (moves it 3 LDU up)" in text
+    assert "target_rotation" not in text and "no quarter turn or mounting of this joint clears them" in text
+    # the advice is right and the smallest in 1 LDU steps: -0.15 clears, -0.1 (2 LDU) does not, +0.15 (down) not
+    assert not _cone_in_round_plate(target_position=-0.15)[0].colliding_placements
+    assert not _cone_in_round_plate(target_position=-0.15)[1]
+    assert _cone_in_round_plate(target_position=-0.1)[0].colliding_placements
+    assert _cone_in_round_plate(target_position=0.15)[0].colliding_placements
+
+
+def test_validate_hint_for_a_connect_placement_on_a_sliding_joint_names_the_slide():
+    """validate's hint for the same collision: the slide with its sign, not "another target_rotation"."""
+    b, _ = _cone_in_round_plate()
+    line = next(ln for ln in report_of(b).problems if ln.startswith("COLLISION"))
+    assert "counter: 3034" in line and "cone: 33120" in line
+    assert line.endswith("try: placed with connect() on a sliding joint: target_position=-0.15 (studs) lifts it "
+                         "clear (moves it 3 LDU up)")
+
+
+def test_connect_warning_on_a_stud_joint_still_names_the_turns_that_clear_the_part_it_hits():
+    """A stud joint has no slide: the warning names the quarter turns that clear the parts it collides with (a
+    second seat 4079 on the first seat's front studs hits its backrest at 0 and clears it turned 180 degrees)."""
+    b = LegoBuild()
+    b.add(plate(2, 4, Color.RED), (0, 0, 0))
+    seat = Element("4079", Color.RED)
+    b.connect(seat, seat.find_connector("antistud", toward=(-10, -10, 0)), b.find_connector("stud", toward=(0, 0, 100)))
+    second = Element("4079", Color.RED)
+    with pytest.warns(ConnectCollisionWarning) as rec:
+        b.connect(second, second.find_connector("antistud", toward=(-10, -10, 0)),
+                  b.find_connector("stud", toward=(0, 0, 100)))
+    text = str(rec[0].message)
+    assert "target_position" not in text and "no collision with those parts at: " in text
+    assert "target_rotation=180" in text
