@@ -28,7 +28,8 @@ def search_parts(query: str, *, category: str | None = None, limit: int = 10):
     Returns
     -------
     list of PartSpec
-        Best first; each has ``part_id``, ``name``, ``category``, ``dims``.
+        Best first; each has ``part_id``, ``name``, ``category``, ``dims`` (the title's size, studs), and a
+        flat sticker ``sticker_size_ldu``: (width, height) LDU as ``stick(..., rotation=0)`` lays it.
     """
     from ldraw_data.search import search_parts as _search
 

@@ -14,8 +14,18 @@ LDU_PER_STUD, LDU_PER_PLATE = 20.0, 8.0
 
 def search_lines(results) -> list[str]:
     """One line per :class:`~ldraw_data.catalog.PartSpec`: part id, name, category and popularity (uses in
-    the official set models), in the columns ``brickwright search`` prints."""
-    return [f"{s.part_id:<12} {s.name:<50} {s.category:<14} used {s.popularity}x" for s in results]
+    the official set models), in the columns ``brickwright search`` prints; for a flat sticker also its size
+    in LDU as ``stick(..., rotation=0)`` lays it (:attr:`~ldraw_data.catalog.PartSpec.sticker_size_ldu`)."""
+    return [f"{s.part_id:<12} {s.name:<50} {s.category:<14} used {s.popularity}x" + _sticker_note(s)
+            for s in results]
+
+
+def _sticker_note(spec) -> str:
+    """", sticker 38 x 46 LDU (width x height as stick() lays it, rotation=0)" for a flat sticker, else ""."""
+    size = spec.sticker_size_ldu
+    if size is None:
+        return ""
+    return f", sticker {size[0]:g} x {size[1]:g} LDU (width x height as stick() lays it, rotation=0)"
 
 
 def search_text(query: str, *, category: str | None = None, limit: int = 10) -> str:

@@ -125,7 +125,8 @@ class PartSpec:
     keywords : tuple of str
         ``0 !KEYWORDS`` entries (comma separated, all lines), as written.
     dims : tuple of float
-        Size from the title, see :func:`parse_dims` (studs / bricks).
+        Size from the title, see :func:`parse_dims` (studs / bricks). A sticker's title size is in studs,
+        not in the order it lands on a face: read :attr:`sticker_size_ldu` (shown in the repr) instead.
     ldraw_org : str
         ``!LDRAW_ORG`` type and qualifier (``"Part"``, ``"Part Alias"``,
         ``"Shortcut"``, ``"Unofficial_Part"``, ...), without the release.
@@ -168,6 +169,30 @@ class PartSpec:
     is_shortcut: bool = False
     is_physical_colour: bool = False
     popularity: int = 0
+
+    @property
+    def sticker_size_ldu(self) -> tuple[float, float] | None:
+        """A flat sticker's ``(width, height)`` in LDU as ``stick(..., rotation=0)`` lays it on a face (width
+        toward the viewer's right, height up the face; ``rotation=90`` swaps them), or None for a part that is
+        no flat sticker (:func:`ldraw_data.stickers.sticker_size_ldu`, from the sticker's back face). Only
+        parts of category ``Sticker`` are looked at (a mesh read the first time, then cached)."""
+        if self.category.lower() != "sticker":
+            return None
+        from .stickers import sticker_size_ldu
+
+        return sticker_size_ldu(self.part_id)
+
+    def __repr__(self) -> str:
+        """The dataclass repr, with ``sticker_size_ldu`` after ``dims`` for a flat sticker (its title's numbers
+        are studs, in no fixed order)."""
+        parts = []
+        for name in self.__dataclass_fields__:
+            parts.append(f"{name}={getattr(self, name)!r}")
+            if name == "dims":
+                size = self.sticker_size_ldu
+                if size is not None:
+                    parts.append(f"sticker_size_ldu={size!r}")
+        return f"PartSpec({', '.join(parts)})"
 
     @property
     def filename(self) -> str:

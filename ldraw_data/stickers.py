@@ -36,7 +36,7 @@ column (roll reference) is the first part axis across the thin one (X for a stan
 from __future__ import annotations
 
 __all__ = ["SLAB_MAX_THICKNESS", "StickerBack", "sticker_back", "library_sticker_back", "sticker_back_row",
-           "build_sticker_table"]
+           "sticker_size_ldu", "build_sticker_table"]
 
 import hashlib
 import json
@@ -212,8 +212,8 @@ def library_sticker_back(stem: str) -> StickerBack | None:
     return sticker_back(mesh)
 
 
-#: Bump when the rule of :func:`sticker_back` or the table layout changes.
-_TABLE_VERSION = 1
+#: Bump when the rule of :func:`sticker_back` or the table layout changes (2: rows carry the back's outline).
+_TABLE_VERSION = 2
 
 
 def _table_path(lib):
@@ -270,6 +270,42 @@ def sticker_back_row(stem: str) -> tuple[np.ndarray, float] | None:
     return _ro(frame), float(row[16])
 
 
+def sticker_size_ldu(stem: str) -> tuple[float, float] | None:
+    """A flat sticker's size as :func:`bricklayer.construction.stick` lays it with ``rotation=0``:
+    ``(width, height)`` in LDU on the face, or None when ``stem`` is no flat library sticker.
+
+    ``stick`` turns the sticker's roll reference (its part X axis, the frame's X column of
+    :class:`StickerBack`) along the viewer's right, so ``width`` is the back's extent along that axis and
+    ``height`` its extent along the frame's Z column (the sticker file's Z; its +Z edge lands at the top);
+    ``rotation=90`` swaps them. The title's "2.3 x 1.9" is no guide to which way: LDraw sticker titles give
+    the size in studs rounded to 0.1, longer side first or not (4603014f "Sticker 2.3 x 1.9" lands 38 LDU
+    wide and 46 high, 1.9 x 2.3 studs).
+
+    Parameters
+    ----------
+    stem : str
+        Normalized part id without ``.dat`` (``"4603014f"``).
+
+    Returns
+    -------
+    (float, float) or None
+        LDU, rounded to 0.01, from the saved table of :func:`build_sticker_table` when there is one, else from
+        the part's mesh (:func:`library_sticker_back`, cached per process).
+    """
+    table = _saved_table()
+    if table is None:
+        back = library_sticker_back(stem)
+        if back is None:
+            return None
+        (u0, v0), (u1, v1) = back.outline.tolist()
+    else:
+        row = table.get(stem)
+        if row is None or len(row) < 21:
+            return None
+        u0, v0, u1, v1 = row[17:21]
+    return round(u1 - u0, 2), round(v1 - v0, 2)
+
+
 def build_sticker_table() -> int:
     """Work out the back of every sticker of the library and save the table (``cache_dir()/connectors/
     sticker-backs-v<N>-<key>.json``, keyed on the library's fingerprint, written atomically), so that later
@@ -293,7 +329,8 @@ def build_sticker_table() -> int:
             continue
         stem = name.removesuffix(".dat")
         back = library_sticker_back(stem)
-        table[stem] = None if back is None else [*back.frame.ravel().tolist(), back.thickness]
+        table[stem] = None if back is None else [*back.frame.ravel().tolist(), back.thickness,
+                                                 *back.outline.ravel().tolist()]
     try:
         from .fileio import atomic_writer
 

@@ -88,8 +88,11 @@ def stick(build, sticker, onto, side="front", at=(0.0, 0.0), rotation: float = 0
     outside the part, travelling against ``side``, through the point ``at`` finds the surface (the part's
     drawn mesh, ``ldraw_data.mesh.part_mesh``); the sticker's back centre goes on the hit point, its back
     flat on the hit face (sloped faces too: seen from the front, the slope of 3039 is hit), with its own
-    X axis (the long side of a landscape sticker, LDraw sticker standard) along the viewer's right
-    projected onto the face, then turned by ``rotation``. Then every point of the sticker's back (a
+    X axis along the viewer's right projected onto the face and its +Z edge (LDraw, as the sticker file is
+    drawn) at the top, then turned by ``rotation``. So at ``rotation=0`` it lands
+    ``PartSpec.sticker_size_ldu`` = (width, height) LDU, as ``search_parts`` shows it (4603014f: 38 wide,
+    46 high); the title's "2.3 x 1.9" (studs) does not say which way; ``rotation=90`` swaps width and
+    height. Then every point of the sticker's back (a
     7 x 7 grid over its back rectangle, 0.25 LDU inside its edges) must have that same face under it:
     within :data:`FLAT_TOLERANCE` (0.1 LDU, the smallest move of the validator's "sticker on a surface"
     rule, ``bricklayer.validate.support.STICKER_MOVES``) of the plane, parallel to it, and nothing of the

@@ -69,3 +69,28 @@ def test_connect_warning_on_a_stud_joint_still_names_the_turns_that_clear_the_pa
     text = str(rec[0].message)
     assert "target_position" not in text and "no collision with those parts at: " in text
     assert "target_rotation=180" in text
+
+
+def test_search_shows_a_stickers_size_in_ldu_as_stick_lays_it():
+    """played7 kiosk F4: search gave 4603014f as "2.3 x 1.9" (its title, studs, longer side first). Its back in
+    the file is x -19..19, z -23..23 LDU; stick() at rotation 0 lays x along the viewer's right, so it lands 38
+    wide and 46 high on the face of a 1 x 2 x 2 brick (40 x 48), and 46 wide, 38 high at rotation 90."""
+    from bricklayer import Rotation, brick, search_parts, stick
+    from brickwright.parts_text import search_text
+
+    hit = next(p for p in search_parts("sticker ice cream cone popsicle", limit=5) if p.part_id == "4603014f")
+    assert hit.dims == (2.3, 1.9) and hit.sticker_size_ldu == (38.0, 46.0)
+    assert "sticker_size_ldu=(38.0, 46.0)" in repr(hit)
+    assert search_parts("brick 2 x 4", limit=1)[0].sticker_size_ldu is None
+    assert "sticker_size_ldu" not in repr(search_parts("brick 2 x 4", limit=1)[0])
+    line = next(ln for ln in search_text("sticker ice cream cone popsicle", limit=5).splitlines()
+                if ln.startswith("4603014f"))
+    assert line.endswith("sticker 38 x 46 LDU (width x height as stick() lays it, rotation=0)")
+    for rotation, (wide, high) in ((0, (38, 46)), (90, (46, 38))):
+        b = LegoBuild()
+        wall = b.add(brick(1, 2, 2, Color.BRIGHT_PINK) if rotation == 0 else brick(1, 4, 3, Color.WHITE),
+                     (0, 0, 0), rotation=Rotation.DEG_0)
+        box = stick(b, "4603014f", onto=wall, side="front", rotation=rotation).bounding_box
+        assert box.max.x - box.min.x == pytest.approx(wide, abs=1e-6)
+        assert box.max.z - box.min.z == pytest.approx(high, abs=1e-6)
+        assert box.max.y - box.min.y == pytest.approx(0.25, abs=1e-6)  # flat on the front face

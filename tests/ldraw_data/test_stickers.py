@@ -117,12 +117,19 @@ def test_official_stickers_touch_their_parts_with_the_back_face(official_dir):
 
 
 def test_saved_table_gives_the_rows_the_meshes_give():
-    from ldraw_data.stickers import build_sticker_table, library_sticker_back, sticker_back_row
+    from ldraw_data.stickers import _saved_table, build_sticker_table, library_sticker_back, sticker_back_row
+    from ldraw_data.stickers import sticker_size_ldu
 
     assert build_sticker_table() == 2022  # the flat ones of the library's stickers (docs/connectors.md)
+    assert _saved_table() is not None  # the rows below come from the table
     for part in ("004113b", "4615865e", "191925c"):
         frame, thickness = sticker_back_row(part)
         back = library_sticker_back(part)
         assert np.array_equal(frame, back.frame) and thickness == back.thickness
+        (u0, v0), (u1, v1) = back.outline.tolist()
+        assert sticker_size_ldu(part) == (round(u1 - u0, 2), round(v1 - v0, 2))
+    # 004113b "Sticker 1.1 x 1.9 with Danger Stripes Chevron": back x -19..19, z -11..11 in its file
+    assert sticker_size_ldu("004113b") == (38.0, 22.0)
+    assert sticker_size_ldu("003497bc01") is None and sticker_size_ldu("3001") is None
     assert sticker_back_row("003497bc01") is None  # formed
     assert sticker_back_row("3001") is None  # no sticker
