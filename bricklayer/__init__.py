@@ -27,7 +27,7 @@ from .color import Color, LDrawColor
 from .element import Element, ElementSpec
 from .connector import Connector, ConnectorMismatchError, ConnectorType, compatible_types, describe_connectors
 from .joints import Ball, Cylindrical, Fixed, Joint, JointKind, MotionRange, Mounting, Prismatic, Revolute
-from .build import ConnectCollisionWarning, FlatPlacement, LegoBuild, Placement
+from .build import ConnectCollisionWarning, FlatPlacement, LegoBuild, Placement, StackCollisionWarning
 
 # LDraw IO
 from .io import from_ldraw, read_ldraw, to_ldraw, write_ldraw
@@ -78,7 +78,7 @@ __all__ = [
     "Element", "ElementSpec", "Connector", "ConnectorType", "ConnectorMismatchError", "compatible_types",
     "describe_connectors",
     "Joint", "JointKind", "MotionRange", "Mounting", "Revolute", "Prismatic", "Cylindrical", "Ball", "Fixed",
-    "LegoBuild", "Placement", "FlatPlacement", "ConnectCollisionWarning",
+    "LegoBuild", "Placement", "FlatPlacement", "ConnectCollisionWarning", "StackCollisionWarning",
     # LDraw IO
     "read_ldraw", "from_ldraw", "write_ldraw", "to_ldraw",
     # 3D export and parts lists

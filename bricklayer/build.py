@@ -37,7 +37,7 @@ Layering (no import cycle, counting imports inside functions: ``tests/test_archi
 
 from __future__ import annotations
 
-__all__ = ["Placement", "FlatPlacement", "LegoBuild", "ConnectCollisionWarning"]
+__all__ = ["Placement", "FlatPlacement", "LegoBuild", "ConnectCollisionWarning", "StackCollisionWarning"]
 
 import itertools
 from collections import Counter
@@ -220,6 +220,12 @@ class _CollidingPairs(list):
 
 class ConnectCollisionWarning(UserWarning):
     """``LegoBuild.connect`` placed a part that collides with others; the message says what to try."""
+
+
+class StackCollisionWarning(UserWarning):
+    """``LegoBuild.stack`` seated a part by a stud footprint smaller than its body (it attaches by fewer studs
+    than it covers, e.g. dish 4740: a 2 x 2 body, one centre anti-stud), and the body collides with the part it
+    stands on; the message says where it sits and what to do."""
 
 
 _FLIP = np.diag([1.0, -1.0, -1.0])
@@ -826,7 +832,13 @@ class LegoBuild(LegoGeometry):
         reaches past its studs (leafy plate 32607, crane hook plate 3127a,
         handle plate 2540) the studs land on the cells named and the body
         overhangs, instead of the box corner landing there and the studs a
-        stud or half a stud away.
+        stud or half a stud away. When such a part's body then collides with
+        the part it stands on (dish 4740, 2 x 2 studs, attaches by one centre
+        anti-stud: on a 2 x 2 brick it sits on one stud, half a stud off the
+        grid, its bowl on the other three), a :class:`StackCollisionWarning`
+        says so and what to do (stand it on a part no bigger than its stud
+        footprint, such as a 1 x 1 round brick, or where its body overhangs
+        nothing).
 
         Parameters
         ----------
@@ -850,6 +862,11 @@ class LegoBuild(LegoGeometry):
         ------
         ValueError, KeyError, IndexError
             As :meth:`add`.
+
+        Warns
+        -----
+        StackCollisionWarning
+            A part stacked by a stud footprint smaller than its body collides with the part it stands on.
         """
         _check_content(content)
         ref, ref_pose = self._resolve(on)
@@ -864,7 +881,45 @@ class LegoBuild(LegoGeometry):
         target = Vec3(b.x, b.y, ref_box.max.z) + off.to_ldu()
         pose = Pose(r, target - a)
         self._check_grid(content, pose)
-        return self._insert(Placement(content, pose), name, index)
+        placed = self._insert(Placement(content, pose), name, index)
+        if isinstance(content, Element) and content.stud_footprint != content.alignment_box:
+            self._warn_stack_overhang(content, pose, ref, ref_pose)
+        return placed
+
+    def _warn_stack_overhang(self, content: Element, pose: Pose, ref, ref_pose: Pose) -> None:
+        """Warn (:class:`StackCollisionWarning`) when ``content``, stacked by a stud footprint smaller than its
+        body, collides with the part it stands on (``ref`` at ``ref_pose``): the body reaches onto studs
+        beside the ones it attaches to (dish 4740 on a 2 x 2 brick: its centre anti-stud on one stud, its
+        2 x 2 bowl half a stud off the grid, on the other three). Centred on the 2 x 2 brick instead, its
+        tube among the four studs, the validator finds it colliding and not joined, so there is no better
+        pose for stack() to take: it says what to do."""
+        import warnings
+
+        from .validate.slides import collides_with_any
+
+        try:
+            hit = collides_with_any(LegoBuild, content, pose.matrix, [(ref.content, ref_pose.matrix)])
+        except Exception:  # noqa: BLE001 - the warning is a courtesy; validation reports collisions anyway
+            return
+        if not hit:
+            return
+        fp, box = content.stud_footprint, content.alignment_box.transformed(pose)
+        corner = (box.min.x / STUD, box.min.y / STUD)
+        off = [f"{ax}={v:g}" for ax, v in zip("xy", corner) if abs(v - round(v)) > 1e-6]
+        where = f"it sits half a stud off the grid at {', '.join(off)} and " if off else ""
+        studs = lambda b: f"{(b.max.x - b.min.x) / STUD:g} x {(b.max.y - b.min.y) / STUD:g}"  # noqa: E731
+        body = content.alignment_box
+        centred = abs(fp.center.x - body.center.x) < 1e-6 and abs(fp.center.y - body.center.y) < 1e-6
+        what = (("on a part no bigger than that footprint" + (" (a 1 x 1 round brick or plate)"
+                                                              if studs(fp) == "1 x 1" else ""))
+                if centred else  # the body reaches past the footprint on one side: turning moves that side
+                "turned (rotation=) so the part of its body past the footprint faces away, or at an edge where it "
+                "overhangs nothing")
+        warnings.warn(StackCollisionWarning(
+            f"stack(): {content.ldraw_id} attaches by a {studs(fp)} stud footprint (its studs and anti-studs) "
+            f"smaller than its {studs(body)} body; stacked by that footprint {where}its body collides with the "
+            f"part it stands on. Stand it {what}; or connect() one of its anti-studs to a chosen stud"),
+            stacklevel=3)
 
     def connect(self, content, connector: Connector, to: Connector, *, mounting: Mounting | None = None,
                 motion: MotionRange | None = None, target_rotation=None, target_position=None,

@@ -345,6 +345,9 @@ def _collision_hint(build, rec, connected: set, distorted: set) -> str:
                 "connector of either part")
     if rec.mated:
         if _seated_on_a_connector(rec.a, rec.b):
+            off = _off_grid_overhang(rec.a) or _off_grid_overhang(rec.b)
+            if off:
+                return off
             return ("seated right on its connector, so the joint is not what collides: another feature of one of "
                     "them (a clip, bar, handle or overhang on one side) reaches into the other; turn that part "
                     "(rotation=, target_rotation=) so the feature faces away, or move it to an edge where it "
@@ -379,6 +382,39 @@ def _sliding_joint_hint(build, rec, leaves) -> str:
         if found is not None:
             return f"placed with connect() on a sliding joint: {slide_words(found)}"
     return ""
+
+
+def _off_grid_overhang(fp) -> str:
+    """The hint for a part seated on its connector half a stud off the stud grid whose body is wider than the
+    stud footprint it attaches by (dish 4740, a 2 x 2 body on one centre anti-stud, stacked on a 2 x 2 brick:
+    its bowl lies on the studs beside the one it sits on, played7 rover), or "" for any other part.
+
+    Off the grid: the minimum corner of its alignment box (world, x and y) is not on whole studs (20 LDU),
+    the grid ``LegoBuild.add`` places on; the footprint and body are :attr:`Element.stud_footprint` and
+    :attr:`Element.alignment_box`."""
+    el = getattr(fp, "content", None)
+    try:
+        foot, body = el.stud_footprint, el.alignment_box
+        box = fp.alignment_box
+    except AttributeError:  # a sub-build or a part without geometry
+        return ""
+    size = lambda b: ((b.max.x - b.min.x) / 20.0, (b.max.y - b.min.y) / 20.0)  # noqa: E731 - studs
+    if foot == body or size(foot)[0] * size(foot)[1] >= size(body)[0] * size(body)[1]:
+        return ""
+    if abs(foot.center.x - body.center.x) > 1e-6 or abs(foot.center.y - body.center.y) > 1e-6:
+        return ""  # the body reaches past its footprint on one side (a clip plate): the "turn it" hint fits
+    off = [f"{ax}={v / 20.0:g}" for ax, v in (("x", box.min.x), ("y", box.min.y))
+           if abs(v / 20.0 - round(v / 20.0)) > 0.25]
+    if not off:
+        return ""
+    fw, fd = size(foot)
+    bw, bd = size(body)
+    return (f"{el.ldraw_id} sits half a stud off the grid at {', '.join(off)}: it is seated on its connector, but "
+            f"its {bw:g} x {bd:g} body is wider than the {fw:g} x {fd:g} stud footprint it attaches by, so it "
+            "reaches over the studs beside it; stand it "
+            + ("on a part no bigger than that footprint (a 1 x 1 round brick or plate)" if (fw, fd) == (1, 1) else
+               "where its body overhangs nothing (at an edge, or on a part no bigger than that footprint)")
+            + ", or connect() one of its anti-studs to a chosen stud")
 
 
 #: How far (LDU) two mating connector origins may lie apart, their axes parallel within 1 degree, for a part to

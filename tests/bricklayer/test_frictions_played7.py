@@ -94,3 +94,73 @@ def test_search_shows_a_stickers_size_in_ldu_as_stick_lays_it():
         assert box.max.x - box.min.x == pytest.approx(wide, abs=1e-6)
         assert box.max.z - box.min.z == pytest.approx(high, abs=1e-6)
         assert box.max.y - box.min.y == pytest.approx(0.25, abs=1e-6)  # flat on the front face
+
+
+def _stack_on_2x2_brick(part_id: str, under: str | None = None):
+    """A 2 x 2 brick at grid (-3, 5, 6) (the rover's box), optionally a part ``under`` stacked on it, then
+    ``part_id`` stacked on top. Returns (build, StackCollisionWarnings caught)."""
+    from bricklayer import StackCollisionWarning, brick
+
+    b = LegoBuild()
+    top = b.add(brick(2, 2, Color.WHITE), (-3, 5, 6), name="box")
+    if under is not None:
+        top = b.stack(Element(under, Color.WHITE), on=top, name="under")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        b.stack(Element(part_id, Color.LIGHT_BLUISH_GREY), on=top, name="dish")
+    return b, [w for w in caught if issubclass(w.category, StackCollisionWarning)]
+
+
+def test_stack_warns_when_a_part_wider_than_its_stud_footprint_collides_and_says_what_to_do():
+    """played7 rover F1: the dish 4740 (a 2 x 2 body, one centre anti-stud: stud footprint 1 x 1) stacked on a
+    2 x 2 brick lands on the brick's front-right stud, its corner at grid (-3.5, 4.5), half a stud off the grid,
+    and its bowl lies on the other three studs. stack() says so at once; the advice (a 1 x 1 round brick under
+    it) gives a valid, connected build."""
+    dish = Element("4740")
+    assert (dish.alignment_box.max.x - dish.alignment_box.min.x, dish.stud_footprint.max.x - dish.stud_footprint.min.x) \
+        == (40, 20)
+    b, caught = _stack_on_2x2_brick("4740")
+    assert b.colliding_placements  # the warning is true
+    assert len(caught) == 1
+    text = str(caught[0].message)
+    assert text.startswith("stack(): 4740 attaches by a 1 x 1 stud footprint (its studs and anti-studs) smaller "
+                           "than its 2 x 2 body; stacked by that footprint it sits half a stud off the grid at "
+                           "x=-3.5, y=4.5 and its body collides with the part it stands on. Stand it on a part no "
+                           "bigger than that footprint (a 1 x 1 round brick or plate)")
+    fixed, caught = _stack_on_2x2_brick("4740", under="3062b")
+    assert not caught and fixed.is_valid() and fixed.is_connected()
+    # a part whose footprint is smaller than its body but which collides with nothing gives no warning
+    leafy, caught = _stack_on_2x2_brick("32607")
+    assert not caught and not leafy.colliding_placements
+
+
+def test_validate_hint_for_a_part_seated_half_a_stud_off_the_grid_says_so():
+    """The same dish: validate's hint named a clip/bar/handle feature; it now names the half-stud offset."""
+    b, _ = _stack_on_2x2_brick("4740")
+    line = next(ln for ln in report_of(b).problems if ln.startswith("COLLISION"))
+    assert "dish: 4740" in line and "at grid (-3.5, 4.5, 9)" in line
+    assert ("try: 4740 sits half a stud off the grid at x=-3.5, y=4.5: it is seated on its connector, but its "
+            "2 x 2 body is wider than the 1 x 1 stud footprint it attaches by") in line
+    assert "clip, bar, handle" not in line
+
+
+def test_stack_warning_for_a_body_reaching_past_its_footprint_on_one_side_says_turn_it():
+    """The clip plate 61252 (1 x 1 stud footprint, its clip half a stud past it on -y) stacked on the back row
+    of a 2 x 4 plate: the clip reaches over a stud of the plate below. Turning helps there (180 degrees puts
+    the clip past the plate's back edge), so the warning says turn it, and turned it gives none."""
+    from bricklayer import Rotation, StackCollisionWarning
+
+    def clip_plate(rotation):
+        b = LegoBuild()
+        table = b.add(Element("3020", Color.TAN), (0, 0, 0))
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            b.stack(Element("61252", Color.LIGHT_GREY), on=table, offset=(3, 1, 0), rotation=Rotation(rotation))
+        return b, [str(w.message) for w in caught if issubclass(w.category, StackCollisionWarning)]
+
+    b, said = clip_plate(0)
+    assert b.colliding_placements and len(said) == 1
+    assert "its body collides with the part it stands on. Stand it turned (rotation=)" in said[0]
+    assert "half a stud off the grid" not in said[0]
+    b, said = clip_plate(180)
+    assert not said and not b.colliding_placements
