@@ -118,7 +118,10 @@ def minifigure(torso=Color.RED, legs=Color.BLUE, *, hips=None, arms=None, hands=
     Parts: 3815b hips, 3816b right leg, 3817b left leg, 973 torso, 3818
     right arm, 3819 left arm, two 3820 hands, 3626c head and, optionally,
     headgear (any part id made for the head stud: ``"3901"`` male hair,
-    ``"3624"`` police hat, ``"4485"`` cap, ``"3629"`` cowboy hat ...).
+    ``"3624"`` police hat, ``"4485"`` cap, ``"3629"`` cowboy hat,
+    ``"3842b"`` classic space helmet, ``"2446"`` modern helmet ...; search
+    ranks the classic helmet low for "space helmet": its title lacks
+    "space", which only its keywords carry).
 
     Parameters
     ----------

@@ -164,3 +164,16 @@ def test_stack_warning_for_a_body_reaching_past_its_footprint_on_one_side_says_t
     assert "half a stud off the grid" not in said[0]
     b, said = clip_plate(180)
     assert not said and not b.colliding_placements
+
+
+@pytest.mark.parametrize("helmet", ["3842b", "2446"])
+def test_the_helmets_minifigure_names_fit_its_head(helmet):
+    """played7 rover F3: minifigure()'s docstring now names the classic space helmet 3842b and the modern
+    helmet 2446 (search ranks 3842b 13th for "space helmet"); each sits on the head stud, valid and joined."""
+    from bricklayer import minifigure
+    from bricklayer.construction.figures import minifigure as documented
+
+    assert f'``"{helmet}"``' in documented.__doc__
+    fig = minifigure(headgear=helmet, headgear_color=Color.WHITE)
+    assert fig.named("headgear").content.ldraw_id == helmet
+    assert fig.is_valid() and fig.is_connected()
