@@ -125,10 +125,16 @@ def slide_words(found: tuple) -> str:
     -------
     str
         "lifts it clear" / "lowers it clear" when the move is along +Z / -Z of the build (up / down: bricklayer's
-        Z is up), else "slides it clear" with the direction as (x, y, z).
+        Z is up), else "slides it clear" with the direction: "toward -y" along a build axis, else (x, y, z).
     """
     tp, move, d = found
     z = d[2]
     verb = "lifts it clear" if z > 0.99 else "lowers it clear" if z < -0.99 else "slides it clear"
-    where = "up" if z > 0.99 else "down" if z < -0.99 else f"along ({d[0]:.3g}, {d[1]:.3g}, {d[2]:.3g})"
+    k = int(np.argmax(np.abs(d)))
+    if z > 0.99 or z < -0.99:
+        where = "up" if z > 0 else "down"
+    elif abs(d[k]) > 0.99:  # along a build axis: name it
+        where = f"toward {'+' if d[k] > 0 else '-'}{'xyz'[k]}"
+    else:
+        where = "along ({:g}, {:g}, {:g})".format(*(round(float(v), 3) + 0.0 for v in d))
     return f"target_position={tp:g} (studs) {verb} (moves it {move:.3g} LDU {where})"

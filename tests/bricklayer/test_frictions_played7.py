@@ -55,6 +55,32 @@ def test_validate_hint_for_a_connect_placement_on_a_sliding_joint_names_the_slid
                          "clear (moves it 3 LDU up)")
 
 
+def test_connect_warning_names_a_sideways_slide_by_its_build_axis():
+    """An axle 3705 (4 studs, 80 LDU) centred in the hole of a technic brick 3700 (hole axis +y) reaches 30 LDU
+    into the 1 x 2 brick right behind it (the brick's front face 10 LDU behind the hole's centre, the axle's
+    end 40 LDU past it): sliding it 1.5 studs toward -y clears the brick; the warning says so, and connected
+    with that value nothing collides and the axle stays joined."""
+    from bricklayer import brick
+
+    def axle_in_hole(**kw):
+        b = LegoBuild()
+        b.add(plate(4, 6, Color.TAN), (0, 0, 0))
+        holder = b.add(Element("3700", Color.BLACK), (0, 1, 1), name="technic")
+        b.add(brick(1, 2, Color.RED), (0, 2, 1), name="wall")
+        axle = Element("3705", Color.BLACK)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            b.connect(axle, axle.connectors[0], b.find_connector("pin_hole", on=holder), **kw)
+        return b, [str(w.message) for w in caught if issubclass(w.category, ConnectCollisionWarning)]
+
+    b, said = axle_in_hole()
+    assert len(said) == 1 and "collides with wall: 3004" in said[0]
+    assert "target_position=-1.5 (studs) slides it clear (moves it 30 LDU toward -y)" in said[0]
+    b, said = axle_in_hole(target_position=-1.5)
+    assert not said and not b.colliding_placements and b.is_connected()
+    assert axle_in_hole(target_position=-1.45)[0].colliding_placements  # 29 LDU: still 1 LDU in
+
+
 def test_connect_warning_on_a_stud_joint_still_names_the_turns_that_clear_the_part_it_hits():
     """A stud joint has no slide: the warning names the quarter turns that clear the parts it collides with (a
     second seat 4079 on the first seat's front studs hits its backrest at 0 and clears it turned 180 degrees)."""
