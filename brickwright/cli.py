@@ -1187,8 +1187,9 @@ def tool_prompt(run_dir: Optional[Path] = typer.Argument(None, help="Optional ru
                                                               "read it in parts)."),
                 section: Optional[str] = typer.Option(None, help="Print only the section whose heading starts with "
                                                                   "this (case-insensitive), e.g. Tools, TestContext, "
-                                                                  "Worked, bricklayer; or the API entries whose name "
-                                                                  "starts with it, e.g. LegoBuild, slope.")):
+                                                                  "Worked, bricklayer; or the API entry or method of "
+                                                                  "that name, else those whose name starts with it, "
+                                                                  "e.g. LegoBuild, slope, stack.")):
     """Print the system prompt the harness gives a model (loop, build.py contract, TestContext, bricklayer API).
 
     It starts with a table of contents: the line where each section begins. RUN_DIR may be given, as every other
@@ -1225,11 +1226,19 @@ def tool_prompt(run_dir: Optional[Path] = typer.Argument(None, help="Optional ru
             return
         # one API entry ("## class LegoBuild(...)", "## slope(...)"): up to the next entry or section
         entries = [i for i, ln in enumerate(lines) if ln.startswith(("## ", "# "))]
-        found = [i for i in entries if lines[i].startswith("## ")
-                 and lines[i][3:].removeprefix("class ").lower().startswith(want)]
+        methods = [i for i, ln in enumerate(lines) if ln.startswith("  .")]
+
+        def name_of(i: int) -> str:
+            return lines[i][3:].removeprefix("class ").split("(")[0].strip().lower()
+
+        # a whole name first: `--section stack` is the method stack(), not the entry StackCollisionWarning
+        found = [i for i in entries if lines[i].startswith("## ") and name_of(i) == want]
+        exact_methods = [] if found else [i for i in methods if name_of(i) == want]
+        if not found and not exact_methods:
+            found = [i for i in entries if lines[i].startswith("## ")
+                     and lines[i][3:].removeprefix("class ").lower().startswith(want)]
         if not found:  # a method of a class entry ("  .stack(self, ...)"): up to the next method or entry
-            methods = [i for i, ln in enumerate(lines) if ln.startswith("  .")]
-            hits = [i for i in methods if lines[i][3:].lower().startswith(want)]
+            hits = exact_methods or [i for i in methods if lines[i][3:].lower().startswith(want)]
             for start in hits:
                 end = min([i for i in methods + entries if i > start] or [len(lines)])
                 typer.echo("\n".join(lines[start:end]))

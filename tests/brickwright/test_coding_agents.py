@@ -267,6 +267,9 @@ def test_tool_prompt_takes_the_run_folder_init_made_as_every_tool_does(tmp_path)
     assert with_run.stdout.startswith("Tools:")
     wrong = bw("tool", "prompt", str(tmp_path / "no-run"), "--section", "Tools")
     assert wrong.returncode == 2 and "no such run folder" in wrong.stderr and "tool init" in wrong.stderr
+    # a whole name wins over a longer one it starts: `stack` is the method, StackCollisionWarning its own entry
+    assert bw("tool", "prompt", "--section", "stack").stdout.startswith("  .stack(self, content, on")
+    assert bw("tool", "prompt", "--section", "StackColl").stdout.startswith("## class StackCollisionWarning")
 
 
 HELPER_BUILD = GOOD.replace("from brickwright import TestContext\n", "from brickwright import TestContext\nimport helper\n"
