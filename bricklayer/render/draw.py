@@ -848,6 +848,19 @@ def drop_subpixel_edges(geo: InstancedGeometry, ldu_per_pixel: float) -> Instanc
     return InstancedGeometry(batches, geo.transparent, geo.bounds, geo.n_parts)
 
 
+def _least_ldu_per_pixel(flat, views, size) -> float | None:
+    """A lower bound (LDU) of the pixel size of the finest of orthographic ``views`` (each framing the whole
+    build, :func:`.camera.fit_camera`) at ``size`` (width, height pixels), before any mesh is loaded: the
+    views framed around the placements' origins (each inside its part, so their box lies inside the build's
+    and its views have smaller pixels). None for no placement. Chooses the level of detail
+    (:data:`.geometry.COARSE_ABOVE_LDU_PER_PIXEL`)."""
+    if not flat:
+        return None
+    origins = np.array([p.pose.matrix[:3, 3] for p in flat], dtype=np.float64)
+    bounds = np.stack([origins.min(axis=0), origins.max(axis=0)])
+    return min(2.0 * c.xmag / c.width for c in (fit_camera(bounds, v, size) for v in views))
+
+
 def _views_images(build, views, size, *, highlight, edges, projection):
     pyrender = import_pyrender()
     t0 = time.perf_counter()
@@ -856,7 +869,8 @@ def _views_images(build, views, size, *, highlight, edges, projection):
     hl = normalize_highlight(highlight)
     if hl:
         looks = [c if c is not None else "faded" for c in (_lookup(hl, p) for p in flat)]
-    geo = instanced_geometry(build, looks=looks, edges=edges, resolution="auto")
+    geo = instanced_geometry(build, looks=looks, edges=edges, resolution="auto",
+                             ldu_per_pixel=_least_ldu_per_pixel(flat, views, size) if projection == "ortho" else None)
     t1 = time.perf_counter()
     cams = [fit_camera(geo.bounds, v, size, projection=projection) for v in views]
     if projection == "ortho":
