@@ -278,7 +278,7 @@ class _Resolver:
         self.coarse = resolution == "coarse"
         self.memo = _library_memo(library, resolution)
         self._lod: dict[str, str] = {}
-        self._outer: dict[str, bool] = {}
+        self._kinds: dict[str, str] = {}
         self._standard: _Resolver | None = None
         self.local: dict[str, _Geom | None] = {}
         self.stack: list[str] = []
@@ -416,11 +416,13 @@ class _Resolver:
                 if self.low and (library_only or key not in self.embedded) and self.low_res_key(key) != key:
                     # a big circle keeps its segments all the way down (48/4-4cyli.dat is four 48/1-4cyli.dat)
                     rot = it.transform[:3, :3]
-                    if (self.coarse and not self._outer_stud(self.low_res_key(key))
+                    low_key = self.low_res_key(key)
+                    kind = self._stud_kind(low_key) if self.coarse else ""
+                    if (self.coarse and kind != "outer"
                             and self._small(key, rot, library_only, COARSE_MAX_SCALE, across=True)):
-                        child = self.geom(self.low_res_key(key), library_only=library_only)
+                        child = self.geom(low_key, library_only=library_only)
                         if child is not None:
-                            child = self._four_segments(self.low_res_key(key), child)
+                            child = self._four_segments(low_key, child, edges=kind == "under")
                     elif self._small(key, rot, library_only):
                         child = self.geom(self.low_res_key(key), library_only=library_only)
                     else:
@@ -480,26 +482,35 @@ class _Resolver:
             tuple(dict.fromkeys(missing)),
         )
 
-    def _outer_stud(self, key: str) -> bool:
-        """Whether the primitive ``key`` is a stud a part shows on its outside: by the LDraw library's
-        naming of primitives, a title starting ``Stud`` that is not a ``Stud Tube`` (the tubes and pins
-        under a brick) nor an ``Underside`` stud. Coarse meshes keep the 8 segments of these: studs are on
-        every top and side of a model, and their 4-segment facets, lit at 45 degrees instead of 22.5, changed
-        0.6 % of the Millennium Falcon's sheet pixels by more than 24 of 255 (docs/rendering.md, round 7)."""
-        got = self._outer.get(key)
+    def _stud_kind(self, key: str) -> str:
+        """What kind of stud primitive ``key`` is, by the LDraw library's titles of primitives: ``"under"``
+        for the tubes and pins under a part (a title starting ``Stud`` with ``Tube`` or ``Underside`` in it:
+        ``stud4.dat`` "Stud Tube Open", ``stud3.dat`` "Stud Tube Solid", ``stud12.dat`` "Stud Underside
+        Cross"), ``"outer"`` for the other studs, which a part shows on its outside (``stud.dat``,
+        ``stud2.dat`` "Stud Open"), ``""`` for any other file.
+
+        Coarse meshes keep the 8 segments of outer studs (faces and edge lines): studs are on every top and
+        side of a model, and their 4-segment facets, lit at 45 degrees instead of 22.5, changed 0.6 % of the
+        Millennium Falcon's sheet pixels by more than 24 of 255. Under a part only its open bottom shows
+        them, so tubes and pins lose their edge lines' segments too (10 % of the sheet's edge lines,
+        0.07 % more pixels changed). Measured in docs/rendering.md, round 7."""
+        got = self._kinds.get(key)
         if got is None:
             f = self.lookup(key, library_only=True)
             title = (f.title if f is not None else "").strip()
-            got = self._outer[key] = title.startswith("Stud") and "Tube" not in title and "Underside" not in title
+            got = ""
+            if title.startswith("Stud"):
+                got = "under" if ("Tube" in title or "Underside" in title) else "outer"
+            self._kinds[key] = got
         return got
 
-    def _four_segments(self, key: str, child: _Geom) -> _Geom:
-        """``child`` (the geometry of the ``8/`` primitive ``key``) with its circles cut to 4 segments,
-        memoized (:func:`four_segment_circles`)."""
-        memo_key = "4-segment circles of " + key
+    def _four_segments(self, key: str, child: _Geom, edges: bool = False) -> _Geom:
+        """``child`` (the geometry of the ``8/`` primitive ``key``) with its circles cut to 4 segments, its
+        edge lines too with ``edges``, memoized (:func:`four_segment_circles`)."""
+        memo_key = f"4-segment circles (edges {edges}) of " + key
         got = self.memo.get(memo_key)
         if got is None:
-            got = self.memo[memo_key] = four_segment_circles(child)
+            got = self.memo[memo_key] = four_segment_circles(child, edges=edges)
         return got
 
     def place(self, child: _Geom, ref: SubfileRef, parent_certified: bool) -> _Geom:
@@ -544,7 +555,7 @@ class _Resolver:
 _warned: set[tuple[str, str, str]] = set()
 
 
-def four_segment_circles(g: _Geom) -> _Geom:
+def four_segment_circles(g: _Geom, edges: bool = False) -> _Geom:
     """The geometry of an 8-segment LDraw primitive (``p/8/``) with every circle about its Y axis cut to
     4 segments.
 
@@ -563,10 +574,11 @@ def four_segment_circles(g: _Geom) -> _Geom:
         size, resp. its square) are left out. An 8-gon becomes the square of its even vertices; a cylinder,
         disc, cone or ring between circles loses every other facet the same way, so pieces sharing a circle
         (a disc and its cylinder, ``4-4ndis`` around a ``4-4disc``) stay closed. Vertices off such circles (a
-        centre, the corners of ``4-4ndis``) do not move. The edge lines are kept as they are (8 segments):
-        a hole's or a tube's outline drawn as a square changed 0.5 % of the pixels of the Millennium Falcon's
-        sheet by more than 24 of 255, the octagon around the square faces 0.17 % (docs/rendering.md,
-        round 7). Colours, orientation and certification are kept.
+        centre, the corners of ``4-4ndis``) do not move. The edge lines are kept as they are (8 segments)
+        unless ``edges``, then moved alike and left out when shorter than 1e-6 of the primitive's size:
+        every small circle's outline drawn as a square changed 0.6 % of the pixels of the Millennium
+        Falcon's sheet by more than 24 of 255, the octagon around the square faces 0.17 %
+        (docs/rendering.md, round 7). Colours, orientation and certification are kept.
 
     Notes
     -----
@@ -594,13 +606,15 @@ def four_segment_circles(g: _Geom) -> _Geom:
         if j is not None:
             moved[i] = pts[j]  # that vertex exactly: the sides it shares with i become degenerate
     tris = moved[:len(g.tris) * 3].reshape(-1, 3, 3)
+    e = moved[len(g.tris) * 3:].reshape(-1, 2, 3)
     eps = 1e-6 * size
     side = np.linalg.norm(tris - tris[:, [1, 2, 0]], axis=2).min(axis=1) if len(tris) else np.zeros(0)
     area2 = np.linalg.norm(np.cross(tris[:, 1] - tris[:, 0], tris[:, 2] - tris[:, 0]), axis=1) if len(tris) \
         else np.zeros(0)
     keep_t = (side > eps) & (area2 > eps * size)
-    return _Geom(tris[keep_t], g.tri_colors[keep_t], g.oriented[keep_t], g.edges, g.edge_colors,
-                 g.certified, g.missing)
+    keep_e = np.linalg.norm(e[:, 1] - e[:, 0], axis=1) > eps if edges and len(e) else np.ones(len(e), bool)
+    return _Geom(tris[keep_t], g.tri_colors[keep_t], g.oriented[keep_t], e[keep_e] if edges else g.edges,
+                 g.edge_colors[keep_e], g.certified, g.missing)
 
 
 def _warn_missing(library: LDrawLibrary, f: LDrawFile, ref: SubfileRef) -> None:
