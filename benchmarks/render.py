@@ -157,6 +157,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--sheet-size", default="1200x800", help="sheet size WxH")
     ap.add_argument("--out", default=None, help="folder to keep the pictures in")
     ap.add_argument("--json", default=None, help="also write the results to this JSON file")
+    ap.add_argument("--compare", default=None, metavar="FOLDER",
+                    help="with --out: compare each picture kept with the one of the same name in FOLDER (e.g. "
+                         "another checkout's --out): pixels differing by more than 24 of 255; exit 1 above 0.5 %%")
     ap.add_argument("--child", nargs=2, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.child:
@@ -179,7 +182,70 @@ def main(argv: list[str] | None = None) -> int:
               f"main thread {r['main_cpu_s']:5.2f}s  peak {r['peak_mb']:7.0f} MB{extra}", flush=True)
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=2))
+    if args.compare:
+        if not args.out:
+            raise SystemExit("--compare needs --out (the pictures to compare are those kept there)")
+        return _compare_folders(Path(args.out), Path(args.compare))
     return 0
+
+
+#: Largest share of a picture's pixels that may differ from the reference by more than
+#: :data:`DIFFERENT_ABOVE` of 255 in some channel for the two to count as visually the same (issue 18,
+#: round 7: a level of detail or culling rule may change pixels, not what the picture shows).
+SAME_PICTURE_MAX_SHARE = 0.005
+DIFFERENT_ABOVE = 24
+
+
+def picture_difference(ours, reference) -> dict:
+    """How two pictures of the same size differ.
+
+    Parameters
+    ----------
+    ours, reference : (h, w, 3) uint8 arrays or paths of PNG files
+        RGB pixels.
+
+    Returns
+    -------
+    dict
+        ``share_above`` the fraction of pixels differing by more than :data:`DIFFERENT_ABOVE` of 255 in
+        some channel, ``share_above_8`` the same above 8, ``max`` the largest difference (0-255),
+        ``mean`` the mean absolute difference over all channels.
+
+    Raises
+    ------
+    ValueError
+        Pictures of different sizes.
+    """
+    import numpy as np  # noqa: PLC0415
+    from PIL import Image  # noqa: PLC0415
+
+    a, b = (np.asarray(Image.open(x).convert("RGB")) if isinstance(x, (str, Path)) else np.asarray(x)
+            for x in (ours, reference))
+    if a.shape != b.shape:
+        raise ValueError(f"pictures of different sizes: {a.shape} and {b.shape}")
+    d = np.abs(a.astype(np.int16) - b.astype(np.int16))
+    worst = d.max(axis=2)
+    return {"share_above": float((worst > DIFFERENT_ABOVE).mean()), "share_above_8": float((worst > 8).mean()),
+            "max": int(worst.max()), "mean": float(d.mean())}
+
+
+def _compare_folders(ours: Path, reference: Path) -> int:
+    """Print :func:`picture_difference` of every PNG in ``ours`` against ``reference``; 1 when one differs
+    by more than :data:`SAME_PICTURE_MAX_SHARE`, or has no reference."""
+    status = 0
+    for png in sorted(ours.glob("*.png")):
+        ref = reference / png.name
+        if not ref.is_file():
+            print(f"{png.name}: no reference {ref}")
+            status = 1
+            continue
+        d = picture_difference(png, ref)
+        ok = d["share_above"] <= SAME_PICTURE_MAX_SHARE
+        status = status or (0 if ok else 1)
+        print(f"{png.name}: {100 * d['share_above']:.3f} % of pixels differ by more than {DIFFERENT_ABOVE} "
+              f"(limit {100 * SAME_PICTURE_MAX_SHARE:.1f} %), {100 * d['share_above_8']:.3f} % by more than 8, "
+              f"largest {d['max']}, mean {d['mean']:.3f}: {'same' if ok else 'DIFFERENT'}")
+    return status
 
 
 if __name__ == "__main__":
