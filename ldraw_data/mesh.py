@@ -83,8 +83,9 @@ _MAIN, _EDGE = 16, 24
 LOW_RES_MAX_SCALE = 12.0
 
 #: Coarse meshes (``resolution="coarse"``) cut the circles of an ``8/`` primitive drawn within this many LDU
-#: of its origin to 4 segments: a stud (radius 6), a tube (outer radius 8), a Technic hole (6-8). A 4-segment
-#: circle of radius r lies at most r (1 - cos 45 deg) = 0.29 r inside the 8-segment one, 2.3 LDU at r = 8.
+#: of its axis to 4 segments, whatever its length: a tube (outer radius 8), a pin, a Technic hole (6-8), an
+#: axle. A 4-segment circle of radius r lies at most r (1 - cos 45 deg) = 0.29 r inside the 8-segment one,
+#: 2.3 LDU at r = 8.
 COARSE_MAX_SCALE = 8.0
 
 #: The resolutions :func:`load_meshes` offers.
@@ -584,7 +585,7 @@ def four_segment_circles(g: _Geom, edges: bool = False) -> _Geom:
     -----
     Vertex clustering (a standard level-of-detail method) restricted to the circles of LDraw's primitives,
     where it is known what the drop loses: the square lies at most r (1 - cos 45 deg) = 0.29 r inside the
-    octagon, under a pixel when a pixel is 3 LDU or more and r <= 8 (``COARSE_MAX_SCALE``).
+    octagon, under 0.7 pixel when a pixel is 3.5 LDU or more and r <= 8 (``COARSE_MAX_SCALE``).
     """
     pts = np.concatenate([g.tris.reshape(-1, 3), g.edges.reshape(-1, 3)])
     if not len(pts):
@@ -994,10 +995,12 @@ def load_meshes(
         about half the triangles and edges of studs, tubes and holes.
         For pictures of big models where a stud is a few pixels (LDView's
         "low quality studs" does the same for studs); never for geometry
-        checks. Cached apart (``mesh_cache_dir()-low``). ``"coarse"`` is ``"low"`` with the circles of
-        the primitives drawn within :data:`COARSE_MAX_SCALE` LDU cut again to 4 segments
-        (:func:`four_segment_circles`): for pictures where a pixel is 3 LDU or more, a stud 4 pixels
-        or less; cached in ``mesh_cache_dir()-coarse``.
+        checks. Cached apart (``mesh_cache_dir()-low``). ``"coarse"`` is ``"low"`` with the faces of
+        the primitives whose circles have a radius of at most :data:`COARSE_MAX_SCALE` LDU across their
+        axis cut again to 4 segments (:func:`four_segment_circles`), the edge lines too for the tubes and
+        pins under a part; outer studs keep 8 (:meth:`_Resolver._stud_kind`). For pictures where a pixel is
+        3.5 LDU or more (``bricklayer.render.geometry.COARSE_ABOVE_LDU_PER_PIXEL``); cached in
+        ``mesh_cache_dir()-coarse``.
 
     Returns
     -------

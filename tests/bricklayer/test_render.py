@@ -516,9 +516,9 @@ def test_rectangle_max_is_the_maximum_over_each_rectangle():
     assert got[3004] == -np.inf and got[3005] == -np.inf and got[3006] == -np.inf  # empty rectangles
 
 
-def test_coarse_geometry_only_where_a_pixel_is_3_ldu_or_more(render, small_build, monkeypatch):
+def test_coarse_geometry_only_where_a_pixel_is_3_5_ldu_or_more(render, small_build, monkeypatch):
     """'auto' draws a model that gets low-resolution meshes coarse (4-segment tubes and holes) when the
-    finest picture has at least COARSE_ABOVE_LDU_PER_PIXEL = 3 LDU a pixel, and never a model below
+    finest picture has at least COARSE_ABOVE_LDU_PER_PIXEL = 3.5 LDU a pixel, and never a model below
     LOW_RES_ABOVE_TRIANGLES. The 2 x 2 brick's tube and the 4 x 4 plate's nine tubes lose triangles; the
     placements' origins give a lower bound of the pixel size of the views framing the whole build."""
     import bricklayer.render.geometry as geometry
@@ -536,8 +536,8 @@ def test_coarse_geometry_only_where_a_pixel_is_3_ldu_or_more(render, small_build
     low, coarse = n_tris(resolution="low"), n_tris(resolution="coarse")
     assert coarse < low < standard
     assert n_tris(resolution="auto") == low
-    assert n_tris(resolution="auto", ldu_per_pixel=2.99) == low
-    assert n_tris(resolution="auto", ldu_per_pixel=3.0) == coarse
+    assert n_tris(resolution="auto", ldu_per_pixel=geometry.COARSE_ABOVE_LDU_PER_PIXEL - 0.01) == low
+    assert n_tris(resolution="auto", ldu_per_pixel=geometry.COARSE_ABOVE_LDU_PER_PIXEL) == coarse
 
     bounds = geometry.instanced_geometry(b).bounds
     for size in ((400, 383), (40, 38)):
