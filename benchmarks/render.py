@@ -56,7 +56,17 @@ medians of 3): sheet CPU 9.86 -> 9.64 s, main thread 5.55 -> 5.24 s, read
 2.73 -> 0.82 s wall, read+render wall 27.00 -> 23.54 s (loaded), 465 -> 431
 MB; a second set with the last code (00:22-00:24, load 6.4-7): CPU 8.75 ->
 8.18 s, main thread 4.92 -> 4.51 s, read 1.62 -> 0.66 s wall; the sheet's
-PNG byte-identical. Each line prints ``read+render`` (wall, the
+PNG byte-identical. Round 7 (coarse level of detail where a pixel is 3.5 LDU or
+more: tubes, pins and holes with 4-segment faces, outer studs and most edge
+lines keep 8; edge lines lit once per view on the CPU; the hidden-part test
+against one depth a pixel; main c9b4c2c and this round alternately, 02:51-02:54,
+load 3.9-5.5, medians of 4): sheet CPU 8.45 -> 6.80 s (-20 %), main thread
+4.42 -> 3.53 s, read+render wall 12.68 -> 9.44 s (loaded), 412 -> 402-424 MB;
+iso view (not coarse at 3.3 LDU a pixel) CPU 4.15 -> 3.70 s. From this round
+pictures need only be visually the same: ``--out DIR --compare MAIN_DIR``
+prints the share of pixels differing by more than 24 of 255 in some channel
+from another checkout's pictures and exits 1 above 0.5 % (the Falcon sheet:
+0.236 %). Each line prints ``read+render`` (wall, the
 issue's measure), ``cpu``, the child's user + system time (all threads),
 and ``main thread``, the CPU of the child's main thread (the serial part). The first render of a process also starts the
 OpenGL context (included in the render time). Part meshes come from the disk
@@ -67,6 +77,7 @@ Usage::
     python benchmarks/render.py                      # the default cases
     python benchmarks/render.py --case sheet FILE    # one case on other models
     python benchmarks/render.py --out DIR            # also keep the pictures
+    python benchmarks/render.py --case sheet FILE --out DIR --compare MAIN_DIR   # pixels against main's
 
 This is a script, so it prints; the library itself only logs.
 """
