@@ -414,7 +414,7 @@ class _Scene:
         :data:`OCCLUDER_MIN_AREA` LDU^2 of every placement: a subset of what is
         drawn, so never nearer than the picture's own depth). A placement is
         hidden when the box of its opaque triangles and edges (part frame,
-        after its pose), widened by half a pixel (an edge line's half width), lies at least
+        after its pose), widened by one pixel, lies at least
         :data:`_CULL_MARGIN` LDU behind the farthest occluder depth over that
         rectangle (:func:`_ortho_depth`, one depth a pixel). Hidden placements are
         left out of the instance buffers for this picture; a batch's buffer is
@@ -776,7 +776,7 @@ def _ortho_depth(depth: np.ndarray, cam: Camera) -> np.ndarray:
 
     Until round 7 (docs/rendering.md) the map was widened to the farthest of each 3 x 3 pixels, since the
     picture samples 4 points a pixel and one depth value does not bound what the other samples see; the
-    box test widens each rectangle too (half a pixel since round 7, a pixel before), and without the widening here 9 % fewer
+    box test already widens each rectangle by a pixel, and without the second widening 9 % fewer
     placements are drawn on the Millennium Falcon's sheet (17,129 instead of 18,873 over the six views)
     while 1 of its 960,000 pixels changes by more than 24 of 255 (a part seen through a hairline gap)."""
     n, f = cam.znear, cam.zfar
@@ -790,14 +790,7 @@ def _ortho_depth(depth: np.ndarray, cam: Camera) -> np.ndarray:
 def _visible_boxes(corners: np.ndarray, far: np.ndarray, cam: Camera) -> np.ndarray:
     """(n,) bool: which boxes (n, 8, 3 world corners, LDU) may show in front of the depth ``far`` (see
     :func:`_ortho_depth`); a box is hidden when it lies :data:`_CULL_MARGIN` LDU behind ``far`` over the
-    whole rectangle it covers, widened by half a pixel on every side (an edge line of width 1 pixel drawn
-    along the box's outline reaches that far), then to whole pixels.
-
-    Until round 7 (docs/rendering.md) the rectangle was widened by a whole pixel: with half a pixel 6 %
-    fewer placements are drawn on the Millennium Falcon's sheet (17,129 -> 16,111 over the six views) and 4
-    of its 960,000 pixels change by more than 24 of 255 (at most 52). Without any widening 16 % fewer are
-    drawn, but 97 pixels change and an edge line along a gap at the top of the back view goes missing, so the
-    half pixel stays."""
+    whole rectangle it covers, widened by one pixel."""
     if not len(corners):
         return np.zeros(0, dtype=bool)
     R, origin = cam.pose[:3, :3], cam.pose[:3, 3]
@@ -805,10 +798,10 @@ def _visible_boxes(corners: np.ndarray, far: np.ndarray, cam: Camera) -> np.ndar
     col = (eye[..., 0] / cam.xmag + 1.0) * 0.5 * cam.width
     row = (1.0 - eye[..., 1] / cam.ymag) * 0.5 * cam.height
     near = (-eye[..., 2]).min(axis=1) - _CULL_MARGIN
-    c0 = np.clip(np.floor(col.min(axis=1) - 0.5).astype(int), 0, cam.width)
-    c1 = np.clip(np.ceil(col.max(axis=1) + 0.5).astype(int), 0, cam.width)
-    r0 = np.clip(np.floor(row.min(axis=1) - 0.5).astype(int), 0, cam.height)
-    r1 = np.clip(np.ceil(row.max(axis=1) + 0.5).astype(int), 0, cam.height)
+    c0 = np.clip(np.floor(col.min(axis=1)).astype(int) - 1, 0, cam.width)
+    c1 = np.clip(np.ceil(col.max(axis=1)).astype(int) + 1, 0, cam.width)
+    r0 = np.clip(np.floor(row.min(axis=1)).astype(int) - 1, 0, cam.height)
+    r1 = np.clip(np.ceil(row.max(axis=1)).astype(int) + 1, 0, cam.height)
     return _rectangle_max(far, r0, r1, c0, c1) >= near
 
 
