@@ -62,7 +62,8 @@ lines keep 8; edge lines lit once per view on the CPU; the hidden-part test
 against one depth a pixel; main c9b4c2c and this round alternately, 02:51-02:54,
 load 3.9-5.5, medians of 4): sheet CPU 8.45 -> 6.80 s (-20 %), main thread
 4.42 -> 3.53 s, read+render wall 12.68 -> 9.44 s (loaded), 412 -> 402-424 MB;
-iso view (not coarse at 3.3 LDU a pixel) CPU 4.15 -> 3.70 s. From this round
+iso view (not coarse at 3.3 LDU a pixel) CPU 4.15 -> 3.70 s; two more sheet
+sets: CPU 9.32 -> 7.38 s (-21 %) and 9.51 -> 8.12 s (-15 %). From this round
 pictures need only be visually the same: ``--out DIR --compare MAIN_DIR``
 prints the share of pixels differing by more than 24 of 255 in some channel
 from another checkout's pictures and exits 1 above 0.5 % (the Falcon sheet:
