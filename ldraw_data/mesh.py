@@ -82,6 +82,15 @@ _MAIN, _EDGE = 16, 24
 #: whose corners would show.
 LOW_RES_MAX_SCALE = 12.0
 
+#: Coarse meshes (``resolution="coarse"``) cut the circles of an ``8/`` primitive drawn within this many LDU
+#: of its axis to 4 segments, whatever its length: a tube (outer radius 8), a pin, a Technic hole (6-8), an
+#: axle. A 4-segment circle of radius r lies at most r (1 - cos 45 deg) = 0.29 r inside the 8-segment one,
+#: 2.3 LDU at r = 8.
+COARSE_MAX_SCALE = 8.0
+
+#: The resolutions :func:`load_meshes` offers.
+RESOLUTIONS = ("standard", "low", "coarse")
+
 #: Largest total size of finished meshes kept in the in-process LRU (bytes).
 _MEMO_BYTES = 512 * 2**20
 
@@ -266,9 +275,11 @@ class _Resolver:
                  resolution: str = "standard"):
         self.library = library
         self.embedded = {normalize_name(k): v for k, v in (embedded or {}).items()}
-        self.low = resolution == "low"
+        self.low = resolution in ("low", "coarse")
+        self.coarse = resolution == "coarse"
         self.memo = _library_memo(library, resolution)
         self._lod: dict[str, str] = {}
+        self._kinds: dict[str, str] = {}
         self._standard: _Resolver | None = None
         self.local: dict[str, _Geom | None] = {}
         self.stack: list[str] = []
@@ -327,16 +338,21 @@ class _Resolver:
             self._standard = _Resolver(self.library, self.embedded)
         return self._standard
 
-    def _small(self, key: str, rot: np.ndarray, library_only: bool) -> bool:
-        """Whether ``key`` placed with the linear part ``rot`` stays within :data:`LOW_RES_MAX_SCALE` LDU of
-        its origin (a stud, a tube, a Technic hole), so its low-resolution primitive may stand in."""
+    def _small(self, key: str, rot: np.ndarray, library_only: bool, limit: float = LOW_RES_MAX_SCALE,
+               across: bool = False) -> bool:
+        """Whether ``key`` placed with the linear part ``rot`` stays within ``limit`` LDU (default
+        :data:`LOW_RES_MAX_SCALE`) of its origin (a stud, a tube, a Technic hole), so its low-resolution
+        primitive may stand in. ``across``: only the extent across the primitive's axis counts (its box
+        with the Y extent set to 0: the radius of its circles, whatever the length of a tube or an axle)."""
         std = self.standard.geom(key, library_only=library_only)
         if std is None or not (len(std.tris) or len(std.edges)):
             return True
         pts = np.concatenate([std.tris.reshape(-1, 3), std.edges.reshape(-1, 3)])
         lo, hi = pts.min(axis=0), pts.max(axis=0)
+        if across:
+            lo[1] = hi[1] = 0.0
         box = np.array([[x, y, z] for x in (lo[0], hi[0]) for y in (lo[1], hi[1]) for z in (lo[2], hi[2])])
-        return bool(np.abs(box @ rot.T).max() <= LOW_RES_MAX_SCALE)
+        return bool(np.abs(box @ rot.T).max() <= limit)
 
     def geom(self, key: str, *, library_only: bool = False, top: bool = False) -> _Geom | None:
         """Flattened geometry of a referenced file, or None when missing or cyclic."""
@@ -400,7 +416,15 @@ class _Resolver:
                 key = it.key
                 if self.low and (library_only or key not in self.embedded) and self.low_res_key(key) != key:
                     # a big circle keeps its segments all the way down (48/4-4cyli.dat is four 48/1-4cyli.dat)
-                    if self._small(key, it.transform[:3, :3], library_only):
+                    rot = it.transform[:3, :3]
+                    low_key = self.low_res_key(key)
+                    kind = self._stud_kind(low_key) if self.coarse else ""
+                    if (self.coarse and kind != "outer"
+                            and self._small(key, rot, library_only, COARSE_MAX_SCALE, across=True)):
+                        child = self.geom(low_key, library_only=library_only)
+                        if child is not None:
+                            child = self._four_segments(low_key, child, edges=kind == "under")
+                    elif self._small(key, rot, library_only):
                         child = self.geom(self.low_res_key(key), library_only=library_only)
                     else:
                         child = self.standard.geom(key, library_only=library_only)
@@ -459,6 +483,37 @@ class _Resolver:
             tuple(dict.fromkeys(missing)),
         )
 
+    def _stud_kind(self, key: str) -> str:
+        """What kind of stud primitive ``key`` is, by the LDraw library's titles of primitives: ``"under"``
+        for the tubes and pins under a part (a title starting ``Stud`` with ``Tube`` or ``Underside`` in it:
+        ``stud4.dat`` "Stud Tube Open", ``stud3.dat`` "Stud Tube Solid", ``stud12.dat`` "Stud Underside
+        Cross"), ``"outer"`` for the other studs, which a part shows on its outside (``stud.dat``,
+        ``stud2.dat`` "Stud Open"), ``""`` for any other file.
+
+        Coarse meshes keep the 8 segments of outer studs (faces and edge lines): studs are on every top and
+        side of a model, and their 4-segment facets, lit at 45 degrees instead of 22.5, changed 0.6 % of the
+        Millennium Falcon's sheet pixels by more than 24 of 255. Under a part only its open bottom shows
+        them, so tubes and pins lose their edge lines' segments too (10 % of the sheet's edge lines,
+        0.07 % more pixels changed). Measured in docs/rendering.md, round 7."""
+        got = self._kinds.get(key)
+        if got is None:
+            f = self.lookup(key, library_only=True)
+            title = (f.title if f is not None else "").strip()
+            got = ""
+            if title.startswith("Stud"):
+                got = "under" if ("Tube" in title or "Underside" in title) else "outer"
+            self._kinds[key] = got
+        return got
+
+    def _four_segments(self, key: str, child: _Geom, edges: bool = False) -> _Geom:
+        """``child`` (the geometry of the ``8/`` primitive ``key``) with its circles cut to 4 segments, its
+        edge lines too with ``edges``, memoized (:func:`four_segment_circles`)."""
+        memo_key = f"4-segment circles (edges {edges}) of " + key
+        got = self.memo.get(memo_key)
+        if got is None:
+            got = self.memo[memo_key] = four_segment_circles(child, edges=edges)
+        return got
+
     def place(self, child: _Geom, ref: SubfileRef, parent_certified: bool) -> _Geom:
         """``child`` moved by a type-1 line: matrix, winding inversion and colour inheritance."""
         m = ref.transform
@@ -499,6 +554,68 @@ class _Resolver:
 
 
 _warned: set[tuple[str, str, str]] = set()
+
+
+def four_segment_circles(g: _Geom, edges: bool = False) -> _Geom:
+    """The geometry of an 8-segment LDraw primitive (``p/8/``) with every circle about its Y axis cut to
+    4 segments.
+
+    Parameters
+    ----------
+    g : _Geom
+        Flattened geometry in the primitive's own frame (LDraw primitives draw their circles about the Y
+        axis, vertices at multiples of 45 degrees in the XZ plane: ``8/4-4cyli.dat``, ``8/stud4.dat``).
+
+    Returns
+    -------
+    _Geom
+        The faces: a vertex at an odd multiple of 45 degrees (radius r > 0, height y) moves to the vertex
+        before it on its circle (the even multiple below it, same r and y) when the geometry has a vertex
+        there; triangles that become degenerate (a side or twice the area under 1e-6 of the primitive's
+        size, resp. its square) are left out. An 8-gon becomes the square of its even vertices; a cylinder,
+        disc, cone or ring between circles loses every other facet the same way, so pieces sharing a circle
+        (a disc and its cylinder, ``4-4ndis`` around a ``4-4disc``) stay closed. Vertices off such circles (a
+        centre, the corners of ``4-4ndis``) do not move. The edge lines are kept as they are (8 segments)
+        unless ``edges``, then moved alike and left out when shorter than 1e-6 of the primitive's size:
+        every small circle's outline drawn as a square changed 0.6 % of the pixels of the Millennium
+        Falcon's sheet by more than 24 of 255, the octagon around the square faces 0.17 %
+        (docs/rendering.md, round 7). Colours, orientation and certification are kept.
+
+    Notes
+    -----
+    Vertex clustering (a standard level-of-detail method) restricted to the circles of LDraw's primitives,
+    where it is known what the drop loses: the square lies at most r (1 - cos 45 deg) = 0.29 r inside the
+    octagon, under 0.7 pixel when a pixel is 3.5 LDU or more and r <= 8 (``COARSE_MAX_SCALE``).
+    """
+    pts = np.concatenate([g.tris.reshape(-1, 3), g.edges.reshape(-1, 3)])
+    if not len(pts):
+        return g
+    size = float(np.abs(pts).max()) or 1.0
+    tol = 1e-3 * size
+    r = np.hypot(pts[:, 0], pts[:, 2])
+    turns = np.arctan2(pts[:, 2], pts[:, 0]) / (np.pi / 4)
+    k = np.round(turns)
+    odd = (r > tol) & (np.abs(turns - k) * r < tol) & (k % 2 != 0)
+    if not odd.any():
+        return g
+    ang = (k - 1) * (np.pi / 4)
+    target = np.stack([r * np.cos(ang), pts[:, 1], r * np.sin(ang)], axis=1)
+    have = {tuple(v): j for j, v in enumerate(np.round(pts / tol).astype(np.int64).tolist())}
+    moved = pts.copy()
+    for i in np.flatnonzero(odd):
+        j = have.get(tuple(np.round(target[i] / tol).astype(np.int64).tolist()))
+        if j is not None:
+            moved[i] = pts[j]  # that vertex exactly: the sides it shares with i become degenerate
+    tris = moved[:len(g.tris) * 3].reshape(-1, 3, 3)
+    e = moved[len(g.tris) * 3:].reshape(-1, 2, 3)
+    eps = 1e-6 * size
+    side = np.linalg.norm(tris - tris[:, [1, 2, 0]], axis=2).min(axis=1) if len(tris) else np.zeros(0)
+    area2 = np.linalg.norm(np.cross(tris[:, 1] - tris[:, 0], tris[:, 2] - tris[:, 0]), axis=1) if len(tris) \
+        else np.zeros(0)
+    keep_t = (side > eps) & (area2 > eps * size)
+    keep_e = np.linalg.norm(e[:, 1] - e[:, 0], axis=1) > eps if edges and len(e) else np.ones(len(e), bool)
+    return _Geom(tris[keep_t], g.tri_colors[keep_t], g.oriented[keep_t], e[keep_e] if edges else g.edges,
+                 g.edge_colors[keep_e], g.certified, g.missing)
 
 
 def _warn_missing(library: LDrawLibrary, f: LDrawFile, ref: SubfileRef) -> None:
@@ -589,7 +706,8 @@ def clear_mesh_cache(*, disk: bool = False, library: LDrawLibrary | None = None)
 
         folder = mesh_cache_dir(library or get_library())
         shutil.rmtree(folder, ignore_errors=True)
-        shutil.rmtree(folder.with_name(f"{folder.name}-low"), ignore_errors=True)  # load_meshes(resolution="low")
+        for resolution in RESOLUTIONS[1:]:  # load_meshes(resolution="low" / "coarse")
+            shutil.rmtree(folder.with_name(f"{folder.name}-{resolution}"), ignore_errors=True)
 
 
 def mesh_cache_dir(library: LDrawLibrary | None = None) -> Path:
@@ -869,7 +987,7 @@ def load_meshes(
         empty mesh (no triangles, NaN bbox); ``"raise"`` raises
         :class:`PartNotFoundError`; ``"skip"`` leaves it out of the result.
     use_disk_cache : bool
-    resolution : {"standard", "low"}
+    resolution : {"standard", "low", "coarse"}
         ``"low"`` builds the meshes from the library's low-resolution
         primitives (``p/8/``: 8 segments a circle) wherever one exists, also
         for references to the standard (16) and high-resolution (``p/48/``)
@@ -877,7 +995,12 @@ def load_meshes(
         about half the triangles and edges of studs, tubes and holes.
         For pictures of big models where a stud is a few pixels (LDView's
         "low quality studs" does the same for studs); never for geometry
-        checks. Cached apart (``mesh_cache_dir()-low``).
+        checks. Cached apart (``mesh_cache_dir()-low``). ``"coarse"`` is ``"low"`` with the faces of
+        the primitives whose circles have a radius of at most :data:`COARSE_MAX_SCALE` LDU across their
+        axis cut again to 4 segments (:func:`four_segment_circles`), the edge lines too for the tubes and
+        pins under a part; outer studs keep 8 (:meth:`_Resolver._stud_kind`). For pictures where a pixel is
+        3.5 LDU or more (``bricklayer.render.geometry.COARSE_ABOVE_LDU_PER_PIXEL``); cached in
+        ``mesh_cache_dir()-coarse``.
 
     Returns
     -------
@@ -894,8 +1017,8 @@ def load_meshes(
     """
     if on_missing not in ("warn", "raise", "skip"):
         raise LDrawValueError(f"on_missing must be 'warn', 'raise' or 'skip', not {on_missing!r}")
-    if resolution not in ("standard", "low"):
-        raise LDrawValueError(f"resolution must be 'standard' or 'low', not {resolution!r}")
+    if resolution not in RESOLUTIONS:
+        raise LDrawValueError(f"resolution must be 'standard', 'low' or 'coarse', not {resolution!r}")
     lib = library if library is not None else get_library()
     emb = _embedded_map(embedded)
     folder = mesh_cache_dir(lib)
@@ -975,8 +1098,8 @@ def triangle_counts(
     ValueError
         For an unknown ``resolution``.
     """
-    if resolution not in ("standard", "low"):
-        raise LDrawValueError(f"resolution must be 'standard' or 'low', not {resolution!r}")
+    if resolution not in RESOLUTIONS:
+        raise LDrawValueError(f"resolution must be 'standard', 'low' or 'coarse', not {resolution!r}")
     lib = library if library is not None else get_library()
     emb = _embedded_map(embedded)
     folder = mesh_cache_dir(lib)

@@ -228,6 +228,7 @@ class _Scene:
         self.edge_shift = np.zeros(3)
         self.hidden = 0  # placements left out of the last picture (see _hide_occluded)
         self.added = 0  # mesh nodes added so far: the draw rank of the next (_add_mesh)
+        self.edge_light = None  # (3,) linear light an edge line reflects in the current view (_edge_lit_linear)
         self.lights = [
             self.scene.add(pyrender.DirectionalLight(color=np.ones(3), intensity=3.2)),
             self.scene.add(pyrender.DirectionalLight(color=np.ones(3), intensity=1.3)),
@@ -243,12 +244,15 @@ class _Scene:
         return mat
 
     def _edge_material(self, rgb: tuple):
-        mat = self.edge_materials.get(rgb)
-        if mat is None:
-            mat = self.edge_materials[rgb] = self.pr.MetallicRoughnessMaterial(
-                baseColorFactor=(0.0, 0.0, 0.0, 1.0), emissiveFactor=_linear(np.array([rgb], np.uint8))[0],
-                metallicFactor=0.0, roughnessFactor=1.0)
-        return mat
+        got = self.edge_materials.get(rgb)
+        if got is None:
+            emissive = _linear(np.array([rgb], np.uint8))[0].astype(np.float64)
+            mat = self.pr.MetallicRoughnessMaterial(baseColorFactor=(0.0, 0.0, 0.0, 1.0), emissiveFactor=emissive,
+                                                    metallicFactor=0.0, roughnessFactor=1.0)
+            got = self.edge_materials[rgb] = (mat, emissive)
+            if self.flat and self.edge_light is not None:  # face_lit.vert takes an edge's lit colour as given
+                mat.emissiveFactor = self.edge_light + emissive ** 2
+        return got[0]
 
     def add(self, key, geo: InstancedGeometry) -> None:
         """Upload ``geo`` as layer ``key`` (replacing a layer of that key)."""
@@ -319,8 +323,13 @@ class _Scene:
         pr = self.pr
         self._set_camera(cam)
         r, u, d = cam.pose[:3, 0], cam.pose[:3, 1], cam.direction
-        self.scene.set_pose(self.lights[0], _look_pose(d + 0.6 * r - 0.8 * u))  # from upper left
-        self.scene.set_pose(self.lights[1], _look_pose(d - 0.7 * r + 0.5 * u))  # from lower right
+        shine = [d + 0.6 * r - 0.8 * u, d - 0.7 * r + 0.5 * u]  # from upper left, from lower right
+        for node, towards in zip(self.lights, shine):
+            self.scene.set_pose(node, _look_pose(towards))
+        if self.flat:  # face_lit.vert: an edge's colour is its linear colour, worked out here once per view
+            self.edge_light = _edge_lit_linear(d, shine, [n.light.intensity for n in self.lights])
+            for mat, emissive in self.edge_materials.values():
+                mat.emissiveFactor = self.edge_light + emissive ** 2
         self.edge_shift = -d * _EDGE_NUDGE  # edges nudged toward the camera so faces do not hide them
         shift = np.eye(4)
         shift[:3, 3] = self.edge_shift
@@ -407,8 +416,7 @@ class _Scene:
         hidden when the box of its opaque triangles and edges (part frame,
         after its pose), widened by one pixel, lies at least
         :data:`_CULL_MARGIN` LDU behind the farthest occluder depth over that
-        rectangle, the depth map first widened to the farthest of each 3 x 3
-        pixels (the picture samples 4 points per pixel). Hidden placements are
+        rectangle (:func:`_ortho_depth`, one depth a pixel). Hidden placements are
         left out of the instance buffers for this picture; a batch's buffer is
         written only when the placements it should hold differ from those it
         holds (after the previous picture), and made whole again before a
@@ -479,6 +487,55 @@ class _Scene:
                     entry[2] = mask
                 out.append((prims, poses, mask))
         return out
+
+
+def _edge_lit_linear(view_dir, light_dirs, intensities) -> np.ndarray:
+    """(3,) linear RGB light an edge line reflects toward an orthographic camera, besides its own colour.
+
+    Parameters
+    ----------
+    view_dir : (3,) float
+        The camera's viewing direction (any length).
+    light_dirs : sequence of (3,) float
+        Direction each white directional light shines toward (any length).
+    intensities : sequence of float
+        Each light's intensity.
+
+    Returns
+    -------
+    (3,) float64
+        pyrender's metallic-roughness BRDF (``mesh.frag``, as :file:`shaders/face_lit.vert` evaluates it per
+        vertex) for an edge's material (base colour black, metallic 0, roughness 1: specular only, F0 = 0.04)
+        with the normal of a line (none: pyrender faces it toward the camera, n = v), summed over the lights.
+        The edge's colour is this plus its emissive colour squared, as the shader adds it. With n = v the
+        terms depend only on the angles between the camera and the lights, which follow the camera, so the
+        value is the same at every vertex of a view; face_lit.vert takes it from here instead of evaluating
+        the lights per vertex (about 0.5 s of the Millennium Falcon sheet's CPU, docs/rendering.md round 7).
+        pyrender's per-vertex v points at the camera's position rather than along its axis: a difference of
+        a few degrees, at most a few of 255 on the darkest edges (the Falcon's 800x600 iso view differs from
+        main's by at most 11 of 255, this and round 7's culling together). A perspective camera gets the
+        value along its axis too; the specular term of a black, fully rough material is small (about 0.01
+        of linear white), so its change over a 30-degree field of view stays a few of 255.
+    """
+    v = -np.asarray(view_dir, dtype=np.float64)
+    v /= np.linalg.norm(v)
+    f0, roughness = 0.04, 1.0
+    k = (roughness + 1.0) ** 2 / 8.0
+    a2 = roughness ** 4
+    total = 0.0
+    for towards, intensity in zip(light_dirs, intensities):
+        l = -np.asarray(towards, dtype=np.float64)
+        l /= np.linalg.norm(l)
+        h = (l + v) / np.linalg.norm(l + v)
+        nl = float(np.clip(v @ l, 0.001, 1.0))
+        nv = 1.0
+        nh = float(np.clip(v @ h, 0.0, 1.0))
+        vh = float(np.clip(v @ h, 0.0, 1.0))
+        fresnel = f0 + (1.0 - f0) * (1.0 - vh) ** 5
+        g = (nv / (nv * (1.0 - k) + k)) * (nl / (nl * (1.0 - k) + k))
+        d = a2 / (np.pi * (nh * nh * (a2 - 1.0) + 1.0) ** 2)
+        total += nl * intensity * fresnel * g * d / (4.0 * nl * nv + 0.001)
+    return np.full(3, total)
 
 
 def _cull_batch(cull: dict, b, arrays: dict, poses: np.ndarray, prims: list) -> None:
@@ -713,21 +770,21 @@ def _set_instances(prims: list, poses: np.ndarray) -> None:
 
 
 def _ortho_depth(depth: np.ndarray, cam: Camera) -> np.ndarray:
-    """(h, w) distance (LDU) from an orthographic camera to the nearest surface, the farthest of each 3 x 3
-    pixels; ``inf`` where nothing is drawn. ``depth`` is pyrender's depth picture, which converts the depth
-    buffer as for a perspective camera (0 where empty); that conversion is undone here."""
+    """(h, w) distance (LDU) from an orthographic camera to the nearest surface at each pixel; ``inf`` where
+    nothing is drawn. ``depth`` is pyrender's depth picture, which converts the depth buffer as for a
+    perspective camera (0 where empty); that conversion is undone here.
+
+    Until round 7 (docs/rendering.md) the map was widened to the farthest of each 3 x 3 pixels, since the
+    picture samples 4 points a pixel and one depth value does not bound what the other samples see; the
+    box test already widens each rectangle by a pixel, and without the second widening 9 % fewer
+    placements are drawn on the Millennium Falcon's sheet (17,129 instead of 18,873 over the six views)
+    while 1 of its 960,000 pixels changes by more than 24 of 255 (a part seen through a hairline gap)."""
     n, f = cam.znear, cam.zfar
     d = depth.astype(np.float64)
     empty = d <= 0
     z_ndc = (f + n - 2.0 * n * f / np.where(empty, 1.0, d)) / (f - n)
     dist = np.where(empty, np.inf, n + (z_ndc + 1.0) * 0.5 * (f - n))
-    pad = np.pad(dist, 1, mode="edge")
-    h, w = dist.shape
-    out = dist.copy()
-    for dy in (0, 1, 2):
-        for dx in (0, 1, 2):
-            np.maximum(out, pad[dy:dy + h, dx:dx + w], out=out)
-    return out
+    return dist
 
 
 def _visible_boxes(corners: np.ndarray, far: np.ndarray, cam: Camera) -> np.ndarray:
@@ -848,6 +905,19 @@ def drop_subpixel_edges(geo: InstancedGeometry, ldu_per_pixel: float) -> Instanc
     return InstancedGeometry(batches, geo.transparent, geo.bounds, geo.n_parts)
 
 
+def _least_ldu_per_pixel(flat, views, size) -> float | None:
+    """A lower bound (LDU) of the pixel size of the finest of orthographic ``views`` (each framing the whole
+    build, :func:`.camera.fit_camera`) at ``size`` (width, height pixels), before any mesh is loaded: the
+    views framed around the placements' origins (each inside its part, so their box lies inside the build's
+    and its views have smaller pixels). None for no placement. Chooses the level of detail
+    (:data:`.geometry.COARSE_ABOVE_LDU_PER_PIXEL`)."""
+    if not flat:
+        return None
+    origins = np.array([p.pose.matrix[:3, 3] for p in flat], dtype=np.float64)
+    bounds = np.stack([origins.min(axis=0), origins.max(axis=0)])
+    return min(2.0 * c.xmag / c.width for c in (fit_camera(bounds, v, size) for v in views))
+
+
 def _views_images(build, views, size, *, highlight, edges, projection):
     pyrender = import_pyrender()
     t0 = time.perf_counter()
@@ -856,7 +926,8 @@ def _views_images(build, views, size, *, highlight, edges, projection):
     hl = normalize_highlight(highlight)
     if hl:
         looks = [c if c is not None else "faded" for c in (_lookup(hl, p) for p in flat)]
-    geo = instanced_geometry(build, looks=looks, edges=edges, resolution="auto")
+    geo = instanced_geometry(build, looks=looks, edges=edges, resolution="auto",
+                             ldu_per_pixel=_least_ldu_per_pixel(flat, views, size) if projection == "ortho" else None)
     t1 = time.perf_counter()
     cams = [fit_camera(geo.bounds, v, size, projection=projection) for v in views]
     if projection == "ortho":

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 __all__ = ["RenderGeometry", "build_geometry", "normalize_highlight", "FINISH_KINDS", "WARNING_COLORS",
            "InstanceBatch", "InstancedGeometry", "instanced_geometry", "LOOKS", "LOW_RES_ABOVE_TRIANGLES",
-           "render_meshes", "embedded_document"]
+           "render_meshes", "embedded_document", "COARSE_ABOVE_LDU_PER_PIXEL"]
 
 import logging
 from collections.abc import Mapping
@@ -412,8 +412,21 @@ def _face_normals(t: np.ndarray) -> np.ndarray:
 #: 2,000 parts keep every detail.
 LOW_RES_ABOVE_TRIANGLES = 1_500_000
 
+#: With ``resolution="auto"``, a model drawn at low resolution whose pictures have at least this many LDU
+#: a pixel (the finest view) is drawn coarse (``ldraw_data.mesh.load_meshes(resolution="coarse")``): the
+#: faces of tubes, pins and holes (circles of radius up to ``ldraw_data.mesh.COARSE_MAX_SCALE`` = 8 LDU
+#: across their axis) with 4 segments instead of 8, the edge lines of tubes and pins too; outer studs keep
+#: 8. A stud (12 LDU across) is then 3.4 pixels or less, and a square lies at most 0.29 r = 2.3 LDU, under
+#: 0.7 pixel, inside the octagon. The 5,247-part Millennium Falcon's sheet at 1200x800 (3.9 LDU a pixel):
+#: 24 % fewer triangles (3.16 -> 2.39 million) and 10 % fewer edge lines, 0.24 % of its pixels changed by
+#: more than 24 of 255. Its iso view at 800x600 (3.3 LDU a pixel) would change 0.55 % of its pixels, above
+#: the 0.5 % that counts as the same picture (docs/rendering.md, round 7), so it stays at low resolution.
+COARSE_ABOVE_LDU_PER_PIXEL = 3.5
+_RESOLUTIONS = ("standard", "low", "coarse", "auto")
 
-def render_meshes(names, *, embedded=None, library=None, resolution: str = "auto") -> dict:
+
+def render_meshes(names, *, embedded=None, library=None, resolution: str = "auto",
+                  ldu_per_pixel: float | None = None) -> dict:
     """Part meshes to draw ``names`` (one entry per placement, repeats counted) with.
 
     Parameters
@@ -422,11 +435,14 @@ def render_meshes(names, *, embedded=None, library=None, resolution: str = "auto
         Part file names, one per placement (``"3001.dat"``).
     embedded : parsed MPD document, optional
     library : LDrawLibrary, optional
-    resolution : {"standard", "low", "auto"}
+    resolution : {"standard", "low", "coarse", "auto"}
         ``"auto"``: ``"low"`` (``ldraw_data.mesh.load_meshes``, 8-segment
         primitives for studs, tubes and holes) when the placements together
         have more than :data:`LOW_RES_ABOVE_TRIANGLES` triangles at standard
-        resolution, else ``"standard"``.
+        resolution, else ``"standard"``; then ``"coarse"`` instead of ``"low"``
+        when ``ldu_per_pixel`` is at least :data:`COARSE_ABOVE_LDU_PER_PIXEL`.
+    ldu_per_pixel : float, optional
+        LDU a pixel of the finest picture to be drawn (or a lower bound of it), for ``"auto"``.
 
     Returns
     -------
@@ -439,8 +455,8 @@ def render_meshes(names, *, embedded=None, library=None, resolution: str = "auto
     """
     from ldraw_data.mesh import load_meshes, triangle_counts
 
-    if resolution not in ("standard", "low", "auto"):
-        raise BrickLayerValueError(f"resolution must be 'standard', 'low' or 'auto', not {resolution!r}")
+    if resolution not in _RESOLUTIONS:
+        raise BrickLayerValueError(f"resolution must be 'standard', 'low', 'coarse' or 'auto', not {resolution!r}")
     distinct = sorted(set(names))
     if resolution == "auto":  # counted from the mesh cache's headers: the standard meshes are not loaded
         per_part = triangle_counts(distinct, library, embedded=embedded)
@@ -452,11 +468,15 @@ def render_meshes(names, *, embedded=None, library=None, resolution: str = "auto
         if n_tris > LOW_RES_ABOVE_TRIANGLES:
             log.info("%d triangles at standard resolution: drawing with low-resolution primitives", n_tris)
             resolution = "low"
+            if ldu_per_pixel is not None and ldu_per_pixel >= COARSE_ABOVE_LDU_PER_PIXEL:
+                log.info("%.1f LDU a pixel: drawing studs, tubes and holes with 4-segment circles", ldu_per_pixel)
+                resolution = "coarse"
     return load_meshes(distinct, library, embedded=embedded, on_missing="warn", resolution=resolution)
 
 
 def instanced_geometry(placements, *, looks=None, edges: bool = True, fade_alpha: int = 90, embedded=None,
-                       library=None, meshes=None, resolution: str = "standard") -> InstancedGeometry:
+                       library=None, meshes=None, resolution: str = "standard",
+                       ldu_per_pixel: float | None = None) -> InstancedGeometry:
     """Group placed parts into instanced meshes: one per distinct part, colour and look.
 
     Parameters
@@ -475,12 +495,16 @@ def instanced_geometry(placements, *, looks=None, edges: bool = True, fade_alpha
     meshes : dict of str -> PartMesh, optional
         Part meshes already loaded (``ldraw_data.mesh.load_meshes``), by file
         name; parts missing from it are loaded.
-    resolution : {"standard", "low", "auto"}
+    resolution : {"standard", "low", "coarse", "auto"}
         Mesh detail (``ldraw_data.mesh.load_meshes``): ``"low"`` draws studs,
-        tubes and holes with the library's 8-segment primitives; ``"auto"`` is
-        ``"low"`` when all placements together have more than
-        :data:`LOW_RES_ABOVE_TRIANGLES` triangles at standard resolution.
+        tubes and holes with the library's 8-segment primitives, ``"coarse"``
+        with 4 segments; ``"auto"`` is ``"low"`` when all placements together
+        have more than :data:`LOW_RES_ABOVE_TRIANGLES` triangles at standard
+        resolution, and then ``"coarse"`` when ``ldu_per_pixel`` is at least
+        :data:`COARSE_ABOVE_LDU_PER_PIXEL` (see :func:`render_meshes`).
         Ignored for parts given in ``meshes``.
+    ldu_per_pixel : float, optional
+        LDU a pixel of the finest picture to be drawn, for ``"auto"``.
 
     Returns
     -------
@@ -512,9 +536,10 @@ def instanced_geometry(placements, *, looks=None, edges: bool = True, fade_alpha
     missing = [n for n in names if n not in known]
     meshes = dict(known)
     if missing:
-        meshes.update(render_meshes(missing, embedded=embedded, library=library, resolution=resolution))
-    elif resolution not in ("standard", "low", "auto"):
-        raise BrickLayerValueError(f"resolution must be 'standard', 'low' or 'auto', not {resolution!r}")
+        meshes.update(render_meshes(missing, embedded=embedded, library=library, resolution=resolution,
+                                    ldu_per_pixel=ldu_per_pixel))
+    elif resolution not in _RESOLUTIONS:
+        raise BrickLayerValueError(f"resolution must be 'standard', 'low', 'coarse' or 'auto', not {resolution!r}")
 
     cdef = _colour_definitions(table)
 

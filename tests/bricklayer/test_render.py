@@ -514,3 +514,33 @@ def test_rectangle_max_is_the_maximum_over_each_rectangle():
     assert np.array_equal(got, want)
     assert got[3000] == np.inf and got[3001] == np.inf and got[3003] == 9000.0  # whole picture, corner, spike
     assert got[3004] == -np.inf and got[3005] == -np.inf and got[3006] == -np.inf  # empty rectangles
+
+
+def test_coarse_geometry_only_where_a_pixel_is_3_5_ldu_or_more(render, small_build, monkeypatch):
+    """'auto' draws a model that gets low-resolution meshes coarse (4-segment tubes and holes) when the
+    finest picture has at least COARSE_ABOVE_LDU_PER_PIXEL = 3.5 LDU a pixel, and never a model below
+    LOW_RES_ABOVE_TRIANGLES. The 2 x 2 brick's tube and the 4 x 4 plate's nine tubes lose triangles; the
+    placements' origins give a lower bound of the pixel size of the views framing the whole build."""
+    import bricklayer.render.geometry as geometry
+    from bricklayer.render.camera import fit_camera
+    from bricklayer.render.draw import SHEET_VIEWS, _least_ldu_per_pixel
+
+    b, _, _ = small_build
+
+    def n_tris(**kw):
+        return sum(len(x.triangles) * len(x.poses) for x in geometry.instanced_geometry(b, **kw).batches)
+
+    standard = n_tris(resolution="standard")
+    assert n_tris(resolution="auto", ldu_per_pixel=10.0) == standard  # a small model keeps every detail
+    monkeypatch.setattr(geometry, "LOW_RES_ABOVE_TRIANGLES", 0)
+    low, coarse = n_tris(resolution="low"), n_tris(resolution="coarse")
+    assert coarse < low < standard
+    assert n_tris(resolution="auto") == low
+    assert n_tris(resolution="auto", ldu_per_pixel=geometry.COARSE_ABOVE_LDU_PER_PIXEL - 0.01) == low
+    assert n_tris(resolution="auto", ldu_per_pixel=geometry.COARSE_ABOVE_LDU_PER_PIXEL) == coarse
+
+    bounds = geometry.instanced_geometry(b).bounds
+    for size in ((400, 383), (40, 38)):
+        bound = _least_ldu_per_pixel(b.flattened_placements, SHEET_VIEWS, size)
+        exact = min(2.0 * c.xmag / c.width for c in (fit_camera(bounds, v, size) for v in SHEET_VIEWS))
+        assert 0 < bound <= exact

@@ -386,3 +386,61 @@ def test_low_resolution_keeps_big_circles(lib):
     assert {round(7.5 * k, 1) for k in range(48)} <= rim_angles(std)
     assert rim_angles(low) == rim_angles(std)
     assert low.n_triangles < std.n_triangles
+
+
+def _angles_about(points: np.ndarray, cx: float, cz: float) -> set:
+    """Angles (degrees, to the nearest 0.5) of ``points`` (n, 3) about the vertical axis through (cx, cz)."""
+    return set((np.round(2 * (np.degrees(np.arctan2(points[:, 2] - cz, points[:, 0] - cx)) % 360)) / 2).tolist())
+
+
+def test_coarse_resolution_cuts_small_circles_to_4_segments(lib):
+    """Brick 2 x 2 (3003): four outer studs (s/3003s01.dat places stud.dat, "Stud") and one tube under it
+    (stud4.dat, "Stud Tube Open", radii 6 and 8, drawn 20 LDU long so the low resolution keeps its 16
+    segments: 20 > LOW_RES_MAX_SCALE). Coarse meshes draw the tube's faces and edge lines with 4 segments
+    (vertices at 0, 90, 180, 270 degrees about its axis, the even 8-gon vertices) and keep the studs' 8
+    (every 45 degrees); the box is the same, since the squares keep the vertices at +-r on x and z."""
+    low = load_meshes(["3003.dat"], lib, resolution="low")["3003.dat"]
+    coarse = load_meshes(["3003.dat"], lib, resolution="coarse")["3003.dat"]
+
+    def tube(p):  # below the top (LDraw +y is down), within radius 8 of the brick's axis
+        p = p.reshape(-1, 3).astype(np.float64)
+        r = np.hypot(p[:, 0], p[:, 2])
+        return p[(p[:, 1] > 4) & (r > 5.9) & (r < 8.1)]
+
+    def stud(p):  # the stud at (10, 10), above the top
+        p = p.reshape(-1, 3).astype(np.float64)
+        return p[(p[:, 1] <= 0) & (np.abs(np.hypot(p[:, 0] - 10, p[:, 2] - 10) - 6) < 0.01)]
+
+    assert _angles_about(tube(low.triangles), 0, 0) == {22.5 * k for k in range(16)}
+    assert _angles_about(tube(coarse.triangles), 0, 0) == {0, 90, 180, 270}
+    assert _angles_about(tube(coarse.edges), 0, 0) == {0, 90, 180, 270}
+    for m in (low, coarse):
+        assert _angles_about(stud(m.triangles), 10, 10) == {45 * k for k in range(8)}
+        assert _angles_about(stud(m.edges), 10, 10) == {45 * k for k in range(8)}
+    np.testing.assert_allclose(coarse.bbox, low.bbox, atol=1e-4)
+    assert coarse.n_triangles < low.n_triangles and len(coarse.edges) < len(low.edges)
+    with pytest.raises(ValueError, match="coarse"):
+        load_meshes(["3003.dat"], lib, resolution="fine")
+
+
+def test_four_segment_circles_keep_a_disc_and_its_surround_closed(lib):
+    """8/4-4disc.dat (the unit disc) and 8/4-4ndis.dat (the square of side 2 around it, less the disc)
+    together cover the square, area 4. Cut to 4 segments, the disc becomes the square with corners at
+    radius 1 on the axes (area 2) and the surround keeps its corners at (+-1, +-1) (radius sqrt 2 at 45
+    degrees, not on a circle of the disc's, so they do not move): area 4 - 2 = 2, the two still meet."""
+    from ldraw_data.mesh import _Resolver, four_segment_circles
+
+    res = _Resolver(lib, resolution="low")
+
+    def area(g):
+        t = g.tris
+        return 0.5 * np.linalg.norm(np.cross(t[:, 1] - t[:, 0], t[:, 2] - t[:, 0]), axis=1).sum()
+
+    disc, ndis = res.geom("8/4-4disc.dat"), res.geom("8/4-4ndis.dat")
+    assert area(disc) + area(ndis) == pytest.approx(4.0, abs=1e-3)
+    disc4, ndis4 = four_segment_circles(disc), four_segment_circles(ndis)
+    assert area(disc4) == pytest.approx(2.0, abs=1e-3)
+    assert area(ndis4) == pytest.approx(2.0, abs=1e-3)
+    corners = ndis4.tris.reshape(-1, 3)
+    assert np.any(np.all(np.abs(corners - [1, 0, 1]) < 1e-4, axis=1))
+    assert len(disc4.tris) < len(disc.tris)

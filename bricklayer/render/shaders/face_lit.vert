@@ -66,13 +66,15 @@ void main()
 {
     vec4 wp = M * inst_m * vec4(position, 1.0);
     gl_Position = P * V * wp;
+#ifndef NORMAL_LOC
+    // Lines (edges) carry no normal: their colour is the same at every vertex of a view, worked out once
+    // per view on the CPU (bricklayer.render.draw._edge_lit_linear) and handed over as the linear colour in
+    // material.emissive_factor, so no lighting is evaluated per vertex.
+    lit_color = clamp(vec4(pow(material.emissive_factor, vec3(1.0 / 2.2)), material.base_color_factor.a), 0.0, 1.0);
+#else
     vec3 frag_position = wp.xyz;
-#ifdef NORMAL_LOC
     mat4 N = transpose(inverse(M * inst_m));
     vec3 n = normalize(vec3(N * vec4(normal, 0.0)));
-#else
-    vec3 n = normalize(cam_pos - frag_position);
-#endif
     float roughness = clamp(material.roughness_factor, min_roughness, 1.0);
     float metallic = clamp(material.metallic_factor, 0.0, 1.0);
     vec4 base_color = material.base_color_factor;
@@ -91,4 +93,5 @@ void main()
     color *= color_0;
 #endif
     lit_color = clamp(vec4(pow(color.xyz, vec3(1.0 / 2.2)), color.a * base_color.a), 0.0, 1.0);
+#endif
 }
