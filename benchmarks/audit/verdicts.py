@@ -267,12 +267,17 @@ MANUAL[7] = {
     ("floating", 54): (True, "petal plate 24866 0.75 LDU clear of saucepan 4529 (as round 6 F37) (close-up looked at)"),
     ("floating", 55): (True, "round plate 6141 with tile 98138 (group of 2) inside cooking pot 98374, 0.98 LDU from it, lowered 6 "
                              "LDU it meets nothing (close-up looked at)"),
-    ("floating", 56): (False, "clip joint of an unofficial part: '21325 - 65676.dat' (MPD-embedded, !LDRAW_ORG Unofficial_Part, "
-                              "no catalog id) draws clip13.dat at its origin; placed at (0, 5.4, -20) in brick-with-handle 2921's "
-                              "frame with the same rotation, the clip (LDCad: radius 4, length 8, axis y) is coaxial with the "
-                              "handle bar (LDCad: radius 4 at x 0, z -20, y 8-16) and overlaps it along y 8-13.4: it is clipped "
-                              "on the handle (touching 0.3 LDU at every drop; front close-up looked at). The validator has no "
-                              "connectors for an unofficial embedded part -> not fixed"),
+    ("floating", 56): (False, "clip on a handle beside its labelled bar section: '21325 - 65676.dat' (MPD-embedded copy of "
+                              "library 65676, Roadsign Clip-on (Thick C-Clip), draws clip13.dat at its origin) sits at "
+                              "(0, 5.4, -20) in brick-with-handle 2921's frame with the same rotation: its clip is coaxial "
+                              "with the handle bar (x 0, z -20, radius 4), touching it (0.3 LDU at every drop), and the bar "
+                              "is joined to the brick at both ends, so the sign cannot come off (front close-up looked at). "
+                              "The validator gives the copy 65676's clip (embedded_aliases), centred at y 9.4 of 2921, "
+                              "half-length 4; both sources label the handle as two bar sections, y 0-8 and 16-24 (LDCad "
+                              "SNAP_CYL at y 8 and 16, cylinders run along the snap's -Y as stud.dat's do); the middle, "
+                              "drawn as a half cylinder, is labelled by neither, so the clip, 1.4 LDU past the end of the "
+                              "upper section and over it for 2.6 of its 8 LDU (a sliding mate needs 4, BrickNet _AXLE_MIN_OVERLAP), mates with "
+                              "nothing -> not fixed"),
     ("floating", 60): (True, "shield 2586p30 with its handle bar (0, -8, -18 in 4623's frame) against the side of 4623's vertical "
                              "bar (x 0, z -22): crossing bars, no joint; lowered 2 / 4 LDU it meets nothing, 6 LDU 1.56 into the "
                              "arm's bend (front and side close-ups looked at); as round 6 F41"),
