@@ -252,10 +252,12 @@ MANUAL[7] = {
                              "2.0) (close-up looked at)"),
     ("floating", 36): (True, "pin 2780 alone under the body, 1.47 LDU from Technic brick 32531 and not in its hole (lowered 6 LDU "
                              "it meets nothing) (close-up looked at)"),
-    ("floating", 46): (True, "binoculars 30162 touch the clip of 60897 (0.01 LDU) but lie off its axis (round 5 F29: 1 LDU towards "
-                             "the open side): lowered 2 / 4 LDU they leave it (0.2 -> 0.12 -> 0.0) (front and side close-ups "
-                             "looked at)"),
-    ("floating", 47): (True, "as 46 (line 1088, the same clip contact 0.2 -> 0.12 -> 0.0)"),
+    ("floating", 46): (True, "binoculars 30162 beside the clip of 60897 (line 878): in the clip's frame the barrel's bar axis is "
+                             "at x 0, z -21 and the clip's (clip5.dat, 0 4 -20) at z -20: 1.0 LDU off its axis towards the "
+                             "open side (relative matrix read; as round 5 F29); touching 0.01 LDU, lowered 2 / 4 LDU it "
+                             "leaves the clip (0.2 -> 0.12 -> 0.0) (front and side close-ups looked at). Arguable: the set "
+                             "clips them there, the file draws them 1 LDU out; kept true as in rounds 5-6"),
+    ("floating", 47): (True, "as 46 (line 1088, the other instance: same clip contact 0.2 -> 0.12 -> 0.0)"),
     ("floating", 48): (True, "radio 3962b 4 LDU above plate 4151a, touching slope 15068 side on only (lowered 6 LDU: 1.78 into "
                              "4151a) (close-up looked at)"),
     ("floating", 49): (True, "the group of 11 of rounds 4-6: round brick 3941 (line 808) 1 LDU below its seat under 3709b, studs 3 "
