@@ -212,9 +212,10 @@ MANUAL[7] = {
     ("collision", 56): (True, "airtanks 3838 at the torso's origin, head 3626bp69 raised 3 LDU above the standard -24 (at -27): "
                               "0.98 / 0.82; at -24 1.93, at -28 0.0: the head sits 1 LDU into the airtanks' neck ring (as round "
                               "6 C32) (close-up looked at)"),
-    ("collision", 63): (True, "flat sticker 6074343g lies on a flat part; cone 3x3x2 6233, lying on its side, dips 1.81 LDU below "
-                              "the sticker's plane (front and side close-ups looked at): the cone, not the sticker's flatness, "
-                              "makes the overlap"),
+    ("collision", 63): (True, "flat sticker 6074343g (line 677) glued on tile 87079 (line 676: all its sampled points within 0.5 "
+                              "LDU of the tile's face); cone 6233 (line 1849) of another sub-model, lying on its side, dips "
+                              "1.81 LDU into it, as does seat 4598 of that sub-model (line 1845, 3.34): the other sub-model's "
+                              "placement, not the sticker's flatness, makes the overlap (front and side close-ups looked at)"),
     ("collision", 65): (False, "flexible sticker drawn flat across a curved face: sticker 6074343k (flat, 0.25 LDU thick) lies on "
                                "windscreen 6070 (74% of its points within 0.5 LDU of 6070's face) and runs on over the two curved "
                                "slopes 11477 (lines 1921, 1922), 2.54 LDU into the curve at its chord; a real sticker bends onto "
