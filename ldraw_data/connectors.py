@@ -1115,7 +1115,8 @@ def _part_arrays(part_id: str, library_alias_ok: bool = True, sources: tuple = S
         lengths = np.where(kinds == "axle", params[:, 5], 0.0).astype(np.float64)
     ld = lab.ld_stems.get(ck[0]) if "ldcad" in sources else None
     if ld is not None and ld[1] > ld[0]:
-        frames, types, lengths = _merge_ldcad(frames, types, lengths, lab, *ld)
+        borrowed = res is not None and res[0] != ck[0]  # BrickNet rows of another part (an alias)
+        frames, types, lengths = _merge_ldcad(frames, types, lengths, lab, *ld, borrowed=borrowed)
     sg = _segment_joints(ck[0], lab) if "segment" in sources else None
     if sg is not None:
         sf, st = sg
@@ -1307,9 +1308,40 @@ def _seat_stud_on_primitive(frames: np.ndarray, row: int, base: np.ndarray, axis
         frames[row, :3, 3] = frames[row, :3, 3] - along * axis
 
 
-def _merge_ldcad(frames, types, lengths, lab: _Labels, a: int, b: int):
+#: A BrickNet anti-stud or tube label borrowed from another part (an alias: :func:`resolve_connector_part`)
+#: this far (LDU) deeper into the part, along its axis, than the one anti-stud the part's own drawing gives
+#: at its place (its LDCad row) is moved out onto that row (:func:`_seat_antistud_at_drawn_mouth`).
+_BORROWED_MOUTH_DEPTH = (0.75, 2.0)
+
+
+def _seat_antistud_at_drawn_mouth(frames: np.ndarray, row: int, mouth: np.ndarray, axis: np.ndarray) -> None:
+    """Move borrowed BrickNet anti-stud / tube row ``row`` of ``frames`` (k, 4, 4; LDraw part frame, LDU; in
+    place) along its axis onto ``mouth``, the part's own LDCad anti-stud origin at its place (``axis`` unit,
+    into the part), when the label lies on that axis line (within 0.5 LDU) and :data:`_BORROWED_MOUTH_DEPTH`
+    deeper into the part.
+
+    Rule "a stud seats at the mouth the part draws": a stud stops with its base on the anti-stud's mouth.
+    BrickNet labels some parts through an alias to a part drawn differently: 6190 (Bar 1 x 3, end tubes
+    ``stud4a.dat`` scaled 2: 8 LDU deep, mouths at y = 8) takes 6190a's labels (Bar 1 x 3 with Stud
+    Connectors, tubes 6 LDU deep, labels at y = 6), so the handles 10179 Millennium Falcon clips on the side
+    studs of two bricks 52107 (lines 2924 and 2966, stud bases at the mouths) were "2 LDU off" and floating
+    (audit round 7, F12-F13). The part's own LDCad rows come from its own drawing. Library-wide the rule moves
+    41 rows of 20 aliased parts (6190 / 167, obsolete robot leg 30362 -> 30362a: 2 LDU; 17 printed legs
+    21019p* -> 21019bp*: 1 LDU); smaller offsets (0.1-0.7 LDU, minifigure legs) are left to BrickNet. Only
+    the position changes: the type and the axis stay BrickNet's.
+    """
+    d = frames[row, :3, 3] - mouth
+    along = float(d @ axis)
+    perp = float(np.linalg.norm(d - along * axis))
+    if perp <= 0.5 and _BORROWED_MOUTH_DEPTH[0] <= along <= _BORROWED_MOUTH_DEPTH[1] + 1e-9:
+        frames[row, :3, 3] = mouth
+
+
+def _merge_ldcad(frames, types, lengths, lab: _Labels, a: int, b: int, borrowed: bool = False):
     """BrickNet rows followed by the LDCad rows ``a:b`` that no BrickNet row already describes.
 
+    ``borrowed``: the BrickNet rows are another part's (an alias); then an anti-stud row described by exactly
+    one LDCad row is seated at the mouth the part draws (:func:`_seat_antistud_at_drawn_mouth`).
     All LDCad rows (k) are tested against all BrickNet rows (m) at once, as (k, m) arrays."""
     table = lab.type_table
     lf = np.zeros((b - a, 4, 4))
@@ -1353,6 +1385,15 @@ def _merge_ldcad(frames, types, lengths, lab: _Labels, a: int, b: int):
                     frames = frames.copy()
                     for r, i in rows_of.items():
                         _seat_stud_on_primitive(frames, r, lf[i, :3, 3], -lf[i, :3, 1])
+            if borrowed:
+                anti_class = _antistud_merge_class(table)
+                counts = match.sum(axis=0)
+                rows = np.flatnonzero((cls_b == anti_class) & (counts == 1)).tolist() if anti_class >= 0 else []
+                if rows:
+                    frames = frames.copy()
+                    for r in rows:
+                        i = int(np.flatnonzero(match[:, r])[0])
+                        _seat_antistud_at_drawn_mouth(frames, r, lf[i, :3, 3], -lf[i, :3, 1])
             lf, lt, ll = lf[keep], lt[keep], ll[keep]
     return (np.concatenate([frames, lf]), np.concatenate([np.asarray(types, np.int16), lt]),
             np.concatenate([np.asarray(lengths, np.float64), ll]))
@@ -1371,6 +1412,15 @@ def _joint_kind_mask(table: tuple) -> np.ndarray:
     """(T,) bool: type code ``t`` of ``table`` is a joint (kind hinge, fixed or ball), which merges with a
     BrickNet row within :data:`_MERGE_POS_JOINT` instead of :data:`_MERGE_POS`."""
     return np.array([t[1] in ("hinge", "fixed", "ball") for t in table], dtype=bool)
+
+
+@lru_cache(maxsize=4)
+def _antistud_merge_class(table: tuple) -> int:
+    """The merge class code (:func:`_merge_classes`) of anti-studs and tubes in ``table``, -1 when it has none."""
+    for i, t in enumerate(table):
+        if _MERGE_CLASS.get(t[0], t[0]) == "antistud":
+            return int(_merge_classes(table)[i])
+    return -1
 
 
 @lru_cache(maxsize=4)

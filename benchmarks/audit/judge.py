@@ -43,8 +43,10 @@ DROP = 2.0
 CAP = 3
 
 
-def sample(seed: int, n: int) -> dict:
-    """Seeded uniform sample (without replacement) of colliding pairs and floating parts over all reports."""
+def sample(seed: int, n: int, cap: int = CAP) -> dict:
+    """Seeded uniform sample (without replacement) of colliding pairs and floating parts over all reports;
+    at most ``cap`` floaters per model (3 in rounds 1-6; round 7 drew 80 floaters, more than 3 x the 26
+    models that have any, so it used 4)."""
     cols, flos = [], []
     for p in sorted(REPORTS.glob("*.json")):
         r = json.loads(p.read_text())
@@ -57,13 +59,14 @@ def sample(seed: int, n: int) -> dict:
     sf, per = [], {}
     for i in rng.permutation(len(flos)):
         m = flos[i][0]
-        if per.get(m, 0) < CAP:
+        if per.get(m, 0) < cap:
             per[m] = per.get(m, 0) + 1
             sf.append(flos[i])
         if len(sf) == n:
             break
     sf.sort()
-    s = dict(seed=seed, population=dict(collisions=len(cols), floating=len(flos)), collisions=sc, floating=sf)
+    s = dict(seed=seed, cap=cap, population=dict(collisions=len(cols), floating=len(flos)), collisions=sc,
+             floating=sf)
     (OUT / "sample.json").write_text(json.dumps(s, indent=1))
     return s
 

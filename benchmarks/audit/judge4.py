@@ -5,6 +5,7 @@ number / ray parity, exact point-triangle distances). Nothing here imports the v
 Usage (from the worktree root; reports saved by ``benchmarks/validate.py --no-write --reports DIR/reports``)::
 
     AUDIT_DIR=/tmp/audit5 python benchmarks/audit/judge4.py sample 41 55
+    AUDIT_DIR=/tmp/audit7 python benchmarks/audit/judge4.py sample 71 80 4   # cap: floaters per model (3)
     AUDIT_DIR=/tmp/audit5 python benchmarks/audit/judge4.py collisions   # -> DIR/collisions.jsonl
     AUDIT_DIR=/tmp/audit5 python benchmarks/audit/judge4.py floaters     # -> DIR/floaters.jsonl
 
@@ -162,7 +163,8 @@ def _stud_check(model: str, k: int) -> list:
 if __name__ == "__main__":
     cmd = sys.argv[1]
     if cmd == "sample":
-        print(json.dumps(judge.sample(int(sys.argv[2]), int(sys.argv[3]))["population"]))
+        cap = int(sys.argv[4]) if len(sys.argv) > 4 else judge.CAP  # floaters per model at most
+        print(json.dumps(judge.sample(int(sys.argv[2]), int(sys.argv[3]), cap)["population"]))
     elif cmd == "collisions":
         judge.judge_collisions()
     elif cmd == "floaters":
