@@ -6,9 +6,13 @@ placement to a new world pose inside the sub-build that holds it.
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import numpy as np
+
+# this checkout's packages, not another editable install (the venv's may point at another worktree)
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 
 def official_texts(models_dir: Path, names):

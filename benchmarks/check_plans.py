@@ -71,6 +71,9 @@ import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # this checkout's packages, not another editable install
+
 import numpy as np
 
 log = logging.getLogger(__name__)

@@ -39,6 +39,9 @@ import warnings
 from collections import Counter
 from pathlib import Path
 
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # this checkout's packages, not another editable install
+
 import numpy as np
 from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
