@@ -556,3 +556,27 @@ def build_ldcad_table(library, shadow_root: Path, stems: list[str] | None = None
             if rows:
                 out[stem] = rows
     return out
+
+
+class PartRowReader:
+    """Connector rows of single parts from the shadow library, for when the whole table
+    (:func:`build_ldcad_table`, every part file read: 10 s to a minute) is not cached yet.
+
+    Parameters
+    ----------
+    library : LDrawLibrary
+    shadow_root : Path
+        The shadow library folder (holds ``parts/`` and ``p/``).
+
+    The files read (parts, sub-parts, primitives and their shadow files) are memoised, so the parts of a
+    model share their primitives' work. Rows are those :func:`build_ldcad_table` gives for the same part.
+    """
+
+    def __init__(self, library, shadow_root: Path):
+        self._res = _Resolver(library, shadow_root)
+
+    def rows(self, stem: str) -> list:
+        """:func:`connector_rows` of part ``stem`` (``"3001"``); an empty list when it has no snap information
+        (or no file in the library)."""
+        recs, frames, extra = self._res.resolve(stem + ".dat")
+        return connector_rows(recs, frames, extra) if recs else []

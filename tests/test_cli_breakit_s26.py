@@ -1,0 +1,63 @@
+"""Break-it s26 findings 6, 9 and 10: pictures on an empty cache folder, output folders two runs create at
+once, and the ``error: FILE[:LINE]: ...`` form of every error line."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+MODEL = "1180_1_Space_Port_Moon_Buggy.mpd"  # 13 distinct parts: cold meshes take seconds, not minutes
+
+
+def _cli(args, env=None, timeout=300):
+    return subprocess.run([sys.executable, "-m", "brickwright", *args], cwd=REPO, capture_output=True, text=True,
+                          timeout=timeout, env={**os.environ, **(env or {})})
+
+
+def test_render_on_an_empty_cache_folder_does_not_build_the_connector_tables(official_dir, tmp_path):
+    """F6: the first render on an empty cache folder read the whole LDCad snap table (46 s on a loaded
+    machine) and the hose segment joints (5 s) because reading a model works out each part's alignment box
+    from its studs and anti-studs. Now those come from the part's own files (``grid_connectors``): the cache
+    folder gets no LDCad table and no segment table, and the picture is byte for byte the warm-cache one."""
+    cold, warm = tmp_path / "cold.png", tmp_path / "warm.png"
+    cache = tmp_path / "cache"
+    r = _cli(["render", str(official_dir / MODEL), "--out", str(cold)], env={"BRICKWRIGHT_CACHE_DIR": str(cache)})
+    assert r.returncode == 0, r.stderr
+    made = sorted(p.name for p in (cache / "connectors").iterdir())
+    assert not [n for n in made if n.startswith(("ldcad-", "segments-"))], made
+    assert any(n.startswith("bricknet-labels-") for n in made)  # BrickNet's labels (1 s) are still read
+    r = _cli(["render", str(official_dir / MODEL), "--out", str(warm)])  # the developer's (warm) cache
+    assert r.returncode == 0, r.stderr
+    assert cold.read_bytes() == warm.read_bytes()
+
+
+_GRID = ("import json, sys; from ldraw_data.connectors import grid_connectors; import ldraw_data.connectors as C; "
+         "out = {p: sorted([d.type, *map(float, d.position)] for d in grid_connectors(p) "
+         "if d.type in ('stud', 'open_stud', 'antistud', 'tube', 'post')) for p in sys.argv[1:]}; "
+         "print(json.dumps([out, C.one_part_ldcad_reads, C._labels.cache_info().currsize]))")
+#: A brick, a slope, a round plate (its studs are LDCad's), a jumper plate, a Technic brick and a tile.
+_PARTS = ["3001", "3039", "6177", "3794b", "3700", "3068b"]
+
+
+def test_grid_connectors_of_single_parts_match_the_whole_tables(tmp_path):
+    """F6: on an empty cache folder each part's studs and anti-studs are read from its own files (one LDCad
+    read a part, the whole table never loaded) and are the ones ``part_connectors`` gives with the whole
+    tables (this process, the developer's cache)."""
+    from ldraw_data.connectors import part_connectors
+
+    r = subprocess.run([sys.executable, "-c", _GRID, *_PARTS], cwd=REPO, capture_output=True, text=True,
+                       timeout=300, env={**os.environ, "BRICKWRIGHT_CACHE_DIR": str(tmp_path)})
+    assert r.returncode == 0, r.stderr
+    got, reads, loaded = json.loads(r.stdout)
+    assert reads == len(_PARTS) and loaded == 0
+    for p in _PARTS:
+        full = sorted([d.type, *map(float, d.position)] for d in part_connectors(p)
+                      if d.type in ("stud", "open_stud", "antistud", "tube", "post"))
+        assert got[p] == full, p
+    assert len(got["3001"]) == 8 + 8 + 3  # 8 studs; 8 anti-studs and 3 tubes underneath
