@@ -61,3 +61,38 @@ def test_grid_connectors_of_single_parts_match_the_whole_tables(tmp_path):
                       if d.type in ("stud", "open_stud", "antistud", "tube", "post"))
         assert got[p] == full, p
     assert len(got["3001"]) == 8 + 8 + 3  # 8 studs; 8 anti-studs and 3 tubes underneath
+
+
+def test_two_instructions_runs_into_one_new_folder_one_refuses(official_dir, tmp_path):
+    """F9: two ``instructions --out DIR`` runs started at once both passed the "already holds instructions"
+    check and wrote into one folder. The folder is now claimed (plan.json created exclusively) before
+    planning: exactly one run writes, the other exits 2 with the message a later run gets."""
+    out = tmp_path / "steps"
+    cmd = [sys.executable, "-m", "brickwright", "instructions", str(official_dir / MODEL), "--out", str(out),
+           "--no-images"]
+    procs = [subprocess.Popen(cmd, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+             for _ in range(2)]
+    results = [(p.wait(timeout=300), p.stderr.read()) for p in procs]
+    for p in procs:
+        p.stdout.close()
+        p.stderr.close()
+    codes = sorted(c for c, _ in results)
+    assert codes == [0, 2], results
+    err = next(e for c, e in results if c == 2)
+    assert f"error: {out} already holds instructions (plan.json" in err and "pass --force" in err
+    summary = json.loads((out / "plan.json").read_text())  # the winner's real plan, not the placeholder
+    assert summary["steps"] > 0
+
+
+def test_a_failed_instructions_run_leaves_no_claim(official_dir, tmp_path):
+    """F9: the plan.json placeholder of a run that fails after claiming the folder is removed, so the next
+    run needs no --force."""
+    from bricklayer import read_ldraw
+    from bricklayer.assembly import write_instructions
+    from bricklayer.errors import BrickLayerValueError
+
+    build = read_ldraw(official_dir / MODEL)
+    out = tmp_path / "steps"
+    with pytest.raises(BrickLayerValueError, match="time_budget"):
+        write_instructions(build, out, images=False, time_budget=-1.0)  # refused by the planner, after the claim
+    assert out.is_dir() and list(out.iterdir()) == []
