@@ -96,3 +96,36 @@ def test_a_failed_instructions_run_leaves_no_claim(official_dir, tmp_path):
     with pytest.raises(BrickLayerValueError, match="time_budget"):
         write_instructions(build, out, images=False, time_budget=-1.0)  # refused by the planner, after the claim
     assert out.is_dir() and list(out.iterdir()) == []
+
+
+def test_two_tool_inits_into_one_folder_one_refuses(tmp_path):
+    """F9 (the same race elsewhere): two ``tool init RUN`` started at once; exactly one makes the run folder,
+    the other exits 2 saying it already holds a run."""
+    run = tmp_path / "run"
+    cmd = [sys.executable, "-m", "brickwright", "tool", "init", str(run)]
+    procs = [subprocess.Popen(cmd, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+             for _ in range(2)]
+    results = [(p.wait(timeout=120), p.stdout.read() + p.stderr.read()) for p in procs]
+    for p in procs:
+        p.stdout.close()
+        p.stderr.close()
+    assert sorted(c for c, _ in results) == [0, 2], results
+    assert "already holds a run (build.py)" in next(o for c, o in results if c == 2)
+    assert "def create_build" in (run / "build.py").read_text()  # the winner's template, not the placeholder
+
+
+def test_generate_run_folders_made_in_one_second_get_distinct_names(tmp_path, monkeypatch):
+    """F9: the timestamped run folder is made with mkdir (atomic): a second run in the same second takes the
+    ``-2`` name instead of sharing the first's folder; ``--out`` into a folder a run claimed refuses."""
+    from brickwright.agent.run import _new_run_dir
+    from brickwright.errors import RunFolderExistsError
+
+    monkeypatch.chdir(tmp_path)
+    a, b = _new_run_dir("a red car", None), _new_run_dir("a red car", None)
+    assert a != b and a.is_dir() and b.is_dir()
+    if a.name[:15] == b.name[:15]:  # the same second (YYYYmmdd-HHMMSS): the next name
+        assert b.name == a.name + "-2"
+    out = _new_run_dir("x", tmp_path / "mine")
+    assert (out / "transcript.jsonl").is_file()  # the claim
+    with pytest.raises(RunFolderExistsError, match="already holds a run"):
+        _new_run_dir("x", tmp_path / "mine")
