@@ -129,3 +129,24 @@ def test_generate_run_folders_made_in_one_second_get_distinct_names(tmp_path, mo
     assert (out / "transcript.jsonl").is_file()  # the claim
     with pytest.raises(RunFolderExistsError, match="already holds a run"):
         _new_run_dir("x", tmp_path / "mine")
+
+
+def test_build_script_errors_start_with_file_and_line(tmp_path):
+    """F10: a failing build.py printed ``error: BrickLayerValueError in create_build() at build.py line 7:``
+    over several lines; now the first line is the README's ``error: FILE:LINE: ...`` with the script as given,
+    the code line and the trace after; validating several files gives one ``FILE:LINE: build.py failed: ...``
+    line each."""
+    script = tmp_path / "build.py"
+    script.write_text("from bricklayer import *\n\n\ndef create_build():\n    b = LegoBuild()\n"
+                      "    b.add(Element('3001'), color='no such colour')\n    return b\n")
+    syntax = tmp_path / "syn.py"
+    syntax.write_text("def create_build(:\n    pass\n")
+    r = _cli(["validate", str(script)])
+    assert r.returncode == 1
+    first, *rest = r.stderr.splitlines()
+    assert first.startswith(f"error: {script}:6: ") and "in create_build(): " in first, r.stderr
+    assert "     6 | b.add(Element('3001'), color='no such colour')" in rest
+    r = _cli(["validate", str(script), str(syntax)])
+    lines = r.stdout.splitlines()
+    assert lines[0].startswith(f"{script}:6: build.py failed: ") and "in create_build(): " in lines[0], r.stdout
+    assert lines[1] == f"{syntax}:1: build.py failed: SyntaxError (column 18): invalid syntax"
