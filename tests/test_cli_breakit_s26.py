@@ -150,3 +150,20 @@ def test_build_script_errors_start_with_file_and_line(tmp_path):
     lines = r.stdout.splitlines()
     assert lines[0].startswith(f"{script}:6: build.py failed: ") and "in create_build(): " in lines[0], r.stdout
     assert lines[1] == f"{syntax}:1: build.py failed: SyntaxError (column 18): invalid syntax"
+
+
+def test_connect_docstring_example_runs_as_written():
+    """F11: the connect() docstring's example, run as written (doctest), seats a 2 x 4 brick squarely on
+    another and the build is valid; ``toward=(0, 0, 0)`` picked the centre tube (half a stud off)."""
+    import doctest
+
+    from bricklayer import LegoBuild
+    from bricklayer.element import Element
+
+    tests = doctest.DocTestFinder().find(LegoBuild.connect, "connect", globs={"LegoBuild": LegoBuild,
+                                                                              "Element": Element})
+    assert len(tests) == 1 and len(tests[0].examples) == 5
+    runner = doctest.DocTestRunner()
+    runner.run(tests[0])
+    assert runner.summarize(verbose=False) == doctest.TestResults(failed=0, attempted=5)
+    assert Element("3001").find_connector("antistud", toward=(0, 0, 0)).type == "tube"  # why the example changed
