@@ -167,3 +167,34 @@ def test_connect_docstring_example_runs_as_written():
     runner.run(tests[0])
     assert runner.summarize(verbose=False) == doctest.TestResults(failed=0, attempted=5)
     assert Element("3001").find_connector("antistud", toward=(0, 0, 0)).type == "tube"  # why the example changed
+
+
+def test_atomic_write_without_replace_keeps_a_file_written_meanwhile(tmp_path):
+    """F9 for single files: ``replace=False`` puts the finished file in place with a hard link, which fails on
+    an existing name, so a file another writer made after the caller's check is kept; no temporary file stays."""
+    from ldraw_data.errors import OutputExistsError
+    from ldraw_data.fileio import atomic_write
+
+    target = tmp_path / "out.txt"
+    atomic_write(target, "first\n", replace=False)
+    with pytest.raises(OutputExistsError, match=r"out.txt exists; pass --force to replace it"):
+        atomic_write(target, "second\n", replace=False, replace_hint="pass --force")
+    assert target.read_text() == "first\n" and [p.name for p in tmp_path.iterdir()] == ["out.txt"]
+    atomic_write(target, "third\n")  # replace=True (the default) replaces
+    assert target.read_text() == "third\n"
+
+
+def test_two_renders_to_one_new_png_one_refuses(official_dir, tmp_path):
+    """F9 for render: two runs without --force to one new PNG; exactly one writes it, the other exits 2
+    (refused at the start, or when its picture is finished and the PNG is there)."""
+    png = tmp_path / "m.png"
+    cmd = [sys.executable, "-m", "brickwright", "render", str(official_dir / MODEL), "--out", str(png)]
+    procs = [subprocess.Popen(cmd, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+             for _ in range(2)]
+    results = [(p.wait(timeout=300), p.stderr.read()) for p in procs]
+    for p in procs:
+        p.stdout.close()
+        p.stderr.close()
+    assert sorted(c for c, _ in results) == [0, 2], results
+    assert f"error: {png} exists; pass --force to replace it" in next(e for c, e in results if c == 2)
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and [p.name for p in tmp_path.iterdir()] == ["m.png"]
