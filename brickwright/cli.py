@@ -182,7 +182,7 @@ def library_install(source: str = typer.Argument(..., help="Path or URL of compl
 
         if find_shadow_library() is not None:
             typer.echo("reading the connectors of every part (BrickNet labels, LDCad snap information, hose drawings "
-                       "and composite parts' pieces; once, one to two minutes) ...")
+                       "and composite parts' pieces; once, 1 to 2 minutes, more on a busy machine) ...")
             try:
                 covered, total = catalog_connector_coverage()
                 typer.echo(f"{covered} of {count_of(total, 'part')} {'has' if covered == 1 else 'have'} connectors")
