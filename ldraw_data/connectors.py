@@ -1483,16 +1483,20 @@ _GRID_SOURCES = ("bricknet", "ldcad", "underside")
 one_part_ldcad_reads = 0
 
 
-@lru_cache(maxsize=1)
-def _one_part_resolver():
-    """The :class:`ldraw_data.ldcad.PartRowReader` :func:`grid_connectors` reads single parts' LDCad rows with, or None
-    without a shadow library or an LDraw library. Once per process; it memoises the files it has read."""
-    where = _ldcad_cache_files()
-    if where is None:
-        return None
+_one_part_readers: dict = {}
+
+
+def _one_part_reader(library, shadow_root):
+    """The :class:`ldraw_data.ldcad.PartRowReader` :func:`grid_connectors` reads single parts' LDCad rows with,
+    one per (LDraw library folder and fingerprint, shadow library folder) in this process: it memoises the
+    files it has read, so the parts of a model share their primitives' work."""
     from .ldcad import PartRowReader
 
-    return PartRowReader(where[0], where[1])
+    key = (str(library.root), library.fingerprint, str(shadow_root))
+    reader = _one_part_readers.get(key)
+    if reader is None:
+        reader = _one_part_readers[key] = PartRowReader(library, shadow_root)
+    return reader
 
 
 def grid_connectors(part_id: str) -> tuple[ConnectorDef, ...]:
@@ -1535,7 +1539,7 @@ def grid_connectors(part_id: str) -> tuple[ConnectorDef, ...]:
         return part_connectors(part_id)
     with _lock:
         try:
-            rows = _one_part_resolver().rows(stem)
+            rows = _one_part_reader(where[0], where[1]).rows(stem)
             table = {stem: rows} if rows else {}
         except Exception as exc:  # noqa: BLE001 - the whole table decides, as for any other part
             log.debug("one-part LDCad read of %s failed (%s); using the whole table", stem, exc)
