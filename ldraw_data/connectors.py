@@ -1509,8 +1509,9 @@ def grid_connectors(part_id: str) -> tuple[ConnectorDef, ...]:
     s26 F6) the part's own LDCad rows are read from its reference tree alone (:class:`ldraw_data.ldcad.PartRowReader`,
     the same rows the table holds) and merged with BrickNet's rows and the
     derived underside anti-studs exactly as :func:`part_connectors` merges them. Left out are the hose segment
-    joints (balls and sockets, never studs or anti-studs); a part with no BrickNet or LDCad rows falls back to
-    :func:`part_connectors` (its other sources, sub-part pieces and sticker backs, are gated on that).
+    joints (balls and sockets, never studs or anti-studs); a library part with no BrickNet or LDCad rows falls
+    back to :func:`part_connectors` (its other sources, sub-part pieces and sticker backs, are gated on that;
+    a hose part such as 756 is one), and a part with no file in the library (a model's embedded part) has none.
 
     Parameters
     ----------
@@ -1548,6 +1549,8 @@ def grid_connectors(part_id: str) -> tuple[ConnectorDef, ...]:
     lab = _with_surface_types(_merge_ldcad_labels(_bricknet_labels(), _pack_ldcad_table(table)))
     arr = _arrays_with(lab, part_id, True, _GRID_SOURCES)
     if not len(arr.types):
+        if where[0].find(stem + ".dat") is None:  # no file (a model's own embedded part): no source but BrickNet's
+            return ()
         return part_connectors(part_id)
     table_ = lab.type_table
     return tuple(ConnectorDef(*table_[t], _readonly(arr.frames[i].copy()), float(L), i)

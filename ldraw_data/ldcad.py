@@ -574,9 +574,12 @@ class PartRowReader:
 
     def __init__(self, library, shadow_root: Path):
         self._res = _Resolver(library, shadow_root)
+        self._parts = {name.removesuffix(".dat") for name, _ in library.part_files()}
 
     def rows(self, stem: str) -> list:
         """:func:`connector_rows` of part ``stem`` (``"3001"``); an empty list when it has no snap information
-        (or no file in the library)."""
+        or is not one of the library's top-level part files (the table holds only those)."""
+        if stem not in self._parts:
+            return []
         recs, frames, extra = self._res.resolve(stem + ".dat")
         return connector_rows(recs, frames, extra) if recs else []

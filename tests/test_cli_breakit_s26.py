@@ -198,3 +198,26 @@ def test_two_renders_to_one_new_png_one_refuses(official_dir, tmp_path):
     assert sorted(c for c, _ in results) == [0, 2], results
     assert f"error: {png} exists; pass --force to replace it" in next(e for c, e in results if c == 2)
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and [p.name for p in tmp_path.iterdir()] == ["m.png"]
+
+
+_FRAMES = ("import json, sys; from bricklayer import read_ldraw; from bricklayer.element import _frame_numbers; "
+           "import ldraw_data.connectors as C; "
+           "ids = sorted({pl.element.ldraw_id for f in sys.argv[1:] for pl in read_ldraw(f).flattened_placements}); "
+           "print(json.dumps([{p: _frame_numbers(p) for p in ids}, C._labels.cache_info().currsize]))")
+
+
+@pytest.mark.slow
+def test_alignment_boxes_on_an_empty_cache_match_the_whole_tables(official_dir, tmp_path):
+    """F6: the alignment-box numbers of every distinct part of three big official models (Falcon, Blockade
+    Runner, Beetle: about 400 parts), worked out on an empty cache folder without the LDCad table, equal those
+    worked out with the whole tables (this process, the developer's cache)."""
+    from bricklayer.element import _frame_numbers
+
+    files = [str(official_dir / f"{m}.mpd") for m in
+             ("10179_1_Millennium_Falcon_UCS", "10019_Rebel_Blockade_Runner_UCS", "10252_Volkswagen_Beetle")]
+    r = subprocess.run([sys.executable, "-c", _FRAMES, *files], cwd=REPO, capture_output=True, text=True,
+                       timeout=900, env={**os.environ, "BRICKWRIGHT_CACHE_DIR": str(tmp_path)})
+    assert r.returncode == 0, r.stderr
+    cold, loaded = json.loads(r.stdout)
+    assert len(cold) > 300 and loaded == 0
+    assert {p: _frame_numbers(p) for p in cold} == cold
