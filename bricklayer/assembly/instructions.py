@@ -110,7 +110,11 @@ def write_instructions(build, out_dir, *, images: bool = True, max_images: int |
                        options: PlannerOptions | None = None, source: str | None = None) -> dict:
     """Write the assembly sequence as an MPD with ``0 STEP`` groups and, with the renderer, an image per step.
 
-    What ``brickwright instructions MODEL --out DIR`` calls.
+    What ``brickwright instructions MODEL --out DIR`` calls. Unlike a picture (``brickwright render``), this needs
+    every part's connectors: the verdict (:func:`~bricklayer.validate.validation_report`) and the planner work on
+    the connection graph, so the first run on an empty cache folder reads the whole connector library once.
+    Without ``overwrite`` the folder is claimed before planning (its ``plan.json`` created exclusively): of two
+    runs started at once into one folder, the second raises :class:`OutputExistsError`.
 
     Parameters
     ----------
