@@ -5,7 +5,6 @@ from __future__ import annotations
 import functools
 import json
 import logging
-import re
 from pathlib import Path
 from typing import Optional
 
@@ -712,9 +711,7 @@ def _say_record(r: dict, many: bool) -> None:
             what = {"unreadable": "cannot be read", "failed": "build.py failed",
                     "timed out": "timed out", "interrupted": "interrupted"}[r["status"]]
             first = r["error"].splitlines()[0] if r["error"] else ""
-            at = re.match(re.escape(r["file"]) + r"(:\d+)?: ", first)  # FILE[:LINE]: (script_error_message)
-            where = r["file"] + (at.group(1) or "" if at else "")
-            typer.echo(f"{where}: {what}: {first[at.end():] if at else first}")
+            typer.echo(f"{r['file']}: {what}: {first.removeprefix(r['file'] + ': ')}")
     elif not many:
         typer.echo(r["text"])
     else:

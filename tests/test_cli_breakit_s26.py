@@ -134,8 +134,8 @@ def test_generate_run_folders_made_in_one_second_get_distinct_names(tmp_path, mo
 def test_build_script_errors_start_with_file_and_line(tmp_path):
     """F10: a failing build.py printed ``error: BrickLayerValueError in create_build() at build.py line 7:``
     over several lines; now the first line is the README's ``error: FILE:LINE: ...`` with the script as given,
-    the code line and the trace after; validating several files gives one ``FILE:LINE: build.py failed: ...``
-    line each."""
+    the code line and the trace after; validating several files gives one ``FILE: build.py failed: FILE:LINE:
+    ...`` line each (as an unreadable LDraw file's ``FILE: cannot be read: FILE:LINE: ...``)."""
     script = tmp_path / "build.py"
     script.write_text("from bricklayer import *\n\n\ndef create_build():\n    b = LegoBuild()\n"
                       "    b.add(Element('3001'), color='no such colour')\n    return b\n")
@@ -148,8 +148,9 @@ def test_build_script_errors_start_with_file_and_line(tmp_path):
     assert "     6 | b.add(Element('3001'), color='no such colour')" in rest
     r = _cli(["validate", str(script), str(syntax)])
     lines = r.stdout.splitlines()
-    assert lines[0].startswith(f"{script}:6: build.py failed: ") and "in create_build(): " in lines[0], r.stdout
-    assert lines[1] == f"{syntax}:1: build.py failed: SyntaxError (column 18): invalid syntax"
+    # the several-files form of unreadable LDraw files too: FILE: what: FILE:LINE: detail
+    assert lines[0].startswith(f"{script}: build.py failed: {script}:6: ") and "in create_build(): " in lines[0]
+    assert lines[1] == f"{syntax}: build.py failed: {syntax}:1: SyntaxError (column 18): invalid syntax"
 
 
 def test_connect_docstring_example_runs_as_written():
