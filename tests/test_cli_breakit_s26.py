@@ -25,6 +25,9 @@ def test_render_on_an_empty_cache_folder_does_not_build_the_connector_tables(off
     machine) and the hose segment joints (5 s) because reading a model works out each part's alignment box
     from its studs and anti-studs. Now those come from the part's own files (``grid_connectors``): the cache
     folder gets no LDCad table and no segment table, and the picture is byte for byte the warm-cache one."""
+    from ldraw_data.connectors import part_connectors
+
+    part_connectors("3001")  # the developer's cache holds the whole tables (built here if not): the warm run
     cold, warm = tmp_path / "cold.png", tmp_path / "warm.png"
     cache = tmp_path / "cache"
     r = _cli(["render", str(official_dir / MODEL), "--out", str(cold)], env={"BRICKWRIGHT_CACHE_DIR": str(cache)})
@@ -213,7 +216,9 @@ def test_alignment_boxes_on_an_empty_cache_match_the_whole_tables(official_dir, 
     Runner, Beetle: about 400 parts), worked out on an empty cache folder without the LDCad table, equal those
     worked out with the whole tables (this process, the developer's cache)."""
     from bricklayer.element import _frame_numbers
+    from ldraw_data.connectors import part_connectors
 
+    part_connectors("3001")  # the whole tables loaded in this process: _frame_numbers below uses them
     files = [str(official_dir / f"{m}.mpd") for m in
              ("10179_1_Millennium_Falcon_UCS", "10019_Rebel_Blockade_Runner_UCS", "10252_Volkswagen_Beetle")]
     r = subprocess.run([sys.executable, "-c", _FRAMES, *files], cwd=REPO, capture_output=True, text=True,
