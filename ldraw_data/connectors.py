@@ -1509,9 +1509,11 @@ def grid_connectors(part_id: str) -> tuple[ConnectorDef, ...]:
     s26 F6) the part's own LDCad rows are read from its reference tree alone (:class:`ldraw_data.ldcad.PartRowReader`,
     the same rows the table holds) and merged with BrickNet's rows and the
     derived underside anti-studs exactly as :func:`part_connectors` merges them. Left out are the hose segment
-    joints (balls and sockets, never studs or anti-studs); a library part with no BrickNet or LDCad rows falls
-    back to :func:`part_connectors` (its other sources, sub-part pieces and sticker backs, are gated on that;
-    a hose part such as 756 is one), and a part with no file in the library (a model's embedded part) has none.
+    joints (balls and sockets, never studs or anti-studs). A library part file with no BrickNet or LDCad rows
+    falls back to :func:`part_connectors` (its other sources, sub-part pieces and sticker backs, are gated on
+    that: a hose such as 756, the pieces of a composite such as rigging 70501a); any other id with none (a
+    primitive placed as a part, a model's embedded part) gets none: those sources read part files only, and a
+    sticker back is no stud.
 
     Parameters
     ----------
@@ -1538,9 +1540,10 @@ def grid_connectors(part_id: str) -> tuple[ConnectorDef, ...]:
     where = _ldcad_cache_files()
     if where is None or (where[2].is_file() and where[3].is_file()):
         return part_connectors(part_id)
+    reader = _one_part_reader(where[0], where[1])
     with _lock:
         try:
-            rows = _one_part_reader(where[0], where[1]).rows(stem)
+            rows = reader.rows(stem)
             table = {stem: rows} if rows else {}
         except Exception as exc:  # noqa: BLE001 - the whole table decides, as for any other part
             log.debug("one-part LDCad read of %s failed (%s); using the whole table", stem, exc)
@@ -1549,9 +1552,9 @@ def grid_connectors(part_id: str) -> tuple[ConnectorDef, ...]:
     lab = _with_surface_types(_merge_ldcad_labels(_bricknet_labels(), _pack_ldcad_table(table)))
     arr = _arrays_with(lab, part_id, True, _GRID_SOURCES)
     if not len(arr.types):
-        if where[0].find(stem + ".dat") is None:  # no file (a model's own embedded part): no source but BrickNet's
-            return ()
-        return part_connectors(part_id)
+        # not a top-level part file (a primitive placed as a part, a model's embedded part): the segment and
+        # composite-piece sources read part files only, and a sticker back is no stud: nothing for the grid
+        return () if not reader.has_part(stem) else part_connectors(part_id)
     table_ = lab.type_table
     return tuple(ConnectorDef(*table_[t], _readonly(arr.frames[i].copy()), float(L), i)
                  for i, (t, L) in enumerate(zip(arr.types.tolist(), arr.lengths.tolist())))

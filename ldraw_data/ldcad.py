@@ -576,6 +576,11 @@ class PartRowReader:
         self._res = _Resolver(library, shadow_root)
         self._parts = {name.removesuffix(".dat") for name, _ in library.part_files()}
 
+    def has_part(self, stem: str) -> bool:
+        """Whether ``stem`` (``"3001"``) is one of the library's top-level part files (``parts/``, not ``s/``
+        sub-parts nor primitives): the files the whole table is made of."""
+        return stem in self._parts
+
     def rows(self, stem: str) -> list:
         """:func:`connector_rows` of part ``stem`` (``"3001"``); an empty list when it has no snap information
         or is not one of the library's top-level part files (the table holds only those)."""
