@@ -962,7 +962,9 @@ class LegoBuild(LegoGeometry):
             The new content.
         connector : Connector
             One of ``content.connectors`` (its local frame), e.g.
-            ``Element("3001").find_connector("antistud", toward=(0, 0, 0))``.
+            ``Element("3001").find_connector("antistud", toward=(30, 10, 0))``: the anti-stud under its
+            corner stud (``toward=(0, 0, 0)`` would pick the centre tube, which seats the brick half a stud
+            off; see Examples).
         to : Connector
             A free connector of this build (``self.connectors`` /
             ``self.find_connector(...)``).
@@ -1009,6 +1011,19 @@ class LegoBuild(LegoGeometry):
         -----
         ConnectCollisionWarning
             The mated part collides with other parts (named), with what to try.
+
+        Examples
+        --------
+        A 2 x 4 brick seated squarely on another, its corner anti-stud on the base's corner stud (build
+        frame, LDU: the base spans x 0..80 and y 0..40, its studs stand at z = 24):
+
+        >>> b = LegoBuild()
+        >>> base = b.add(Element("3001", color="red"))
+        >>> brick = Element("3001", color="blue")
+        >>> top = b.connect(brick, brick.find_connector("antistud", toward=(30, 10, 0)),
+        ...                 to=b.find_connector("stud", on=base, toward=(80, 40, 24)))
+        >>> tuple(top.pose.translation), tuple(base.pose.translation), b.is_valid()
+        ((40.0, 20.0, 24.0), (40.0, 20.0, 0.0), True)
         """
         _check_content(content)
         if not isinstance(connector, Connector) or not isinstance(to, Connector):

@@ -164,7 +164,7 @@ def _frame_numbers(part_id: str, known: bool = True) -> dict:
         z1]`` of the upward studs and anti-studs alone, or None when the part has none (then the
         box is the mesh box snapped outward to the grid). The rule is the module's (top: the base of
         the highest upward studs, bottom: the lowest upward-facing anti-studs), from the part's
-        connectors (``ldraw_data.connectors.part_connectors``: BrickNet, LDCad) and its mesh
+        connectors (``ldraw_data.connectors.grid_connectors``: BrickNet, LDCad) and its mesh
         (``ldraw_data.mesh.part_mesh``). ``known=False`` (a part the library lacks) gives the empty
         part at once, without searching the library.
 
@@ -173,7 +173,7 @@ def _frame_numbers(part_id: str, known: bool = True) -> dict:
     MissingDependencyError
         From ``part_connectors`` when the ``bricknet`` package (connector labels) is not installed.
     """
-    from ldraw_data.connectors import part_connectors
+    from ldraw_data.connectors import grid_connectors
 
     bb, has_mesh, defs = np.zeros((2, 3)), False, ()
     if known:
@@ -187,7 +187,7 @@ def _frame_numbers(part_id: str, known: bool = True) -> dict:
             bb, has_mesh = np.zeros((2, 3)), False
         if not has_mesh:
             bb = np.zeros((2, 3))
-        defs = part_connectors(part_id)
+        defs = grid_connectors(part_id)  # on an empty cache folder: without the whole LDCad table
     # Grid connectors in LDraw part coords: upward-facing (axis ~ -Y in LDraw) studs / anti-studs.
     up = [(d.position, d.type) for d in defs if d.axis[1] < -0.99]
     studs = np.array([p for p, t in up if t in _STUD_UP]).reshape(-1, 3)

@@ -685,4 +685,4 @@ def write_ldraw(build: LegoBuild, path, *, overwrite: bool = False, title: str |
         warnings.warn(f"{p}: the build has submodels, embedded parts or !DATA blocks, so it is written as an MPD; "
                       f"name the file {p.with_suffix('.mpd').name} (the MPD spec's extension)",
                       LDrawMPDSuffixWarning, stacklevel=2)
-    return atomic_write(p, text)
+    return atomic_write(p, text, replace=overwrite)  # a racing writer's file is kept

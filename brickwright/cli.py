@@ -181,7 +181,7 @@ def library_install(source: str = typer.Argument(..., help="Path or URL of compl
 
         if find_shadow_library() is not None:
             typer.echo("reading the connectors of every part (BrickNet labels, LDCad snap information, hose drawings "
-                       "and composite parts' pieces; once, one to two minutes) ...")
+                       "and composite parts' pieces; once, 1 to 2 minutes, more on a busy machine) ...")
             try:
                 covered, total = catalog_connector_coverage()
                 typer.echo(f"{covered} of {count_of(total, 'part')} {'has' if covered == 1 else 'have'} connectors")
@@ -949,8 +949,11 @@ def render(model: Path = typer.Argument(..., help=".ldr, .mpd or build.py"),
         build = load_build(model, sandbox=not no_sandbox)
     _refuse_out_of_range(build, model)
     _warn_shadowed(build, model)
-    path = save_render(build, target, view=view, size=size, highlight_problems=highlight_problems,
-                       edges=edges)
+    try:
+        path = save_render(build, target, view=view, size=size, highlight_problems=highlight_problems,
+                           edges=edges, overwrite=force)
+    except FileExistsError as exc:  # another run wrote it meanwhile (break-it s26 F9)
+        _fail(str(exc).replace("pass overwrite=True", "pass --force"))
     if as_json:
         typer.echo(json.dumps({"png": str(path), "view": view, "parts": build.brick_count}))
     else:
@@ -1467,7 +1470,10 @@ def export(model: Path = typer.Argument(..., help=".ldr, .mpd or build.py"),
     _refuse_out_of_range(build, model)
     _warn_shadowed(build, model, "exported")
     writer = {".glb": write_gltf, ".obj": write_obj, ".stl": write_stl}.get(suffix, write_usd)
-    res = writer(build, out, overwrite=force)
+    try:
+        res = writer(build, out, overwrite=force)
+    except FileExistsError as exc:  # another run wrote it meanwhile (break-it s26 F9)
+        _fail(str(exc).replace("pass overwrite=True", "pass --force"))
     if as_json:
         typer.echo(json.dumps(res.to_dict(), indent=2))
         return
@@ -1524,7 +1530,7 @@ def parts(model: Path = typer.Argument(..., help=".ldr, .mpd or build.py"),
     if out is not None:
         from ldraw_data.fileio import atomic_write
 
-        atomic_write(out, res.text)
+        atomic_write(out, res.text, replace=force, replace_hint="pass --force")  # a racing run's file is kept
     for r, why in res.left_out[:MAX_LEFT_OUT]:
         typer.echo(f"left out: {r.quantity} x {short_id(r.part_id)} ({r.name}) in {r.color_name} ({r.color}): {why}", err=True)
     if len(res.left_out) > MAX_LEFT_OUT:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 __all__ = ["ModelInfo", "model_info", "load_build"]
 
+import re
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -132,6 +133,48 @@ class BuildScriptError(LDrawError):
     """A ``build.py`` failed (syntax error, exception, time or memory limit); the message says where."""
 
 
+_HEAD = re.compile(r"(?P<type>\w+) in (?P<where>.+?)(?: at \S+ line \d+)?:")
+_SYNTAX_HEAD = re.compile(r"SyntaxError in \S+ line \d+(?:, column (?P<col>\d+))?: (?P<msg>.*)")
+
+
+def script_error_message(path, error: dict, text: str | None = None) -> str:
+    """The message of a failed build script in the command line's ``FILE[:LINE]: ...`` form (README, "exit
+    codes"; break-it s26 F10): the first line names the script as given and the line of its code that failed,
+    then the error; the worker's other lines follow (the code line, the hint, the short trace).
+
+    Parameters
+    ----------
+    path : path
+        The script, as the user gave it (``s2/build.py``).
+    error : dict
+        The worker's error record (:func:`brickwright.agent._child.format_exception`: ``type``, ``message``,
+        ``line`` (1-based, or None: a time limit, a crash), ``text``).
+    text : str, optional
+        The record's own ``text`` when ``error`` has none.
+
+    Returns
+    -------
+    str
+        E.g. ``"s2/build.py:7: BrickLayerValueError in create_build(): at must be ...\n     7 | ...\nTrace: ..."``.
+    """
+    body = (error.get("text") or text or "create_build() failed").strip()
+    lines = body.splitlines() or ["create_build() failed"]
+    first, rest = lines[0], lines[1:]
+    line, etype, message = error.get("line"), error.get("type"), error.get("message")
+    m_syntax = _SYNTAX_HEAD.fullmatch(first)
+    m_head = _HEAD.fullmatch(first)
+    if m_syntax:
+        col = f" (column {m_syntax['col']})" if m_syntax["col"] else ""
+        first = f"SyntaxError{col}: {m_syntax['msg']}"
+    elif m_head and message is not None:
+        said = str(message).splitlines() or [""]
+        first = f"{m_head['type']} in {m_head['where']}: {said[0]}".rstrip(": ")
+        own = f"{etype}: {said[0]}" if said[0] else str(etype)
+        rest = [x for i, x in enumerate(rest) if not (x == own and own not in rest[:i])]
+    where = f"{path}:{line}" if line else f"{path}"
+    return "\n".join([f"{where}: {first}", *rest])
+
+
 def run_build_script(path, *, time_limit: float = 30.0, sandbox: bool = True) -> dict:
     """Run a ``build.py`` in the sandboxed worker and judge the build it returns.
 
@@ -165,8 +208,7 @@ def run_build_script(path, *, time_limit: float = 30.0, sandbox: bool = True) ->
     p = Path(path)
     res = validate_file(p, time_limit=time_limit, sandbox=sandbox)
     if res.get("ldraw") is None:
-        err = res.get("error") or {}
-        raise BuildScriptError((err.get("text") or res.get("text") or f"{p}: create_build() failed").strip())
+        raise BuildScriptError(script_error_message(path, res.get("error") or {}, res.get("text")))
     build = from_ldraw(res["ldraw"], source=p.name)
     for b in [build, *build.sub_builds()]:  # line numbers of the exported text mean nothing to the user
         for pl in b.placements:

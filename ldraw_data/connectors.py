@@ -714,8 +714,12 @@ def _with_surface_types(lab: _Labels) -> _Labels:
 
 def _ldcad_labels() -> _Labels:
     """BrickNet's labels merged with the LDCad shadow library's (when installed)."""
-    bn = _bricknet_labels()
-    ld = _ldcad_rows()
+    return _merge_ldcad_labels(_bricknet_labels(), _ldcad_rows())
+
+
+def _merge_ldcad_labels(bn: _Labels, ld) -> _Labels:
+    """``bn`` (BrickNet's labels) with ``ld`` (:func:`_ldcad_rows`' tuple, or None: ``bn`` as it is) merged in;
+    LDCad's types new to ``bn`` are appended to its type table in :func:`_type_sort_key` order."""
     if ld is None:
         return bn
     stems, starts, frames, (label_table, label_idx), lengths = ld
@@ -743,20 +747,12 @@ def _ldcad_rows():
 
     Built once from the library and the shadow library (about 10 s: every part file's references
     are read) and kept under ``cache_dir()/connectors``, keyed on both libraries' fingerprints."""
-    from .library import find_shadow_library, get_library
-
-    root = find_shadow_library()
-    if root is None:
+    where = _ldcad_cache_files()
+    if where is None:
         return None
-    try:
-        lib = get_library()
-    except Exception:  # noqa: BLE001 - no parts library: BrickNet labels only
-        return None
-    from .ldcad import build_ldcad_table, shadow_fingerprint
+    lib, root, path, fpath = where
+    from .ldcad import build_ldcad_table
 
-    key = hashlib.sha1(f"{_LDCAD_VERSION}|{lib.fingerprint}|{shadow_fingerprint(root)}".encode()).hexdigest()[:16]
-    path = cache_dir() / "connectors" / f"ldcad-v{_LDCAD_VERSION}-{key}.npz"
-    fpath = path.with_name(path.stem + "-frames.npy")  # memory-mapped: only the parts used are read
     if path.is_file() and fpath.is_file():
         try:
             with np.load(path, allow_pickle=False) as z:
@@ -770,6 +766,42 @@ def _ldcad_rows():
 
     with one_task("reading the LDCad snap information (once)"):
         table = build_ldcad_table(lib, root)
+    out = _pack_ldcad_table(table)
+    stems, label_table, label_idx = out[0], out[3][0], out[3][1]
+    try:
+        from .fileio import atomic_writer
+
+        with atomic_writer(fpath, "wb") as fh:
+            np.save(fh, out[2])
+        _atomic_save_npz(path, dict(stems=np.asarray(stems), starts=out[1], lengths=out[4], label_idx=label_idx,
+                                    label_table=np.asarray(json.dumps([[k, s, p or ""] for k, s, p in label_table]))))
+    except OSError as exc:
+        log.warning("could not write the connector cache %s (%s); continuing without it", path, exc)
+    return out
+
+
+def _ldcad_cache_files():
+    """``(library, shadow library folder, table .npz path, frames .npy path)`` of the LDCad table's disk cache
+    (under ``cache_dir()/connectors``, keyed on both libraries' fingerprints), or None without a shadow library
+    or an LDraw library."""
+    from .library import find_shadow_library, get_library
+
+    root = find_shadow_library()
+    if root is None:
+        return None
+    try:
+        lib = get_library()
+    except Exception:  # noqa: BLE001 - no parts library: BrickNet labels only
+        return None
+    from .ldcad import shadow_fingerprint
+
+    key = hashlib.sha1(f"{_LDCAD_VERSION}|{lib.fingerprint}|{shadow_fingerprint(root)}".encode()).hexdigest()[:16]
+    path = cache_dir() / "connectors" / f"ldcad-v{_LDCAD_VERSION}-{key}.npz"
+    return lib, root, path, path.with_name(path.stem + "-frames.npy")  # memory-mapped: only the parts used are read
+
+
+def _pack_ldcad_table(table: dict):
+    """:func:`ldraw_data.ldcad.build_ldcad_table`'s dict as :func:`_ldcad_rows`' tuple (stems sorted)."""
     stems, starts, frames, labels, lengths = [], [0], [], [], []
     for stem in sorted(table):
         rows = table[stem]
@@ -782,18 +814,8 @@ def _ldcad_rows():
     label_table = sorted(set(labels), key=_type_sort_key)
     index = {lab: i for i, lab in enumerate(label_table)}
     label_idx = np.array([index[lab] for lab in labels], dtype=np.int16)
-    out = (stems, np.asarray(starts, np.int64), np.asarray(frames, np.float32).reshape(-1, 3, 4),
-           (label_table, label_idx), np.asarray(lengths, np.float32))
-    try:
-        from .fileio import atomic_writer
-
-        with atomic_writer(fpath, "wb") as fh:
-            np.save(fh, out[2])
-        _atomic_save_npz(path, dict(stems=np.asarray(stems), starts=out[1], lengths=out[4], label_idx=label_idx,
-                                    label_table=np.asarray(json.dumps([[k, s, p or ""] for k, s, p in label_table]))))
-    except OSError as exc:
-        log.warning("could not write the connector cache %s (%s); continuing without it", path, exc)
-    return out
+    return (stems, np.asarray(starts, np.int64), np.asarray(frames, np.float32).reshape(-1, 3, 4),
+            (label_table, label_idx), np.asarray(lengths, np.float32))
 
 
 @lru_cache(maxsize=1)
@@ -1030,7 +1052,7 @@ def resolve_connector_part(part_id: str, library_alias_ok: bool = True) -> tuple
     ck = (stem, bool(library_alias_ok))
     if ck in _resolve_cache:
         return _resolve_cache[ck]
-    lab = _labels()
+    lab = _bricknet_labels()  # its stems and aliases are those of _labels(), without the LDCad table
     T = np.eye(4)
     cur = stem
     result = None
@@ -1100,7 +1122,15 @@ def _part_arrays(part_id: str, library_alias_ok: bool = True, sources: tuple = S
     hit = _part_cache.get(ck)
     if hit is not None:
         return hit
-    lab = _labels()
+    out = _arrays_with(_labels(), part_id, library_alias_ok, sources)
+    with _lock:
+        _part_cache[ck] = out
+    return out
+
+
+def _arrays_with(lab: _Labels, part_id: str, library_alias_ok: bool, sources: tuple) -> _PartArrays:
+    """:func:`_part_arrays` (not memoised) with the labels ``lab``; the type codes index ``lab.type_table``."""
+    ck = (_stem(part_id), bool(library_alias_ok), sources)
     res = resolve_connector_part(part_id, library_alias_ok) if "bricknet" in sources else None
     if res is None:
         frames, types, lengths = np.zeros((0, 4, 4)), np.zeros(0, np.int16), np.zeros(0)
@@ -1131,10 +1161,7 @@ def _part_arrays(part_id: str, library_alias_ok: bool = True, sources: tuple = S
     st = _sticker_rows(ck[0]) if "sticker" in sources and not len(types) else None
     if st is not None:  # a flat sticker's back face (ldraw_data.stickers), which no other source describes
         frames, types, lengths = st
-    out = _PartArrays(_readonly(frames), _readonly(np.asarray(types, np.int16)), _readonly(lengths))
-    with _lock:
-        _part_cache[ck] = out
-    return out
+    return _PartArrays(_readonly(frames), _readonly(np.asarray(types, np.int16)), _readonly(lengths))
 
 
 def _with_underside(stem: str, frames, types, lengths, lab: _Labels):
@@ -1498,6 +1525,89 @@ def part_connectors(part_id: str, library_alias_ok: bool = True,
     with _lock:
         _defs_cache[ck] = out
     return out
+
+
+#: The sources :func:`grid_connectors` reads one part of at a time when the LDCad table is not cached yet.
+_GRID_SOURCES = ("bricknet", "ldcad", "underside")
+#: How many times this process built LDCad rows for single parts (:func:`grid_connectors`); tests read it.
+one_part_ldcad_reads = 0
+
+
+_one_part_readers: dict = {}
+
+
+def _one_part_reader(library, shadow_root):
+    """The :class:`ldraw_data.ldcad.PartRowReader` :func:`grid_connectors` reads single parts' LDCad rows with,
+    one per (LDraw library folder and fingerprint, shadow library folder) in this process: it memoises the
+    files it has read, so the parts of a model share their primitives' work."""
+    from .ldcad import PartRowReader
+
+    key = (str(library.root), library.fingerprint, str(shadow_root))
+    reader = _one_part_readers.get(key)
+    if reader is None:
+        reader = _one_part_readers[key] = PartRowReader(library, shadow_root)
+    return reader
+
+
+def grid_connectors(part_id: str) -> tuple[ConnectorDef, ...]:
+    """The connectors a part's alignment box is made from (its upward studs and anti-studs: module
+    ``bricklayer.element``), without making the whole connector library on an empty cache folder.
+
+    When the LDCad shadow library's table (:func:`_ldcad_rows`) is already loaded in this process or cached on
+    disk, or no shadow library is installed, this is :func:`part_connectors` of ``part_id``. Otherwise (the
+    first run on an empty cache folder: building that table reads every part file, 10 s to a minute, break-it
+    s26 F6) the part's own LDCad rows are read from its reference tree alone (:class:`ldraw_data.ldcad.PartRowReader`,
+    the same rows the table holds) and merged with BrickNet's rows and the
+    derived underside anti-studs exactly as :func:`part_connectors` merges them. Left out are the hose segment
+    joints (balls and sockets, never studs or anti-studs). A library part file with no BrickNet or LDCad rows
+    falls back to :func:`part_connectors` (its other sources, sub-part pieces and sticker backs, are gated on
+    that: a hose such as 756, the pieces of a composite such as rigging 70501a); any other id with none (a
+    primitive placed as a part, a model's embedded part) gets none: those sources read part files only, and a
+    sticker back is no stud.
+
+    Parameters
+    ----------
+    part_id : str
+        LDraw part id (``"3001"`` or ``"3001.dat"``).
+
+    Returns
+    -------
+    tuple of ConnectorDef
+        In the part's LDraw frame (LDU); their ``index`` values are positions in this tuple, which may differ
+        from :func:`part_connectors`' by the segment joints: use them for positions and types only.
+
+    Raises
+    ------
+    LDrawTypeError
+        ``part_id`` is not a str.
+    MissingDependencyError
+        The ``bricknet`` package (connector labels) is not installed.
+    """
+    global one_part_ldcad_reads
+    stem = _stem(part_id)
+    if _labels.cache_info().currsize:
+        return part_connectors(part_id)
+    where = _ldcad_cache_files()
+    if where is None or (where[2].is_file() and where[3].is_file()):
+        return part_connectors(part_id)
+    reader = _one_part_reader(where[0], where[1])
+    with _lock:
+        try:
+            rows = reader.rows(stem)
+            table = {stem: rows} if rows else {}
+        except Exception as exc:  # noqa: BLE001 - the whole table decides, as for any other part
+            log.debug("one-part LDCad read of %s failed (%s); using the whole table", stem, exc)
+            return part_connectors(part_id)
+        one_part_ldcad_reads += 1
+    lab = _with_surface_types(_merge_ldcad_labels(_bricknet_labels(), _pack_ldcad_table(table)))
+    arr = _arrays_with(lab, part_id, True, _GRID_SOURCES)
+    if not len(arr.types):
+        # not a top-level part file (a primitive placed as a part, a model's embedded part): the segment and
+        # composite-piece sources read part files only, and a sticker back is no stud: nothing for the grid
+        return () if not reader.has_part(stem) else part_connectors(part_id)
+    table_ = lab.type_table
+    return tuple(ConnectorDef(*table_[t], _readonly(arr.frames[i].copy()), float(L), i)
+                 for i, (t, L) in enumerate(zip(arr.types.tolist(), arr.lengths.tolist())))
 
 
 def has_connectors(part_id: str, library_alias_ok: bool = True, sources: tuple = SOURCES) -> bool:

@@ -179,7 +179,8 @@ def current_umask() -> int:
 
 
 @contextlib.contextmanager
-def atomic_writer(path, mode: str = "wb", *, encoding: str | None = None, newline: str | None = None):
+def atomic_writer(path, mode: str = "wb", *, encoding: str | None = None, newline: str | None = None,
+                  replace: bool = True, replace_hint: str = "pass overwrite=True"):
     """Open a temporary file beside ``path``; rename it over ``path`` when the block ends without error.
 
     Parameters
@@ -190,6 +191,13 @@ def atomic_writer(path, mode: str = "wb", *, encoding: str | None = None, newlin
         ``"wb"`` or ``"w"``.
     encoding, newline : str, optional
         For text mode (default UTF-8).
+    replace : bool
+        Replace an existing ``path`` (default). False: the finished file is put in place with a hard link,
+        which fails when ``path`` exists by then, so of two writers started at once without overwrite the
+        second gets :class:`OutputExistsError` instead of silently replacing the first's file (break-it s26
+        F9); on a file system without hard links, an existence check and a rename.
+    replace_hint : str
+        How the caller replaces a file, for that error's message (``"pass --force"`` on the command line).
 
     Yields
     ------
@@ -203,6 +211,8 @@ def atomic_writer(path, mode: str = "wb", *, encoding: str | None = None, newlin
         When the folder cannot be made or written to (no permission, a file where a folder is needed, a full
         disk): the message names ``path``, not the temporary file; also an ``OSError``
         (:func:`output_write_error`).
+    OutputExistsError
+        ``replace`` is False and ``path`` exists when the file is finished (nothing is changed).
     """
     target = Path(path)
     if target.is_dir():
@@ -220,7 +230,10 @@ def atomic_writer(path, mode: str = "wb", *, encoding: str | None = None, newlin
         with fh:
             yield fh
         os.chmod(tmp, 0o666 & ~current_umask())
-        os.replace(tmp, target)
+        if replace:
+            os.replace(tmp, target)
+        else:
+            _link_new(tmp, target, replace_hint)
     except BaseException as exc:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
@@ -346,13 +359,33 @@ def read_input_text(path, *, give: str) -> str:
         raise InputReadError(f"{p}:{line_of(exc.start)}: not UTF-8 text (byte {exc.start}); save it as UTF-8") from None
 
 
-def atomic_write(path, data: bytes | str) -> Path:
-    """Write bytes or text (UTF-8, ``\\n`` line ends) to ``path`` atomically; returns the path."""
+def _link_new(tmp: str, target: Path, replace_hint: str) -> None:
+    """Put the finished temporary file ``tmp`` at ``target`` only if nothing is there (:func:`atomic_writer`
+    with ``replace=False``): ``os.link`` fails atomically on an existing name; ``tmp`` is then removed."""
+    try:
+        os.link(tmp, target)
+    except FileExistsError:
+        raise OutputExistsError(f"{target} exists; {replace_hint} to replace it") from None
+    except OSError as exc:
+        if exc.errno not in (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EXDEV, errno.EMLINK):
+            raise
+        if os.path.lexists(target):  # no hard links here (some FUSE and network file systems)
+            raise OutputExistsError(f"{target} exists; {replace_hint} to replace it") from None
+        os.replace(tmp, target)
+        return
+    os.unlink(tmp)
+
+
+def atomic_write(path, data: bytes | str, *, replace: bool = True, replace_hint: str = "pass overwrite=True") -> Path:
+    """Write bytes or text (UTF-8, ``\\n`` line ends) to ``path`` atomically; returns the path.
+
+    ``replace`` and ``replace_hint`` as for :func:`atomic_writer` (False: an existing ``path`` raises
+    :class:`OutputExistsError`, checked atomically when the file is put in place)."""
     if isinstance(data, str):
-        with atomic_writer(path, "w", newline="\n") as fh:
+        with atomic_writer(path, "w", newline="\n", replace=replace, replace_hint=replace_hint) as fh:
             fh.write(data)
     else:
-        with atomic_writer(path, "wb") as fh:
+        with atomic_writer(path, "wb", replace=replace, replace_hint=replace_hint) as fh:
             fh.write(data)
     return Path(path)
 

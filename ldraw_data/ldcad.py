@@ -556,3 +556,35 @@ def build_ldcad_table(library, shadow_root: Path, stems: list[str] | None = None
             if rows:
                 out[stem] = rows
     return out
+
+
+class PartRowReader:
+    """Connector rows of single parts from the shadow library, for when the whole table
+    (:func:`build_ldcad_table`, every part file read: 10 s to a minute) is not cached yet.
+
+    Parameters
+    ----------
+    library : LDrawLibrary
+    shadow_root : Path
+        The shadow library folder (holds ``parts/`` and ``p/``).
+
+    The files read (parts, sub-parts, primitives and their shadow files) are memoised, so the parts of a
+    model share their primitives' work. Rows are those :func:`build_ldcad_table` gives for the same part.
+    """
+
+    def __init__(self, library, shadow_root: Path):
+        self._res = _Resolver(library, shadow_root)
+        self._parts = {name.removesuffix(".dat") for name, _ in library.part_files()}
+
+    def has_part(self, stem: str) -> bool:
+        """Whether ``stem`` (``"3001"``) is one of the library's top-level part files (``parts/``, not ``s/``
+        sub-parts nor primitives): the files the whole table is made of."""
+        return stem in self._parts
+
+    def rows(self, stem: str) -> list:
+        """:func:`connector_rows` of part ``stem`` (``"3001"``); an empty list when it has no snap information
+        or is not one of the library's top-level part files (the table holds only those)."""
+        if stem not in self._parts:
+            return []
+        recs, frames, extra = self._res.resolve(stem + ".dat")
+        return connector_rows(recs, frames, extra) if recs else []

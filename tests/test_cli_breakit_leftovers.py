@@ -123,14 +123,15 @@ def create_build():
 def test_a_build_that_kills_itself_is_reported_as_that_signal_not_memory(tmp_path):
     """A build.py sending its own process SIGKILL (or SIGTERM) was reported as "killed (most likely out of
     memory)". The kernel counts every out-of-memory kill (/proc/vmstat oom_kill); none happened, so the report
-    names the signal and says what to remove. Exit 1 (the build failed), one line."""
+    names the signal and says what to remove. Exit 1 (the build failed), one line, which names the file
+    (``error: FILE: ...``, break-it s26 F10)."""
     for sig, no in (("SIGKILL", 9), ("SIGTERM", 15)):
         f = tmp_path / f"{sig.lower()}.py"
         f.write_text(KILLS_ITSELF.replace("{sig}", sig))
         p = brickwright("validate", str(f))
         assert p.returncode == 1, p.stdout + p.stderr
         assert p.stderr.strip() == (
-            f"error: The build's process was killed by signal {no} ({sig}) while running this code; not for lack "
+            f"error: {f}: The build's process was killed by signal {no} ({sig}) while running this code; not for lack "
             "of memory (the kernel killed nothing for memory; over its limit of 2048 MB the code gets a "
             "MemoryError): something sent it that signal; remove any os.kill, os.killpg or signal call from the "
             "code and try again."), p.stderr

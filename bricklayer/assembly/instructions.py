@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 from pathlib import Path
 
 from ldraw_data.fileio import atomic_write, atomic_writer
@@ -109,7 +110,11 @@ def write_instructions(build, out_dir, *, images: bool = True, max_images: int |
                        options: PlannerOptions | None = None, source: str | None = None) -> dict:
     """Write the assembly sequence as an MPD with ``0 STEP`` groups and, with the renderer, an image per step.
 
-    What ``brickwright instructions MODEL --out DIR`` calls.
+    What ``brickwright instructions MODEL --out DIR`` calls. Unlike a picture (``brickwright render``), this needs
+    every part's connectors: the verdict (:func:`~bricklayer.validate.validation_report`) and the planner work on
+    the connection graph, so the first run on an empty cache folder reads the whole connector library once.
+    Without ``overwrite`` the folder is claimed before planning (its ``plan.json`` created exclusively): of two
+    runs started at once into one folder, the second raises :class:`OutputExistsError`.
 
     Parameters
     ----------
@@ -181,6 +186,61 @@ def write_instructions(build, out_dir, *, images: bool = True, max_images: int |
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise OutputNotAFolderError(f"cannot create the folder {out}: {exc.strerror or exc}") from None
+    claimed = None if overwrite else _claim_folder(out)
+    try:
+        return _write_instructions(build, out, images=images, max_images=max_images, size=size,
+                                   max_parts_per_step=max_parts_per_step, time_budget=time_budget,
+                                   separate_objects=separate_objects, options=options, source=source)
+    except BaseException:
+        if claimed is not None:  # this run's placeholder, not yet replaced by the real plan.json
+            try:
+                if claimed.read_bytes() == _CLAIM:
+                    claimed.unlink()
+            except OSError:
+                pass
+        raise
+
+
+#: What plan.json holds while a run without overwrite is writing the folder (:func:`_claim_folder`).
+_CLAIM = b'{"status": "being written by a brickwright instructions run"}\n'
+
+
+def _claim_folder(out: Path) -> Path:
+    """Claim the instructions folder ``out`` for this run: create its ``plan.json`` as a placeholder (exclusive
+    create, ``O_EXCL``), so that of two runs started at once without overwrite, the second refuses with the
+    message a run after the first gives (break-it s26 F9: both wrote into one folder). The placeholder is
+    replaced by the real plan.json (atomically), or removed when the run fails.
+
+    Returns
+    -------
+    Path
+        The placeholder's path.
+
+    Raises
+    ------
+    OutputExistsError
+        ``out/plan.json`` exists already (another run is writing the folder, or wrote it).
+    OutputNotAFolderError
+        The placeholder cannot be created (no permission).
+    """
+    path = out / "plan.json"
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+    except FileExistsError:
+        raise OutputExistsError(f"{out} already holds instructions (plan.json); pass overwrite=True "
+                                "(CLI: --force) to replace them") from None
+    except OSError as exc:
+        raise OutputNotAFolderError(f"cannot write in the folder {out}: {exc.strerror or exc}") from None
+    try:
+        os.write(fd, _CLAIM)
+    finally:
+        os.close(fd)
+    return path
+
+
+def _write_instructions(build, out: Path, *, images, max_images, size, max_parts_per_step, time_budget,
+                        separate_objects, options, source) -> dict:
+    """:func:`write_instructions` after its checks: validate, plan, write ``out``'s files."""
     from ..validate import validation_report  # on use: the validator loads FCL
 
     # the verdict before planning (a build the validator cannot read fails now, not after minutes of planning)

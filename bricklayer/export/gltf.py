@@ -187,6 +187,6 @@ def write_gltf(build, path, *, overwrite: bool = False, library=None) -> ExportR
     data, counts = gltf_bytes(scene, title=getattr(build, "name", None) or Path(p).stem)
     from ldraw_data.fileio import atomic_write
 
-    atomic_write(p, data)
+    atomic_write(p, data, replace=overwrite)  # a racing writer's file is kept
     return ExportResult(p, len(scene.instances), len(scene.parts), counts["materials"], counts["triangles"],
                         tuple(scene.skipped))

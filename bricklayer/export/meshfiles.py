@@ -118,8 +118,8 @@ def write_obj(build, path, *, overwrite: bool = False, library=None) -> ExportRe
     text, _files = export_obj(out, include_normals=False, include_color=False, include_texture=True,
                               return_texture=True, mtl_name=mtl_path.name)
     # trimesh's own .mtl drops alpha (no "d" line): write ours, same material names
-    atomic_write(mtl_path, _mtl_text(scene.material(c) for c in tm_materials))
-    atomic_write(p, text)
+    atomic_write(mtl_path, _mtl_text(scene.material(c) for c in tm_materials), replace=overwrite)
+    atomic_write(p, text, replace=overwrite)  # a racing writer's file is kept
     return ExportResult(p, len(scene.instances), len(scene.parts), len(tm_materials), n_tris,
                         tuple(scene.skipped))
 
@@ -174,6 +174,6 @@ def write_stl(build, path, *, overwrite: bool = False, library=None) -> ExportRe
     keep = mesh.nondegenerate_faces() & mesh.unique_faces()
     mesh.update_faces(keep)
     mesh.remove_unreferenced_vertices()
-    atomic_write(p, export_stl(mesh))
+    atomic_write(p, export_stl(mesh), replace=overwrite)  # a racing writer's file is kept
     return ExportResult(p, len(scene.instances), len(scene.parts), 0, len(mesh.faces), tuple(scene.skipped),
                         bool(mesh.is_watertight))

@@ -344,5 +344,5 @@ def write_parts_list(build, path, fmt: str = "csv", *, color_map=None, part_map=
     if part_map is not None and not isinstance(part_map, dict):
         part_map = read_id_map(part_map, "part")
     res = parts_list_text(parts_list(build, library), fmt, color_map=color_map, part_map=part_map)
-    atomic_write(p, res.text)
+    atomic_write(p, res.text, replace=overwrite)  # a racing writer's file is kept
     return res

@@ -1119,7 +1119,8 @@ def render_sheet(build, *, size=(1200, 800), highlight=None, edges: bool = True,
 
 
 def save_render(build, out_png, *, view="iso", size=None, highlight_problems: bool = False,
-                edges: bool = True, projection: str = "ortho", title: str | None = None, pose=None) -> Path:
+                edges: bool = True, projection: str = "ortho", title: str | None = None, pose=None,
+                overwrite: bool = True) -> Path:
     """Render a build (one view or the sheet) and write it as a PNG.
 
     Parameters
@@ -1141,6 +1142,9 @@ def save_render(build, out_png, *, view="iso", size=None, highlight_problems: bo
         Title line of a sheet (ignored for a single view).
     pose : dict, optional
         Joint values (joint name -> degrees or LDU) to render the build posed, as :func:`render_build`.
+    overwrite : bool
+        Replace an existing ``out_png`` (default). False: a PNG there when the picture is finished, e.g. one
+        another run wrote meanwhile, is left as it is (``ldraw_data.fileio.atomic_writer``, ``replace=False``).
 
     Returns
     -------
@@ -1151,6 +1155,8 @@ def save_render(build, out_png, *, view="iso", size=None, highlight_problems: bo
     ------
     RenderBackendError, ValueError
         As :func:`render_build`.
+    OutputExistsError
+        ``overwrite`` is False and ``out_png`` exists.
     """
     out = Path(out_png)
     is_sheet = isinstance(view, str) and view.strip().lower() == "sheet"
@@ -1165,6 +1171,6 @@ def save_render(build, out_png, *, view="iso", size=None, highlight_problems: bo
                            projection=projection, pose=pose)
     from ldraw_data.fileio import atomic_writer
 
-    with atomic_writer(out, "wb") as fh:
+    with atomic_writer(out, "wb", replace=overwrite) as fh:
         img.save(fh, format="PNG")
     return out

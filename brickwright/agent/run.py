@@ -14,6 +14,7 @@ import base64
 import json
 import logging
 import mimetypes
+import os
 import re
 import tempfile
 import time
@@ -174,7 +175,10 @@ RUN_FILES = ("build.py", "transcript.jsonl", "result.json", "model.ldr")
 
 
 def _new_run_dir(prompt: str, out_dir: str | Path | None, force: bool = False) -> Path:
-    """The run folder: ``out_dir`` (refused when it holds a run, unless ``force``) or a new timestamped one.
+    """The run folder: ``out_dir`` (refused when it holds a run, unless ``force``) or a new timestamped one
+    under ``brickwright_runs/``, made here. Without ``force`` the run claims ``out_dir`` by creating its
+    ``transcript.jsonl`` exclusively, and a timestamped folder is made with ``mkdir`` (atomic): of two runs
+    started at once, the second refuses (``out_dir``) or takes the next name (``-2``).
 
     Raises
     ------
@@ -185,18 +189,31 @@ def _new_run_dir(prompt: str, out_dir: str | Path | None, force: bool = False) -
         d = Path(out_dir)
         if d.exists() and not d.is_dir():
             raise RunFolderExistsError(f"--out {d} is a file; give a folder for the run")
-        held = [n for n in RUN_FILES if (d / n).exists()]
-        if held and not force:
+
+        def refuse(held):
             raise RunFolderExistsError(f"--out {d} already holds a run ({', '.join(held)}); choose another folder "
                                        "or pass --force to replace it")
-    else:
-        base = Path("brickwright_runs") / f"{datetime.now():%Y%m%d-%H%M%S}-{_slug(prompt)}"
-        d, n = base, 1
-        while d.exists():  # two runs started in the same second
+
+        held = [n for n in RUN_FILES if (d / n).exists()]
+        if held and not force:
+            refuse(held)
+        d.mkdir(parents=True, exist_ok=True)
+        if not force:  # claimed: of two runs started at once into one folder, the second refuses (break-it s26 F9)
+            try:
+                os.close(os.open(d / "transcript.jsonl", os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))
+            except FileExistsError:
+                refuse(["transcript.jsonl"])
+        return d.resolve()
+    base = Path("brickwright_runs") / f"{datetime.now():%Y%m%d-%H%M%S}-{_slug(prompt)}"
+    base.parent.mkdir(parents=True, exist_ok=True)
+    d, n = base, 1
+    while True:  # two runs started in the same second: the second makes the next name (mkdir is atomic)
+        try:
+            d.mkdir()
+            return d.resolve()
+        except FileExistsError:
             n += 1
             d = base.with_name(f"{base.name}-{n}")
-    d.mkdir(parents=True, exist_ok=True)
-    return d.resolve()
 
 
 #: The harness-only tool that hands a self-contained sub-build to a model session of its own (issue 20).

@@ -25,6 +25,7 @@ __all__ = ["STATE_DIR", "STATE_FORMAT", "RunFolderError", "LazyJudge", "FolderTo
 
 import contextlib
 import json
+import os
 import shutil
 import time
 from pathlib import Path
@@ -212,6 +213,12 @@ def init_run_folder(run_dir: str | Path, *, from_path: str | Path | None = None,
                                    "--force to start it over")
     start_src, files = start_files(from_path)
     d.mkdir(parents=True, exist_ok=True)
+    if not force:  # claimed: of two inits started at once into one folder, the second refuses (break-it s26 F9)
+        try:
+            os.close(os.open(d / "build.py", os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))
+        except FileExistsError:
+            raise RunFolderExistsError(f"{d} already holds a run (build.py); choose another folder or pass "
+                                       "--force to start it over") from None
     for stale in ("model.ldr", "result.json", "transcript.jsonl"):
         (d / stale).unlink(missing_ok=True)
     shutil.rmtree(d / STATE_DIR, ignore_errors=True)

@@ -201,7 +201,9 @@ def test_errors_in_a_build_script_name_that_script(tmp_path):
     r = run("validate", str(path))
     assert r.exit_code == 1
     err = _stderr(r)
-    assert "ZeroDivisionError in create_build() at tower.py line 2:" in err
+    # the README's `error: FILE[:LINE]: ...` form (break-it s26 F10), the details on the lines after
+    assert err.startswith(f"error: {path}:2: ZeroDivisionError in create_build(): division by zero\n")
+    assert "     2 | return 1 / 0" in err
     assert "Trace: tower.py:2 in create_build" in err and "build.py" not in err
     path.write_text("x = 1\n")
     r = run("validate", str(path))
