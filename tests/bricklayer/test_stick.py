@@ -91,6 +91,43 @@ def test_a_sticker_over_an_edge_or_on_the_studs_raises():
     assert len(b.placements) == 1
 
 
+def test_the_failing_point_is_given_with_its_height_up_as_at_is():
+    # 3001's front face spans z 0..24 (centre 12); the 22 LDU high sticker moved up 5 spans z 6..28 and hangs
+    # over the top edge, so its failing points lie above its centre: the top sample row, 11 - 0.25 = 10.75 up.
+    # Moved down 5 it spans z -4..18: the first failing point is 7.25 below its centre (z -0.25, under the
+    # face's bottom edge z 0).
+    b = LegoBuild()
+    wall = b.add(Element("3001"))
+    with pytest.raises(BrickLayerValueError, match=r"at \(-18.8, \+10.8\) LDU from the sticker's centre"):
+        stick(b, "004113b", onto=wall, side="front", at=(0, 5))
+    with pytest.raises(BrickLayerValueError, match=r"at \(-18.8, -7.2\) LDU from the sticker's centre"):
+        stick(b, "004113b", onto=wall, side="front", at=(0, -5))
+    assert len(b.placements) == 1
+
+
+def test_a_sticker_is_not_stuck_onto_another_sticker():
+    b = LegoBuild()
+    wall = b.add(Element("3001"))
+    stick(b, "004113b", onto=wall, side="front", name="st")
+    with pytest.raises(BrickLayerValueError, match="onto is the sticker '004113b' \\(placement 'st'\\).*not on another"):
+        stick(b, "004113b", onto="st", side="front")
+    assert len(b.placements) == 2
+
+
+def test_a_huge_or_non_finite_at_raises_without_numpy_warnings():
+    import warnings
+
+    b = LegoBuild()
+    wall = b.add(Element("3001"))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a numpy RuntimeWarning (overflow in the ray cast) fails the test
+        with pytest.raises(BrickLayerValueError, match="misses part '3001'.*u -40.0 to 40.0"):
+            stick(b, "004113b", onto=wall, side="front", at=(1e308, 0))
+        with pytest.raises(BrickLayerValueError, match="must be finite"):
+            stick(b, "004113b", onto=wall, side="front", at=(float("nan"), 0))
+    assert len(b.placements) == 1
+
+
 def test_only_flat_stickers_are_stuck():
     b = LegoBuild()
     wall = b.add(Element("3001"))
