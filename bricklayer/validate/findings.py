@@ -337,6 +337,9 @@ def _collision_hint(build, rec, connected: set, distorted: set) -> str:
     leaves = (rec.a.path[0] if rec.a.path else None, rec.b.path[0] if rec.b.path else None)
     if any(id(p.leaf) in distorted for p in (rec.a, rec.b)):
         return "one of them is scaled or sheared: fix its matrix (see SCALED) first"
+    if rec.extra.get("sunk_sticker"):
+        return ("a sticker lies on a face, its back on the surface: place it with stick(build, sticker, onto=part, "
+                "side=..., at=...), which lays it there, or move it out as said")
     if leaves[1] is not None and id(leaves[1]) in connected or leaves[0] is not None and id(leaves[0]) in connected:
         slide = _sliding_joint_hint(build, rec, leaves)
         if slide:
@@ -497,6 +500,30 @@ def _advice_contexts(eng, sup, listed: dict) -> dict:
     return out
 
 
+def _loose_sticker_note(build, comp_idx, eng) -> str:
+    """The advice for a component that is only stickers (:func:`bricklayer.validate.support._stickers`), or "".
+
+    A sticker joins the part its back lies on (rule "sticker glued on a face",
+    :func:`bricklayer.validate.held.glued_sticker_edges`), never by studs, so "seat it on studs" is the wrong
+    advice for it: :func:`bricklayer.construction.stick` lays one on a face."""
+    import numpy as np
+
+    from bricklayer.validate.support import _stickers
+
+    idx = np.asarray(list(comp_idx) if not isinstance(comp_idx, np.ndarray) else comp_idx)
+    if not len(idx) or not np.issubdtype(idx.dtype, np.integer):
+        return ""
+    mask = eng.__dict__.get("_sticker_mask")
+    if mask is None or mask[0] is not eng.wa:
+        mask = eng._sticker_mask = (eng.wa, _stickers(eng))
+    if not mask[1][idx].all():
+        return ""
+    fp = eng.wa.placements[int(idx[0])]
+    return (f"{build.citation(fp)} {short_id(fp.content.ldraw_id)} is a sticker whose back lies on no face (in "
+            "front of it, or sunk into a part): a sticker is held by its back on a part's surface, not by studs; "
+            "lay it there with stick(build, sticker, onto=part, side=..., at=...)")
+
+
 def _rest_key(up, dn):
     """Key of "part ``up`` rests on part ``dn``" (flat indices below 2**31): ``up * 2**32 + dn``, the same for
     a part pair whatever the number of parts (so the keys are kept across appended parts)."""
@@ -521,6 +548,9 @@ def _component_advice(build, comp_idx, eng, sup, ctx: dict | None = None) -> str
         ctx = _advice_contexts(eng, sup, {0: comp_idx})[0]
     held = ctx["held"]
     flat = eng.wa.placements
+    sticker_note = _loose_sticker_note(build, comp_idx, eng)
+    if sticker_note:
+        return sticker_note
 
     def resting_pairs(start: int = 0, old: np.ndarray | None = None) -> tuple:
         """(pairs seen, sorted :func:`_rest_key` of flat indices where part a rests on part b in the narrow

@@ -1,0 +1,127 @@
+"""Rule "sticker sunk into a part": a sticker whose whole slab lies inside another part's material collides.
+
+A sticker is a slab 0.25 LDU thick (``box5-12`` scaled 0.25, the LDraw sticker primitives). The collision
+test insets both meshes by ``TOL.collision_inset`` (0.25 LDU, :mod:`.collisions`), which leaves no volume of
+such a slab, and compares surfaces: a slab pushed through a face into a brick wall (4 LDU thick) crosses no
+surface of it until it reaches the wall's inner face, so it was found neither colliding nor (past the reach
+of the "sticker on a surface" rule, :data:`.support.STICKER_MOVES`) held. This rule looks at the material
+instead: sample points over both faces of the slab (its corners pulled :data:`CORNER_PULL` of the way to its
+centre, and its centre) are cast rays along the slab's normal, both ways, against the other part's oriented
+surface (:class:`ldraw_data.collision.CollisionShape`: outward CCW faces, BFC or trimesh's guess); a point
+is inside the material when the nearest face met each way is left through its outside (the face's outward
+normal along the ray). When every sample point is inside by more than
+:data:`SUNK_MIN` LDU, the sticker is sunk into that part: its printed front face too lies inside, so
+moved by its own thickness or more into the face. A sticker laid on a face by ``stick()`` has its back on
+the face and its front 0.25 LDU outside it; in 10252 Volkswagen Beetle official stickers lie up to 0.25 LDU
+(a slab's thickness) into the windscreen 30007, their front faces still on its surface.
+"""
+
+from __future__ import annotations
+
+__all__ = ["SUNK_MIN", "CORNER_PULL", "sunk_sticker_depths"]
+
+import numpy as np
+
+#: Smallest depth (LDU) of the shallowest sample point of a sticker's slab inside another part for the
+#: sticker to be sunk into it: coordinates rounded in a file (a few 0.001 LDU) stay under it; a sticker
+#: moved 0.3 LDU (its 0.25 LDU thickness and 0.05 more) into a face is over it.
+SUNK_MIN = 0.02
+#: Fraction of the way the slab's corners are pulled toward its centre for sample points: off the slab's
+#: edges, where a ray could meet the edge of a face of the other part.
+CORNER_PULL = 0.2
+
+
+def _slab_samples(shape) -> tuple[np.ndarray, np.ndarray]:
+    """Sample points (part frame, LDU) over both faces of a thin slab, and its unit normal (part frame).
+
+    The normal is the axis of the shape's smallest extent (the slab's thickness, as
+    :func:`.support._sticker_surface_edges` takes it)."""
+    h = shape.hull_points
+    lo, hi = h.min(axis=0), h.max(axis=0)
+    ax = int(np.argmin(hi - lo))
+    normal = np.zeros(3)
+    normal[ax] = 1.0
+    c = (lo + hi) / 2
+    pts = h + CORNER_PULL * (c - h)
+    pts[:, ax] = h[:, ax]  # pulled in the slab's plane only: the points stay on its faces
+    faces = [c.copy(), c.copy()]
+    faces[0][ax], faces[1][ax] = lo[ax], hi[ax]
+    return np.vstack([pts, faces]), normal
+
+
+def _oriented_triangles(shape, transform: np.ndarray, mirrored: bool) -> np.ndarray:
+    """(f, 3, 3) world triangles (LDU) of a collision shape, outward CCW, at a proper ``transform``."""
+    v = shape.vertices * np.array([-1.0, 1.0, 1.0]) if mirrored else shape.vertices
+    f = shape.faces[:, ::-1] if mirrored else shape.faces
+    v = v @ transform[:3, :3].T + transform[:3, 3]
+    return v[f]
+
+
+def _inside_depth(points: np.ndarray, normal: np.ndarray, tris: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Depth (LDU) of each point inside the material bounded by ``tris``, and the way out.
+
+    Returns ``(depth (p,), ways (2, p))``: ``depth`` is the distance to the nearest face along ``+normal``
+    or ``-normal`` when the nearest face each way is left through its outside, 0 where the point is not
+    inside (outside, in a hollow, or a ray meets no face: open surfaces); ``ways[0]``/``ways[1]``: the
+    distances to those faces along ``+normal``/``-normal`` (inf where none)."""
+    from ldraw_data.rays import first_ray_hits
+
+    none = np.zeros(len(points)), np.full((2, len(points)), np.inf)
+    # only faces over the points' footprint along the normal can be met: projected onto the slab's plane
+    proj = points - np.outer(points @ normal, normal)
+    lo, hi = proj.min(axis=0) - 1.0, proj.max(axis=0) + 1.0
+    tp = tris - (tris @ normal)[..., None] * normal
+    near = np.all((tp.min(axis=1) <= hi) & (tp.max(axis=1) >= lo), axis=1)
+    tris = tris[near]
+    if not len(tris):
+        return none
+    fn = np.cross(tris[:, 1] - tris[:, 0], tris[:, 2] - tris[:, 0])  # outward normals (CCW)
+    depth = np.full(len(points), np.inf)
+    ways = np.full((2, len(points)), np.inf)
+    for w, d in enumerate((normal, -normal)):
+        t, k = first_ray_hits(points, d, tris)
+        leaves = k >= 0
+        leaves[leaves] = fn[k[leaves]] @ d > 0
+        ways[w] = t
+        depth = np.where(leaves, np.minimum(depth, t), 0.0)
+    return depth, ways
+
+
+def sunk_sticker_depths(eng, pairs: np.ndarray, sticker: np.ndarray) -> list[tuple[float, float, tuple]]:
+    """How deep the sticker of each pair is sunk into the other part, and the move that lays it on the face.
+
+    Parameters
+    ----------
+    eng : CollisionEngine
+        Its ``shapes``, ``keys``, ``transforms`` (proper) and ``mirrored`` (:mod:`.collisions`).
+    pairs : (m, 2) int
+        Placement index pairs (broad-phase candidates).
+    sticker : (n,) bool
+        Placements that are stickers (:func:`.support._stickers`).
+
+    Returns
+    -------
+    list of (depth LDU, move LDU, direction (3,) unit) per pair
+        For a pair with a sticker (the first sticker of the two when both are) whose slab's sample points all
+        lie inside the other part's material by more than :data:`SUNK_MIN` (module notes): the smallest depth
+        of a sample point, and the move of the sticker (world, LDU, along its slab normal, toward the nearer
+        way out) that brings its whole slab out, its back on the face; ``(0.0, 0.0, (0, 0, 0))`` otherwise.
+    """
+    out = []
+    for a, b in np.asarray(pairs, dtype=np.int64).reshape(-1, 2).tolist():
+        got = (0.0, 0.0, (0.0, 0.0, 0.0))
+        s, o = (a, b) if sticker[a] else (b, a)
+        ss, so = eng.shapes.get(eng.keys[s]), eng.shapes.get(eng.keys[o])
+        if sticker[s] and ss is not None and so is not None and not ss.is_empty and not so.is_empty:
+            pts, normal = _slab_samples(ss)
+            mir = np.array([-1.0 if eng.mirrored[s] else 1.0, 1.0, 1.0])
+            t = eng.transforms[s]
+            pts = (pts * mir) @ t[:3, :3].T + t[:3, 3]
+            n_world = t[:3, :3] @ (normal * mir)
+            depth, ways = _inside_depth(pts, n_world, _oriented_triangles(so, eng.transforms[o],
+                                                                          bool(eng.mirrored[o])))
+            if depth.min() > SUNK_MIN:
+                w = int(np.argmin(ways.max(axis=1)))  # the way out that brings every point out soonest
+                got = (float(depth.min()), float(ways[w].max()), tuple((n_world if w == 0 else -n_world).tolist()))
+        out.append(got)
+    return out
