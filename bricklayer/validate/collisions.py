@@ -848,11 +848,11 @@ def collision_details(build, max_depth_estimates: int = 200) -> list[CollisionRe
 
 def _is_sticker_at(eng, i: int) -> bool:
     """True when placement ``i`` of the engine is a sticker (:func:`.support._stickers`)."""
-    from .support import _stickers
+    from .sunk_stickers import sticker_mask
 
     got = eng.__dict__.get("_sticker_mask")
     if got is None or got[0] is not eng.wa:
-        got = eng._sticker_mask = (eng.wa, _stickers(eng))
+        got = eng._sticker_mask = (eng.wa, sticker_mask(eng))
     return bool(got[1][i])
 
 

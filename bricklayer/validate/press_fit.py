@@ -193,14 +193,13 @@ class PressFits:
         :attr:`sunk_depths` maps each pair to ``(depth LDU, move LDU, direction)`` of
         :func:`.sunk_stickers.sunk_sticker_depths` (the sticker's move out). Kept per pair of instance
         ids, as the verdicts are."""
-        from .support import _stickers
-        from .sunk_stickers import sunk_sticker_depths
+        from .sunk_stickers import sticker_mask, sunk_sticker_depths
 
         p = self.pairs
         self.sunk_depths = getattr(self, "sunk_depths", {})
         if not len(p):
             return np.zeros((0, 2), dtype=np.int64)
-        sticker = _stickers(self)
+        sticker = sticker_mask(self)
         if not sticker.any():
             return np.zeros((0, 2), dtype=np.int64)
         p = p[sticker[p[:, 0]] | sticker[p[:, 1]]]

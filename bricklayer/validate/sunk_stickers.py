@@ -18,7 +18,7 @@ the face and its front 0.25 LDU outside it; in 10252 Volkswagen Beetle official 
 
 from __future__ import annotations
 
-__all__ = ["SUNK_MIN", "CORNER_PULL", "sunk_sticker_depths"]
+__all__ = ["SUNK_MIN", "CORNER_PULL", "STICKER_THICKNESS", "sticker_mask", "sunk_sticker_depths"]
 
 import numpy as np
 
@@ -29,6 +29,47 @@ SUNK_MIN = 0.02
 #: Fraction of the way the slab's corners are pulled toward its centre for sample points: off the slab's
 #: edges, where a ray could meet the edge of a face of the other part.
 CORNER_PULL = 0.2
+
+
+#: Largest thickness (LDU, smallest extent of the part-frame geometry) of an MPD-embedded part taken as a
+#: sticker whatever its title (:func:`sticker_mask`): LDraw stickers are slabs 0.25 LDU thick (``box5-12``
+#: scaled 0.25); every embedded block of the 67 official models that thin is one (5542 Black Thunder's
+#: sticker sheet 4111899, blocks titled by the element number only: "4111899i"; 10283's 6342851a;
+#: 10252's and 10227's, titled "Sticker ..."), and no other embedded block is under 0.6 LDU.
+STICKER_THICKNESS = 0.3
+
+
+def sticker_mask(eng, start: int = 0) -> np.ndarray:
+    """(n,) bool: placements whose part is a sticker (trait "sticker" of :mod:`ldraw_data.traits`, whole
+    words: the title starts with "Sticker"): library stickers by their catalog name, MPD-embedded ones
+    (``10252 - 6153754q.dat``, "Sticker 3.4 x 0.9 with Dark Azur Rear Window Shape" in 10252
+    Volkswagen Beetle) by the first line of their block (:func:`._world.part_title`), or, whatever
+    their title, by their shape: a slab at most :data:`STICKER_THICKNESS` thick (5542's
+    ``5542 - 4111899i.dat`` on a tile 2431). With ``start`` only placements ``start`` and later are
+    looked at (the rest are False): the parts appended by an edit."""
+    from ldraw_data.traits import title_traits
+
+    from ._world import _embedded_doc, part_title
+
+    out = np.zeros(eng.n, dtype=bool)
+    emb = None
+    if start:
+        groups: dict = {}
+        for i in range(start, eng.n):
+            groups.setdefault(eng.wa.keys[i], []).append(i)
+    else:
+        groups = eng.wa.groups
+    for key, idx in groups.items():
+        if key.startswith("?") and emb is None:
+            emb = _embedded_doc(eng._build)
+        title = part_title(key, eng.wa.placements[idx[0]].content, emb)
+        if "sticker" in title_traits(title or ""):
+            out[idx] = True
+        elif key.startswith("?"):
+            shape = eng.shapes.get(key)
+            if shape is not None and len(shape.vertices) and np.ptp(shape.vertices, axis=0).min() <= STICKER_THICKNESS:
+                out[idx] = True
+    return out
 
 
 def _slab_samples(shape) -> tuple[np.ndarray, np.ndarray]:
@@ -97,7 +138,7 @@ def sunk_sticker_depths(eng, pairs: np.ndarray, sticker: np.ndarray) -> list[tup
     pairs : (m, 2) int
         Placement index pairs (broad-phase candidates).
     sticker : (n,) bool
-        Placements that are stickers (:func:`.support._stickers`).
+        Placements that are stickers (:func:`sticker_mask`).
 
     Returns
     -------
