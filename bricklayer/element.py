@@ -780,11 +780,12 @@ class Element(LegoGeometry):
 
 def studs_without_anti_studs(upper: Element, upper_pose: np.ndarray, lower: Element,
                              lower_pose: np.ndarray, reach: float = 1.0) -> tuple[list, list]:
-    """Studs of ``lower`` under the grid box of ``upper`` and, of those, the ones none of its anti-studs takes.
+    """Studs of ``lower`` under the stud footprint of ``upper`` and, of those, the ones none of its anti-studs takes.
 
     ``upper_pose``, ``lower_pose``: (4, 4) poses of the two parts in one frame (LDU). A stud of ``lower`` (a
     ``stud`` or ``open_stud`` connector) is under ``upper`` when its origin lies inside the x/y extent of
-    ``upper``'s alignment box and within ``reach`` LDU (default 1) of its bottom; it is taken by an anti-stud
+    ``upper``'s stud footprint (:attr:`Element.stud_footprint`: a clip reaching past a clip plate's one stud is
+    not counted, it is a body past the footprint) and within ``reach`` LDU (default 1) of its bottom; it is taken by an anti-stud
     when an ``antistud`` or ``tube`` connector of ``upper`` lies within 1 LDU of it in x/y (connector types:
     BrickNet / LDCad labels, :mod:`ldraw_data.connectors`). Every stud under a part without such connectors
     (plate 2654a, its rounded bottom) is bare; so is a stud under a round plate's rim (6177: no anti-stud
@@ -803,7 +804,7 @@ def studs_without_anti_studs(upper: Element, upper_pose: np.ndarray, lower: Elem
     -------
     (under, bare) : two lists of (3,) float arrays, LDU, in the poses' frame
     """
-    box = upper.alignment_box.transformed(Pose.from_matrix(upper_pose))
+    box = upper.stud_footprint.transformed(Pose.from_matrix(upper_pose))
     studs = [(lower_pose @ np.append(c.frame.matrix[:3, 3], 1.0))[:3] for c in lower.connectors
              if c.type in ("stud", "open_stud")]
     studs = [q for q in studs if abs(q[2] - box.min.z) < reach and box.min.x < q[0] < box.max.x

@@ -337,9 +337,6 @@ def _collision_hint(build, rec, connected: set, distorted: set) -> str:
     leaves = (rec.a.path[0] if rec.a.path else None, rec.b.path[0] if rec.b.path else None)
     if any(id(p.leaf) in distorted for p in (rec.a, rec.b)):
         return "one of them is scaled or sheared: fix its matrix (see SCALED) first"
-    rim = _bare_stud_hint(rec)
-    if rim:
-        return rim
     if rec.extra.get("sunk_sticker"):
         return ("a sticker lies on a face, its back on the surface: place it with stick(build, sticker, onto=part, "
                 "side=..., at=...), which lays it there, or move it out as said")
@@ -349,6 +346,9 @@ def _collision_hint(build, rec, connected: set, distorted: set) -> str:
             return slide
         return ("placed with connect(): try another target_rotation, mounting=Mounting.FLIPPED, or another "
                 "connector of either part")
+    rim = _bare_stud_hint(rec)  # not for connect() placements: they hold by the connector they name
+    if rim:
+        return rim
     if rec.mated:
         if _seated_on_a_connector(rec.a, rec.b):
             off = _off_grid_overhang(rec.a) or _off_grid_overhang(rec.b)
