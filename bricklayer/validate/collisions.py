@@ -850,10 +850,7 @@ def _is_sticker_at(eng, i: int) -> bool:
     """True when placement ``i`` of the engine is a sticker (:func:`.support._stickers`)."""
     from .sunk_stickers import sticker_mask
 
-    got = eng.__dict__.get("_sticker_mask")
-    if got is None or got[0] is not eng.wa:
-        got = eng._sticker_mask = (eng.wa, sticker_mask(eng))
-    return bool(got[1][i])
+    return bool(sticker_mask(eng)[i])
 
 
 def unchecked_placements(build) -> list:

@@ -383,6 +383,9 @@ def _bare_stud_hint(rec) -> str:
         if not all(isinstance(getattr(p, "content", None), Element) for p in (up, dn)):
             continue
         try:
+            # cheap test first: the upper part's bottom on the lower part's top (the studs' base)
+            if abs(up.alignment_box.min.z - dn.alignment_box.max.z) >= BARE_STUD_REACH:
+                continue
             mu, md = np.asarray(up.pose.matrix, float), np.asarray(dn.pose.matrix, float)
             _under, bare = studs_without_anti_studs(up.content, mu, dn.content, md, BARE_STUD_REACH)
             if not bare:
@@ -558,10 +561,7 @@ def _loose_sticker_note(build, comp_idx, eng) -> str:
     idx = np.asarray(list(comp_idx) if not isinstance(comp_idx, np.ndarray) else comp_idx)
     if not len(idx) or not np.issubdtype(idx.dtype, np.integer):
         return ""
-    mask = eng.__dict__.get("_sticker_mask")
-    if mask is None or mask[0] is not eng.wa:
-        mask = eng._sticker_mask = (eng.wa, sticker_mask(eng))
-    if not mask[1][idx].all():
+    if not sticker_mask(eng)[idx].all():
         return ""
     fp = eng.wa.placements[int(idx[0])]
     return (f"{build.citation(fp)} {short_id(fp.content.ldraw_id)} is a sticker whose back lies on no face (in "

@@ -22,6 +22,10 @@ __all__ = ["SUNK_MIN", "CORNER_PULL", "STICKER_THICKNESS", "sticker_mask", "sunk
 
 import numpy as np
 
+#: Mirror in local x (LDraw part frame): a mirrored placement's proper transform is its drawn one times this
+#: (``bricklayer.validate.fcl._MIRROR``), so the drawn one is the proper one times it again.
+_MIRROR_X = np.diag([-1.0, 1.0, 1.0, 1.0])
+
 #: Smallest depth (LDU) of the shallowest sample point of a sticker's slab inside another part for the
 #: sticker to be sunk into it: coordinates rounded in a file (a few 0.001 LDU) stay under it; a sticker
 #: moved 0.3 LDU (its 0.25 LDU thickness and 0.05 more) into a face is over it.
@@ -46,11 +50,19 @@ def sticker_mask(eng, start: int = 0) -> np.ndarray:
     Volkswagen Beetle) by the first line of their block (:func:`._world.part_title`), or, whatever
     their title, by their shape: a slab at most :data:`STICKER_THICKNESS` thick (5542's
     ``5542 - 4111899i.dat`` on a tile 2431). With ``start`` only placements ``start`` and later are
-    looked at (the rest are False): the parts appended by an edit."""
+    looked at (the rest are False): the parts appended by an edit. The whole mask (``start`` 0) is kept on the
+    engine while its placements are the same."""
     from ldraw_data.traits import title_traits
 
     from ._world import _embedded_doc, part_title
 
+    if not start:  # kept on the engine while its placements are the same (validation asks several times)
+        got = eng.__dict__.get("_sticker_mask")
+        if got is not None and got[0] is eng.wa and len(got[1]) == eng.n:
+            return got[1]
+        eng._sticker_mask = (eng.wa, sticker_mask(eng, -1))
+        return eng._sticker_mask[1]
+    start = max(start, 0)
     out = np.zeros(eng.n, dtype=bool)
     emb = None
     if start:
@@ -90,16 +102,26 @@ def _slab_samples(shape) -> tuple[np.ndarray, np.ndarray]:
     return np.vstack([pts, faces]), normal
 
 
-def _oriented_triangles(shape, transform: np.ndarray, mirrored: bool) -> np.ndarray:
-    """(f, 3, 3) world triangles (LDU) of a collision shape, outward CCW, at a proper ``transform``."""
-    v = shape.vertices * np.array([-1.0, 1.0, 1.0]) if mirrored else shape.vertices
-    f = shape.faces[:, ::-1] if mirrored else shape.faces
-    v = v @ transform[:3, :3].T + transform[:3, 3]
-    return v[f]
+#: Triangles (part frame, LDU) and their outward normals per collision shape, by ``id(shape)`` (the shape is kept
+#: with them, so the id is not reused while the entry lives).
+_TRIANGLES: dict = {}
 
 
-def _inside_depth(points: np.ndarray, normal: np.ndarray, tris: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Depth (LDU) of each point inside the material bounded by ``tris``, and the way out.
+def _shape_triangles(shape) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(triangles (f, 3, 3), outward normals (f, 3), centroids (f, 3), radii (f,)) of a collision shape in its
+    part frame (LDU, CCW); a radius is the largest distance of a corner from the centroid."""
+    got = _TRIANGLES.get(id(shape))
+    if got is None or got[0] is not shape:
+        tris = shape.vertices[shape.faces]
+        c = tris.mean(axis=1)
+        got = _TRIANGLES[id(shape)] = (shape, tris, np.cross(tris[:, 1] - tris[:, 0], tris[:, 2] - tris[:, 0]), c,
+                                       np.linalg.norm(tris - c[:, None, :], axis=2).max(axis=1))
+    return got[1:]
+
+
+def _inside_depth(points: np.ndarray, normal: np.ndarray, shape_tris: tuple) -> tuple[np.ndarray, np.ndarray]:
+    """Depth (LDU) of each point inside the material bounded by a shape's triangles (``shape_tris``:
+    :func:`_shape_triangles`), and the way out; all in the shape's frame, ``normal`` a unit vector.
 
     Returns ``(depth (p,), ways (2, p))``: ``depth`` is the distance to the nearest face along ``+normal``
     or ``-normal`` when the nearest face each way is left through its outside, 0 where the point is not
@@ -107,16 +129,18 @@ def _inside_depth(points: np.ndarray, normal: np.ndarray, tris: np.ndarray) -> t
     distances to those faces along ``+normal``/``-normal`` (inf where none)."""
     from ldraw_data.rays import first_ray_hits
 
+    tris, outward, centroid, radius = shape_tris
     none = np.zeros(len(points)), np.full((2, len(points)), np.inf)
-    # only faces over the points' footprint along the normal can be met: projected onto the slab's plane
-    proj = points - np.outer(points @ normal, normal)
-    lo, hi = proj.min(axis=0) - 1.0, proj.max(axis=0) + 1.0
-    tp = tris - (tris @ normal)[..., None] * normal
-    near = np.all((tp.min(axis=1) <= hi) & (tp.max(axis=1) >= lo), axis=1)
-    tris = tris[near]
+    # only triangles that reach the lines through the points along the normal can be met: a triangle's
+    # centroid within its radius (and 1 LDU) of the line through the points' mean
+    mid = points.mean(axis=0)
+    spread = float(np.max(np.linalg.norm((points - mid) - np.outer((points - mid) @ normal, normal), axis=1)))
+    rel = centroid - mid
+    across = np.einsum("ij,ij->i", rel, rel) - (rel @ normal) ** 2
+    near = across <= (radius + spread + 1.0) ** 2
+    tris, fn = tris[near], outward[near]
     if not len(tris):
         return none
-    fn = np.cross(tris[:, 1] - tris[:, 0], tris[:, 2] - tris[:, 0])  # outward normals (CCW)
     depth = np.full(len(points), np.inf)
     ways = np.full((2, len(points)), np.inf)
     for w, d in enumerate((normal, -normal)):
@@ -159,10 +183,21 @@ def sunk_sticker_depths(eng, pairs: np.ndarray, sticker: np.ndarray) -> list[tup
             t = eng.transforms[s]
             pts = (pts * mir) @ t[:3, :3].T + t[:3, 3]
             n_world = t[:3, :3] @ (normal * mir)
-            depth, ways = _inside_depth(pts, n_world, _oriented_triangles(so, eng.transforms[o],
-                                                                          bool(eng.mirrored[o])))
+            # into the other part's own (drawn) frame: its faces as drawn, outward as drawn, mirrored or not
+            to = eng.transforms[o] @ _MIRROR_X if eng.mirrored[o] else eng.transforms[o]
+            inv = np.linalg.inv(to)
+            p_o = pts @ inv[:3, :3].T + inv[:3, 3]
+            n_o = inv[:3, :3] @ n_world
+            n_o /= np.linalg.norm(n_o)
+            tris = _shape_triangles(so)
+            # the centres of the slab's two faces first (the last two samples): a sticker on a face has its
+            # front centre outside, so most pairs end here after four rays
+            depth, ways = _inside_depth(p_o[-2:], n_o, tris)
+            if depth.min() > SUNK_MIN:
+                depth, ways = _inside_depth(p_o, n_o, tris)
             if depth.min() > SUNK_MIN:
                 w = int(np.argmin(ways.max(axis=1)))  # the way out that brings every point out soonest
-                got = (float(depth.min()), float(ways[w].max()), tuple((n_world if w == 0 else -n_world).tolist()))
+                way = n_world / np.linalg.norm(n_world)
+                got = (float(depth.min()), float(ways[w].max()), tuple((way if w == 0 else -way).tolist()))
         out.append(got)
     return out
