@@ -47,7 +47,7 @@ import numpy as np
 
 from .connector import Connector, ConnectorMismatchError, compatible_types, mate_kind, slide_limit_studs
 from .constants import PLATE, SLIDE_END_EPS, STUD, TOL
-from .element import Element, LegoGeometry
+from .element import Element, LegoGeometry, studs_without_anti_studs
 from .geometry.types import Anchor, Box, Mat3, Pose, Rotation, Vec3, as_position, rotation_about
 from .joints import Joint, JointKind, MotionRange, Mounting
 from .errors import BrickLayerIndexError, BrickLayerKeyError, BrickLayerTypeError, BrickLayerValueError
@@ -223,9 +223,10 @@ class ConnectCollisionWarning(UserWarning):
 
 
 class StackCollisionWarning(UserWarning):
-    """``LegoBuild.stack`` seated a part by a stud footprint smaller than its body (it attaches by fewer studs
-    than it covers, e.g. dish 4740: a 2 x 2 body, one centre anti-stud), and the body collides with the part it
-    stands on; the message says where it sits and what to do."""
+    """``LegoBuild.stack`` placed a part that collides with the part it stands on, because its underside does not
+    take the studs under it: it attaches by a stud footprint smaller than its body (dish 4740: a 2 x 2 body, one
+    centre anti-stud), it has no anti-studs or tubes at all (plate 2654 with its rounded bottom), or a stud lies
+    under its body where it has no anti-stud (round plate 6177's rim); the message says where and what to do."""
 
 
 _FLIP = np.diag([1.0, -1.0, -1.0])
@@ -372,6 +373,33 @@ def _footprint(content) -> Box:
     """Box (local frame, LDU) that ``add``/``stack`` anchor: an element's :attr:`Element.stud_footprint` (its
     upward studs and anti-studs; the alignment box for most parts), a sub-build's alignment box."""
     return content.stud_footprint if isinstance(content, Element) else content.alignment_box
+
+
+def _top_studs_box(content) -> Box:
+    """Box (local frame, LDU) that ``stack`` anchors the part it stacks on by: the grid box of that part's studs
+    on top, when they cover less than its footprint, else its footprint (:func:`_footprint`).
+
+    Studs on top: its stud connectors (types ``stud`` and ``open_stud``, BrickNet / LDCad labels) whose axis
+    points up (+Z) and whose origin lies on its alignment-box top; the box reaches half a stud (10 LDU) past
+    the outer ones, and is as high as the footprint. A round plate 6177 (8 x 8, its only top studs the centre
+    2 x 2), a slope 3039 (studs on its top row only) or a jumper plate give the box of those studs, so a part
+    stacked at its corner lands on studs, not on the rim, the slope or beside the jumper's stud. A sub-build,
+    or a part without studs on top, gives its footprint."""
+    fp = _footprint(content)
+    if not isinstance(content, Element):
+        return fp
+    top = content.alignment_box.max.z
+    pts = [c.frame.matrix[:3, 3] for c in content.connectors
+           if c.type in ("stud", "open_stud") and float(c.axis[2]) > 0.99
+           and abs(float(c.frame.matrix[2, 3]) - top) < 1e-3]
+    if not pts:
+        return fp
+    xy = np.asarray(pts, dtype=np.float64)[:, :2]
+    lo, hi = xy.min(axis=0) - STUD / 2, xy.max(axis=0) + STUD / 2
+    box = Box(Vec3(float(lo[0]), float(lo[1]), fp.min.z), Vec3(float(hi[0]), float(hi[1]), fp.max.z))
+    inside = (box.min.x >= fp.min.x - 1e-6 and box.min.y >= fp.min.y - 1e-6 and box.max.x <= fp.max.x + 1e-6
+              and box.max.y <= fp.max.y + 1e-6)
+    return box if inside else fp
 
 
 def _studs_on_grid(content, pose: Pose, toward: Vec3) -> Pose:
@@ -825,7 +853,12 @@ class LegoBuild(LegoGeometry):
 
         The new alignment-box bottom rests on the reference's alignment-box
         top; in X/Y, ``anchor`` of the new footprint goes to ``target_anchor``
-        of the reference's footprint plus ``offset`` (studs, studs, plates).
+        of the reference's top-stud box plus ``offset`` (studs, studs, plates).
+        The reference's top-stud box is the grid box of its studs on top
+        (:func:`_top_studs_box`) when they cover less than its footprint: round
+        plate 6177 (8 x 8, studs only in its centre 2 x 2), slope 3039 (studs on
+        its back row), a jumper plate; so the new part lands on studs the
+        reference really has. For other parts it is their footprint.
         An element's footprint here is its stud footprint
         (:attr:`Element.stud_footprint`: its upward studs and anti-studs),
         which is its alignment box for most parts; for a part whose body
@@ -866,11 +899,14 @@ class LegoBuild(LegoGeometry):
         Warns
         -----
         StackCollisionWarning
-            A part stacked by a stud footprint smaller than its body collides with the part it stands on.
+            The stacked part collides with the part it stands on because its underside does not take the
+            studs under it: a stud footprint smaller than its body (dish 4740), no anti-studs or tubes at all
+            (2654a), or studs under its body that none of its anti-studs takes (round plate 6177's rim,
+            :func:`~bricklayer.element.studs_without_anti_studs`); the message says what to do.
         """
         _check_content(content)
         ref, ref_pose = self._resolve(on)
-        ref_box = _footprint(ref.content).transformed(ref_pose)
+        ref_box = _top_studs_box(ref.content).transformed(ref_pose)
         off = as_position(offset)
         r = _rot_matrix(rotation)
         if not _is_quarter_turn_z(r):
@@ -884,7 +920,54 @@ class LegoBuild(LegoGeometry):
         placed = self._insert(Placement(content, pose), name, index)
         if isinstance(content, Element) and content.stud_footprint != content.alignment_box:
             self._warn_stack_overhang(content, pose, ref, ref_pose)
+        elif isinstance(content, Element) and isinstance(ref.content, Element):
+            self._warn_stack_unseated(content, pose, ref, ref_pose)
         return placed
+
+    def _warn_stack_unseated(self, content: Element, pose: Pose, ref, ref_pose: Pose) -> None:
+        """Warn (:class:`StackCollisionWarning`) when ``content``, stacked on the part ``ref``, collides with it
+        because its underside does not take the studs under it:
+
+        * it has no anti-studs or tubes at all (``antistud``/``tube`` connectors; plate 2654 with its
+          rounded bottom): nothing of it seats on a stud;
+        * a stud on top of ``ref`` lies under its body where it has no anti-stud (no ``antistud``/``tube``
+          connector within 1 LDU of the stud's axis): an underside shaped unlike its grid box (round plate
+          6177: anti-studs only inside its circle, the rim wall 76-80 LDU from its centre standing on any stud
+          there).
+
+        The collision test (:func:`bricklayer.validate.slides.collides_with_any`, the validator's rule) runs
+        only in those two cases, so stacking ordinary parts costs nothing more."""
+        import warnings
+
+        under = [c for c in content.connectors if c.type in ("antistud", "tube")]
+        box = content.alignment_box.transformed(pose)
+        studs, bare = studs_without_anti_studs(content, np.asarray(pose.matrix), ref.content,
+                                               np.asarray(ref_pose.matrix))
+        if not studs or not bare:
+            return
+        from .validate.slides import collides_with_any
+
+        try:
+            hit = collides_with_any(LegoBuild, content, pose.matrix, [(ref.content, ref_pose.matrix)])
+        except Exception:  # noqa: BLE001 - the warning is a courtesy; validation reports collisions anyway
+            return
+        if not hit:
+            return
+        if not under:
+            msg = (f"stack(): {content.ldraw_id} has no anti-studs or tubes under it (nothing of it seats on a "
+                   f"stud), so it stands on the studs of {ref.content.ldraw_id} and collides with them. Stand it "
+                   "on a smooth top (a tile), or attach it by one of its own connectors with connect()")
+        else:
+            c = np.array(tuple(content.alignment_box.transformed(pose).center), dtype=np.float64)
+            r = min(float(np.linalg.norm(q[:2] - c[:2])) for q in bare)
+            msg = (f"stack(): {len(bare)} stud(s) of {ref.content.ldraw_id} under the "
+                   f"{(box.max.x - box.min.x) / STUD:g} x {(box.max.y - box.min.y) / STUD:g} stud box of "
+                   f"{content.ldraw_id} meet none of its anti-studs (its underside is shaped unlike that box: the "
+                   f"nearest such stud {r:.1f} LDU from its centre, where a round plate's rim stands), and it "
+                   "collides with the part below. Centre it on that part (anchor=Anchor.CENTER, "
+                   "target_anchor=Anchor.CENTER), give an offset that puts the studs under it inside its "
+                   "anti-studs, or stand it on a part whose studs all lie under its anti-studs")
+        warnings.warn(StackCollisionWarning(msg), stacklevel=3)
 
     def _warn_stack_overhang(self, content: Element, pose: Pose, ref, ref_pose: Pose) -> None:
         """Warn (:class:`StackCollisionWarning`) when ``content``, stacked by a stud footprint smaller than its

@@ -17,7 +17,7 @@ import logging
 
 log = logging.getLogger(__name__)
 
-__all__ = ["Element", "LegoGeometry", "ElementSpec"]
+__all__ = ["Element", "LegoGeometry", "ElementSpec", "studs_without_anti_studs"]
 
 import math
 import os
@@ -776,3 +776,55 @@ class Element(LegoGeometry):
     def ldraw_to_local(self) -> np.ndarray:
         """(4, 4) map from LDraw part coordinates to this element's local frame (LDU)."""
         return self._geom.to_local
+
+
+def studs_without_anti_studs(upper: Element, upper_pose: np.ndarray, lower: Element,
+                             lower_pose: np.ndarray, reach: float = 1.0) -> tuple[list, list]:
+    """Studs of ``lower`` under the stud footprint of ``upper`` and, of those, the ones none of its anti-studs takes.
+
+    ``upper_pose``, ``lower_pose``: (4, 4) poses of the two parts in one frame (LDU). A stud of ``lower`` (a
+    ``stud`` or ``open_stud`` connector) is under ``upper`` when its origin lies inside the x/y extent of
+    ``upper``'s stud footprint (:attr:`Element.stud_footprint`: a clip reaching past a clip plate's one stud
+    is not counted, it is a body past the footprint) and within ``reach`` LDU (default 1) of its bottom; it
+    is taken by an anti-stud when an ``antistud`` or ``tube`` connector of ``upper`` lies within 1 LDU of it
+    in x/y (connector types: BrickNet / LDCad labels, :mod:`ldraw_data.connectors`). Every stud under a part without such connectors
+    (plate 2654a, its rounded bottom) is bare; so is a stud under a round plate's rim (6177: no anti-stud
+    outside its circle, its rim wall 76-80 LDU from its centre).
+
+    Parameters
+    ----------
+    upper, lower : Element
+        The part standing on top and the part under it.
+    upper_pose, lower_pose : (4, 4) float
+        Their poses (element local frame -> a common frame, LDU).
+    reach : float, LDU
+        Largest distance between a stud's origin (its base) and ``upper``'s bottom.
+
+    Returns
+    -------
+    (under, bare) : two lists of (3,) float arrays, LDU, in the poses' frame
+    """
+    box = upper.stud_footprint.transformed(Pose.from_matrix(upper_pose))
+    up_pts = _connector_origins(upper, ("antistud", "tube"))
+    low_pts = _connector_origins(lower, ("stud", "open_stud"))
+    q = low_pts @ np.asarray(lower_pose, float)[:3, :3].T + np.asarray(lower_pose, float)[:3, 3]
+    q = q[(np.abs(q[:, 2] - box.min.z) < reach) & (box.min.x < q[:, 0]) & (q[:, 0] < box.max.x)
+          & (box.min.y < q[:, 1]) & (q[:, 1] < box.max.y)]
+    studs = list(q)
+    if not len(up_pts):
+        return studs, list(studs)
+    mine = (up_pts @ np.asarray(upper_pose, float)[:3, :3].T + np.asarray(upper_pose, float)[:3, 3])[:, :2]
+    return studs, [s for s in studs if np.min(np.linalg.norm(mine - s[:2], axis=1)) > 1.0]
+
+
+_ORIGINS: dict = {}
+
+
+def _connector_origins(el: Element, types: tuple) -> np.ndarray:
+    """(k, 3) origins (element local frame, LDU) of an element's connectors of the given types, kept per part."""
+    key = (el.ldraw_id, types)
+    got = _ORIGINS.get(key)
+    if got is None:
+        got = _ORIGINS[key] = np.array([c.frame.matrix[:3, 3] for c in el.connectors if c.type in types],
+                                       dtype=np.float64).reshape(-1, 3)
+    return got

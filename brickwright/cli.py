@@ -217,7 +217,9 @@ def search(query: str = typer.Argument(..., help='Free text, e.g. "brick 2 x 4" 
            category: Optional[str] = typer.Option(None, help="Exact category, e.g. Brick, Plate, Slope."),
            limit: int = typer.Option(10, min=1, help="Number of results."),
            as_json: bool = typer.Option(False, "--json", help="Print a JSON list of {part_id, name, category, "
-                                                               "popularity}.")):
+                                                               "popularity, sticker_size_ldu}; sticker_size_ldu "
+                                                               "is [width, height] LDU as stick() lays a flat "
+                                                               "sticker, null for other parts.")):
     """Search the part catalog (BM25 x popularity).
 
     Exit 0 with results, 1 when no part matches, 2 for an empty query."""
@@ -230,7 +232,9 @@ def search(query: str = typer.Argument(..., help='Free text, e.g. "brick 2 x 4" 
         _fail(f"no part matches {query!r}" + (f" in category {category!r}" if category else ""), EXIT_FAILED)
     if as_json:
         typer.echo(json.dumps([{"part_id": s.part_id, "name": s.name, "category": s.category,
-                                "popularity": s.popularity} for s in res], indent=2))
+                                "popularity": s.popularity,
+                                "sticker_size_ldu": (list(s.sticker_size_ldu) if s.sticker_size_ldu else None)}
+                               for s in res], indent=2))
         return
     from .parts_text import search_lines
 

@@ -15,8 +15,13 @@ LDU_PER_STUD, LDU_PER_PLATE = 20.0, 8.0
 def search_lines(results) -> list[str]:
     """One line per :class:`~ldraw_data.catalog.PartSpec`: part id, name, category and popularity (uses in
     the official set models), in the columns ``brickwright search`` prints; for a flat sticker also its size
-    in LDU as ``stick(..., rotation=0)`` lays it (:attr:`~ldraw_data.catalog.PartSpec.sticker_size_ldu`)."""
-    return [f"{s.part_id:<12} {s.name:<50} {s.category:<14} used {s.popularity}x" + _sticker_note(s)
+    in LDU as ``stick(..., rotation=0)`` lays it (:attr:`~ldraw_data.catalog.PartSpec.sticker_size_ldu`).
+    The id and name columns are as wide as the longest id and name listed (at least 12 and 50 characters), so a
+    long sticker name never runs into the category column."""
+    results = list(results)
+    wid = max([12] + [len(s.part_id) for s in results])
+    wname = max([50] + [len(s.name) for s in results])
+    return [f"{s.part_id:<{wid}} {s.name:<{wname}} {s.category:<14} used {s.popularity}x" + _sticker_note(s)
             for s in results]
 
 

@@ -190,3 +190,17 @@ def test_version_help_and_json_everywhere(tmp_path):
     assert r.exit_code == 1  # a search that finds nothing ran fine but found nothing
     r = runner.invoke(app, ["validate", "--no-such-option", "x.ldr"])
     assert r.exit_code == 2
+
+
+def test_search_json_gives_the_sticker_size_and_long_names_keep_their_column(library):
+    # 191485q "Sticker 1.9 x 1.1 Black": 1.9 x 1.1 studs of 20 LDU = 38 x 22 LDU, as the text output says
+    r = runner.invoke(app, ["search", "sticker 1.9 x 1.1 black", "--json", "--limit", "1"])
+    row = json.loads(r.output)[0]
+    assert r.exit_code == 0 and row["part_id"] == "191485q" and row["sticker_size_ldu"] == [38.0, 22.0]
+    r = runner.invoke(app, ["search", "brick 2 x 4", "--json", "--limit", "1"])
+    assert json.loads(r.output)[0]["sticker_size_ldu"] is None
+    # 6155286d's name is 89 characters: every row's category starts in the same column, after a space
+    r = runner.invoke(app, ["search", "sticker signs left", "--limit", "4"])
+    lines = r.output.splitlines()
+    cols = {ln.index(" Sticker ") for ln in lines}
+    assert r.exit_code == 0 and len(lines) == 4 and len(cols) == 1

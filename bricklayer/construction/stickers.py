@@ -80,6 +80,24 @@ def _sticker_element(sticker) -> tuple[Element, object]:
     return el, back
 
 
+def _is_sticker(part: Element) -> bool:
+    """True when ``part`` is a flat library sticker (it has a ``sticker_back``, :mod:`ldraw_data.stickers`)."""
+    from ldraw_data.stickers import library_sticker_back
+
+    return part.known and library_sticker_back(part.ldraw_id) is not None
+
+
+def _placement_label(build, onto) -> str:
+    """A short label of the placement ``onto`` names (a name, a name path or a placement) for messages."""
+    if isinstance(onto, str):
+        return f"placement {onto!r}"
+    try:
+        name = build.name_of(onto)
+    except Exception:  # noqa: BLE001 - a label only
+        name = None
+    return f"placement {name!r}" if name else "an unnamed placement"
+
+
 def stick(build, sticker, onto, side="front", at=(0.0, 0.0), rotation: float = 0.0, *, name=None):
     """Glue a sticker flat onto a face of a placed part.
 
@@ -132,12 +150,13 @@ def stick(build, sticker, onto, side="front", at=(0.0, 0.0), rotation: float = 0
     Raises
     ------
     ValueError
-        ``sticker`` is not a flat sticker; ``onto`` is a sub-build (give one of its part placements);
-        ``side`` is unknown; the ray through ``at`` misses the part (the message gives the part's extent
-        seen from that side, in LDU from its centre); the face hit is turned more than about 75 degrees
+        ``sticker`` is not a flat sticker; ``onto`` is a sub-build (give one of its part placements) or a
+        sticker itself; ``side`` is unknown; ``at`` is not finite; the ray through ``at`` misses the part
+        (the message gives the part's extent seen from that side, in LDU from its centre); the face hit is turned more than about 75 degrees
         away from ``side``; or the face is not flat under the whole sticker (part of the back would hang
         over an edge, sit on another face, or under something of the part standing out): the message says
-        where and what to try. Nothing is added in these cases.
+        where (the first failing point, in LDU from the sticker's centre along its width and its height up,
+        as ``at`` is measured) and what to try. Nothing is added in these cases.
     KeyError
         Unknown ``onto`` name.
 
@@ -159,11 +178,19 @@ def stick(build, sticker, onto, side="front", at=(0.0, 0.0), rotation: float = 0
         raise BrickLayerValueError("stick(): onto is a sub-build; give the placement of the part the sticker goes "
                                    "on (its name path 'sub/part', or sub_build.placements[i])")
     part = target.content
+    if _is_sticker(part):
+        raise BrickLayerValueError(
+            f"stick(): onto is the sticker {part.ldraw_id!r} ({_placement_label(build, onto)}); a sticker goes on the "
+            "face of a part, not on another sticker: give the part under it as onto (and a different `at` or "
+            "side if that face is taken)")
     d, u, v, side_name = _side_basis(side)
     try:
         at_u, at_v = (float(x) for x in at)
     except (TypeError, ValueError):
         raise BrickLayerValueError(f"stick(at={at!r}): give (u, v) in LDU, e.g. (0, 0) for the middle of the side") from None
+    if not (math.isfinite(at_u) and math.isfinite(at_v)):
+        raise BrickLayerValueError(f"stick(at={tuple(at)!r}): u and v must be finite numbers of LDU, e.g. (0, 0) for "
+                                   "the middle of the side")
     world = pose.matrix @ part.ldraw_to_local  # LDraw part coordinates -> build frame
     mesh = part_mesh(part.ldraw_id + ".dat")
     tris = np.asarray(mesh.triangles, np.float64) @ world[:3, :3].T + world[:3, 3]
@@ -174,12 +201,15 @@ def stick(build, sticker, onto, side="front", at=(0.0, 0.0), rotation: float = 0
     box = part.alignment_box.transformed(pose)  # the body without its studs (Element.alignment_box)
     centre = np.array(tuple(box.center), dtype=np.float64)
     reach = float(np.linalg.norm(hi - lo)) + 10.0
-    origin = centre + at_u * u + at_v * v + reach * d
-    t, k = _ray_hits(origin[None], -d, tris)
     rel = pts - centre
     span_u = (float((rel @ u).min()), float((rel @ u).max()))
     span_v = (float((rel @ v).min()), float((rel @ v).max()))
-    if k[0] < 0:
+    # a point past the part's extent misses it: say so before casting a ray (a huge `at` would overflow it)
+    outside = not (span_u[0] - 1.0 <= at_u <= span_u[1] + 1.0 and span_v[0] - 1.0 <= at_v <= span_v[1] + 1.0)
+    if not outside:
+        origin = centre + at_u * u + at_v * v + reach * d
+        t, k = _ray_hits(origin[None], -d, tris)
+    if outside or k[0] < 0:
         raise BrickLayerValueError(
             f"stick(): at={tuple(at)} misses part {part.ldraw_id!r} seen from its {side_name}: its extent there "
             f"is u {span_u[0]:.1f} to {span_u[1]:.1f}, v {span_v[0]:.1f} to {span_v[1]:.1f} LDU from its centre; "
@@ -234,7 +264,9 @@ def _check_flat(tris: np.ndarray, back, frame: np.ndarray, n: np.ndarray, part_i
     bad = ~np.isfinite(t) | (np.abs(gap) > FLAT_TOLERANCE) | (np.abs(normals @ n) < _PARALLEL_COS)
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
-        where = f"({g[i, 0]:+.1f}, {g[i, 1]:+.1f}) LDU from the sticker's centre along its width and height"
+        # the frame's Z column (X x normal) points down the face as the sticker is seen from outside; the
+        # message gives the height up, as ``at``'s v is measured
+        where = f"({g[i, 0]:+.1f}, {-g[i, 1] + 0.0:+.1f}) LDU from the sticker's centre along its width and height (up)"
         what = ("nothing of the part is under it (the sticker hangs over an edge)" if not np.isfinite(t[i]) else
                 f"something of the part stands {-gap[i]:.1f} LDU out of the face there" if gap[i] < -FLAT_TOLERANCE else
                 f"the surface there lies {gap[i]:.1f} LDU below the face" if gap[i] > FLAT_TOLERANCE else

@@ -732,8 +732,12 @@ class CollisionRecord:
     interference: float = float("nan")
 
     def interference_text(self) -> str:
-        """The interference in words: "interfering about 1.0 LDU deep", "drawn through each other" or ""."""
+        """The interference in words: "interfering about 1.0 LDU deep", "drawn through each other", "sunk into
+        it ..." (rule "sticker sunk into a part", :mod:`.sunk_stickers`) or ""."""
         x = self.interference
+        if self.extra.get("sunk_sticker"):
+            return (f"the sticker is sunk into the part, its whole slab inside the material (at least {x:.2f} "
+                    "LDU under its surface)")
         if x != x:
             return ""
         if x == float("inf"):
@@ -814,7 +818,13 @@ def collision_details(build, max_depth_estimates: int = 200) -> list[CollisionRe
         if rec is not None and rec.a is a and rec.b is b:
             out.append(rec)
             continue
-        if k < max_depth_estimates:
+        sunk = eng.sunk_depths.get((i, j)) if getattr(eng, "sunk_depths", None) else None
+        if sunk is not None:
+            # rule "sticker sunk into a part": the move is the sticker's way out (a move of the second part)
+            _d, move, way = sunk
+            sign = 1.0 if _is_sticker_at(eng, j) else -1.0
+            depth, direction, inter = move, tuple(float(sign * x) + 0.0 for x in way), _d
+        elif k < max_depth_estimates:
             key = (inst_i[k], inst_j[k])
             got = depths.get(key)
             if got is None:
@@ -830,9 +840,17 @@ def collision_details(build, max_depth_estimates: int = 200) -> list[CollisionRe
             depth, direction, inter = float("nan"), (0.0, 0.0, 0.0), float("nan")
         rec = records[rkey] = CollisionRecord(
             a, b, (a.content.ldraw_id, b.content.ldraw_id), (describe(i), describe(j)),
-            (_submodel(a), _submodel(b)), float(depth), direction, mated, interference=float(inter))
+            (_submodel(a), _submodel(b)), float(depth), direction, mated, interference=float(inter),
+            extra={"sunk_sticker": True} if sunk is not None else {})
         out.append(rec)
     return out
+
+
+def _is_sticker_at(eng, i: int) -> bool:
+    """True when placement ``i`` of the engine is a sticker (:func:`.support._stickers`)."""
+    from .sunk_stickers import sticker_mask
+
+    return bool(sticker_mask(eng)[i])
 
 
 def unchecked_placements(build) -> list:

@@ -337,12 +337,18 @@ def _collision_hint(build, rec, connected: set, distorted: set) -> str:
     leaves = (rec.a.path[0] if rec.a.path else None, rec.b.path[0] if rec.b.path else None)
     if any(id(p.leaf) in distorted for p in (rec.a, rec.b)):
         return "one of them is scaled or sheared: fix its matrix (see SCALED) first"
+    if rec.extra.get("sunk_sticker"):
+        return ("a sticker lies on a face, its back on the surface: place it with stick(build, sticker, onto=part, "
+                "side=..., at=...), which lays it there, or move it out as said")
     if leaves[1] is not None and id(leaves[1]) in connected or leaves[0] is not None and id(leaves[0]) in connected:
         slide = _sliding_joint_hint(build, rec, leaves)
         if slide:
             return slide
         return ("placed with connect(): try another target_rotation, mounting=Mounting.FLIPPED, or another "
                 "connector of either part")
+    rim = _bare_stud_hint(rec)  # not for connect() placements: they hold by the connector they name
+    if rim:
+        return rim
     if rec.mated:
         if _seated_on_a_connector(rec.a, rec.b):
             off = _off_grid_overhang(rec.a) or _off_grid_overhang(rec.b)
@@ -353,6 +359,51 @@ def _collision_hint(build, rec, connected: set, distorted: set) -> str:
                     "(rotation=, target_rotation=) so the feature faces away, or move it to an edge where it "
                     "overhangs nothing")
         return "mated, but pressed deeper than the joint allows: seat it on its connector (connect())"
+    return ""
+
+
+#: How far (LDU) the bottom of a part may lie from the base of the studs under it for :func:`_bare_stud_hint`: the
+#: connection graph's joint tolerance (2.1 LDU, ``bricklayer.validate.connections``) and a little more.
+BARE_STUD_REACH = 2.5
+
+
+def _bare_stud_hint(rec) -> str:
+    """The hint for a part standing on studs none of its anti-studs takes
+    (:func:`~bricklayer.element.studs_without_anti_studs`:
+    round plate 6177's rim wall on a stud 76-80 LDU from its centre; plate 2654a, no anti-studs at all), or "".
+
+    Either part of the pair may be the upper one (the one whose alignment-box bottom lies within
+    :data:`BARE_STUD_REACH` of the other's stud origins). Moving such a part up or down does not help: seated,
+    its rim still stands on the stud, lifted clear it floats; the studs under it must fall in its anti-studs."""
+    import numpy as np
+
+    from bricklayer.element import Element, studs_without_anti_studs
+
+    for up, dn in ((rec.a, rec.b), (rec.b, rec.a)):
+        if not all(isinstance(getattr(p, "content", None), Element) for p in (up, dn)):
+            continue
+        try:
+            # cheap test first: the upper part's bottom on the lower part's top (the studs' base)
+            if abs(up.alignment_box.min.z - dn.alignment_box.max.z) >= BARE_STUD_REACH:
+                continue
+            mu, md = np.asarray(up.pose.matrix, float), np.asarray(dn.pose.matrix, float)
+            _under, bare = studs_without_anti_studs(up.content, mu, dn.content, md, BARE_STUD_REACH)
+            if not bare:
+                continue
+            anti = any(c.type in ("antistud", "tube") for c in up.content.connectors)
+            c = np.array(tuple(up.content.alignment_box.transformed(up.pose).center), dtype=np.float64)
+        except Exception:  # noqa: BLE001 - a hint only
+            continue
+        if not anti:
+            return (f"{up.content.ldraw_id} has no anti-studs or tubes under it, so it stands on the studs of "
+                    f"{dn.content.ldraw_id}: stand it on a smooth top (a tile) or attach it by its own connectors")
+        r = min(float(np.linalg.norm(q[:2] - c[:2])) for q in bare)
+        return (f"a stud of {dn.content.ldraw_id} lies under {up.content.ldraw_id} where it has no anti-stud "
+                f"({r:.1f} LDU from its centre: its underside is shaped unlike its grid box, e.g. a round plate's "
+                "rim stands on the stud); lowering it onto its seat does not clear that, and lifting it off the "
+                "studs leaves it floating: move it across (whole studs) so the studs under it fall in its "
+                "anti-studs, e.g. centre it on the part below (stack(..., anchor=Anchor.CENTER, "
+                "target_anchor=Anchor.CENTER))")
     return ""
 
 
@@ -497,6 +548,27 @@ def _advice_contexts(eng, sup, listed: dict) -> dict:
     return out
 
 
+def _loose_sticker_note(build, comp_idx, eng) -> str:
+    """The advice for a component that is only stickers (:func:`bricklayer.validate.support._stickers`), or "".
+
+    A sticker joins the part its back lies on (rule "sticker glued on a face",
+    :func:`bricklayer.validate.held.glued_sticker_edges`), never by studs, so "seat it on studs" is the wrong
+    advice for it: :func:`bricklayer.construction.stick` lays one on a face."""
+    import numpy as np
+
+    from bricklayer.validate.sunk_stickers import sticker_mask
+
+    idx = np.asarray(list(comp_idx) if not isinstance(comp_idx, np.ndarray) else comp_idx)
+    if not len(idx) or not np.issubdtype(idx.dtype, np.integer):
+        return ""
+    if not sticker_mask(eng)[idx].all():
+        return ""
+    fp = eng.wa.placements[int(idx[0])]
+    return (f"{build.citation(fp)} {short_id(fp.content.ldraw_id)} is a sticker whose back lies on no face (in "
+            "front of it, or sunk into a part): a sticker is held by its back on a part's surface, not by studs; "
+            "lay it there with stick(build, sticker, onto=part, side=..., at=...)")
+
+
 def _rest_key(up, dn):
     """Key of "part ``up`` rests on part ``dn``" (flat indices below 2**31): ``up * 2**32 + dn``, the same for
     a part pair whatever the number of parts (so the keys are kept across appended parts)."""
@@ -521,6 +593,9 @@ def _component_advice(build, comp_idx, eng, sup, ctx: dict | None = None) -> str
         ctx = _advice_contexts(eng, sup, {0: comp_idx})[0]
     held = ctx["held"]
     flat = eng.wa.placements
+    sticker_note = _loose_sticker_note(build, comp_idx, eng)
+    if sticker_note:
+        return sticker_note
 
     def resting_pairs(start: int = 0, old: np.ndarray | None = None) -> tuple:
         """(pairs seen, sorted :func:`_rest_key` of flat indices where part a rests on part b in the narrow

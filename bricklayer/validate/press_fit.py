@@ -141,6 +141,9 @@ class PressFits:
         cand = cand[~self.same_flexible(cand)]
         cand = cand[~self.drawn_only(cand)]
         cand = cand[~_meshing(self._build, cand)]
+        sunk = self.sunk_stickers()
+        if len(sunk):  # rule "sticker sunk into a part" (.sunk_stickers): their inset meshes do not meet
+            cand = np.unique(np.vstack([cand.reshape(-1, 2), sunk]), axis=0)
         if not len(cand):
             self._reported = cand
             return cand
@@ -179,8 +182,37 @@ class PressFits:
                 verdict[keys[k]] = v
             _MEMO.save()
         keep = np.fromiter((verdict[k] for k in keys), dtype=bool, count=len(keys))
+        if len(sunk):
+            keep |= (cand[:, None, :] == sunk[None, :, :]).all(axis=2).any(axis=1)
         self._reported = cand[keep]
         return self._reported
+
+    def sunk_stickers(self) -> np.ndarray:
+        """(s, 2) int pairs ``i < j`` (broad-phase candidates) of a sticker sunk into the other part: its whole
+        slab inside that part's material (rule "sticker sunk into a part", :mod:`.sunk_stickers`).
+        :attr:`sunk_depths` maps each pair to ``(depth LDU, move LDU, direction)`` of
+        :func:`.sunk_stickers.sunk_sticker_depths` (the sticker's move out). Kept per pair of instance
+        ids, as the verdicts are."""
+        from .sunk_stickers import sticker_mask, sunk_sticker_depths
+
+        p = self.pairs
+        self.sunk_depths = getattr(self, "sunk_depths", {})
+        if not len(p):
+            return np.zeros((0, 2), dtype=np.int64)
+        sticker = sticker_mask(self)
+        if not sticker.any():
+            return np.zeros((0, 2), dtype=np.int64)
+        p = p[sticker[p[:, 0]] | sticker[p[:, 1]]]
+        memo = self.__dict__.setdefault("_sunk_memo", {})  # (inst a, inst b) -> (depth, move, direction)
+        keys = [(int(x), int(y)) for x, y in zip(self.inst[p[:, 0]].tolist(), self.inst[p[:, 1]].tolist())]
+        todo = [k for k, key in enumerate(keys) if key not in memo]
+        if todo:
+            for k, got in zip(todo, sunk_sticker_depths(self, p[todo], sticker)):
+                memo[keys[k]] = got
+        sunk = np.array([memo[key][0] > 0 for key in keys], dtype=bool)
+        out = p[sunk]
+        self.sunk_depths = {(int(i), int(j)): memo[key] for (i, j), key, s in zip(p.tolist(), keys, sunk) if s}
+        return out.astype(np.int64)
 
     def loose_allowances(self, pairs: list) -> dict:
         """Press-fit allowances of colliding pairs ``pairs`` (list of (i, j) placement indices) that the

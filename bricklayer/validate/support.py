@@ -104,6 +104,7 @@ from .fcl import SHAPE_STORE
 from .graphs import component_labels, reachable
 from .hollows import hollow_stud_edges
 from .spatial import _REST_DROP, box_overlap_pairs
+from .sunk_stickers import STICKER_THICKNESS, sticker_mask as _stickers  # noqa: F401 (their old home)
 
 
 @dataclass(frozen=True, eq=False)
@@ -670,47 +671,6 @@ def _own_ground(eng, labels: np.ndarray, supported: np.ndarray, ground: float) -
         out[base] = True
         own[c] = round(low - ground, 3)
     return out, own
-
-
-#: Largest thickness (LDU, smallest extent of the part-frame geometry) of an MPD-embedded part taken as a
-#: sticker whatever its title (:func:`_stickers`): LDraw stickers are slabs 0.25 LDU thick (``box5-12``
-#: scaled 0.25); every embedded block of the 67 official models that thin is one (5542 Black Thunder's
-#: sticker sheet 4111899, blocks titled by the element number only: "4111899i"; 10283's 6342851a;
-#: 10252's and 10227's, titled "Sticker ..."), and no other embedded block is under 0.6 LDU.
-STICKER_THICKNESS = 0.3
-
-
-def _stickers(eng, start: int = 0) -> np.ndarray:
-    """(n,) bool: placements whose part is a sticker (trait "sticker" of :mod:`ldraw_data.traits`, whole
-    words: the title starts with "Sticker"): library stickers by their catalog name, MPD-embedded ones
-    (``10252 - 6153754q.dat``, "Sticker 3.4 x 0.9 with Dark Azur Rear Window Shape" in 10252
-    Volkswagen Beetle) by the first line of their block (:func:`._world.part_title`), or, whatever
-    their title, by their shape: a slab at most :data:`STICKER_THICKNESS` thick (5542's
-    ``5542 - 4111899i.dat`` on a tile 2431). With ``start`` only placements ``start`` and later are
-    looked at (the rest are False): the parts appended by an edit."""
-    from ldraw_data.traits import title_traits
-
-    from ._world import _embedded_doc, part_title
-
-    out = np.zeros(eng.n, dtype=bool)
-    emb = None
-    if start:
-        groups: dict = {}
-        for i in range(start, eng.n):
-            groups.setdefault(eng.wa.keys[i], []).append(i)
-    else:
-        groups = eng.wa.groups
-    for key, idx in groups.items():
-        if key.startswith("?") and emb is None:
-            emb = _embedded_doc(eng._build)
-        title = part_title(key, eng.wa.placements[idx[0]].content, emb)
-        if "sticker" in title_traits(title or ""):
-            out[idx] = True
-        elif key.startswith("?"):
-            shape = eng.shapes.get(key)
-            if shape is not None and len(shape.vertices) and np.ptp(shape.vertices, axis=0).min() <= STICKER_THICKNESS:
-                out[idx] = True
-    return out
 
 
 #: Moves (LDU) of a sticker along its normal, each way, in the sticker-on-a-surface test

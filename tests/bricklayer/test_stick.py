@@ -91,6 +91,43 @@ def test_a_sticker_over_an_edge_or_on_the_studs_raises():
     assert len(b.placements) == 1
 
 
+def test_the_failing_point_is_given_with_its_height_up_as_at_is():
+    # 3001's front face spans z 0..24 (centre 12); the 22 LDU high sticker moved up 5 spans z 6..28 and hangs
+    # over the top edge, so its failing points lie above its centre: the top sample row, 11 - 0.25 = 10.75 up.
+    # Moved down 5 it spans z -4..18: the first failing point is 7.25 below its centre (z -0.25, under the
+    # face's bottom edge z 0).
+    b = LegoBuild()
+    wall = b.add(Element("3001"))
+    with pytest.raises(BrickLayerValueError, match=r"at \(-18.8, \+10.8\) LDU from the sticker's centre"):
+        stick(b, "004113b", onto=wall, side="front", at=(0, 5))
+    with pytest.raises(BrickLayerValueError, match=r"at \(-18.8, -7.2\) LDU from the sticker's centre"):
+        stick(b, "004113b", onto=wall, side="front", at=(0, -5))
+    assert len(b.placements) == 1
+
+
+def test_a_sticker_is_not_stuck_onto_another_sticker():
+    b = LegoBuild()
+    wall = b.add(Element("3001"))
+    stick(b, "004113b", onto=wall, side="front", name="st")
+    with pytest.raises(BrickLayerValueError, match="onto is the sticker '004113b' \\(placement 'st'\\).*not on another"):
+        stick(b, "004113b", onto="st", side="front")
+    assert len(b.placements) == 2
+
+
+def test_a_huge_or_non_finite_at_raises_without_numpy_warnings():
+    import warnings
+
+    b = LegoBuild()
+    wall = b.add(Element("3001"))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a numpy RuntimeWarning (overflow in the ray cast) fails the test
+        with pytest.raises(BrickLayerValueError, match="misses part '3001'.*u -40.0 to 40.0"):
+            stick(b, "004113b", onto=wall, side="front", at=(1e308, 0))
+        with pytest.raises(BrickLayerValueError, match="must be finite"):
+            stick(b, "004113b", onto=wall, side="front", at=(float("nan"), 0))
+    assert len(b.placements) == 1
+
+
 def test_only_flat_stickers_are_stuck():
     b = LegoBuild()
     wall = b.add(Element("3001"))
@@ -134,3 +171,42 @@ def test_official_library_sticker_is_glued_to_the_part_under_its_back(official_d
     pairs = {tuple(sorted((flat[i].content.ldraw_id, flat[j].content.ldraw_id))) for i, j in g.glued.tolist()}
     assert pairs == {("003432f", "4474")}
     assert b.num_connected_components == 2
+
+
+def _sunk(dy):
+    """A 3001 at the origin (its front face the plane y = 0, walls 4 LDU thick) and sticker 004113b laid on
+    that face by stick(), then moved ``dy`` LDU along +y, into the wall."""
+    from bricklayer.geometry.types import Pose
+
+    b = LegoBuild()
+    wall = b.add(Element("3001"))
+    m = stick(b, "004113b", onto=wall, side="front").pose.matrix.copy()
+    m[1, 3] += dy
+    out = LegoBuild()
+    out.add(Element("3001"))
+    out.add_raw(Element("004113b"), Pose.from_matrix(m))
+    return out
+
+
+@pytest.mark.parametrize("dy", [0.3, 1.0, 2.0, 3.5])
+def test_a_sticker_sunk_into_a_wall_collides(dy):
+    # the slab (0.25 LDU) moved dy into the 4 LDU wall lies wholly in its material: its front face dy - 0.25
+    # under the surface, so the move out is dy along -y (the nearer way out), which lays its back on the face
+    from bricklayer.validate.collisions import collision_details
+
+    b = _sunk(dy)
+    assert len(b.colliding_placements) == 1
+    (rec,) = collision_details(b)
+    assert rec.extra == {"sunk_sticker": True}
+    assert rec.depth == pytest.approx(dy) and rec.direction == (0.0, -1.0, 0.0)
+    assert not b.is_valid()
+
+
+def test_a_sticker_on_or_half_into_a_face_does_not_collide_and_a_loose_one_is_told_to_use_stick():
+    from bricklayer.validate import validation_report
+
+    for dy in (0.0, 0.2):  # its front face still outside the wall (10252's stickers lie up to 0.25 in)
+        assert _sunk(dy).colliding_placements == []
+    text = validation_report(_sunk(1.0)).text
+    assert "sticker is sunk into the part" in text and "stick(build, sticker, onto=part" in text
+    assert "seat it on studs" not in text

@@ -1,0 +1,203 @@
+"""Rule "sticker sunk into a part": a sticker whose whole slab lies inside another part's material collides.
+
+A sticker is a slab 0.25 LDU thick (``box5-12`` scaled 0.25, the LDraw sticker primitives). The collision
+test insets both meshes by ``TOL.collision_inset`` (0.25 LDU, :mod:`.collisions`), which leaves no volume of
+such a slab, and compares surfaces: a slab pushed through a face into a brick wall (4 LDU thick) crosses no
+surface of it until it reaches the wall's inner face, so it was found neither colliding nor (past the reach
+of the "sticker on a surface" rule, :data:`.support.STICKER_MOVES`) held. This rule looks at the material
+instead: sample points over both faces of the slab (its corners pulled :data:`CORNER_PULL` of the way to its
+centre, and its centre) are cast rays along the slab's normal, both ways, against the other part's oriented
+surface (:class:`ldraw_data.collision.CollisionShape`: outward CCW faces, BFC or trimesh's guess); a point
+is inside the material when the nearest face met each way is left through its outside (the face's outward
+normal along the ray). When every sample point is inside by more than
+:data:`SUNK_MIN` LDU, the sticker is sunk into that part: its printed front face too lies inside, so
+moved by its own thickness or more into the face. A sticker laid on a face by ``stick()`` has its back on
+the face and its front 0.25 LDU outside it; in 10252 Volkswagen Beetle official stickers lie up to 0.25 LDU
+(a slab's thickness) into the windscreen 30007, their front faces still on its surface.
+"""
+
+from __future__ import annotations
+
+__all__ = ["SUNK_MIN", "CORNER_PULL", "STICKER_THICKNESS", "sticker_mask", "sunk_sticker_depths"]
+
+import numpy as np
+
+#: Mirror in local x (LDraw part frame): a mirrored placement's proper transform is its drawn one times this
+#: (``bricklayer.validate.fcl._MIRROR``), so the drawn one is the proper one times it again.
+_MIRROR_X = np.diag([-1.0, 1.0, 1.0, 1.0])
+
+#: Smallest depth (LDU) of the shallowest sample point of a sticker's slab inside another part for the
+#: sticker to be sunk into it: coordinates rounded in a file (a few 0.001 LDU) stay under it; a sticker
+#: moved 0.3 LDU (its 0.25 LDU thickness and 0.05 more) into a face is over it.
+SUNK_MIN = 0.02
+#: Fraction of the way the slab's corners are pulled toward its centre for sample points: off the slab's
+#: edges, where a ray could meet the edge of a face of the other part.
+CORNER_PULL = 0.2
+
+
+#: Largest thickness (LDU, smallest extent of the part-frame geometry) of an MPD-embedded part taken as a
+#: sticker whatever its title (:func:`sticker_mask`): LDraw stickers are slabs 0.25 LDU thick (``box5-12``
+#: scaled 0.25); every embedded block of the 67 official models that thin is one (5542 Black Thunder's
+#: sticker sheet 4111899, blocks titled by the element number only: "4111899i"; 10283's 6342851a;
+#: 10252's and 10227's, titled "Sticker ..."), and no other embedded block is under 0.6 LDU.
+STICKER_THICKNESS = 0.3
+
+
+def sticker_mask(eng, start: int = 0) -> np.ndarray:
+    """(n,) bool: placements whose part is a sticker (trait "sticker" of :mod:`ldraw_data.traits`, whole
+    words: the title starts with "Sticker"): library stickers by their catalog name, MPD-embedded ones
+    (``10252 - 6153754q.dat``, "Sticker 3.4 x 0.9 with Dark Azur Rear Window Shape" in 10252
+    Volkswagen Beetle) by the first line of their block (:func:`._world.part_title`), or, whatever
+    their title, by their shape: a slab at most :data:`STICKER_THICKNESS` thick (5542's
+    ``5542 - 4111899i.dat`` on a tile 2431). With ``start`` only placements ``start`` and later are
+    looked at (the rest are False): the parts appended by an edit. The whole mask (``start`` 0) is kept on the
+    engine while its placements are the same."""
+    from ldraw_data.traits import title_traits
+
+    from ._world import _embedded_doc, part_title
+
+    if not start:  # kept on the engine while its placements are the same (validation asks several times)
+        got = eng.__dict__.get("_sticker_mask")
+        if got is not None and got[0] is eng.wa and len(got[1]) == eng.n:
+            return got[1]
+        eng._sticker_mask = (eng.wa, sticker_mask(eng, -1))
+        return eng._sticker_mask[1]
+    start = max(start, 0)
+    out = np.zeros(eng.n, dtype=bool)
+    emb = None
+    if start:
+        groups: dict = {}
+        for i in range(start, eng.n):
+            groups.setdefault(eng.wa.keys[i], []).append(i)
+    else:
+        groups = eng.wa.groups
+    for key, idx in groups.items():
+        if key.startswith("?") and emb is None:
+            emb = _embedded_doc(eng._build)
+        title = part_title(key, eng.wa.placements[idx[0]].content, emb)
+        if "sticker" in title_traits(title or ""):
+            out[idx] = True
+        elif key.startswith("?"):
+            shape = eng.shapes.get(key)
+            if shape is not None and len(shape.vertices) and np.ptp(shape.vertices, axis=0).min() <= STICKER_THICKNESS:
+                out[idx] = True
+    return out
+
+
+def _slab_samples(shape) -> tuple[np.ndarray, np.ndarray]:
+    """Sample points (part frame, LDU) over both faces of a thin slab, and its unit normal (part frame).
+
+    The normal is the axis of the shape's smallest extent (the slab's thickness, as
+    :func:`.support._sticker_surface_edges` takes it)."""
+    h = shape.hull_points
+    lo, hi = h.min(axis=0), h.max(axis=0)
+    ax = int(np.argmin(hi - lo))
+    normal = np.zeros(3)
+    normal[ax] = 1.0
+    c = (lo + hi) / 2
+    pts = h + CORNER_PULL * (c - h)
+    pts[:, ax] = h[:, ax]  # pulled in the slab's plane only: the points stay on its faces
+    faces = [c.copy(), c.copy()]
+    faces[0][ax], faces[1][ax] = lo[ax], hi[ax]
+    return np.vstack([pts, faces]), normal
+
+
+#: Triangles (part frame, LDU) and their outward normals per collision shape, by ``id(shape)`` (the shape is kept
+#: with them, so the id is not reused while the entry lives).
+_TRIANGLES: dict = {}
+
+
+def _shape_triangles(shape) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(triangles (f, 3, 3), outward normals (f, 3), centroids (f, 3), radii (f,)) of a collision shape in its
+    part frame (LDU, CCW); a radius is the largest distance of a corner from the centroid."""
+    got = _TRIANGLES.get(id(shape))
+    if got is None or got[0] is not shape:
+        tris = shape.vertices[shape.faces]
+        c = tris.mean(axis=1)
+        got = _TRIANGLES[id(shape)] = (shape, tris, np.cross(tris[:, 1] - tris[:, 0], tris[:, 2] - tris[:, 0]), c,
+                                       np.linalg.norm(tris - c[:, None, :], axis=2).max(axis=1))
+    return got[1:]
+
+
+def _inside_depth(points: np.ndarray, normal: np.ndarray, shape_tris: tuple) -> tuple[np.ndarray, np.ndarray]:
+    """Depth (LDU) of each point inside the material bounded by a shape's triangles (``shape_tris``:
+    :func:`_shape_triangles`), and the way out; all in the shape's frame, ``normal`` a unit vector.
+
+    Returns ``(depth (p,), ways (2, p))``: ``depth`` is the distance to the nearest face along ``+normal``
+    or ``-normal`` when the nearest face each way is left through its outside, 0 where the point is not
+    inside (outside, in a hollow, or a ray meets no face: open surfaces); ``ways[0]``/``ways[1]``: the
+    distances to those faces along ``+normal``/``-normal`` (inf where none)."""
+    from ldraw_data.rays import first_ray_hits
+
+    tris, outward, centroid, radius = shape_tris
+    none = np.zeros(len(points)), np.full((2, len(points)), np.inf)
+    # only triangles that reach the lines through the points along the normal can be met: a triangle's
+    # centroid within its radius (and 1 LDU) of the line through the points' mean
+    mid = points.mean(axis=0)
+    spread = float(np.max(np.linalg.norm((points - mid) - np.outer((points - mid) @ normal, normal), axis=1)))
+    rel = centroid - mid
+    across = np.einsum("ij,ij->i", rel, rel) - (rel @ normal) ** 2
+    near = across <= (radius + spread + 1.0) ** 2
+    tris, fn = tris[near], outward[near]
+    if not len(tris):
+        return none
+    depth = np.full(len(points), np.inf)
+    ways = np.full((2, len(points)), np.inf)
+    for w, d in enumerate((normal, -normal)):
+        t, k = first_ray_hits(points, d, tris)
+        leaves = k >= 0
+        leaves[leaves] = fn[k[leaves]] @ d > 0
+        ways[w] = t
+        depth = np.where(leaves, np.minimum(depth, t), 0.0)
+    return depth, ways
+
+
+def sunk_sticker_depths(eng, pairs: np.ndarray, sticker: np.ndarray) -> list[tuple[float, float, tuple]]:
+    """How deep the sticker of each pair is sunk into the other part, and the move that lays it on the face.
+
+    Parameters
+    ----------
+    eng : CollisionEngine
+        Its ``shapes``, ``keys``, ``transforms`` (proper) and ``mirrored`` (:mod:`.collisions`).
+    pairs : (m, 2) int
+        Placement index pairs (broad-phase candidates).
+    sticker : (n,) bool
+        Placements that are stickers (:func:`sticker_mask`).
+
+    Returns
+    -------
+    list of (depth LDU, move LDU, direction (3,) unit) per pair
+        For a pair with a sticker (the first sticker of the two when both are) whose slab's sample points all
+        lie inside the other part's material by more than :data:`SUNK_MIN` (module notes): the smallest depth
+        of a sample point, and the move of the sticker (world, LDU, along its slab normal, toward the nearer
+        way out) that brings its whole slab out, its back on the face; ``(0.0, 0.0, (0, 0, 0))`` otherwise.
+    """
+    out = []
+    for a, b in np.asarray(pairs, dtype=np.int64).reshape(-1, 2).tolist():
+        got = (0.0, 0.0, (0.0, 0.0, 0.0))
+        s, o = (a, b) if sticker[a] else (b, a)
+        ss, so = eng.shapes.get(eng.keys[s]), eng.shapes.get(eng.keys[o])
+        if sticker[s] and ss is not None and so is not None and not ss.is_empty and not so.is_empty:
+            pts, normal = _slab_samples(ss)
+            mir = np.array([-1.0 if eng.mirrored[s] else 1.0, 1.0, 1.0])
+            t = eng.transforms[s]
+            pts = (pts * mir) @ t[:3, :3].T + t[:3, 3]
+            n_world = t[:3, :3] @ (normal * mir)
+            # into the other part's own (drawn) frame: its faces as drawn, outward as drawn, mirrored or not
+            to = eng.transforms[o] @ _MIRROR_X if eng.mirrored[o] else eng.transforms[o]
+            inv = np.linalg.inv(to)
+            p_o = pts @ inv[:3, :3].T + inv[:3, 3]
+            n_o = inv[:3, :3] @ n_world
+            n_o /= np.linalg.norm(n_o)
+            tris = _shape_triangles(so)
+            # the centres of the slab's two faces first (the last two samples): a sticker on a face has its
+            # front centre outside, so most pairs end here after four rays
+            depth, ways = _inside_depth(p_o[-2:], n_o, tris)
+            if depth.min() > SUNK_MIN:
+                depth, ways = _inside_depth(p_o, n_o, tris)
+            if depth.min() > SUNK_MIN:
+                w = int(np.argmin(ways.max(axis=1)))  # the way out that brings every point out soonest
+                way = n_world / np.linalg.norm(n_world)
+                got = (float(depth.min()), float(ways[w].max()), tuple((way if w == 0 else -way).tolist()))
+        out.append(got)
+    return out
