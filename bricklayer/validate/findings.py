@@ -379,19 +379,23 @@ def _bare_stud_hint(rec) -> str:
 
     from bricklayer.element import Element, studs_without_anti_studs
 
+    if not all(isinstance(getattr(p, "content", None), Element) for p in (rec.a, rec.b)):
+        return ""
+    try:
+        boxes = {id(rec.a): rec.a.alignment_box, id(rec.b): rec.b.alignment_box}  # each once: ~20 us a box
+    except Exception:  # noqa: BLE001 - a hint only
+        return ""
     for up, dn in ((rec.a, rec.b), (rec.b, rec.a)):
-        if not all(isinstance(getattr(p, "content", None), Element) for p in (up, dn)):
-            continue
         try:
             # cheap test first: the upper part's bottom on the lower part's top (the studs' base)
-            if abs(up.alignment_box.min.z - dn.alignment_box.max.z) >= BARE_STUD_REACH:
+            if abs(boxes[id(up)].min.z - boxes[id(dn)].max.z) >= BARE_STUD_REACH:
                 continue
             mu, md = np.asarray(up.pose.matrix, float), np.asarray(dn.pose.matrix, float)
             _under, bare = studs_without_anti_studs(up.content, mu, dn.content, md, BARE_STUD_REACH)
             if not bare:
                 continue
             anti = any(c.type in ("antistud", "tube") for c in up.content.connectors)
-            c = np.array(tuple(up.content.alignment_box.transformed(up.pose).center), dtype=np.float64)
+            c = np.array(tuple(boxes[id(up)].center), dtype=np.float64)
         except Exception:  # noqa: BLE001 - a hint only
             continue
         if not anti:
