@@ -141,7 +141,12 @@ def write_instructions(build, out_dir, *, images: bool = True, max_images: int |
     overwrite : bool
         Replace the files of an earlier run in ``out_dir`` (and remove its step
         images). Without it, a folder that already holds ``steps.mpd``,
-        ``plan.json`` or step images is left alone and FileExistsError raised.
+        ``plan.json`` or step images is left alone and FileExistsError raised,
+        unless it is unfinished: its plan.json is still the placeholder
+        (``{"status": "unfinished: ...``) of a run that was stopped (Ctrl-C,
+        killed) before the end; that folder is written anew. plan.json is
+        written last, so a folder with a real plan.json is complete. A folder a
+        live run is writing (its placeholder locked) is refused either way.
     source : str or None
         Name shown in the verdict line (``validation``); None: ``build.name``, else ``"build"``.
 
@@ -176,9 +181,13 @@ def write_instructions(build, out_dir, *, images: bool = True, max_images: int |
     out = Path(out_dir)
     if out.exists() and not out.is_dir():
         raise OutputNotAFolderError(f"{out} is a file; give a folder for the instructions")
+    state = _claim_state(out) if out.is_dir() else None
+    if state == "busy":
+        raise _busy(out)
+    unfinished = state == "unfinished"
     old = ([p for p in (out / n for n in INSTRUCTION_FILES) if p.exists()] + sorted(out.glob(_STEP_IMAGES))
            if out.is_dir() else [])
-    if old and not overwrite:
+    if old and not overwrite and not unfinished:
         raise OutputExistsError(f"{out} already holds instructions ({old[0].name}"
                               f"{f' and {len(old) - 1} more files' if len(old) > 1 else ''}); "
                               "pass overwrite=True (CLI: --force) to replace them")
@@ -186,56 +195,150 @@ def write_instructions(build, out_dir, *, images: bool = True, max_images: int |
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise OutputNotAFolderError(f"cannot create the folder {out}: {exc.strerror or exc}") from None
-    claimed = None if overwrite else _claim_folder(out)
+    claim = _claim_folder(out, replace=overwrite or unfinished)
     try:
-        return _write_instructions(build, out, images=images, max_images=max_images, size=size,
-                                   max_parts_per_step=max_parts_per_step, time_budget=time_budget,
-                                   separate_objects=separate_objects, options=options, source=source)
+        result = _write_instructions(build, out, images=images, max_images=max_images, size=size,
+                                     max_parts_per_step=max_parts_per_step, time_budget=time_budget,
+                                     separate_objects=separate_objects, options=options, source=source)
     except BaseException:
-        if claimed is not None:  # this run's placeholder, not yet replaced by the real plan.json
-            try:
-                if claimed.read_bytes() == _CLAIM:
-                    claimed.unlink()
-            except OSError:
-                pass
+        # a run that wrote nothing leaves nothing; one stopped after writing steps.mpd or pictures keeps its
+        # placeholder plan.json, which marks the folder unfinished (a later run proceeds into it)
+        if not _outputs_written(out):
+            _drop_claim(claim)
+        else:
+            _release_claim(claim)
         raise
+    _release_claim(claim)
+    return result
 
 
-#: What plan.json holds while a run without overwrite is writing the folder (:func:`_claim_folder`).
-_CLAIM = b'{"status": "being written by a brickwright instructions run"}\n'
+#: How plan.json starts while a run is writing the folder (:func:`_claim_folder`); it stays so when the run is
+#: stopped (Ctrl-C, killed) after writing part of its output, and then marks the folder unfinished.
+_CLAIM = b'{"status": "unfinished: being written by a brickwright instructions run'
+_CLAIM_TEXT = _CLAIM + (b'; if no run is writing it, it was stopped before the end: run the same command again '
+                        b'to write the folder anew"}\n')
 
 
-def _claim_folder(out: Path) -> Path:
-    """Claim the instructions folder ``out`` for this run: create its ``plan.json`` as a placeholder (exclusive
-    create, ``O_EXCL``), so that of two runs started at once without overwrite, the second refuses with the
-    message a run after the first gives (break-it s26 F9: both wrote into one folder). The placeholder is
-    replaced by the real plan.json (atomically), or removed when the run fails.
+def _outputs_written(out: Path) -> bool:
+    """True when ``out`` holds a ``steps.mpd`` or step picture (what a run writes before its plan.json)."""
+    return (out / "steps.mpd").exists() or any(True for _ in out.glob(_STEP_IMAGES))
+
+
+def _claim_state(out: Path) -> str | None:
+    """``"unfinished"`` when ``out/plan.json`` is the placeholder of a run that is no longer writing (stopped by
+    Ctrl-C or killed): it starts with :data:`_CLAIM` and no process holds its lock (``fcntl.flock``, released by
+    the kernel when the holder ends); such a folder is of our own making (break-it s26 F10). ``"busy"`` when a
+    live run holds that lock; None otherwise (no plan.json, or a finished one)."""
+    path = out / "plan.json"
+    try:
+        with open(path, "rb") as fh:
+            if not fh.read(len(_CLAIM)) == _CLAIM:
+                return None
+            return "busy" if _locked_elsewhere(fh.fileno()) else "unfinished"
+    except OSError:
+        return None
+
+
+def _busy(out: Path) -> OutputExistsError:
+    """The error for a folder a live run is writing."""
+    return OutputExistsError(f"{out} is being written by another brickwright instructions run (its plan.json "
+                             "is locked); wait for it to end or give another --out folder")
+
+
+def _locked_elsewhere(fd: int) -> bool:
+    """True when another process holds the lock of the open file ``fd`` (probe: take and drop it at once)."""
+    try:
+        import fcntl
+    except ImportError:  # no flock (Windows): a placeholder is taken for a live run
+        return True
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        return True
+    fcntl.flock(fd, fcntl.LOCK_UN)
+    return False
+
+
+def _claim_folder(out: Path, *, replace: bool = False) -> tuple:
+    """Claim the instructions folder ``out`` for this run: make its ``plan.json`` the placeholder
+    :data:`_CLAIM_TEXT` and hold an exclusive lock on it (``fcntl.flock``) while the run writes. Without
+    ``replace`` the placeholder is created exclusively (``O_EXCL``), so that of two runs started at once the
+    second refuses (break-it s26 F9); with ``replace`` (overwrite, or a folder left unfinished by a stopped run)
+    it replaces plan.json, unless a live run holds that plan.json's lock. The real plan.json replaces the
+    placeholder (atomically) after everything else is written, so a stopped run is recognisable (F10).
 
     Returns
     -------
-    Path
-        The placeholder's path.
+    (Path, int)
+        The placeholder's path and the open descriptor that holds the lock.
 
     Raises
     ------
     OutputExistsError
-        ``out/plan.json`` exists already (another run is writing the folder, or wrote it).
+        ``out/plan.json`` exists already (without ``replace``), or a live run is writing the folder.
     OutputNotAFolderError
         The placeholder cannot be created (no permission).
     """
     path = out / "plan.json"
+    busy = _busy(out)
+    if replace:
+        try:
+            fd0 = os.open(path, os.O_RDONLY)
+        except FileNotFoundError:
+            pass
+        except OSError as exc:
+            raise OutputNotAFolderError(f"cannot read {path}: {exc.strerror or exc}") from None
+        else:
+            try:
+                if _locked_elsewhere(fd0):
+                    raise busy
+            finally:
+                os.close(fd0)
+        tmp = out / f".plan.json.{os.getpid()}.tmp"
+        flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC
+    else:
+        tmp, flags = path, os.O_WRONLY | os.O_CREAT | os.O_EXCL
     try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+        fd = os.open(tmp, flags, 0o666)
     except FileExistsError:
         raise OutputExistsError(f"{out} already holds instructions (plan.json); pass overwrite=True "
                                 "(CLI: --force) to replace them") from None
     except OSError as exc:
         raise OutputNotAFolderError(f"cannot write in the folder {out}: {exc.strerror or exc}") from None
-    try:
-        os.write(fd, _CLAIM)
-    finally:
+    if _locked_elsewhere(fd):  # another run opened our fresh placeholder first
         os.close(fd)
-    return path
+        raise busy
+    try:
+        import fcntl
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except ImportError:
+        pass
+    except OSError:
+        os.close(fd)
+        raise busy from None
+    os.write(fd, _CLAIM_TEXT)
+    if tmp != path:
+        os.replace(tmp, path)
+    return path, fd
+
+
+def _release_claim(claim: tuple) -> None:
+    """Drop the lock of :func:`_claim_folder` (close its descriptor); the file stays."""
+    try:
+        os.close(claim[1])
+    except OSError:
+        pass
+
+
+def _drop_claim(claim: tuple) -> None:
+    """Remove the placeholder plan.json of :func:`_claim_folder` if it is still the placeholder, and unlock."""
+    path, fd = claim
+    try:
+        if path.read_bytes().startswith(_CLAIM) and os.fstat(fd).st_ino == path.stat().st_ino:
+            path.unlink()
+    except OSError:
+        pass
+    _release_claim(claim)
 
 
 def _write_instructions(build, out: Path, *, images, max_images, size, max_parts_per_step, time_budget,
@@ -280,7 +383,6 @@ def _write_instructions(build, out: Path, *, images, max_images, size, max_parts
     summary["valid"] = verdict.valid
     summary["validation"] = verdict.text.split("\n", 1)[0]
     pj = out / "plan.json"
-    atomic_write(pj, json.dumps(summary, indent=2))
     paths, cams, err = [], [], None
     if images and shown:
         try:
@@ -301,5 +403,8 @@ def _write_instructions(build, out: Path, *, images, max_images, size, max_parts
             except Exception as exc:  # noqa: BLE001 - renderer backend missing: keep the MPD
                 err = f"rendering failed: {exc}"
                 log.warning("step images not written: %s", exc)
+    # last: until now plan.json is the claim's placeholder, so a run stopped while rendering leaves a folder
+    # that says it is unfinished (break-it s26 F10)
+    atomic_write(pj, json.dumps(summary, indent=2))
     return {"mpd": mpd, "plan": pj, "images": paths, "cameras": cams, "summary": summary, "image_error": err,
             "report": verdict}
