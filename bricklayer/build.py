@@ -47,7 +47,7 @@ import numpy as np
 
 from .connector import Connector, ConnectorMismatchError, compatible_types, mate_kind, slide_limit_studs
 from .constants import PLATE, SLIDE_END_EPS, STUD, TOL
-from .element import Element, LegoGeometry, studs_without_anti_studs
+from .element import Element, LegoGeometry, studs_without_anti_studs, unseated_underside_advice
 from .geometry.types import Anchor, Box, Mat3, Pose, Rotation, Vec3, as_position, rotation_about
 from .joints import Joint, JointKind, MotionRange, Mounting
 from .errors import BrickLayerIndexError, BrickLayerKeyError, BrickLayerTypeError, BrickLayerValueError
@@ -954,9 +954,8 @@ class LegoBuild(LegoGeometry):
         if not hit:
             return
         if not under:
-            msg = (f"stack(): {content.ldraw_id} has no anti-studs or tubes under it (nothing of it seats on a "
-                   f"stud), so it stands on the studs of {ref.content.ldraw_id} and collides with them. Stand it "
-                   "on a smooth top (a tile), or attach it by one of its own connectors with connect()")
+            msg = (f"stack(): {content.ldraw_id} stands on the studs of {ref.content.ldraw_id} and collides with "
+                   f"them. {unseated_underside_advice(content)}")
         else:
             c = np.array(tuple(content.alignment_box.transformed(pose).center), dtype=np.float64)
             r = min(float(np.linalg.norm(q[:2] - c[:2])) for q in bare)

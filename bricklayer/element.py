@@ -778,6 +778,48 @@ class Element(LegoGeometry):
         return self._geom.to_local
 
 
+def unseated_underside_advice(part: Element) -> str:
+    """What holds a part that has no ``antistud`` or ``tube`` connector at all (plate 2654a, its rounded bottom),
+    in words for a warning or a finding hint (break-it s26 F6: "stand it on a tile" led back to the start, for a
+    part resting on a tile joins nothing).
+
+    Nothing seats such a part from below: it collides with studs and only rests on a smooth top. It is held
+    by its own connectors alone, listed here by type and count with the face they are on (from the part's
+    connector table, :mod:`ldraw_data.connectors`): for 2654a "4 open_stud and 4 clip, on its top". The advice
+    is the way official models use it (the 33 upright 2654 in 10029, 10179, 21321, 6898, 10019 and 10252 carry
+    plates such as 3023, 3666 and 3031 on their studs, hanging under them):
+    put the next part onto its studs (``stack(..., on=<it>)``), i.e. let it hang under the part above, or
+    ``connect()`` one of its connectors.
+
+    Parameters
+    ----------
+    part : Element
+
+    Returns
+    -------
+    str
+        One sentence, without a final full stop.
+    """
+    from collections import Counter
+
+    box = part.alignment_box
+    counts = Counter(c.type for c in part.connectors)
+    if not counts:
+        return (f"{part.ldraw_id} has no anti-studs or tubes under it and no connectors at all: nothing seats or "
+                "holds it, so use another part")
+    zs = [float(c.position[2]) for c in part.connectors]
+    face = ("on its top" if min(zs) >= box.center.z else "on its bottom" if max(zs) <= box.center.z
+            else "on its body")
+    have = " and ".join(f"{n} {t}" for t, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
+    stud = next((t for t in ("stud", "open_stud") if t in counts), None)
+    how = (f"put the next part onto its studs (stack(..., on=<{part.ldraw_id}>): the part above holds it, as "
+           "official models hang it under a plate), or connect() " + ("one of its connectors" if stud is None else
+                                                                      f"its {stud} to an anti-stud"))
+    return (f"{part.ldraw_id} has no anti-studs or tubes under it, so nothing seats it from below (on studs it "
+            "collides; on a tile or other smooth top it only rests and joins nothing); it is held only by its "
+            f"own connectors, {have} {face}: {how}")
+
+
 def studs_without_anti_studs(upper: Element, upper_pose: np.ndarray, lower: Element,
                              lower_pose: np.ndarray, reach: float = 1.0) -> tuple[list, list]:
     """Studs of ``lower`` under the stud footprint of ``upper`` and, of those, the ones none of its anti-studs takes.

@@ -62,3 +62,40 @@ def test_a_folder_being_written_by_a_live_run_is_refused_even_with_overwrite(off
             with pytest.raises(OutputExistsError, match="being written by another brickwright instructions run"):
                 write_instructions(build, out, images=False, overwrite=overwrite)
     assert (out / "plan.json").read_bytes() == _CLAIM_TEXT
+
+
+_DISH_HELD = "it is held only by its own connectors, 4 clip and 4 open_stud on its top"
+
+
+def test_dish_2654_advice_names_its_own_connectors_and_the_advice_works(library):
+    """F6: stack(2654, on=brick) said "stand it on a tile", which validate then rejected (resting joins
+    nothing), and the tile finding said "put it on studs": a circle. 2654a has no anti-stud or tube; its
+    connector table holds 4 open_stud and 4 clip, all at z = 8-10 LDU (its top). The warning and both
+    findings now say so, and following the advice (a plate stacked onto its studs) is VALID, 1 component."""
+    from bricklayer import Anchor, Color, Element, LegoBuild, StackCollisionWarning
+    from bricklayer.validate import validation_report
+
+    dish = Element("2654", Color.WHITE)
+    assert sorted(c.type for c in dish.connectors) == ["clip"] * 4 + ["open_stud"] * 4
+    b = LegoBuild(name="on_brick")
+    base = b.add(Element("3003", Color.RED), (0, 0, 0))
+    with pytest.warns(StackCollisionWarning) as rec:
+        b.stack(dish, on=base)
+    msg = str(rec[0].message)
+    assert _DISH_HELD in msg and "stack(..., on=<2654a>)" in msg and "tile" in msg and "joins nothing" in msg
+    assert "Stand it on a smooth top" not in msg
+    text = validation_report(b, source="on_brick").text
+    assert "COLLISION" in text and _DISH_HELD in text
+
+    b = LegoBuild(name="on_tile")
+    t = b.stack(Element("3068b", Color.RED), on=b.add(Element("3003", Color.RED), (0, 0, 0)))
+    b.stack(dish, on=t)
+    text = validation_report(b, source="on_tile").text
+    assert "2654a rests on #1 3068b without a connection" in text and _DISH_HELD in text
+    assert "a plate instead of the tile" not in text
+
+    b = LegoBuild(name="held")
+    d = b.add(dish, (0, 0, 0))
+    b.stack(Element("3022", Color.RED), on=d, anchor=Anchor.CENTER, target_anchor=Anchor.CENTER)
+    assert validation_report(b, source="held").text.startswith(
+        "held: 2 parts, 0 colliding pairs, 0 floating, 1 connected component(s) -> VALID")

@@ -377,7 +377,7 @@ def _bare_stud_hint(rec) -> str:
     its rim still stands on the stud, lifted clear it floats; the studs under it must fall in its anti-studs."""
     import numpy as np
 
-    from bricklayer.element import Element, studs_without_anti_studs
+    from bricklayer.element import Element, studs_without_anti_studs, unseated_underside_advice
 
     if not all(isinstance(getattr(p, "content", None), Element) for p in (rec.a, rec.b)):
         return ""
@@ -399,8 +399,7 @@ def _bare_stud_hint(rec) -> str:
         except Exception:  # noqa: BLE001 - a hint only
             continue
         if not anti:
-            return (f"{up.content.ldraw_id} has no anti-studs or tubes under it, so it stands on the studs of "
-                    f"{dn.content.ldraw_id}: stand it on a smooth top (a tile) or attach it by its own connectors")
+            return f"it stands on the studs of {dn.content.ldraw_id}: {unseated_underside_advice(up.content)}"
         r = min(float(np.linalg.norm(q[:2] - c[:2])) for q in bare)
         return (f"a stud of {dn.content.ldraw_id} lies under {up.content.ldraw_id} where it has no anti-stud "
                 f"({r:.1f} LDU from its centre: its underside is shaped unlike its grid box, e.g. a round plate's "
@@ -590,6 +589,8 @@ def _component_advice(build, comp_idx, eng, sup, ctx: dict | None = None) -> str
     """
     import numpy as np
 
+    from bricklayer.element import Element, unseated_underside_advice
+
     from ldraw_data.catalog import get_catalog
 
     cat = get_catalog()
@@ -639,6 +640,10 @@ def _component_advice(build, comp_idx, eng, sup, ctx: dict | None = None) -> str
         if float(eng.wa.poses[up, 2, 2]) < -0.9:
             return (f"{who} upside down, stud tips on what is below: studs hold only in anti-studs; turn it "
                     "over or hold it from above")
+        upper = getattr(flat[up], "content", None)
+        if isinstance(upper, Element) and not any(c.type in ("antistud", "tube") for c in upper.connectors):
+            # studs would not seat it either (break-it s26 F6: the advice went round in a circle)
+            return f"{who} without a connection: {unseated_underside_advice(upper)}"
         tile = (name(dn) or "").lower().startswith("tile")
         if tile or not _has_upward_studs(eng, dn):
             return (f"{who}, whose top has no studs there ({name(dn)}): resting holds nothing; put it on "
