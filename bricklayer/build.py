@@ -375,6 +375,26 @@ def _footprint(content) -> Box:
     return content.stud_footprint if isinstance(content, Element) else content.alignment_box
 
 
+def _anti_stud_block(part: Element) -> int:
+    """Largest k such that all k x k whole-stud positions (20 LDU apart) of the square centred on ``part``'s
+    stud footprint are taken by its ``antistud``/``tube`` connectors (within 1 LDU in x/y, the rule of
+    :func:`~bricklayer.element.studs_without_anti_studs`); 0 when not even the centre one is. 6 for round plate
+    6177 (its anti-studs fill the 6 x 6 block, the rest of its 8 x 8 underside is rim); for a brick, its size."""
+    pts = np.array([[float(v) for v in c.position[:2]] for c in part.connectors if c.type in ("antistud", "tube")])
+    if not len(pts):
+        return 0
+    fp = part.stud_footprint
+    cx, cy = fp.center.x, fp.center.y
+    best = 0
+    for k in range(1, int(round(min(fp.max.x - fp.min.x, fp.max.y - fp.min.y) / STUD)) + 1):
+        offs = (np.arange(k) - (k - 1) / 2.0) * STUD
+        grid = np.array([[cx + a, cy + b] for a in offs for b in offs])
+        d = np.min(np.linalg.norm(grid[:, None, :] - pts[None, :, :], axis=2), axis=1)
+        if np.all(d <= 1.0):
+            best = k
+    return best
+
+
 def _top_studs_box(content) -> Box:
     """Box (local frame, LDU) that ``stack`` anchors the part it stacks on by: the grid box of that part's studs
     on top, when they cover less than its footprint, else its footprint (:func:`_footprint`).
@@ -943,6 +963,15 @@ class LegoBuild(LegoGeometry):
         box = content.alignment_box.transformed(pose)
         studs, bare = studs_without_anti_studs(content, np.asarray(pose.matrix), ref.content,
                                                np.asarray(ref_pose.matrix))
+        if not studs and under and any(c.type in ("stud", "open_stud") for c in ref.content.connectors):
+            # break-it s26 F8: an offset that takes the part off every stud of the target left it loose, silently
+            fp = content.stud_footprint.transformed(pose)
+            warnings.warn(StackCollisionWarning(
+                f"stack(): {content.ldraw_id} lands on no stud of {ref.content.ldraw_id}: no stud of it lies under "
+                f"its stud footprint (x {fp.min.x:g}..{fp.max.x:g}, y {fp.min.y:g}..{fp.max.y:g} LDU), so it rests "
+                f"loose (not joined, or floating). Give an offset (whole studs) that keeps its footprint over "
+                f"studs of {ref.content.ldraw_id}, or stack it on the part that is under it there"), stacklevel=3)
+            return
         if not studs or not bare:
             return
         from .validate.slides import collides_with_any
@@ -963,10 +992,29 @@ class LegoBuild(LegoGeometry):
                    f"{(box.max.x - box.min.x) / STUD:g} x {(box.max.y - box.min.y) / STUD:g} stud box of "
                    f"{content.ldraw_id} meet none of its anti-studs (its underside is shaped unlike that box: the "
                    f"nearest such stud {r:.1f} LDU from its centre, where a round plate's rim stands), and it "
-                   "collides with the part below. Centre it on that part (anchor=Anchor.CENTER, "
-                   "target_anchor=Anchor.CENTER), give an offset that puts the studs under it inside its "
-                   "anti-studs, or stand it on a part whose studs all lie under its anti-studs")
+                   "collides with the part below. " + self._unseated_fix(content, box, ref, ref_pose))
         warnings.warn(StackCollisionWarning(msg), stacklevel=3)
+
+    @staticmethod
+    def _unseated_fix(content: Element, box: Box, ref, ref_pose: Pose) -> str:
+        """The advice of :meth:`_warn_stack_unseated` for studs under ``content`` (at the LDU box ``box``) that
+        none of its anti-studs takes. Off centre: centre it. Already centred on ``ref``'s stud box (break-it s26
+        F7: the advice repeated what was done): centring cannot help, for ``ref``'s studs reach past the
+        largest centred square block of whole studs that ``content``'s anti-studs all take
+        (:func:`_anti_stud_block`, 6 x 6 for round plate 6177); it names that size."""
+        top = _top_studs_box(ref.content).transformed(ref_pose)
+        if abs(box.center.x - top.center.x) > 1e-6 or abs(box.center.y - top.center.y) > 1e-6:
+            return ("Centre it on that part (anchor=Anchor.CENTER, target_anchor=Anchor.CENTER), give an offset "
+                    "that puts the studs under it inside its anti-studs, or stand it on a part whose studs all lie "
+                    "under its anti-studs")
+        k = _anti_stud_block(content)
+        size = f"{(top.max.x - top.min.x) / STUD:g} x {(top.max.y - top.min.y) / STUD:g}"
+        return (f"It is centred on {ref.content.ldraw_id} already; centring does not help, for the studs of that "
+                f"{size} stud top reach past the {k} x {k} block of studs its anti-studs take (the rest of its "
+                f"underside is rim). Stand it on a part whose studs fit in {k} x {k} (e.g. stack a {k} x {k} plate "
+                f"on {ref.content.ldraw_id} first and centre it on that)" if k else
+                f"It is centred on {ref.content.ldraw_id} already and centring does not help: stand it on a part "
+                "whose studs all lie under its anti-studs")
 
     def _warn_stack_overhang(self, content: Element, pose: Pose, ref, ref_pose: Pose) -> None:
         """Warn (:class:`StackCollisionWarning`) when ``content``, stacked by a stud footprint smaller than its

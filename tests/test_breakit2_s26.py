@@ -99,3 +99,84 @@ def test_dish_2654_advice_names_its_own_connectors_and_the_advice_works(library)
     b.stack(Element("3022", Color.RED), on=d, anchor=Anchor.CENTER, target_anchor=Anchor.CENTER)
     assert validation_report(b, source="held").text.startswith(
         "held: 2 parts, 0 colliding pairs, 0 floating, 1 connected component(s) -> VALID")
+
+
+def _stack_warnings(build_fn):
+    import warnings
+
+    with warnings.catch_warnings(record=True) as rec:
+        warnings.simplefilter("always")
+        b = build_fn()
+    from bricklayer import StackCollisionWarning
+
+    return b, [str(w.message) for w in rec if issubclass(w.category, StackCollisionWarning)]
+
+
+def test_round_plate_centred_on_a_larger_plate_is_not_told_to_centre(library):
+    """F7: 6177 (8 x 8 round) centred on 3036 (6 x 8) warned "Centre it" though it was centred. Its anti-studs
+    fill a 6 x 6 block (connector table: none at (+-70, +-30)); the 6 x 8 plate's studs at (+-70, +-30) are
+    76.2 LDU from the centre, under the rim. The advice now says centring does not help and names 6 x 6; a
+    6 x 6 plate (3958) centred between them, as it says, is VALID."""
+    from bricklayer import Anchor, Color, Element, LegoBuild
+    from bricklayer.validate import validation_report
+
+    C = dict(anchor=Anchor.CENTER, target_anchor=Anchor.CENTER)
+
+    def centred():
+        b = LegoBuild(name="centred")
+        b.stack(Element("6177", Color.BLUE), on=b.add(Element("3036", Color.RED), (0, 0, 0)), **C)
+        return b
+
+    _, said = _stack_warnings(centred)
+    assert len(said) == 1 and "Centre it" not in said[0]
+    assert "It is centred on 3036 already; centring does not help" in said[0]
+    assert "the studs of that 8 x 6 stud top reach past the 6 x 6 block of studs its anti-studs take" in said[0]
+
+    def corner():  # default anchors: off centre, and centring is the advice that works
+        b = LegoBuild(name="corner")
+        b.stack(Element("6177", Color.BLUE), on=b.add(Element("3036", Color.RED), (0, 0, 0)))
+        return b
+
+    _, said = _stack_warnings(corner)
+    assert len(said) == 1 and "Centre it on that part (anchor=Anchor.CENTER" in said[0]
+
+    def via_6x6():
+        b = LegoBuild(name="via")
+        six = b.stack(Element("3958", Color.RED), on=b.add(Element("3036", Color.RED), (0, 0, 0)), **C)
+        b.stack(Element("6177", Color.BLUE), on=six, **C)
+        return b
+
+    b, said = _stack_warnings(via_6x6)
+    assert said == []
+    assert validation_report(b, source="via").text.startswith(
+        "via: 3 parts, 0 colliding pairs, 0 floating, 1 connected component(s) -> VALID")
+
+
+def test_stack_with_an_offset_off_every_stud_warns(library):
+    """F8: stack(3024, on=6177, offset=(-2, 0, 0)) put the 1 x 1 plate at x 20..40, y 60..80 LDU, where 6177
+    has no stud, and said nothing; validate found it loose
+    (2 components). Now it warns; with no offset it lands on a stud, joined, and no warning."""
+    from bricklayer import Color, Element, LegoBuild
+    from bricklayer.validate import validation_report
+
+    def off():
+        b = LegoBuild(name="off")
+        b.stack(Element("3024", Color.RED), on=b.add(Element("6177", Color.BLUE), (0, 0, 0)), offset=(-2, 0, 0))
+        return b
+
+    b, said = _stack_warnings(off)
+    assert said == ["stack(): 3024 lands on no stud of 6177: no stud of it lies under its stud footprint "
+                    "(x 20..40, y 60..80 LDU), so it rests loose (not joined, or floating). Give an offset "
+                    "(whole studs) that keeps its footprint over studs of 6177, or stack it on the part that is "
+                    "under it there"]
+    assert "2 connected component(s)" in validation_report(b, source="off").text.split("\n")[0]
+
+    def on_stud():
+        b = LegoBuild(name="on")
+        b.stack(Element("3024", Color.RED), on=b.add(Element("6177", Color.BLUE), (0, 0, 0)))
+        return b
+
+    b, said = _stack_warnings(on_stud)
+    assert said == []
+    assert validation_report(b, source="on").text.startswith(
+        "on: 2 parts, 0 colliding pairs, 0 floating, 1 connected component(s) -> VALID")
