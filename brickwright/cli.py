@@ -222,13 +222,16 @@ def search(query: str = typer.Argument(..., help='Free text, e.g. "brick 2 x 4" 
                                                                "sticker, null for other parts.")):
     """Search the part catalog (BM25 x popularity).
 
-    Exit 0 with results, 1 when no part matches, 2 for an empty query."""
+    Exit 0 with results, 1 when no part matches (with --json, ``[]`` on stdout and the error on stderr), 2 for
+    an empty query."""
     from ldraw_data.search import search_parts
 
     if not query.strip():
         _fail('the query is empty; try e.g. "brick 2 x 4" or "slope 45"')
     res = search_parts(query, category=category, limit=limit)
     if not res:
+        if as_json:  # a script reading stdout gets valid JSON (break-it s26 F11); the exit code still says 1
+            typer.echo("[]")
         _fail(f"no part matches {query!r}" + (f" in category {category!r}" if category else ""), EXIT_FAILED)
     if as_json:
         typer.echo(json.dumps([{"part_id": s.part_id, "name": s.name, "category": s.category,

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 __all__ = ["ModelInfo", "model_info", "load_build"]
 
+import os
 import re
 from collections import Counter
 from dataclasses import dataclass, field
@@ -155,7 +156,9 @@ def script_error_message(path, error: dict, text: str | None = None) -> str:
     Returns
     -------
     str
-        E.g. ``"s2/build.py:7: BrickLayerValueError in create_build(): at must be ...\n     7 | ...\nTrace: ..."``.
+        E.g. ``"s2/build.py:7: BrickLayerValueError in create_build(): at must be ...\n     7 | ...\nTrace: ..."``;
+        an error without a line whose text starts with the script's name names it once
+        (``"s2/build.py defines no create_build(); ..."``, break-it s26 F11).
     """
     body = (error.get("text") or text or "create_build() failed").strip()
     lines = body.splitlines() or ["create_build() failed"]
@@ -171,6 +174,9 @@ def script_error_message(path, error: dict, text: str | None = None) -> str:
         first = f"{m_head['type']} in {m_head['where']}: {said[0]}".rstrip(": ")
         own = f"{etype}: {said[0]}" if said[0] else str(etype)
         rest = [x for i, x in enumerate(rest) if not (x == own and own not in rest[:i])]
+    name = os.path.basename(str(path))
+    if not line and name and first.startswith(name + " "):  # "X.py defines no create_build()": name it once
+        return "\n".join([f"{path}{first[len(name):]}", *rest])
     where = f"{path}:{line}" if line else f"{path}"
     return "\n".join([f"{where}: {first}", *rest])
 

@@ -180,3 +180,43 @@ def test_stack_with_an_offset_off_every_stud_warns(library):
     assert said == []
     assert validation_report(b, source="on").text.startswith(
         "on: 2 parts, 0 colliding pairs, 0 floating, 1 connected component(s) -> VALID")
+
+
+def _cli(args, cwd):
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    repo = Path(__file__).resolve().parents[1]
+    env = dict(__import__("os").environ, PYTHONPATH=str(repo))
+    return subprocess.run([sys.executable, "-m", "brickwright", *args], cwd=cwd, env=env, capture_output=True,
+                          text=True, timeout=300)
+
+
+def test_search_json_with_no_match_prints_an_empty_list(library, tmp_path):
+    """F11: ``search zzzqqq --json`` printed nothing on stdout; a script reading JSON got empty input. Now
+    stdout is ``[]``, the error goes to stderr and the exit code stays 1 (no match, as documented)."""
+    r = _cli(["search", "zzzqqq", "--json"], tmp_path)
+    assert r.returncode == 1, r.stderr
+    assert json.loads(r.stdout) == []
+    assert "no part matches 'zzzqqq'" in r.stderr
+
+
+def test_script_without_create_build_is_named_once(library, tmp_path):
+    """F11: "error: nocreate.py: nocreate.py defines no create_build()" named the file twice."""
+    (tmp_path / "nocreate.py").write_text("from bricklayer import *\nx = 1\n")
+    r = _cli(["validate", "nocreate.py"], tmp_path)
+    assert r.returncode == 1, r.stderr
+    assert "error: nocreate.py defines no create_build(); define `def create_build() -> LegoBuild`." in r.stderr
+    assert "nocreate.py: nocreate.py" not in r.stderr
+
+
+def test_a_lone_brick_on_the_ground_is_not_over_empty_space(library, tmp_path):
+    """F11: a 2 x 4 brick on the ground, apart from the rest (a 2 x 2 brick 3 studs away), was described as
+    "nothing lies below it anywhere; its footprint ... is over empty space". Both stand on the ground (z 0)."""
+    (tmp_path / "two.ldr").write_text("0 two\n1 4 0 -24 0 1 0 0 0 1 0 0 0 1 3001.dat\n"
+                                      "1 1 100 -24 0 1 0 0 0 1 0 0 0 1 3003.dat\n")
+    r = _cli(["validate", "two.ldr"], tmp_path)
+    assert "2 connected component(s)" in r.stdout, r.stdout + r.stderr
+    assert "over empty space" not in r.stdout
+    assert "it stands on the ground by itself, its footprint (x 4..6, y -1..1 studs), beside the rest" in r.stdout

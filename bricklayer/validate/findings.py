@@ -753,6 +753,10 @@ def _below_hint(build, i: int, eng, sup, skip=None) -> str:
                 "put it on whole studs (stack(..., on=...))")
     cand = np.flatnonzero(below)
     if not len(cand):
+        grounded = getattr(sup, "grounded", None)
+        if grounded is not None and i < len(grounded) and bool(grounded[i]):  # break-it s26 F11: not "empty space"
+            return (f"it stands on the ground by itself, {mine}, beside the rest: stack it onto a part of the "
+                    "model or join the two with a plate across")
         return f"nothing lies below it anywhere; {mine} is over empty space"
     gx = np.maximum(0.0, -ov_x[cand])
     gy = np.maximum(0.0, -ov_y[cand])
