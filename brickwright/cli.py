@@ -853,7 +853,11 @@ def instructions(model: Path = typer.Argument(..., help=".ldr, .mpd or build.py"
     verdict of `brickwright validate` on the model (the one validation report: `-> VALID` or
     `-> NOT VALID`, also `valid` in plan.json); a model that is not valid still gets its steps (objects
     drawn apart, a stand, are not valid as one build), and parts drawn inside each other are not held
-    against the order: a warning says how many pairs collide (fix them with `brickwright validate`)."""
+    against the order: a warning says how many pairs collide (fix them with `brickwright validate`).
+
+    plan.json is written last: while a run writes OUT (and after one stopped by Ctrl-C or killed), it holds
+    `{"status": "unfinished: ..."}`; a later run writes such a folder anew without --force. A folder another
+    run is still writing is refused (exit 2)."""
     from bricklayer.assembly import write_instructions
 
     if not 0.0 <= budget < float("inf"):  # also refuses nan
