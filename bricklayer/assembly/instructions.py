@@ -249,8 +249,8 @@ def _locked_elsewhere(fd: int) -> bool:
     """True when another process holds the lock of the open file ``fd`` (probe: take and drop it at once)."""
     try:
         import fcntl
-    except ImportError:  # no flock (Windows): a placeholder is taken for a live run
-        return True
+    except ImportError:  # no flock (Windows): no way to tell, a placeholder counts as left by a stopped run
+        return False
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError:
@@ -305,15 +305,12 @@ def _claim_folder(out: Path, *, replace: bool = False) -> tuple:
                                 "(CLI: --force) to replace them") from None
     except OSError as exc:
         raise OutputNotAFolderError(f"cannot write in the folder {out}: {exc.strerror or exc}") from None
-    if _locked_elsewhere(fd):  # another run opened our fresh placeholder first
-        os.close(fd)
-        raise busy
-    try:
+    try:  # held until the run ends (the kernel drops it when the process dies, also on SIGKILL)
         import fcntl
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except ImportError:
+    except ImportError:  # no flock (Windows)
         pass
-    except OSError:
+    except OSError:  # another run opened our fresh placeholder and locked it first
         os.close(fd)
         raise busy from None
     os.write(fd, _CLAIM_TEXT)
