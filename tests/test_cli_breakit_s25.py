@@ -130,7 +130,7 @@ def test_a_part_name_with_a_parenthesis_is_cited_whole(library, official_dir):
     hits = [ln for ln in p.stdout.splitlines() if "under its lowest part" in ln and "3816" in ln]
     assert hits, p.stdout
     assert ("under its lowest part, 6835_1_Saucer_Scout.mpd:10/:95: 3816 (~Minifig Leg Right (Obsolete), "
-            "Color.BLACK): nothing lies below it anywhere") in hits[0]
+            "Color.BLACK): it stands on the ground by itself") in hits[0]  # the minifigure beside the ship
 
 
 # ----------------------------------------------------------------------------- F13: a colour map with no row
