@@ -210,3 +210,39 @@ def test_a_sticker_on_or_half_into_a_face_does_not_collide_and_a_loose_one_is_to
     text = validation_report(_sunk(1.0)).text
     assert "sticker is sunk into the part" in text and "stick(build, sticker, onto=part" in text
     assert "seat it on studs" not in text
+
+
+def _moved(onto, side, at, move, below=None):
+    """Sticker 004113b laid by stick() on ``side`` of part ``onto`` (a part id; stacked on a 3001 when
+    ``below`` is True, else at the origin) at ``at`` (LDU), then moved by ``move`` (3-vector, LDU, build
+    frame) with add_raw, as a hand-written or edited file would place it."""
+    from bricklayer.geometry.types import Pose
+
+    def walls():
+        out = LegoBuild()
+        part = out.add(Element(onto)) if not below else out.stack(Element(onto), on=out.add(Element("3001")))
+        return out, part
+
+    b, part = walls()
+    m = stick(b, "004113b", onto=part, side=side, at=at).pose.matrix.copy()
+    m[:3, 3] += np.asarray(move, dtype=float)
+    out, _ = walls()
+    out.add_raw(Element("004113b"), Pose.from_matrix(m))
+    return out
+
+
+@pytest.mark.parametrize("d", [0.5, 1.0, 2.0])
+def test_a_sticker_sunk_into_a_slope_near_its_lower_edge_collides(d):
+    # breakit2 F1: 3039 stacked on a 3001, the sticker stuck at (0, 2) on its 45 degree face (its lower edge
+    # 1.5 LDU above the face's lower edge, where the slope meets the brick's front lip), moved d LDU into the
+    # face along its inward normal (0, 0.7071, -0.7071); once VALID at d = 0.5 and 2 (the nearest face a ray
+    # met there was an inner face of the part). The way out is d along the outward normal.
+    from bricklayer.validate.collisions import collision_details
+
+    k = d / math.sqrt(2)
+    b = _moved("3039", "front", (0, 2), (0, k, -k), below=True)
+    (rec,) = collision_details(b)
+    assert rec.extra == {"sunk_sticker": True}
+    assert rec.depth == pytest.approx(d, abs=1e-3)
+    assert np.allclose(rec.direction, (0, -math.sqrt(0.5), math.sqrt(0.5)), atol=1e-6)
+    assert not b.is_valid()
