@@ -20,7 +20,9 @@ the face and its front 0.25 LDU outside it; in 10252 Volkswagen Beetle official 
 
 from __future__ import annotations
 
-__all__ = ["SUNK_MIN", "CORNER_PULL", "GRID_SIDE", "WINDING_INSIDE", "STICKER_THICKNESS", "sticker_mask", "sunk_sticker_depths"]
+__all__ = ["SUNK_MIN", "CORNER_PULL", "GRID_SIDE", "WINDING_INSIDE", "COVER_GRID", "COVER_INSET", "COVER_REACH",
+           "UNCOVERED_MAX", "back_grid", "uncovered_back_fraction", "STICKER_THICKNESS", "sticker_mask",
+           "sunk_sticker_depths"]
 
 import numpy as np
 
@@ -247,3 +249,75 @@ def sunk_sticker_depths(eng, pairs: np.ndarray, sticker: np.ndarray) -> list[tup
                 got = (float(depth.min()), float(ways[w].max()), tuple((way if w == 0 else -way).tolist()))
         out.append(got)
     return out
+
+
+#: Rule "a sticker's whole back lies on faces" (:func:`uncovered_back_fraction`), used by the rules "sticker on
+#: a surface" (:func:`.support._sticker_surface_edges`, held) and "sticker glued on a face"
+#: (:func:`.held.glued_sticker_edges`, joined). A real sticker glued with part of its back over nothing peels
+#: off; ``stick()`` refuses one that hangs over an edge. Allowed overhang: :data:`COVER_INSET` LDU at every
+#: edge (the grid stops that far inside), and :data:`UNCOVERED_MAX` of the grid's points (a 38 x 22 LDU
+#: sticker's grid point stands for about 2 % of its area; a ray can slip through a seam between two faces).
+COVER_GRID = 7
+#: Overhang (LDU) allowed at each edge of a sticker's back: the coverage grid's outer points lie this far in.
+COVER_INSET = 1.0
+#: Largest distance (LDU) from the slab's mid-plane to a face, either way along its normal, for a grid point
+#: to lie on it: the slab's half thickness (0.125) and the 0.8 LDU reach of :data:`.support.STICKER_MOVES`.
+COVER_REACH = 1.0
+#: Largest fraction of the coverage grid's points over no face for the sticker to be glued on.
+UNCOVERED_MAX = 0.05
+
+
+def back_grid(points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """A :data:`COVER_GRID` square grid of points (part frame, LDU) over the mid-plane of a sticker's slab, its
+    outer points :data:`COVER_INSET` LDU inside the edges, and the slab's unit normal (part frame).
+
+    ``points`` (k, 3): the sticker's vertices or hull points in its part frame; the normal is the axis of
+    their smallest extent (as :func:`.support._sticker_surface_edges` takes it)."""
+    lo, hi = points.min(axis=0), points.max(axis=0)
+    ax = int(np.argmin(hi - lo))
+    normal = np.zeros(3)
+    normal[ax] = 1.0
+    u, v = [a for a in range(3) if a != ax]
+
+    def side(a):
+        inset = min(COVER_INSET, (hi[a] - lo[a]) / 4)
+        return np.linspace(lo[a] + inset, hi[a] - inset, COVER_GRID)
+
+    gu, gv = np.meshgrid(side(u), side(v))
+    out = np.empty((gu.size, 3))
+    out[:, u], out[:, v], out[:, ax] = gu.ravel(), gv.ravel(), (lo[ax] + hi[ax]) / 2
+    return out, normal
+
+
+def uncovered_back_fraction(points: np.ndarray, normal: np.ndarray, triangles: list) -> float:
+    """Fraction of a sticker's coverage grid points that lie over no face.
+
+    Parameters
+    ----------
+    points : (g, 3) float, LDU
+        :func:`back_grid` points placed in the world.
+    normal : (3,) float
+        The slab's normal in the world (any length).
+    triangles : list of (f, 3, 3) float, LDU
+        World triangles of the parts the sticker may lie on (its neighbours).
+
+    Returns
+    -------
+    float
+        0 when a face of one of them lies within :data:`COVER_REACH` LDU of every point, along the normal
+        either way; 1 when none does.
+    """
+    from ldraw_data.rays import first_ray_hits
+
+    n = np.asarray(normal, dtype=float)
+    n = n / np.linalg.norm(n)
+    lo, hi = points.min(axis=0) - COVER_REACH, points.max(axis=0) + COVER_REACH
+    covered = np.zeros(len(points), dtype=bool)
+    for tris in triangles:
+        tris = tris[np.all((tris.max(axis=1) >= lo) & (tris.min(axis=1) <= hi), axis=1)]  # near the sticker
+        if not len(tris) or covered.all():
+            continue
+        for d in (n, -n):
+            t, _ = first_ray_hits(points[~covered], d, tris)
+            covered[np.flatnonzero(~covered)[t <= COVER_REACH]] = True
+    return float(1.0 - covered.mean())

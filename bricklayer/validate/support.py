@@ -727,7 +727,38 @@ def _sticker_surface_edges(eng, sticker: np.ndarray) -> np.ndarray:
             tq = t[q[k, 0]].copy()
             tq[:, :3, 3] += sign * move * normal[k]
             held[k] = eng._query(q[k, 0], q[k, 1], tq, t[q[k, 1]], 0.0)
-    return q[held][:, ::-1].astype(np.intp)
+    q = q[held]
+    # rule "a sticker's whole back lies on faces" (.sunk_stickers): a sticker slid past its face's edge is not
+    # held, whatever part of it still lies on the face
+    keep = np.ones(len(q), dtype=bool)
+    for s in np.unique(q[:, 0]).tolist():
+        if not _sticker_back_covered(eng, s, eng.pairs):
+            keep[q[:, 0] == s] = False
+    return q[keep][:, ::-1].astype(np.intp)
+
+
+def _sticker_back_covered(eng, s: int, pairs: np.ndarray) -> bool:
+    """True when the back of sticker ``s`` (a placement index) lies on the faces of the parts it touches
+    (broad-phase ``pairs``), all but :data:`.sunk_stickers.UNCOVERED_MAX` of its coverage grid
+    (:func:`.sunk_stickers.uncovered_back_fraction`; world frame from the engine's proper transforms)."""
+    from .sunk_stickers import UNCOVERED_MAX, back_grid, uncovered_back_fraction
+
+    def world(i, pts):
+        t = eng.transforms[i]
+        mir = np.array([-1.0 if eng.mirrored[i] else 1.0, 1.0, 1.0])
+        return (pts * mir) @ t[:3, :3].T + t[:3, 3]
+
+    grid, axis = back_grid(eng.shapes[eng.keys[s]].hull_points)
+    t = eng.transforms[s]
+    normal = t[:3, :3] @ axis
+    others = np.concatenate([pairs[pairs[:, 0] == s, 1], pairs[pairs[:, 1] == s, 0]])
+    tris = []
+    for o in np.unique(others).tolist():
+        if not eng.has_shape[o]:
+            continue
+        shape = eng.shapes[eng.keys[o]]
+        tris.append(world(o, shape.vertices)[shape.faces])
+    return uncovered_back_fraction(world(s, grid), normal, tris) <= UNCOVERED_MAX
 
 
 def _flexible_carry_edges(eng, supported: np.ndarray, flexible: np.ndarray) -> np.ndarray:

@@ -246,3 +246,24 @@ def test_a_sticker_sunk_into_a_slope_near_its_lower_edge_collides(d):
     assert rec.depth == pytest.approx(d, abs=1e-3)
     assert np.allclose(rec.direction, (0, -math.sqrt(0.5), math.sqrt(0.5)), atol=1e-6)
     assert not b.is_valid()
+
+
+@pytest.mark.parametrize("move", [(30, 0, 0), (40, 0, 0), (55, 0, 0), (0, 0, 10)])
+def test_a_sticker_slid_past_its_faces_edge_is_neither_held_nor_joined(move):
+    # breakit2 F2: on a 3001 stacked on a 3001 the sticker laid on the middle of the front covers x 21..59;
+    # slid 30 / 40 / 55 LDU right it hangs 9 / 19 / 34 LDU past the corner (x = 80), moved 10 up 9 LDU over
+    # the top edge (z 48): once VALID and one component. stick() refuses such a place ("hangs over an edge").
+    from bricklayer.validate import validation_report
+
+    b = _moved("3001", "front", (0, 0), move, below=True)
+    assert b.colliding_placements == []
+    assert [p.content.ldraw_id for p in b.floating_placements] == ["004113b"]
+    assert b.num_connected_components == 2
+    assert "004113b" in validation_report(b).text
+
+
+@pytest.mark.parametrize("dx", [21.0, 21.5])
+def test_a_sticker_flush_with_or_a_hair_over_its_faces_edge_is_glued(dx):
+    # slid 21 LDU its right edge is on the corner (x 42..80); 21.5 LDU hangs 0.5 LDU over, within the allowed
+    # sunk_stickers.COVER_INSET (1 LDU)
+    _clean(_moved("3001", "front", (0, 0), (dx, 0, 0), below=True))
