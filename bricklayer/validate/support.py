@@ -1062,8 +1062,13 @@ def _appended_base_edges(eng, cg, r: dict, edges: np.ndarray):
 def _grounded(eng, ground: float, below: np.ndarray, rows: np.ndarray) -> np.ndarray:
     """(len(rows),) bool: parts ``rows`` standing on the ground (module rules: within
     ``TOL.ground_band`` of ``ground`` (LDU), or on an unknown part's origin within
-    :data:`UNKNOWN_BASE_REACH`)."""
+    :data:`UNKNOWN_BASE_REACH`). A sticker never stands on the ground, whatever its height (rule "a sticker
+    is glued, not resting": it is held only by its back on a part's surface, :func:`_sticker_surface_edges`;
+    a sticker lifted 1-5 LDU off a brick standing on the ground once stood there on its 0.25 LDU edge)."""
+    from .sunk_stickers import sticker_mask
+
     has, mz = eng.has_shape[rows], eng.min_z[rows]
+    has = has & ~sticker_mask(eng)[rows]
     out = has & ~below[rows] & (mz <= ground + TOL.ground_band)
     unknown = eng.wa.poses[~eng.has_shape, :3, 3]
     if len(unknown):

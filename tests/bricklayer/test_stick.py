@@ -267,3 +267,13 @@ def test_a_sticker_flush_with_or_a_hair_over_its_faces_edge_is_glued(dx):
     # slid 21 LDU its right edge is on the corner (x 42..80); 21.5 LDU hangs 0.5 LDU over, within the allowed
     # sunk_stickers.COVER_INSET (1 LDU)
     _clean(_moved("3001", "front", (0, 0), (dx, 0, 0), below=True))
+
+
+@pytest.mark.parametrize("lift", [1.0, 5.0])
+def test_a_sticker_lifted_off_a_brick_on_the_ground_floats(lift):
+    # breakit2 F3: the 3001 stands on the ground (z 0); the sticker laid on its front (z 1..23) moved lift LDU
+    # out along -y lies on no face, its lower edge 1 LDU over the ground, within TOL.ground_band (4 LDU): it
+    # once stood on the ground on its 0.25 LDU edge. A sticker is glued, never resting.
+    b = _moved("3001", "front", (0, 0), (0, -lift, 0))
+    assert [p.content.ldraw_id for p in b.floating_placements] == ["004113b"]
+    assert not b.is_valid()
