@@ -235,6 +235,8 @@ def glued_sticker_edges(wa, since: int = 0) -> np.ndarray:
 
     from ldraw_data.rays import first_ray_hits
 
+    from .sunk_stickers import COVER_REACH
+
     lo, hi = _world_boxes(wa)
     out = []
     for i, (pos, axis, thick) in stickers:
@@ -242,9 +244,12 @@ def glued_sticker_edges(wa, since: int = 0) -> np.ndarray:
         p = m[:3, :3] @ pos + m[:3, 3]
         a = m[:3, :3] @ axis
         near = np.flatnonzero(np.all((lo <= p + GLUE_REACH) & (hi >= p - GLUE_REACH), axis=1))
+        near_set = set(near.tolist())
         best = None
-        faces = []  # world triangles of the parts near the sticker's back
-        for j in near.tolist():
+        faces = []  # world triangles of the parts whose boxes reach the sticker's (its whole back)
+        around = set(np.flatnonzero(np.all((lo <= hi[i] + COVER_REACH) & (hi >= lo[i] - COVER_REACH),
+                                           axis=1)).tolist())
+        for j in sorted(around | set(near.tolist())):
             if j == i:
                 continue
             el = placements[j].content
@@ -256,7 +261,7 @@ def glued_sticker_edges(wa, since: int = 0) -> np.ndarray:
                 continue
             mj = wa.mesh_transforms[j]
             faces.append(tris @ mj[:3, :3].T + mj[:3, 3])
-            if since and i < since and j < since:
+            if since and i < since and j < since or j not in near_set:
                 continue
             t, _ = first_ray_hits((p - thick * a)[None], a, faces[-1])
             gap = float(t[0]) - thick
