@@ -279,3 +279,32 @@ def test_a_sticker_lifted_off_a_brick_on_the_ground_floats(lift):
     b = _moved("3001", "front", (0, 0), (0, -lift, 0))
     assert [p.content.ldraw_id for p in b.floating_placements] == ["004113b"]
     assert not b.is_valid()
+
+
+def test_stick_refuses_an_undocumented_side_a_non_finite_rotation_and_a_taken_place():
+    # breakit2 F9: side="up" was taken as "top"; rotation=nan failed later as "49 of 49 sample points fail";
+    # the same sticker stuck twice at one place succeeded (validate then said DUPLICATE)
+    b = LegoBuild()
+    wall = b.add(Element("3001"))
+    with pytest.raises(BrickLayerValueError, match=r"side='up'.*'front', 'back'"):
+        stick(b, "004113b", onto=wall, side="up")
+    for bad in (math.nan, math.inf, "ninety"):
+        with pytest.raises(BrickLayerValueError, match="finite number of degrees"):
+            stick(b, "004113b", onto=wall, rotation=bad)
+    stick(b, "004113b", onto=wall, side="front")
+    with pytest.raises(BrickLayerValueError, match="already on the front face of '3001'.*taken"):
+        stick(b, "004113b", onto=wall, side="front")
+    stick(b, "004113b", onto=wall, side="back")  # another face is free
+    assert len(b.placements) == 3
+
+
+def test_stick_advises_turning_the_sticker_only_when_it_is_not_turned():
+    # the 22 LDU high sticker 004113b on a 3001's 40 x 24 end face (x = 80) fits at rotation 0 (22 wide) but
+    # turned 90 degrees it is 38 high, over the 24 LDU face
+    b = LegoBuild()
+    wall = b.add(Element("3001"))
+    with pytest.raises(BrickLayerValueError) as got:
+        stick(b, "004113b", onto=wall, side="right", rotation=90)
+    assert "hangs over an edge" in str(got.value) and "rotation=90" not in str(got.value)
+    with pytest.raises(BrickLayerValueError, match=r"turn the sticker \(rotation=90\)"):
+        stick(b, "004113b", onto=wall, side="front", at=(30, 0))
