@@ -337,6 +337,9 @@ def _collision_hint(build, rec, connected: set, distorted: set) -> str:
     leaves = (rec.a.path[0] if rec.a.path else None, rec.b.path[0] if rec.b.path else None)
     if any(id(p.leaf) in distorted for p in (rec.a, rec.b)):
         return "one of them is scaled or sheared: fix its matrix (see SCALED) first"
+    if rec.extra.get("sticker"):
+        return ("a sticker lies on a face, its back on the surface, never in a part: re-place it with "
+                "stick(build, sticker, onto=part, side=..., at=...), or move it out along its normal as said")
     if rec.extra.get("sunk_sticker"):
         return ("a sticker lies on a face, its back on the surface: place it with stick(build, sticker, onto=part, "
                 "side=..., at=...), which lays it there, or move it out as said")
@@ -940,6 +943,7 @@ def report_of(build, *, source: str = "build", expected_components: int | None =
     # edits) keeps its row and line; its parts' descriptions, whether they were placed with connect()
     # and whether they are scaled do not change when parts are appended
     rows: dict = build.derived_data("findings.collision_rows", dict, lambda old, k: old)
+    sticker_cols = True  # every listed collision is of a sticker: sticker advice under them
     for r in collision_details(build, max_depth_estimates):
         got = rows.get(id(r))
         if got is not None and got[0] is not r:
@@ -947,6 +951,7 @@ def report_of(build, *, source: str = "build", expected_components: int | None =
         ia, ib = (index_of(r.a), index_of(r.b)) if got is None else got[3]
         if ia in dup_any and ib in dup_any:
             continue  # the same part twice: reported once, as DUPLICATE
+        sticker_cols &= bool(r.extra.get("sticker") or r.extra.get("sunk_sticker"))
         if got is not None:  # a copy of the kept row (the caller may change the report's rows)
             c = got[1]
             d = c.copy()
@@ -966,7 +971,8 @@ def report_of(build, *, source: str = "build", expected_components: int | None =
         words = [x for x in (r.interference_text(), r.move_text()) if x]
         col_lines.append(f"COLLISION {_where(c['a'])} <-> {_where(c['b'])}"
                          + (": " + "; ".join(words) if words else "")
-                         + (" (mated, but deeper than a press fit allows)" if c["mated"] else "")
+                         + (" (mated, but deeper than a press fit allows)" if c["mated"] and not (
+                             r.extra.get("sticker") or r.extra.get("sunk_sticker")) else "")
                          + (f"; try: {hint}" if hint else ""))
         rows[id(r)] = (r, {**c, "a": dict(c["a"]), "b": dict(c["b"]), "direction": list(c["direction"])},
                        col_lines[-1], (ia, ib))
@@ -1038,9 +1044,10 @@ def report_of(build, *, source: str = "build", expected_components: int | None =
     section([f"DUPLICATE {_where(d)} is placed again at the same pose as {first}"
              for d, first in zip(duplicates, firsts)], " duplicates",
             "try: delete one of the two lines (the same part twice in one place cannot be built)")
-    section(col_lines, " colliding pairs", "try: move one of the two parts by whole studs/plates (check its "
-            "rotation and anchor), or place it with stack()/connect() so it sits on studs instead of inside a "
-            "neighbour")
+    section(col_lines, " colliding pairs", STICKER_TRY if sticker_cols and col_lines else
+            "try: move one of the two parts by whole studs/plates (check its rotation and anchor), or place it "
+            "with stack()/connect() so it sits on studs instead of inside a neighbour (a sticker: stick() it on "
+            "a face)")
     if eng.unexamined:
         crowd = [_where(about(int(i), flat[int(i)])) for i in eng.crowded[:3].tolist()]
         problems.append(f"... and at least {eng.unexamined} more pairs of nearby parts not tested: parts drawn inside many "

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 __all__ = ["SUNK_MIN", "CORNER_PULL", "GRID_SIDE", "WINDING_INSIDE", "COVER_GRID", "COVER_INSET", "COVER_REACH",
            "UNCOVERED_MAX", "back_grid", "uncovered_back_fraction", "STICKER_THICKNESS", "sticker_mask",
-           "sunk_sticker_depths"]
+           "sunk_sticker_depths", "CLEAR_GRID", "CLEAR_INSET", "sticker_clear_move"]
 
 import numpy as np
 
@@ -326,3 +326,83 @@ def uncovered_back_fraction(points: np.ndarray, normal: np.ndarray, triangles: l
             t, _ = first_ray_hits(points[~covered], d, tris)
             covered[np.flatnonzero(~covered)[t <= COVER_REACH]] = True
     return float(1.0 - covered.mean())
+
+
+#: Sample points per side of the grid over each face of a sticker's slab when looking for the move that
+#: clears it (:func:`sticker_clear_move`), and their inset (LDU) from the slab's edges: the whole face, so a
+#: sticker half in a brick's hollow and half in its top wall is seen in both.
+CLEAR_GRID = 6
+CLEAR_INSET = 0.3
+
+
+def sticker_clear_move(eng, s: int, o: int) -> tuple[float, tuple] | None:
+    """The move of sticker ``s`` along its normal that brings its whole slab out of part ``o``'s material.
+
+    Rule "a sticker leaves along its normal": a sticker moved sideways still lies in the part; along its
+    normal, one way or the other, it comes out onto a face, where ``stick()`` would lay it. Candidates are
+    the distances at which a ray from a :data:`CLEAR_GRID` grid point of either face of the slab meets a
+    face of ``o`` (:data:`EXIT_MAX_FACES` per ray); the first at which every point, :data:`EXIT_STEP` LDU
+    further, is outside ``o``'s material (winding number, :func:`_inside_depth`) wins, the shorter way.
+    A sticker 5 LDU into a 3001's 4 LDU front wall (its slab in the hollow, its top edge in the top wall)
+    comes out 5 LDU toward the front.
+
+    Parameters
+    ----------
+    eng : CollisionEngine
+        As :func:`sunk_sticker_depths`.
+    s, o : int
+        Placement indices of the sticker and the other part.
+
+    Returns
+    -------
+    (move LDU, direction (3,) world unit) or None
+        None when either has no shape or no way out is found within the faces met.
+    """
+    from ldraw_data.rays import first_ray_hits
+
+    ss, so = eng.shapes.get(eng.keys[s]), eng.shapes.get(eng.keys[o])
+    if ss is None or so is None or ss.is_empty or so.is_empty:
+        return None
+    h = ss.hull_points
+    lo, hi = h.min(axis=0), h.max(axis=0)
+    ax = int(np.argmin(hi - lo))
+    u, v = [a for a in range(3) if a != ax]
+    gu, gv = np.meshgrid(np.linspace(lo[u] + CLEAR_INSET, hi[u] - CLEAR_INSET, CLEAR_GRID),
+                         np.linspace(lo[v] + CLEAR_INSET, hi[v] - CLEAR_INSET, CLEAR_GRID))
+    pts = []
+    for side in (lo[ax], hi[ax]):
+        p = np.empty((gu.size, 3))
+        p[:, u], p[:, v], p[:, ax] = gu.ravel(), gv.ravel(), side
+        pts.append(p)
+    pts = np.vstack(pts)
+    normal = np.zeros(3)
+    normal[ax] = 1.0
+    mir = np.array([-1.0 if eng.mirrored[s] else 1.0, 1.0, 1.0])
+    t = eng.transforms[s]
+    pts = (pts * mir) @ t[:3, :3].T + t[:3, 3]
+    n_world = t[:3, :3] @ (normal * mir)
+    n_world /= np.linalg.norm(n_world)
+    to = eng.transforms[o] @ _MIRROR_X if eng.mirrored[o] else eng.transforms[o]
+    inv = np.linalg.inv(to)
+    p_o = pts @ inv[:3, :3].T + inv[:3, 3]
+    n_o = inv[:3, :3] @ n_world
+    n_o /= np.linalg.norm(n_o)
+    tris = _shape_triangles(so)[0]
+    best = None
+    for sign in (1.0, -1.0):
+        d = sign * n_o
+        cand, at, live = [0.0], np.zeros(len(p_o)), np.arange(len(p_o))
+        for _ in range(EXIT_MAX_FACES):
+            hit, _k = first_ray_hits(p_o[live] + at[live, None] * d, d, tris)
+            at[live] += hit
+            live = live[np.isfinite(hit)]
+            cand += at[live].tolist()
+            if not len(live):
+                break
+        for c in sorted(set(round(x, 6) for x in cand)):
+            if best is not None and c >= best[0]:
+                break
+            if (_winding(p_o + (c + EXIT_STEP) * d, tris) <= WINDING_INSIDE).all():
+                best = (c, tuple((sign * n_world).tolist()))
+                break
+    return best

@@ -308,3 +308,21 @@ def test_stick_advises_turning_the_sticker_only_when_it_is_not_turned():
     assert "hangs over an edge" in str(got.value) and "rotation=90" not in str(got.value)
     with pytest.raises(BrickLayerValueError, match=r"turn the sticker \(rotation=90\)"):
         stick(b, "004113b", onto=wall, side="front", at=(30, 0))
+
+
+@pytest.mark.parametrize("dy", [4.0, 5.0])
+def test_a_sticker_pushed_through_a_wall_is_told_the_move_along_its_normal(dy):
+    # breakit2 F5: pushed 4 / 5 LDU into the 3001's 4 LDU front wall the slab lies at y 3.75..4 / 4.75..5, its
+    # back on the wall's inner face or in the hollow, its top edge (z 23) in the top wall (z 20..24): not
+    # wholly in the material, so a plain collision, whose smallest overlap (0.7 / 1.7 LDU along -y) left it
+    # in the wall, and whose advice was connect(). The move along its normal that clears it is dy along -y.
+    from bricklayer.validate import validation_report
+    from bricklayer.validate.collisions import collision_details
+
+    b = _sunk(dy)
+    (rec,) = collision_details(b)
+    assert rec.extra == {"sticker": True}
+    assert rec.depth == pytest.approx(dy, abs=1e-3) and rec.direction == (0.0, -1.0, 0.0)
+    text = validation_report(b).text
+    assert "stick(build, sticker, onto=part" in text
+    assert "connect()" not in text and "whole studs" not in text and "mated" not in text
