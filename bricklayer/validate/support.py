@@ -37,7 +37,9 @@ Rules (issue #4, docs/bricklayer-api.md "Validation semantics"):
     held by it (adhesive contact, from the part to the sticker only): glued
     on by its back face, often on a side face or a slope (1180 Moon Buggy's
     logo sticker on its canopy, 10252's rear-window stickers on the
-    windscreen);
+    windscreen); only when its back lies on faces (all but
+    ``sunk_stickers.UNCOVERED_MAX`` of it: a sticker slid off its face is
+    not held), and a sticker never stands on the ground (:func:`_grounded`);
   * flexible pieces carry support (:func:`_flexible_carry_edges`): a hose or
     string segment, chain link or primitive drawn as string, never judged
     floating itself, touching a supported part is held by it, and parts
