@@ -22,7 +22,8 @@ from __future__ import annotations
 
 __all__ = ["SUNK_MIN", "CORNER_PULL", "GRID_SIDE", "WINDING_INSIDE", "COVER_GRID", "COVER_INSET", "COVER_REACH",
            "UNCOVERED_MAX", "back_grid", "uncovered_back_fraction", "STICKER_THICKNESS", "sticker_mask",
-           "sunk_sticker_depths", "CLEAR_GRID", "CLEAR_INSET", "sticker_clear_move"]
+           "sunk_sticker_depths", "CLEAR_GRID", "CLEAR_INSET", "CLEAR_MAX_TRIES",
+           "sticker_clear_move"]
 
 import numpy as np
 
@@ -331,8 +332,11 @@ def uncovered_back_fraction(points: np.ndarray, normal: np.ndarray, triangles: l
 #: Sample points per side of the grid over each face of a sticker's slab when looking for the move that
 #: clears it (:func:`sticker_clear_move`), and their inset (LDU) from the slab's edges: the whole face, so a
 #: sticker half in a brick's hollow and half in its top wall is seen in both.
-CLEAR_GRID = 6
+CLEAR_GRID = 4
 CLEAR_INSET = 0.3
+#: Candidate moves tested each way (the nearest first) before giving up (cost: each is a winding number of
+#: the grid against the whole part).
+CLEAR_MAX_TRIES = 8
 
 
 def sticker_clear_move(eng, s: int, o: int) -> tuple[float, tuple] | None:
@@ -356,7 +360,8 @@ def sticker_clear_move(eng, s: int, o: int) -> tuple[float, tuple] | None:
     Returns
     -------
     (move LDU, direction (3,) world unit) or None
-        None when either has no shape or no way out is found within the faces met.
+        None when either has no shape, the sticker is formed (thicker than :data:`STICKER_THICKNESS`), or no
+        way out is found within :data:`CLEAR_MAX_TRIES` candidates each way.
     """
     from ldraw_data.rays import first_ray_hits
 
@@ -365,6 +370,8 @@ def sticker_clear_move(eng, s: int, o: int) -> tuple[float, tuple] | None:
         return None
     h = ss.hull_points
     lo, hi = h.min(axis=0), h.max(axis=0)
+    if float((hi - lo).min()) > STICKER_THICKNESS:
+        return None  # a formed sticker (drawn bent to its part) has no one normal to move along
     ax = int(np.argmin(hi - lo))
     u, v = [a for a in range(3) if a != ax]
     gu, gv = np.meshgrid(np.linspace(lo[u] + CLEAR_INSET, hi[u] - CLEAR_INSET, CLEAR_GRID),
@@ -399,7 +406,7 @@ def sticker_clear_move(eng, s: int, o: int) -> tuple[float, tuple] | None:
             cand += at[live].tolist()
             if not len(live):
                 break
-        for c in sorted(set(round(x, 6) for x in cand)):
+        for c in sorted(set(round(x, 6) for x in cand))[:CLEAR_MAX_TRIES]:
             if best is not None and c >= best[0]:
                 break
             if (_winding(p_o + (c + EXIT_STEP) * d, tris) <= WINDING_INSIDE).all():
