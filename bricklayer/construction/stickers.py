@@ -41,8 +41,7 @@ _PARALLEL_COS = 0.999
 #: Sides of a part in the build frame (+X right, +Y back, +Z up), by name: the outward direction.
 _SIDES = {"front": (0, -1, 0), "-y": (0, -1, 0), "back": (0, 1, 0), "+y": (0, 1, 0),
           "left": (-1, 0, 0), "-x": (-1, 0, 0), "right": (1, 0, 0), "+x": (1, 0, 0),
-          "top": (0, 0, 1), "up": (0, 0, 1), "+z": (0, 0, 1), "bottom": (0, 0, -1), "down": (0, 0, -1),
-          "-z": (0, 0, -1)}
+          "top": (0, 0, 1), "+z": (0, 0, 1), "bottom": (0, 0, -1), "-z": (0, 0, -1)}
 _SIDE_OF = {(0, -1, 0): "front", (0, 1, 0): "back", (-1, 0, 0): "left", (1, 0, 0): "right", (0, 0, 1): "top",
             (0, 0, -1): "bottom"}
 
@@ -129,8 +128,8 @@ def stick(build, sticker, onto, side="front", at=(0.0, 0.0), rotation: float = 0
         The part (an element placement of ``build``, or its name or name path ``"sub/part"``).
     side : str or Direction
         The side of ``onto`` the sticker goes on, in the build frame: ``"front"`` (-Y), ``"back"`` (+Y),
-        ``"left"`` (-X), ``"right"`` (+X), ``"top"`` (+Z), ``"bottom"`` (-Z), or ``"+x"``... / a
-        :class:`Direction`.
+        ``"left"`` (-X), ``"right"`` (+X), ``"top"`` (+Z), ``"bottom"`` (-Z), or ``"+x"``, ``"-x"``, ``"+y"``,
+        ``"-y"``, ``"+z"``, ``"-z"`` / a :class:`Direction`; any other name is refused.
     at : (u, v) float, LDU
         Offset of the sticker's centre from the centre of the part's alignment box (its body without the
         studs on top, ``Element.alignment_box``) as seen from ``side``:
@@ -151,7 +150,8 @@ def stick(build, sticker, onto, side="front", at=(0.0, 0.0), rotation: float = 0
     ------
     ValueError
         ``sticker`` is not a flat sticker; ``onto`` is a sub-build (give one of its part placements) or a
-        sticker itself; ``side`` is unknown; ``at`` is not finite; the ray through ``at`` misses the part
+        sticker itself; ``side`` is unknown; ``at`` or ``rotation`` is not finite; the same sticker already
+        lies at that pose (within :data:`SAME_POSE_LDU`: the place is taken); the ray through ``at`` misses the part
         (the message gives the part's extent seen from that side, in LDU from its centre); the face hit is turned more than about 75 degrees
         away from ``side``; or the face is not flat under the whole sticker (part of the back would hang
         over an edge, sit on another face, or under something of the part standing out): the message says
@@ -184,6 +184,13 @@ def stick(build, sticker, onto, side="front", at=(0.0, 0.0), rotation: float = 0
             "face of a part, not on another sticker: give the part under it as onto (and a different `at` or "
             "side if that face is taken)")
     d, u, v, side_name = _side_basis(side)
+    try:
+        rotation = float(rotation)
+    except (TypeError, ValueError):
+        rotation = float("nan")
+    if not math.isfinite(rotation):
+        raise BrickLayerValueError(f"stick(rotation={rotation!r}): give a finite number of degrees, e.g. 0 or 90 "
+                                   "(counter-clockwise about the face normal, seen from outside)")
     try:
         at_u, at_v = (float(x) for x in at)
     except (TypeError, ValueError):
@@ -237,16 +244,38 @@ def stick(build, sticker, onto, side="front", at=(0.0, 0.0), rotation: float = 0
     target_frame[:3, 2] = np.cross(roll, n)
     target_frame[:3, 3] = hit
     sticker_world = target_frame @ np.linalg.inv(back.frame)  # sticker LDraw coordinates -> build frame
-    _check_flat(tris, back, target_frame, n, part.ldraw_id, side_name, at)
-    return build.add_raw(el, Pose.from_matrix(sticker_world @ el.local_to_ldraw), name=name)
+    _check_flat(tris, back, target_frame, n, part.ldraw_id, side_name, at, rotation)
+    new_pose = Pose.from_matrix(sticker_world @ el.local_to_ldraw)
+    _check_free(build, el, new_pose, part.ldraw_id, side_name, at)
+    return build.add_raw(el, new_pose, name=name)
 
 
-def _check_flat(tris: np.ndarray, back, frame: np.ndarray, n: np.ndarray, part_id: str, side_name: str, at) -> None:
+#: Largest difference (LDU, any entry of the 4 x 4 pose matrices) for two stickers to be at the same pose.
+SAME_POSE_LDU = 0.01
+
+
+def _check_free(build, el: Element, pose: Pose, part_id: str, side_name: str, at) -> None:
+    """Raise when a sticker with the same part id already lies at ``pose`` (build frame; within
+    :data:`SAME_POSE_LDU`): the validator would report the two as a DUPLICATE, and the face there is taken."""
+    m = np.asarray(pose.matrix, dtype=np.float64)
+    for fp in build.flattened_placements:
+        c = fp.content
+        if isinstance(c, Element) and c.ldraw_id == el.ldraw_id and np.abs(
+                np.asarray(fp.pose.matrix, dtype=np.float64) - m).max() <= SAME_POSE_LDU:
+            raise BrickLayerValueError(
+                f"stick(): sticker {el.ldraw_id!r} is already on the {side_name} face of {part_id!r} at "
+                f"{tuple(at)} ({build.citation(fp)}); that place is taken: pick another `at` or side, or "
+                "remove the first one")
+
+
+def _check_flat(tris: np.ndarray, back, frame: np.ndarray, n: np.ndarray, part_id: str, side_name: str, at,
+                rotation: float = 0.0) -> None:
     """Raise unless the face under every sample of the sticker's back lies in the sticker's plane.
 
     ``frame``: the sticker's back frame placed in the build (X, Z columns span the back, Y = outward
     normal ``n``); samples: a grid over :attr:`StickerBack.outline` inset by :data:`_EDGE_INSET`, kept
-    where the back face's own triangles are (a round or shaped sticker)."""
+    where the back face's own triangles are (a round or shaped sticker). ``rotation`` (degrees, as given to
+    :func:`stick`): the advice to turn the sticker by 90 degrees is given only when it is not turned yet."""
     (u0, v0), (u1, v1) = back.outline
     uu = np.linspace(min(u0 + _EDGE_INSET, 0.0), max(u1 - _EDGE_INSET, 0.0), _SAMPLES)
     vv = np.linspace(min(v0 + _EDGE_INSET, 0.0), max(v1 - _EDGE_INSET, 0.0), _SAMPLES)
@@ -274,4 +303,5 @@ def _check_flat(tris: np.ndarray, back, frame: np.ndarray, n: np.ndarray, part_i
         raise BrickLayerValueError(
             f"stick(): the {side_name} face of {part_id!r} at {tuple(at)} is not flat under the whole sticker: at "
             f"{where}, {what}; {int(bad.sum())} of {len(bad)} sample points fail. Move `at` toward the middle "
-            "of the face, turn the sticker (rotation=90), or pick a smaller sticker")
+            "of the face, " + ("turn the sticker (rotation=90), " if rotation % 180 == 0 else "")
+            + "or pick a smaller sticker")

@@ -819,6 +819,7 @@ def collision_details(build, max_depth_estimates: int = 200) -> list[CollisionRe
             out.append(rec)
             continue
         sunk = eng.sunk_depths.get((i, j)) if getattr(eng, "sunk_depths", None) else None
+        sticker_pair = False
         if sunk is not None:
             # rule "sticker sunk into a part": the move is the sticker's way out (a move of the second part)
             _d, move, way = sunk
@@ -832,6 +833,17 @@ def collision_details(build, max_depth_estimates: int = 200) -> list[CollisionRe
                 inter = inter_of.get((i, j))
                 got = depths[key] = (depth, direction, eng.interference_depth(i, j) if inter is None else inter)
             depth, direction, inter = got
+            s_i, s_j = _is_sticker_at(eng, i), _is_sticker_at(eng, j)
+            if s_i or s_j:
+                # rule "a sticker leaves along its normal" (.sunk_stickers): the move of the sticker (as a
+                # move of the second part) that brings it out onto a face, not the pair's smallest overlap
+                from .sunk_stickers import sticker_clear_move
+
+                clear = sticker_clear_move(eng, j, i) if s_j else sticker_clear_move(eng, i, j)
+                if clear is not None:
+                    sign = 1.0 if s_j else -1.0
+                    depth, direction = clear[0], tuple(float(sign * x) + 0.0 for x in clear[1])
+                    sticker_pair = True
             if inter == float("inf") and depth < 2 * INTERFERENCE_INSETS[-1]:
                 # the inset steps stop separating thin walls (a brick pushed 3 LDU into the one below
                 # meets at every step), but the move that clears the pair bounds how deep they interfere
@@ -841,7 +853,7 @@ def collision_details(build, max_depth_estimates: int = 200) -> list[CollisionRe
         rec = records[rkey] = CollisionRecord(
             a, b, (a.content.ldraw_id, b.content.ldraw_id), (describe(i), describe(j)),
             (_submodel(a), _submodel(b)), float(depth), direction, mated, interference=float(inter),
-            extra={"sunk_sticker": True} if sunk is not None else {})
+            extra={"sunk_sticker": True} if sunk is not None else {"sticker": True} if sticker_pair else {})
         out.append(rec)
     return out
 

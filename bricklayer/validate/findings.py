@@ -337,6 +337,9 @@ def _collision_hint(build, rec, connected: set, distorted: set) -> str:
     leaves = (rec.a.path[0] if rec.a.path else None, rec.b.path[0] if rec.b.path else None)
     if any(id(p.leaf) in distorted for p in (rec.a, rec.b)):
         return "one of them is scaled or sheared: fix its matrix (see SCALED) first"
+    if rec.extra.get("sticker"):
+        return ("a sticker lies on a face, its back on the surface, never in a part: re-place it with "
+                "stick(build, sticker, onto=part, side=..., at=...), or move it out along its normal as said")
     if rec.extra.get("sunk_sticker"):
         return ("a sticker lies on a face, its back on the surface: place it with stick(build, sticker, onto=part, "
                 "side=..., at=...), which lays it there, or move it out as said")
@@ -712,6 +715,35 @@ def _stud_miss(upper, lower) -> tuple | None:
     return float(round(d[k][0], 2)), float(round(d[k][1], 2))
 
 
+#: The advice under FLOATING lines that are all stickers: a sticker is glued by its back, never on studs
+#: (``stick()`` refuses studs, ``connect()`` refuses stickers).
+STICKER_TRY = ("try: re-place the sticker with stick(build, sticker, onto=part, side=..., at=...), which lays its "
+               "whole back on the face (a sticker is glued, not resting on studs or the ground)")
+
+
+def _floating_sticker_hint(build, i: int, eng) -> str:
+    """Why floating sticker ``i`` (a flat index) is not held, naming the part nearest to it (the distance, LDU,
+    from the sticker's box centre to the part's box).
+
+    A sticker is held only by its whole back on a part's face (rules "sticker on a surface" and "a sticker's
+    whole back lies on faces", :func:`bricklayer.validate.support._sticker_surface_edges`); studs and the
+    ground never hold one, so the stud advice of :func:`_below_hint` would be wrong (breakit2 F4)."""
+    import numpy as np
+
+    flat = eng.wa.placements
+    others = eng.has_shape.copy()
+    others[i] = False
+    text = ("it is a sticker whose back does not lie wholly on a face (lifted off it, slid past its edge, or "
+            "sunk into it)")
+    if not others.any():
+        return text
+    mid = (eng.box_lo[i] + eng.box_hi[i]) / 2  # the sticker's centre to each box: the part it was laid on
+    gap = np.linalg.norm(np.maximum(0.0, np.maximum(eng.box_lo - mid, mid - eng.box_hi)), axis=1)
+    gap[~others] = np.inf
+    j = int(np.argmin(gap))
+    return f"{text}; the nearest part is {_short(build, flat[j])}: lay it on one of its faces with stick()"
+
+
 def _below_hint(build, i: int, eng, sup, skip=None) -> str:
     """What lies under the footprint of floating part ``i`` (issue 17 friction: "nothing lies under it").
 
@@ -920,6 +952,7 @@ def report_of(build, *, source: str = "build", expected_components: int | None =
     # edits) keeps its row and line; its parts' descriptions, whether they were placed with connect()
     # and whether they are scaled do not change when parts are appended
     rows: dict = build.derived_data("findings.collision_rows", dict, lambda old, k: old)
+    sticker_cols = True  # every listed collision is of a sticker: sticker advice under them
     for r in collision_details(build, max_depth_estimates):
         got = rows.get(id(r))
         if got is not None and got[0] is not r:
@@ -927,6 +960,7 @@ def report_of(build, *, source: str = "build", expected_components: int | None =
         ia, ib = (index_of(r.a), index_of(r.b)) if got is None else got[3]
         if ia in dup_any and ib in dup_any:
             continue  # the same part twice: reported once, as DUPLICATE
+        sticker_cols &= bool(r.extra.get("sticker") or r.extra.get("sunk_sticker"))
         if got is not None:  # a copy of the kept row (the caller may change the report's rows)
             c = got[1]
             d = c.copy()
@@ -946,13 +980,17 @@ def report_of(build, *, source: str = "build", expected_components: int | None =
         words = [x for x in (r.interference_text(), r.move_text()) if x]
         col_lines.append(f"COLLISION {_where(c['a'])} <-> {_where(c['b'])}"
                          + (": " + "; ".join(words) if words else "")
-                         + (" (mated, but deeper than a press fit allows)" if c["mated"] else "")
+                         + (" (mated, but deeper than a press fit allows)" if c["mated"] and not (
+                             r.extra.get("sticker") or r.extra.get("sunk_sticker")) else "")
                          + (f"; try: {hint}" if hint else ""))
         rows[id(r)] = (r, {**c, "a": dict(c["a"]), "b": dict(c["b"]), "direction": list(c["direction"])},
                        col_lines[-1], (ia, ib))
     sup = support_graph(build)
     below = sup.below_ground if sup.below_ground is not None else np.zeros(len(flat), dtype=bool)
     floating, below_ground = [], []
+    from bricklayer.validate.sunk_stickers import sticker_mask
+
+    is_sticker = sticker_mask(eng)
     scaled_inst = {instance_key(fp) for fp, _ in scaled_fp}
     for i in sup.floating.tolist():
         if instance_key(flat[i]) in scaled_inst:
@@ -963,7 +1001,10 @@ def report_of(build, *, source: str = "build", expected_components: int | None =
             below_ground.append(d)
         else:
             if len(floating) < MAX_LISTED:  # only the parts the report lists
-                d["below"] = _near_miss_hint(build, i, sup) or _below_hint(build, i, eng, sup)
+                if is_sticker[i]:
+                    d["below"] = _floating_sticker_hint(build, i, eng)
+                else:
+                    d["below"] = _near_miss_hint(build, i, sup) or _below_hint(build, i, eng, sup)
             floating.append(d)
     cg = connection_graph(build)
     unseated = [{"a": describe_placement(build, flat[int(a)]), "b": describe_placement(build, flat[int(b)]),
@@ -1012,9 +1053,10 @@ def report_of(build, *, source: str = "build", expected_components: int | None =
     section([f"DUPLICATE {_where(d)} is placed again at the same pose as {first}"
              for d, first in zip(duplicates, firsts)], " duplicates",
             "try: delete one of the two lines (the same part twice in one place cannot be built)")
-    section(col_lines, " colliding pairs", "try: move one of the two parts by whole studs/plates (check its "
-            "rotation and anchor), or place it with stack()/connect() so it sits on studs instead of inside a "
-            "neighbour")
+    section(col_lines, " colliding pairs", STICKER_TRY if sticker_cols and col_lines else
+            "try: move one of the two parts by whole studs/plates (check its rotation and anchor), or place it "
+            "with stack()/connect() so it sits on studs instead of inside a neighbour (a sticker: stick() it on "
+            "a face)")
     if eng.unexamined:
         crowd = [_where(about(int(i), flat[int(i)])) for i in eng.crowded[:3].tolist()]
         problems.append(f"... and at least {eng.unexamined} more pairs of nearby parts not tested: parts drawn inside many "
@@ -1028,9 +1070,11 @@ def report_of(build, *, source: str = "build", expected_components: int | None =
              for u in unseated[:MAX_LISTED]], " unseated pairs",
             "try: studs hold only straight and on the stud grid: turn the part by quarter turns and put it on "
             "whole studs (stack()/connect()); for an angle use a hinge, turntable or jumper", len(unseated))
+    all_stickers = bool(floating) and all(is_sticker[i] for i in sup.floating.tolist() if not below[i])
     section([f"FLOATING {_where(f)}" + (f": {f['below']}" if f.get("below") else "") for f in floating[:MAX_LISTED]],
-            " floating parts", "try: rest it on studs of a supported part (stack(..., on=...)), connect() it "
-            "to one, or add a part below it that reaches the ground", len(floating))
+            " floating parts", STICKER_TRY if all_stickers else "try: rest it on studs of a supported part "
+            "(stack(..., on=...)), connect() it to one, or add a part below it that reaches the ground (a sticker: "
+            "stick() it on a face)", len(floating))
     section([f"BELOW GROUND {_where(f)}: lies {f['below_ldu']:g} LDU below the rest of the build, which stands "
              "on its own lowest point" for f in below_ground[:MAX_LISTED]], " parts below the ground",
             "try: move it up onto the build (stack(..., on=...)) or delete its line", len(below_ground))

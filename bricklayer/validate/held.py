@@ -235,6 +235,8 @@ def glued_sticker_edges(wa, since: int = 0) -> np.ndarray:
 
     from ldraw_data.rays import first_ray_hits
 
+    from .sunk_stickers import COVER_REACH
+
     lo, hi = _world_boxes(wa)
     out = []
     for i, (pos, axis, thick) in stickers:
@@ -242,9 +244,13 @@ def glued_sticker_edges(wa, since: int = 0) -> np.ndarray:
         p = m[:3, :3] @ pos + m[:3, 3]
         a = m[:3, :3] @ axis
         near = np.flatnonzero(np.all((lo <= p + GLUE_REACH) & (hi >= p - GLUE_REACH), axis=1))
+        near_set = set(near.tolist())
         best = None
-        for j in near.tolist():
-            if j == i or (since and i < since and j < since):
+        faces = []  # world triangles of the parts whose boxes reach the sticker's (its whole back)
+        around = set(np.flatnonzero(np.all((lo <= hi[i] + COVER_REACH) & (hi >= lo[i] - COVER_REACH),
+                                           axis=1)).tolist())
+        for j in sorted(around | set(near.tolist())):
+            if j == i:
                 continue
             el = placements[j].content
             if not getattr(el, "_known", True):
@@ -254,13 +260,29 @@ def glued_sticker_edges(wa, since: int = 0) -> np.ndarray:
             except Exception:  # noqa: BLE001 - a part without a mesh holds no sticker
                 continue
             mj = wa.mesh_transforms[j]
-            t, _ = first_ray_hits((p - thick * a)[None], a, tris @ mj[:3, :3].T + mj[:3, 3])
+            faces.append(tris @ mj[:3, :3].T + mj[:3, 3])
+            if since and i < since and j < since or j not in near_set:
+                continue
+            t, _ = first_ray_hits((p - thick * a)[None], a, faces[-1])
             gap = float(t[0]) - thick
             if gap <= GLUE_REACH and (best is None or gap < best[0]):
                 best = (gap, j)
-        if best is not None:
+        if best is not None and _back_covered(placements[i].content, m, faces):
             out.append((min(i, best[1]), max(i, best[1])))
     return np.unique(np.array(out, dtype=np.int64).reshape(-1, 2), axis=0) if out else none
+
+
+def _back_covered(sticker, m: np.ndarray, faces: list) -> bool:
+    """True when the back of a library sticker (an Element, placed by the LDraw-to-world transform ``m``)
+    lies on the world triangles ``faces`` of the parts near it, all but
+    :data:`.sunk_stickers.UNCOVERED_MAX` of its coverage grid (rule "a sticker's whole back lies on faces",
+    :func:`.sunk_stickers.uncovered_back_fraction`): a sticker slid past its face's edge is not glued."""
+    from ldraw_data.mesh import part_mesh
+
+    from .sunk_stickers import UNCOVERED_MAX, back_grid, uncovered_back_fraction
+
+    grid, axis = back_grid(np.asarray(part_mesh(sticker.ldraw_id + ".dat").triangles, dtype=np.float64).reshape(-1, 3))
+    return uncovered_back_fraction(grid @ m[:3, :3].T + m[:3, 3], m[:3, :3] @ axis, faces) <= UNCOVERED_MAX
 
 
 def _world_boxes(wa) -> tuple[np.ndarray, np.ndarray]:

@@ -37,7 +37,9 @@ Rules (issue #4, docs/bricklayer-api.md "Validation semantics"):
     held by it (adhesive contact, from the part to the sticker only): glued
     on by its back face, often on a side face or a slope (1180 Moon Buggy's
     logo sticker on its canopy, 10252's rear-window stickers on the
-    windscreen);
+    windscreen); only when its back lies on faces (all but
+    ``sunk_stickers.UNCOVERED_MAX`` of it: a sticker slid off its face is
+    not held), and a sticker never stands on the ground (:func:`_grounded`);
   * flexible pieces carry support (:func:`_flexible_carry_edges`): a hose or
     string segment, chain link or primitive drawn as string, never judged
     floating itself, touching a supported part is held by it, and parts
@@ -727,7 +729,38 @@ def _sticker_surface_edges(eng, sticker: np.ndarray) -> np.ndarray:
             tq = t[q[k, 0]].copy()
             tq[:, :3, 3] += sign * move * normal[k]
             held[k] = eng._query(q[k, 0], q[k, 1], tq, t[q[k, 1]], 0.0)
-    return q[held][:, ::-1].astype(np.intp)
+    q = q[held]
+    # rule "a sticker's whole back lies on faces" (.sunk_stickers): a sticker slid past its face's edge is not
+    # held, whatever part of it still lies on the face
+    keep = np.ones(len(q), dtype=bool)
+    for s in np.unique(q[:, 0]).tolist():
+        if not _sticker_back_covered(eng, s, eng.pairs):
+            keep[q[:, 0] == s] = False
+    return q[keep][:, ::-1].astype(np.intp)
+
+
+def _sticker_back_covered(eng, s: int, pairs: np.ndarray) -> bool:
+    """True when the back of sticker ``s`` (a placement index) lies on the faces of the parts it touches
+    (broad-phase ``pairs``), all but :data:`.sunk_stickers.UNCOVERED_MAX` of its coverage grid
+    (:func:`.sunk_stickers.uncovered_back_fraction`; world frame from the engine's proper transforms)."""
+    from .sunk_stickers import UNCOVERED_MAX, back_grid, uncovered_back_fraction
+
+    def world(i, pts):
+        t = eng.transforms[i]
+        mir = np.array([-1.0 if eng.mirrored[i] else 1.0, 1.0, 1.0])
+        return (pts * mir) @ t[:3, :3].T + t[:3, 3]
+
+    grid, axis = back_grid(eng.shapes[eng.keys[s]].hull_points)
+    t = eng.transforms[s]
+    normal = t[:3, :3] @ axis
+    others = np.concatenate([pairs[pairs[:, 0] == s, 1], pairs[pairs[:, 1] == s, 0]])
+    tris = []
+    for o in np.unique(others).tolist():
+        if not eng.has_shape[o]:
+            continue
+        shape = eng.shapes[eng.keys[o]]
+        tris.append(world(o, shape.vertices)[shape.faces])
+    return uncovered_back_fraction(world(s, grid), normal, tris) <= UNCOVERED_MAX
 
 
 def _flexible_carry_edges(eng, supported: np.ndarray, flexible: np.ndarray) -> np.ndarray:
@@ -1031,8 +1064,13 @@ def _appended_base_edges(eng, cg, r: dict, edges: np.ndarray):
 def _grounded(eng, ground: float, below: np.ndarray, rows: np.ndarray) -> np.ndarray:
     """(len(rows),) bool: parts ``rows`` standing on the ground (module rules: within
     ``TOL.ground_band`` of ``ground`` (LDU), or on an unknown part's origin within
-    :data:`UNKNOWN_BASE_REACH`)."""
+    :data:`UNKNOWN_BASE_REACH`). A sticker never stands on the ground, whatever its height (rule "a sticker
+    is glued, not resting": it is held only by its back on a part's surface, :func:`_sticker_surface_edges`;
+    a sticker lifted 1-5 LDU off a brick standing on the ground once stood there on its 0.25 LDU edge)."""
+    from .sunk_stickers import sticker_mask
+
     has, mz = eng.has_shape[rows], eng.min_z[rows]
+    has = has & ~sticker_mask(eng)[rows]
     out = has & ~below[rows] & (mz <= ground + TOL.ground_band)
     unknown = eng.wa.poses[~eng.has_shape, :3, 3]
     if len(unknown):

@@ -210,3 +210,119 @@ def test_a_sticker_on_or_half_into_a_face_does_not_collide_and_a_loose_one_is_to
     text = validation_report(_sunk(1.0)).text
     assert "sticker is sunk into the part" in text and "stick(build, sticker, onto=part" in text
     assert "seat it on studs" not in text
+
+
+def _moved(onto, side, at, move, below=None):
+    """Sticker 004113b laid by stick() on ``side`` of part ``onto`` (a part id; stacked on a 3001 when
+    ``below`` is True, else at the origin) at ``at`` (LDU), then moved by ``move`` (3-vector, LDU, build
+    frame) with add_raw, as a hand-written or edited file would place it."""
+    from bricklayer.geometry.types import Pose
+
+    def walls():
+        out = LegoBuild()
+        part = out.add(Element(onto)) if not below else out.stack(Element(onto), on=out.add(Element("3001")))
+        return out, part
+
+    b, part = walls()
+    m = stick(b, "004113b", onto=part, side=side, at=at).pose.matrix.copy()
+    m[:3, 3] += np.asarray(move, dtype=float)
+    out, _ = walls()
+    out.add_raw(Element("004113b"), Pose.from_matrix(m))
+    return out
+
+
+@pytest.mark.parametrize("d", [0.5, 1.0, 2.0])
+def test_a_sticker_sunk_into_a_slope_near_its_lower_edge_collides(d):
+    # breakit2 F1: 3039 stacked on a 3001, the sticker stuck at (0, 2) on its 45 degree face (its lower edge
+    # 1.5 LDU above the face's lower edge, where the slope meets the brick's front lip), moved d LDU into the
+    # face along its inward normal (0, 0.7071, -0.7071); once VALID at d = 0.5 and 2 (the nearest face a ray
+    # met there was an inner face of the part). The way out is d along the outward normal.
+    from bricklayer.validate.collisions import collision_details
+
+    k = d / math.sqrt(2)
+    b = _moved("3039", "front", (0, 2), (0, k, -k), below=True)
+    (rec,) = collision_details(b)
+    assert rec.extra == {"sunk_sticker": True}
+    assert rec.depth == pytest.approx(d, abs=1e-3)
+    assert np.allclose(rec.direction, (0, -math.sqrt(0.5), math.sqrt(0.5)), atol=1e-6)
+    assert not b.is_valid()
+
+
+@pytest.mark.parametrize("dx", [55, 70])
+def test_a_sticker_slid_off_its_face_is_neither_held_nor_joined(dx):
+    # breakit2 F2: on a 3001 stacked on a 3001 the sticker laid on the middle of the front covers x 21..59;
+    # slid 55 / 70 LDU right it covers x 76..114 / 91..129, past the corner (x 80): its coverage grid (7 x 7,
+    # 1 LDU inside its edges: x 77..113) has 6 / 7 of its columns over nothing, over the 0.8 allowed
+    # (sunk_stickers.UNCOVERED_MAX). It was VALID, in 2 components.
+    from bricklayer.validate import validation_report
+
+    b = _moved("3001", "front", (0, 0), (dx, 0, 0), below=True)
+    assert b.colliding_placements == []
+    assert [p.content.ldraw_id for p in b.floating_placements] == ["004113b"]
+    assert b.num_connected_components == 2
+    text = validation_report(b).text
+    assert "sticker whose back does not lie wholly on a face" in text and "stack(" not in text
+
+
+@pytest.mark.parametrize("dx", [21.0, 21.5])
+def test_a_sticker_flush_with_or_a_hair_over_its_faces_edge_is_glued(dx):
+    # slid 21 LDU its right edge is on the corner (x 42..80); 21.5 LDU hangs 0.5 LDU over, within the allowed
+    # sunk_stickers.COVER_INSET (1 LDU)
+    _clean(_moved("3001", "front", (0, 0), (dx, 0, 0), below=True))
+
+
+@pytest.mark.parametrize("lift", [1.0, 5.0])
+def test_a_sticker_lifted_off_a_brick_on_the_ground_floats(lift):
+    # breakit2 F3: the 3001 stands on the ground (z 0); the sticker laid on its front (z 1..23) moved lift LDU
+    # out along -y lies on no face, its lower edge 1 LDU over the ground, within TOL.ground_band (4 LDU): it
+    # once stood on the ground on its 0.25 LDU edge. A sticker is glued, never resting.
+    b = _moved("3001", "front", (0, 0), (0, -lift, 0))
+    assert [p.content.ldraw_id for p in b.floating_placements] == ["004113b"]
+    assert not b.is_valid()
+
+
+def test_stick_refuses_an_undocumented_side_a_non_finite_rotation_and_a_taken_place():
+    # breakit2 F9: side="up" was taken as "top"; rotation=nan failed later as "49 of 49 sample points fail";
+    # the same sticker stuck twice at one place succeeded (validate then said DUPLICATE)
+    b = LegoBuild()
+    wall = b.add(Element("3001"))
+    with pytest.raises(BrickLayerValueError, match=r"side='up'.*'front', 'back'"):
+        stick(b, "004113b", onto=wall, side="up")
+    for bad in (math.nan, math.inf, "ninety"):
+        with pytest.raises(BrickLayerValueError, match="finite number of degrees"):
+            stick(b, "004113b", onto=wall, rotation=bad)
+    stick(b, "004113b", onto=wall, side="front")
+    with pytest.raises(BrickLayerValueError, match="already on the front face of '3001'.*taken"):
+        stick(b, "004113b", onto=wall, side="front")
+    stick(b, "004113b", onto=wall, side="back")  # another face is free
+    assert len(b.placements) == 3
+
+
+def test_stick_advises_turning_the_sticker_only_when_it_is_not_turned():
+    # the 22 LDU high sticker 004113b on a 3001's 40 x 24 end face (x = 80) fits at rotation 0 (22 wide) but
+    # turned 90 degrees it is 38 high, over the 24 LDU face
+    b = LegoBuild()
+    wall = b.add(Element("3001"))
+    with pytest.raises(BrickLayerValueError) as got:
+        stick(b, "004113b", onto=wall, side="right", rotation=90)
+    assert "hangs over an edge" in str(got.value) and "rotation=90" not in str(got.value)
+    with pytest.raises(BrickLayerValueError, match=r"turn the sticker \(rotation=90\)"):
+        stick(b, "004113b", onto=wall, side="front", at=(30, 0))
+
+
+@pytest.mark.parametrize("dy", [4.0, 5.0])
+def test_a_sticker_pushed_through_a_wall_is_told_the_move_along_its_normal(dy):
+    # breakit2 F5: pushed 4 / 5 LDU into the 3001's 4 LDU front wall the slab lies at y 3.75..4 / 4.75..5, its
+    # back on the wall's inner face or in the hollow, its top edge (z 23) in the top wall (z 20..24): not
+    # wholly in the material, so a plain collision, whose smallest overlap (0.7 / 1.7 LDU along -y) left it
+    # in the wall, and whose advice was connect(). The move along its normal that clears it is dy along -y.
+    from bricklayer.validate import validation_report
+    from bricklayer.validate.collisions import collision_details
+
+    b = _sunk(dy)
+    (rec,) = collision_details(b)
+    assert rec.extra == {"sticker": True}
+    assert rec.depth == pytest.approx(dy, abs=1e-3) and rec.direction == (0.0, -1.0, 0.0)
+    text = validation_report(b).text
+    assert "stick(build, sticker, onto=part" in text
+    assert "connect()" not in text and "whole studs" not in text and "mated" not in text
