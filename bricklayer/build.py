@@ -369,6 +369,16 @@ def _collides_with_any(content, pose4: np.ndarray, obstacles) -> bool:
     return collides_with_any(LegoBuild, content, pose4, obstacles)
 
 
+def _stacked_part_collides(content, pose: Pose, ref, ref_pose: Pose) -> bool:
+    """Whether ``content`` at ``pose`` collides with the placement ``ref`` it was stacked on (at ``ref_pose``), by
+    the validator's rule (:func:`_collides_with_any`); False when the test itself fails: stack()'s warnings are a
+    courtesy, and validation reports collisions anyway."""
+    try:
+        return bool(_collides_with_any(content, pose.matrix, [(ref.content, ref_pose.matrix)]))
+    except Exception:  # noqa: BLE001 - see the docstring
+        return False
+
+
 def _footprint(content) -> Box:
     """Box (local frame, LDU) that ``add``/``stack`` anchor: an element's :attr:`Element.stud_footprint` (its
     upward studs and anti-studs; the alignment box for most parts), a sub-build's alignment box."""
@@ -974,13 +984,7 @@ class LegoBuild(LegoGeometry):
             return
         if not studs or not bare:
             return
-        from .validate.slides import collides_with_any
-
-        try:
-            hit = collides_with_any(LegoBuild, content, pose.matrix, [(ref.content, ref_pose.matrix)])
-        except Exception:  # noqa: BLE001 - the warning is a courtesy; validation reports collisions anyway
-            return
-        if not hit:
+        if not _stacked_part_collides(content, pose, ref, ref_pose):
             return
         if not under:
             msg = (f"stack(): {content.ldraw_id} stands on the studs of {ref.content.ldraw_id} and collides with "
@@ -1025,13 +1029,7 @@ class LegoBuild(LegoGeometry):
         pose for stack() to take: it says what to do."""
         import warnings
 
-        from .validate.slides import collides_with_any
-
-        try:
-            hit = collides_with_any(LegoBuild, content, pose.matrix, [(ref.content, ref_pose.matrix)])
-        except Exception:  # noqa: BLE001 - the warning is a courtesy; validation reports collisions anyway
-            return
-        if not hit:
+        if not _stacked_part_collides(content, pose, ref, ref_pose):
             return
         fp, box = content.stud_footprint, content.alignment_box.transformed(pose)
         corner = (box.min.x / STUD, box.min.y / STUD)
