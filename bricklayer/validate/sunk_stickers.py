@@ -278,7 +278,9 @@ def back_grid(points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     outer points :data:`COVER_INSET` LDU inside the edges, and the slab's unit normal (part frame).
 
     ``points`` (k, 3): the sticker's vertices or hull points in its part frame; the normal is the axis of
-    their smallest extent (as :func:`.support._sticker_surface_edges` takes it)."""
+    their smallest extent (as :func:`.support._sticker_surface_edges` takes it).
+
+    Returns ``(grid, normal)``: ``grid`` (:data:`COVER_GRID` ** 2, 3) float, LDU; ``normal`` (3,) float, unit."""
     lo, hi = points.min(axis=0), points.max(axis=0)
     ax = int(np.argmin(hi - lo))
     normal = np.zeros(3)
