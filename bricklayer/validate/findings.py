@@ -332,8 +332,12 @@ def _connect_placements(build) -> set:
     return {id(j.child_placement) for j in getattr(build, "_joints", ())}
 
 
-def _collision_hint(build, rec, connected: set, distorted: set) -> str:
-    """Advice that fits how the two parts of a collision were placed (issue 16 item 13)."""
+def _collision_hint(build, rec, connected: set, distorted: set, held_elsewhere: tuple = (False, False)) -> str:
+    """Advice that fits how the two parts of a collision were placed (issue 16 item 13).
+
+    ``held_elsewhere``: (2,) bool, whether ``rec.a`` / ``rec.b`` is mated to a part other than the other one of the
+    pair (the connection graph): such a part is held by its own connectors, so "it stands on the studs" does not
+    fit it (:func:`_bare_stud_hint`)."""
     leaves = (rec.a.path[0] if rec.a.path else None, rec.b.path[0] if rec.b.path else None)
     if any(id(p.leaf) in distorted for p in (rec.a, rec.b)):
         return "one of them is scaled or sheared: fix its matrix (see SCALED) first"
@@ -349,7 +353,7 @@ def _collision_hint(build, rec, connected: set, distorted: set) -> str:
             return slide
         return ("placed with connect(): try another target_rotation, mounting=Mounting.FLIPPED, or another "
                 "connector of either part")
-    rim = _bare_stud_hint(rec)  # not for connect() placements: they hold by the connector they name
+    rim = _bare_stud_hint(rec, held_elsewhere)  # not for connect() placements: they hold by the connector they name
     if rim:
         return rim
     if rec.mated:
@@ -370,14 +374,16 @@ def _collision_hint(build, rec, connected: set, distorted: set) -> str:
 BARE_STUD_REACH = 2.5
 
 
-def _bare_stud_hint(rec) -> str:
+def _bare_stud_hint(rec, held_elsewhere: tuple = (False, False)) -> str:
     """The hint for a part standing on studs none of its anti-studs takes
     (:func:`~bricklayer.element.studs_without_anti_studs`:
     round plate 6177's rim wall on a stud 76-80 LDU from its centre; plate 2654a, no anti-studs at all), or "".
 
     Either part of the pair may be the upper one (the one whose alignment-box bottom lies within
     :data:`BARE_STUD_REACH` of the other's stud origins). Moving such a part up or down does not help: seated,
-    its rim still stands on the stud, lifted clear it floats; the studs under it must fall in its anti-studs."""
+    its rim still stands on the stud, lifted clear it floats; the studs under it must fall in its anti-studs.
+    A part mated to some other part (``held_elsewhere``, per part of the pair: a wheel on its holder's bar dipping into
+    the base plate below) is held there, not standing on these studs: it is never taken as the upper part."""
     import numpy as np
 
     from bricklayer.element import Element, studs_without_anti_studs, unseated_underside_advice
@@ -388,7 +394,9 @@ def _bare_stud_hint(rec) -> str:
         boxes = {id(rec.a): rec.a.alignment_box, id(rec.b): rec.b.alignment_box}  # each once: ~20 us a box
     except Exception:  # noqa: BLE001 - a hint only
         return ""
-    for up, dn in ((rec.a, rec.b), (rec.b, rec.a)):
+    for (up, dn), elsewhere in zip(((rec.a, rec.b), (rec.b, rec.a)), held_elsewhere):
+        if elsewhere:
+            continue
         try:
             # cheap test first: the upper part's bottom on the lower part's top (the studs' base)
             if abs(boxes[id(up)].min.z - boxes[id(dn)].max.z) >= BARE_STUD_REACH:
@@ -968,7 +976,13 @@ def report_of(build, *, source: str = "build", expected_components: int | None =
             cols.append(d)
             col_lines.append(got[2])
             continue
-        hint = _collision_hint(build, r, connected, distorted)
+        if ia is not None and ib is not None:
+            g = connection_graph(build).graph
+            elsewhere = tuple(any(n != other for n in g.neighbors(k)) if k in g else False
+                              for k, other in ((ia, ib), (ib, ia)))
+        else:
+            elsewhere = (False, False)
+        hint = _collision_hint(build, r, connected, distorted, elsewhere)
         inter = None if r.interference != r.interference else (
             None if r.interference == float("inf") else round(float(r.interference), 2))
         cols.append({"a": about(ia, r.a), "b": about(ib, r.b),

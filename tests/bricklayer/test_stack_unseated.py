@@ -88,3 +88,28 @@ def test_validate_hint_for_a_round_plate_rim_on_a_stud_names_the_stud_not_a_clip
     line = next(ln for ln in report_of(b).problems if ln.startswith("COLLISION"))
     assert f"try: a stud of {under} lies under 6177 where it has no anti-stud (76.2 LDU from its centre" in line
     assert "clip, bar, handle" not in line and "centre it on the part below" in line
+
+
+def test_a_wheel_held_on_its_holders_bar_is_not_told_it_stands_on_the_studs_below(tmp_path):
+    """played8 garden: wheels 4624c01 clipped on the bars of 4600, the holder too low, so the tyres dip 3 LDU into
+    the base plate 92438. Read back from LDraw (no connect() record, as the harness judges a model), each wheel is
+    mated to the holder, not to the base: the rim-on-stud advice ("it stands on the studs of 92438 ... no anti-studs")
+    does not fit it. The collision and its move are still reported."""
+    from bricklayer import Color, Direction, read_ldraw, write_ldraw
+    from bricklayer.validate.findings import report_of
+
+    b = LegoBuild()
+    b.add(Element("92438", Color.GREEN), (0, 0, 0), name="base")
+    holder = b.add(Element("4600", Color.BLACK), (10, 2, 3), name="axle")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # connect() warns of the collision this test is about
+        for side in (Direction.LEFT, Direction.RIGHT):
+            w = Element("4624c01", Color.WHITE)
+            b.connect(w, w.find_connector("clip"), b.find_connector("bar", toward=side, on=holder), away=True)
+    write_ldraw(b, tmp_path / "wheels.ldr")
+    lines = [ln for ln in report_of(read_ldraw(tmp_path / "wheels.ldr")).problems
+             if ln.startswith("COLLISION") and "4624c01" in ln]
+    assert len(lines) == 2
+    for ln in lines:
+        assert "moving the second part 2.5 LDU along (0, 0, 1) clears it" in ln
+        assert "stands on the studs" not in ln and "no anti-studs" not in ln
